@@ -1,0 +1,363 @@
+"""Input checks shared by every method and estimator.
+
+Two kinds of checks live here:
+
+* data checks (:func:`check_X`, :func:`check_X_y`, :func:`check_binary_labels`,
+  :func:`constant_columns`), which copy rather than modify their inputs and
+  give messages that name the problem (which column is not finite, which
+  classes were found, ...);
+* parameter checks declared as data, in the style of scikit-learn's
+  ``_parameter_constraints``: a dict ``{name: [constraint, ...]}`` checked by
+  :func:`validate_params`, which raises
+  ``"The 'gamma' parameter of KNIFERegressor must be a float in the range
+  (0.0, inf). Got -1 instead."``.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "Interval",
+    "Options",
+    "InstanceOf",
+    "NoneOr",
+    "validate_params",
+    "check_X",
+    "check_X_y",
+    "check_y",
+    "check_binary_labels",
+    "constant_columns",
+    "check_random_state",
+    "check_memory",
+    "ConstantFeatureWarning",
+]
+
+
+class ConstantFeatureWarning(UserWarning):
+    """A feature is constant on the training data; it gets weight 0."""
+
+
+# --------------------------------------------------------------------------
+# parameter constraints
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A real or integral interval; ``closed`` in {"both", "left", "right", "neither"}."""
+
+    kind: type  # numbers.Real or numbers.Integral
+    left: float | None
+    right: float | None
+    closed: str = "both"
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        if self.kind is numbers.Integral:
+            if not isinstance(value, numbers.Integral):
+                return False
+        elif not isinstance(value, numbers.Real):
+            return False
+        if not np.isfinite(value) and not (
+            (value == np.inf and self.right is None) or (value == -np.inf and self.left is None)
+        ):
+            return False
+        lo_ok = self.left is None or (
+            value >= self.left if self.closed in ("both", "left") else value > self.left
+        )
+        hi_ok = self.right is None or (
+            value <= self.right if self.closed in ("both", "right") else value < self.right
+        )
+        return bool(lo_ok and hi_ok)
+
+    def __str__(self) -> str:
+        name = "an int" if self.kind is numbers.Integral else "a float"
+        lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
+        lo = "-inf" if self.left is None else repr(float(self.left)) if self.kind is not numbers.Integral else str(self.left)
+        hi = "inf" if self.right is None else repr(float(self.right)) if self.kind is not numbers.Integral else str(self.right)
+        return f"{name} in the range {lb}{lo}, {hi}{rb}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of values (typically strings)."""
+
+    values: frozenset
+
+    def __init__(self, values: Iterable):
+        object.__setattr__(self, "values", frozenset(values))
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        try:
+            return value in self.values
+        except TypeError:
+            return False
+
+    def __str__(self) -> str:
+        return "a str among {" + ", ".join(repr(v) for v in sorted(self.values, key=str)) + "}"
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An instance of one of the given types (``description`` names it in errors)."""
+
+    types: tuple
+    description: str
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, self.types)
+
+    def __str__(self) -> str:
+        return self.description
+
+
+class _NoneConstraint:
+    def is_satisfied_by(self, value: Any) -> bool:
+        return value is None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+NoneOr = _NoneConstraint()
+
+
+def validate_params(params: dict, constraints: dict, caller: str) -> None:
+    """Check ``params`` against ``constraints``; raise a uniform ValueError.
+
+    Parameters
+    ----------
+    params : dict
+        Parameter values by name.
+    constraints : dict
+        ``{name: [constraint, ...]}``; a value is valid if any constraint
+        accepts it. Parameters without an entry are not checked.
+    caller : str
+        Name used in the message (estimator class or function name).
+    """
+    for name, allowed in constraints.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if any(c.is_satisfied_by(value) for c in allowed):
+            continue
+        descr = [str(c) for c in allowed]
+        if len(descr) == 1:
+            must = descr[0]
+        else:
+            must = ", ".join(descr[:-1]) + " or " + descr[-1]
+        raise ValueError(
+            f"The {name!r} parameter of {caller} must be {must}. Got {value!r} instead."
+        )
+
+
+# --------------------------------------------------------------------------
+# data checks
+
+
+def _column_name(j: int, feature_names) -> str:
+    if feature_names is not None:
+        return f"column {j} ({feature_names[j]!r})"
+    return f"column {j}"
+
+
+def _feature_names_of(X) -> np.ndarray | None:
+    cols = getattr(X, "columns", None)
+    if cols is None:
+        return None
+    return np.asarray([str(c) for c in cols], dtype=object)
+
+
+def check_X(
+    X,
+    *,
+    caller: str = "numkfs",
+    accept_sparse: bool = False,
+    min_samples: int = 2,
+    dtype=np.float64,
+    allow_nd: bool = False,
+):
+    """Validate a design matrix; return a new float64 array (or CSC matrix).
+
+    Raises a ValueError that names the offending column for NaN/inf, refuses
+    non-2-D input, fewer than ``min_samples`` rows and zero columns. The input
+    is never modified: the returned array is always a copy when its dtype or
+    layout had to change, and callers must not write to it otherwise.
+    """
+    feature_names = _feature_names_of(X)
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise TypeError(
+                f"{caller} does not accept scipy.sparse input; convert it with X.toarray()."
+            )
+        X = sp.csc_matrix(X, dtype=dtype, copy=True)
+        data = X.data
+        if not np.all(np.isfinite(data)):
+            bad = np.unique(np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[~np.isfinite(data)])
+            raise ValueError(
+                f"{caller}: X contains NaN or infinity in {_column_name(int(bad[0]), feature_names)}"
+                + (f" and {len(bad) - 1} other column(s)" if len(bad) > 1 else "")
+                + "."
+            )
+    else:
+        if hasattr(X, "to_numpy"):
+            try:
+                X = X.to_numpy(dtype=dtype)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{caller}: X has non-numeric columns ({exc}).") from None
+        try:
+            X = np.array(X, dtype=dtype, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{caller}: X could not be converted to float: {exc}") from None
+        if X.ndim != 2 and not allow_nd:
+            raise ValueError(
+                f"{caller}: X must be a 2-D array (n_samples, n_features); got {X.ndim} dimension(s)"
+                f" with shape {X.shape}. Reshape a single feature with X.reshape(-1, 1)."
+            )
+        if not np.all(np.isfinite(X)):
+            bad_cols = np.flatnonzero(~np.all(np.isfinite(X), axis=0))
+            j = int(bad_cols[0])
+            kind = "NaN" if np.isnan(X[:, j]).any() else "infinity"
+            raise ValueError(
+                f"{caller}: X contains {kind} in {_column_name(j, feature_names)}"
+                + (f" and {len(bad_cols) - 1} other column(s)" if len(bad_cols) > 1 else "")
+                + ". Impute or drop missing values first."
+            )
+        X = np.ascontiguousarray(X)
+    n, p = X.shape
+    if n < min_samples:
+        raise ValueError(f"{caller}: X has {n} sample(s); at least {min_samples} are required.")
+    if p < 1:
+        raise ValueError(f"{caller}: X has 0 features; at least 1 is required.")
+    return X
+
+
+def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric: bool = True):
+    """Validate a target vector: 1-D (a column vector is raveled), finite, length n."""
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{caller}: y must be 1-D; got shape {y.shape}.")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(
+            f"{caller}: X and y have inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}."
+        )
+    if numeric:
+        try:
+            y = np.array(y, dtype=np.float64, copy=True)
+        except (TypeError, ValueError):
+            raise ValueError(f"{caller}: y must be numeric for regression; got dtype {y.dtype}.") from None
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"{caller}: y contains NaN or infinity.")
+    else:
+        y = y.copy()
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError(f"{caller}: y contains NaN or infinity.")
+    return y
+
+
+def check_X_y(X, y, *, caller: str = "numkfs", accept_sparse: bool = False, y_numeric: bool = True, min_samples: int = 2):
+    """Validate X and y together (see :func:`check_X` and :func:`check_y`)."""
+    X = check_X(X, caller=caller, accept_sparse=accept_sparse, min_samples=min_samples)
+    y = check_y(y, X.shape[0], caller=caller, numeric=y_numeric)
+    return X, y
+
+
+def check_binary_labels(y, *, caller: str = "numkfs"):
+    """Map a two-class label vector to ±1.
+
+    Returns
+    -------
+    y_pm : ndarray of float64 in {-1, +1}
+    classes : ndarray of the two original labels, sorted; ``classes[1]`` maps to +1.
+    """
+    classes = np.unique(y)
+    if len(classes) != 2:
+        shown = ", ".join(repr(c.item() if hasattr(c, "item") else c) for c in classes[:10])
+        more = "" if len(classes) <= 10 else f", ... ({len(classes)} in all)"
+        raise ValueError(
+            f"{caller} needs exactly two classes in y; found {len(classes)}: [{shown}{more}]."
+        )
+    y_pm = np.where(y == classes[1], 1.0, -1.0)
+    return y_pm, classes
+
+
+def constant_columns(X, *, caller: str = "numkfs", warn: bool = True, feature_names=None) -> np.ndarray:
+    """Boolean mask of columns that are constant; warn once naming them.
+
+    Constant features carry no information; every method gives them weight 0.
+    """
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        n = X.shape[0]
+        nnz = np.diff(X.indptr)
+        mask = np.zeros(X.shape[1], dtype=bool)
+        for j in range(X.shape[1]):
+            d = X.data[X.indptr[j]:X.indptr[j + 1]]
+            if nnz[j] == 0:
+                mask[j] = True
+            elif nnz[j] == n:
+                mask[j] = np.all(d == d[0])
+    else:
+        X = np.asarray(X)
+        mask = np.all(X == X[:1], axis=0)
+    if warn and mask.any():
+        idx = np.flatnonzero(mask)
+        names = [str(feature_names[j]) if feature_names is not None else str(j) for j in idx[:10]]
+        more = "" if len(idx) <= 10 else f", ... ({len(idx)} in all)"
+        warnings.warn(
+            f"{caller}: feature(s) [{', '.join(names)}{more}] are constant; they get weight 0.",
+            ConstantFeatureWarning,
+            stacklevel=3,
+        )
+    return mask
+
+
+def check_random_state(seed) -> np.random.Generator:
+    """Turn ``None``, an int, a ``Generator`` or a ``RandomState`` into a ``Generator``."""
+    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(0, 2**31 - 1))
+    raise ValueError(f"random_state must be None, an int or a numpy Generator; got {seed!r}.")
+
+
+def check_memory(n_bytes: float, what: str, *, limit: float | None = None) -> None:
+    """Refuse an allocation that would not fit in memory, with the estimate.
+
+    ``limit`` defaults to 80 % of the machine's available memory (from
+    ``/proc/meminfo``; unknown systems are not checked).
+    """
+    if limit is None:
+        limit = _available_memory()
+        if limit is None:
+            return
+        limit *= 0.8
+    if n_bytes > limit:
+        raise MemoryError(
+            f"{what} would need about {n_bytes / 2**30:.1f} GiB, more than the "
+            f"{limit / 2**30:.1f} GiB available; reduce n_samples or use a low-rank/screened method."
+        )
+
+
+def _available_memory() -> float | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,2 @@
+"""Simulations of the papers and loaders for the shipped real data."""
+__all__: list[str] = []

@@ -1,0 +1,153 @@
+"""The one result class of every path method: :class:`FeaturePath`.
+
+KNIFE walks λ2, L1KR the budget D (or arc length), lp-KTA the exponent p,
+NMMKL the number of features m and the garrote λ2.  All return a
+``FeaturePath``: the grid in the order computed, one row of feature weights
+per grid point, and whatever else the method knows (objective, CV scores,
+extra per-point quantities such as arc length or event markers).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FeaturePath"]
+
+
+@dataclass
+class FeaturePath:
+    """Feature weights along a one-parameter path.
+
+    Parameters
+    ----------
+    grid : ndarray of shape (n_points,)
+        Values of the path parameter, in the order they were computed.
+    weights : ndarray of shape (n_points, n_features)
+        Feature weights at each grid point (w for KNIFE, β for L1KR, η for
+        lp-KTA, the selection p for NMMKL, w for the garrote).
+    grid_name : str
+        Name of the path parameter (``"lambda2"``, ``"D"``, ``"p"``, ``"m"``).
+    feature_names : ndarray of str, optional
+        Defaults to ``x0, x1, ...``.
+    objective : ndarray of shape (n_points,), optional
+        Objective value at each point, where defined.
+    method : str
+        Which method made the path.
+    cv_scores : ndarray of shape (n_points, n_folds), optional
+        Cross-validation scores per point and fold (higher is better).
+    extra : dict
+        Further per-point arrays (``"arc_length"``, ``"events"``, ...) and
+        scalars (``"n_jacobian_evals"``, ...).
+    tol : float
+        A weight whose absolute value is above ``tol`` counts as selected.
+    true_support : ndarray of bool, optional
+        The true features when known (simulations); highlighted in plots.
+    """
+
+    grid: np.ndarray
+    weights: np.ndarray
+    grid_name: str = "lambda"
+    feature_names: Any = None
+    objective: np.ndarray | None = None
+    method: str = ""
+    cv_scores: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+    tol: float = 0.0
+    true_support: np.ndarray | None = None
+
+    def __post_init__(self):
+        self.grid = np.asarray(self.grid, dtype=float).ravel()
+        self.weights = np.atleast_2d(np.asarray(self.weights, dtype=float))
+        if self.weights.shape[0] != self.grid.shape[0]:
+            raise ValueError(
+                f"FeaturePath: weights has {self.weights.shape[0]} rows but grid has "
+                f"{self.grid.shape[0]} points."
+            )
+        p = self.weights.shape[1]
+        if self.feature_names is None:
+            self.feature_names = np.array([f"x{j}" for j in range(p)], dtype=object)
+        else:
+            self.feature_names = np.asarray([str(f) for f in self.feature_names], dtype=object)
+            if len(self.feature_names) != p:
+                raise ValueError(
+                    f"FeaturePath: {len(self.feature_names)} feature names for {p} features."
+                )
+        if self.objective is not None:
+            self.objective = np.asarray(self.objective, dtype=float).ravel()
+        if self.cv_scores is not None:
+            self.cv_scores = np.asarray(self.cv_scores, dtype=float)
+            if self.cv_scores.ndim == 1:
+                self.cv_scores = self.cv_scores[:, None]
+        if self.true_support is not None:
+            self.true_support = np.asarray(self.true_support, dtype=bool)
+
+    # ------------------------------------------------------------------
+    @property
+    def n_points(self) -> int:
+        return self.grid.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.weights.shape[1]
+
+    def __len__(self) -> int:
+        return self.n_points
+
+    def selected(self, i: int) -> np.ndarray:
+        """Boolean mask of the features selected at path point ``i``."""
+        return np.abs(self.weights[i]) > self.tol
+
+    def n_selected(self) -> np.ndarray:
+        """Number of selected features at every path point."""
+        return (np.abs(self.weights) > self.tol).sum(axis=1)
+
+    @property
+    def mean_cv_score(self) -> np.ndarray | None:
+        """Mean CV score per point (``None`` when no CV was run)."""
+        if self.cv_scores is None:
+            return None
+        return np.nanmean(self.cv_scores, axis=1)
+
+    @property
+    def best_index(self) -> int | None:
+        """Index of the point with the highest mean CV score, if CV was run."""
+        s = self.mean_cv_score
+        return None if s is None else int(np.nanargmax(s))
+
+    def to_pandas(self):
+        """A DataFrame with one row per path point: the grid, the objective,
+        the mean CV score (when present) and one column per feature."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - pandas is a test extra
+            raise ImportError("FeaturePath.to_pandas needs pandas: pip install pandas") from exc
+        df = pd.DataFrame(self.weights, columns=list(self.feature_names))
+        df.insert(0, self.grid_name, self.grid)
+        pos = 1
+        if self.objective is not None:
+            df.insert(pos, "objective", self.objective)
+            pos += 1
+        if self.cv_scores is not None:
+            df.insert(pos, "cv_score", self.mean_cv_score)
+        return df
+
+    def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None):
+        """Draw the feature path (weights against the path parameter).
+
+        See :func:`numkfs.plotting.plot_path` for the parameters.
+        """
+        from .plotting import plot_path
+
+        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend)
+
+    def __repr__(self) -> str:
+        g = self.grid
+        rng = f"{g[0]:.4g} .. {g[-1]:.4g}" if len(g) else "empty"
+        ns = self.n_selected()
+        sel = f"{ns[0]} .. {ns[-1]}" if len(ns) else "-"
+        return (
+            f"FeaturePath(method={self.method!r}, {self.grid_name}: {rng} "
+            f"({self.n_points} points), n_features={self.n_features}, selected: {sel})"
+        )

@@ -1,0 +1,165 @@
+"""Solve one problem with several backends and compare the answers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._base import as_problem
+from .registry import VIOLATION_TOL, get_backend, solver_order
+
+__all__ = ["cross_check", "CrossCheck"]
+
+
+def _flat(solution: dict, names) -> np.ndarray:
+    return np.concatenate([np.ravel(solution[n]) for n in names]) if solution else np.array([])
+
+
+@dataclass
+class CrossCheck:
+    """The table :func:`cross_check` returns (one row per backend).
+
+    ``rows`` is a list of dicts with keys ``solver``, ``method``,
+    ``tolerance``, ``status``, ``objective``, ``objective_gap`` (relative to
+    the reference), ``max_violation``, ``solution_distance`` (max-abs to
+    the reference solution), ``selected`` (where the problem selects
+    features), ``same_selection``, ``iterations``, ``solve_time``,
+    ``setup_time``.  The reference is the first backend whose answer is
+    accurate.
+    """
+
+    rows: list = field(default_factory=list)
+    reference: str | None = None
+    results: dict = field(default_factory=dict)
+
+    def to_pandas(self):
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("CrossCheck.to_pandas needs pandas: pip install pandas") from exc
+        return pd.DataFrame(self.rows).set_index("solver")
+
+    def __getitem__(self, solver: str) -> dict:
+        for r in self.rows:
+            if r["solver"] == solver:
+                return r
+        raise KeyError(solver)
+
+    def agree(self, atol: float = 1e-6) -> bool:
+        """True when every accurate backend's objective is within ``atol``
+        (relative) of the reference and selects the same features."""
+        ok = [r for r in self.rows if r["status"] == "optimal"]
+        return bool(ok) and all(
+            abs(r["objective_gap"]) <= atol and r["same_selection"] is not False for r in ok
+        )
+
+    def __repr__(self) -> str:
+        cols = [("solver", "{}"), ("tolerance", "{}"), ("status", "{}"), ("objective", "{:.10g}"),
+                ("objective_gap", "{:.1e}"), ("max_violation", "{:.1e}"), ("solution_distance", "{:.1e}"),
+                ("same_selection", "{}"), ("iterations", "{}"), ("solve_time", "{:.4f}"), ("setup_time", "{:.4f}")]
+        heads = ["solver", "tol", "status", "objective", "rel. gap", "violation", "dist.", "same sel.",
+                 "iters", "solve s", "setup s"]
+        table = []
+        for r in self.rows:
+            line = []
+            for key, fmt in cols:
+                v = r.get(key)
+                if v is None or (isinstance(v, float) and not np.isfinite(v)):
+                    line.append("-")
+                else:
+                    line.append(fmt.format(v))
+            table.append(line)
+        widths = [max(len(h), *(len(t[i]) for t in table)) if table else len(h) for i, h in enumerate(heads)]
+        out = ["  ".join(h.ljust(w) for h, w in zip(heads, widths))]
+        out.append("  ".join("-" * w for w in widths))
+        out += ["  ".join(c.ljust(w) for c, w in zip(t, widths)) for t in table]
+        if self.reference:
+            out.append(f"(reference: {self.reference})")
+        return "\n".join(out)
+
+
+def cross_check(problem, solvers=None, *, tol: float | dict | None = None, violation_tol: float = VIOLATION_TOL) -> CrossCheck:
+    """Solve ``problem`` with each backend and tabulate the answers.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem or numkfs ConvexProblem
+    solvers : list of str, optional
+        Backends to run (default: every installed backend, native first
+        where one exists for the problem's kind).
+    tol : float or dict, optional
+        One tolerance for all, or ``{solver: tol}``; the table shows what
+        each ran at.
+
+    Returns
+    -------
+    CrossCheck
+        Prints as a table; ``to_pandas()`` gives a DataFrame.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from numkfs.solvers import cross_check
+    >>> x = cp.Variable(2, name="x")
+    >>> prob = cp.Problem(cp.Minimize(cp.sum_squares(x - 1)), [cp.sum(x) <= 1, x >= 0])
+    >>> table = cross_check(prob, ["CLARABEL", "ECOS"])
+    >>> table.agree(1e-6)
+    True
+    """
+    spec = as_problem(problem)
+    if solvers is None:
+        solvers = solver_order(spec)
+    names = []
+    results = {}
+    for name in solvers:
+        backend = get_backend(name, spec.kind)
+        t = tol.get(name) if isinstance(tol, dict) else tol
+        res = backend.solve(spec, tol=t, warm_start=False)
+        if res.solution and not np.isfinite(res.max_violation):
+            res.objective, res.max_violation = spec.evaluate(res.solution)
+        results[backend.name] = res
+        names.append(backend.name)
+    ref = next((n for n in names if results[n].status.value == "optimal"
+                and results[n].max_violation <= violation_tol), None)
+    var_names = sorted(results[ref].solution) if ref else []
+    ref_x = _flat(results[ref].solution, var_names) if ref else None
+    ref_sel = spec.selected(results[ref].solution) if ref else None
+    rows = []
+    for n in names:
+        r = results[n]
+        status = r.status.value
+        if status == "optimal" and not (r.max_violation <= violation_tol):
+            status = "inaccurate"
+        sel = spec.selected(r.solution) if r.solution else None
+        dist = np.nan
+        gap = np.nan
+        if ref is not None and r.solution:
+            dist = float(np.max(np.abs(_flat(r.solution, var_names) - ref_x))) if ref_x.size else 0.0
+            ref_obj = results[ref].objective
+            gap = (r.objective - ref_obj) / max(1.0, abs(ref_obj))
+        rows.append({
+            "solver": n,
+            "method": getattr(get_backend(n, spec.kind), "method", ""),
+            "tolerance": _tol_str(r.tolerance),
+            "status": status,
+            "objective": r.objective,
+            "objective_gap": gap,
+            "max_violation": r.max_violation,
+            "solution_distance": dist,
+            "selected": None if sel is None else np.flatnonzero(sel).tolist(),
+            "same_selection": None if (sel is None or ref_sel is None) else bool(np.array_equal(sel, ref_sel)),
+            "iterations": r.iterations,
+            "solve_time": r.solve_time,
+            "setup_time": r.setup_time,
+        })
+    return CrossCheck(rows=rows, reference=ref, results=results)
+
+
+def _tol_str(tol: dict) -> str:
+    vals = {v for k, v in tol.items() if "iter" not in k}
+    if not vals:
+        return "-"
+    if len(vals) == 1:
+        v = vals.pop()
+        return f"{v:.0e}" if isinstance(v, float) else str(v)
+    return ",".join(f"{v:.0e}" for v in sorted(vals))

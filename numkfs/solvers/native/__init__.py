@@ -1,0 +1,5 @@
+"""Native (Numba) solvers.  Each registers itself for its problem kind with
+:func:`numkfs.solvers.register_native` when imported."""
+from .boxqp import BoxQP, solve_box_qp
+
+__all__ = ["BoxQP", "solve_box_qp"]
