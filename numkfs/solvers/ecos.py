@@ -7,6 +7,6 @@ BACKEND = CvxpyBackend(
     module="ecos",
     install="pip install ecos",
     method="interior point",
-    default_tol=1e-9,
+    default_tol=1e-8,
     tol_options=lambda tol: {"abstol": tol, "reltol": tol, "feastol": tol, "max_iters": 200},
 )

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 #: Problems with more scalar variables than this go to SCS first.
-LARGE_PROBLEM_SIZE = 1500
+LARGE_PROBLEM_SIZE = 800
 
 #: Constraint violation above which an "optimal" answer counts as inaccurate.
 VIOLATION_TOL = 1e-6
@@ -131,8 +131,9 @@ def get_backend(name: str, kind: str | None = None):
                 f"{sorted(_NATIVE) or 'no kind'}. Use solver='auto' or a conic backend."
             )
         return _NATIVE[kind]
-    if key in BACKENDS:
-        b = BACKENDS[key]
+    by_upper = {k.upper(): k for k in BACKENDS}
+    if key in by_upper:
+        b = BACKENDS[by_upper[key]]
         if not b.is_installed():
             raise SolverNotInstalledError(
                 f"The solver {b.name!r} is not installed. Install it with `{b.install}`."

@@ -3,3 +3,4 @@
 from .boxqp import BoxQP, solve_box_qp
 
 __all__ = ["BoxQP", "solve_box_qp"]
+from . import nmmkl as _nmmkl  # registers the native NMMKL QCQP solver

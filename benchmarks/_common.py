@@ -1,0 +1,54 @@
+"""Small helpers shared by the benchmark scripts: timing and table output."""
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def best_of(fn, repeat: int = 3, warmup: bool = True) -> float:
+    """Median wall time of ``fn()`` over ``repeat`` runs (after a warm-up)."""
+    if warmup:
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def markdown_table(headers, rows) -> str:
+    def fmt(v):
+        if isinstance(v, float):
+            if v != v:
+                return "-"
+            return f"{v:.3g}" if (abs(v) >= 1e-3 or v == 0) else f"{v:.2e}"
+        return str(v)
+
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def machine_line() -> str:
+    import numba
+
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+            f"numpy {np.__version__}, numba {numba.__version__}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+
+
+def save(name: str, title: str, body: str) -> Path:
+    """Print ``body`` and write it to ``benchmarks/results/<name>.md``."""
+    RESULTS.mkdir(exist_ok=True)
+    text = f"# {title}\n\n{machine_line()}\n\n{body}\n"
+    print(text)
+    path = RESULTS / f"{name}.md"
+    path.write_text(text)
+    return path

@@ -1,0 +1,318 @@
+r"""ARD kernels of L1KR and their derivatives in the feature weights β.
+
+Two kernels (β ≥ 0, one weight per feature):
+
+.. math::
+
+    k_\beta(x, z) = \exp\Big(-\sum_i \beta_i (x_i - z_i)^2\Big)
+    \qquad\text{(ARD Gaussian)}
+
+    k_\beta(x, z) = \Big(\frac{\sum_i \beta_i x_i z_i}{\sum_i \beta_i + 1} + 1\Big)^d
+    \qquad\text{(normalised ARD polynomial)}
+
+L1KR's path tracker needs, at (α, β) with active set P:
+
+* ``K(β)`` (and the cross kernel ``K(X_test, X; β)`` for prediction);
+* the columns ``A[:, i] = (∂K/∂β_i) α`` for every feature i, and the
+  contractions ``g_i = αᵀ (∂K/∂β_i) α = αᵀ A[:, i]``;
+* the matrix ``S[i, j] = αᵀ (∂²K/∂β_i ∂β_j) α`` for i, j in P.
+
+Nothing of size n x n x p is ever formed.  What was measured
+(``benchmarks/l1kr_paper.py``) decided the form of each piece:
+
+* K (Gaussian): a Numba loop over pairs with exact coordinate differences
+  (no ``|x|² + |z|² - 2 xᵀz`` cancellation); only the active features enter.
+* A: BLAS.  For the Gaussian ``(∂K_i α)_a = -[x_ai² (Kα)_a - 2 x_ai (K(α∘x_i))_a
+  + (K(α∘x_i²))_a]``, so one GEMM ``K @ [α, α∘X, α∘X²]`` gives every column;
+  for the polynomial kernel ``(∂K_i α)_a = (d/T) [x_ai (G (α∘x_i))_a - (G' α)_a]``
+  with ``G = u^{d-1}``, ``G' = u^{d-1}(u - 1)``, ``T = Σβ + 1``.
+* S: a parallel Numba loop over pairs accumulating the |P| x |P| outer
+  products (O(n² |P|²) flops, O(|P|²) memory per thread).
+
+The ``_reference_*`` functions are plain numpy oracles with one explicit
+n x n matrix per feature, used by the tests and the benchmark only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+
+__all__ = [
+    "ARD_KERNELS",
+    "ard_kernel",
+    "ard_grad_columns",
+    "ard_grad_contractions",
+    "ard_hessian_contractions",
+]
+
+#: Kernel names accepted by every function of this module.
+ARD_KERNELS = ("gaussian", "poly")
+
+
+def _check_kernel(kernel: str, degree: int) -> None:
+    if kernel not in ARD_KERNELS:
+        raise ValueError(f"ARD kernel must be one of {ARD_KERNELS}; got {kernel!r}.")
+    if kernel == "poly" and (int(degree) != degree or degree < 1):
+        raise ValueError(f"The polynomial degree must be an integer >= 1; got {degree!r}.")
+
+
+def _active(beta: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(beta != 0.0)
+
+
+# --------------------------------------------------------------------------
+# compiled loops
+
+
+@pjit
+def _gauss_kernel_sym(Xa, b):
+    n, p = Xa.shape
+    K = np.empty((n, n))
+    for a in prange(n):
+        K[a, a] = 1.0
+        for bb in range(a + 1, n):
+            s = 0.0
+            for i in range(p):
+                d = Xa[a, i] - Xa[bb, i]
+                s += b[i] * d * d
+            v = np.exp(-s)
+            K[a, bb] = v
+            K[bb, a] = v
+    return K
+
+
+@pjit
+def _gauss_kernel_cross(Za, Xa, b):
+    m, p = Za.shape
+    n = Xa.shape[0]
+    K = np.empty((m, n))
+    for a in prange(m):
+        for bb in range(n):
+            s = 0.0
+            for i in range(p):
+                d = Za[a, i] - Xa[bb, i]
+                s += b[i] * d * d
+            K[a, bb] = np.exp(-s)
+    return K
+
+
+@pjit
+def _hess_contract_gauss(Xp, K, alpha, n_chunks):
+    """S[i, j] = Σ_ab α_a α_b K_ab D^i_ab D^j_ab with D^i_ab = (x_ai - x_bi)²."""
+    n, p = Xp.shape
+    out = np.zeros((n_chunks, p, p))
+    for c in prange(n_chunks):
+        D = np.empty(p)
+        acc = np.zeros((p, p))
+        for a in range(c, n, n_chunks):
+            for bb in range(a + 1, n):
+                w = 2.0 * alpha[a] * alpha[bb] * K[a, bb]
+                for i in range(p):
+                    d = Xp[a, i] - Xp[bb, i]
+                    D[i] = d * d
+                for i in range(p):
+                    wi = w * D[i]
+                    for j in range(i, p):
+                        acc[i, j] += wi * D[j]
+        for i in range(p):
+            for j in range(i, p):
+                out[c, i, j] = acc[i, j]
+                out[c, j, i] = acc[i, j]
+    return out.sum(axis=0)
+
+
+@pjit
+def _hess_contract_poly(Xp, U, alpha, degree, T, n_chunks):
+    """S[i, j] = Σ_ab α_a α_b [d(d-1)u^{d-2} m^i m^j - d u^{d-1}(m^i + m^j)] / T²,
+    m^i_ab = x_ai x_bi - (u_ab - 1)."""
+    n, p = Xp.shape
+    out = np.zeros((n_chunks, p, p))
+    c1f = degree * (degree - 1.0) / (T * T)
+    c2f = degree / (T * T)
+    for c in prange(n_chunks):
+        m = np.empty(p)
+        acc = np.zeros((p, p))
+        for a in range(c, n, n_chunks):
+            for bb in range(n):
+                u = U[a, bb]
+                w = alpha[a] * alpha[bb]
+                if degree >= 2:
+                    c1 = c1f * u ** (degree - 2)
+                else:
+                    c1 = 0.0
+                c2 = c2f * u ** (degree - 1)
+                for i in range(p):
+                    m[i] = Xp[a, i] * Xp[bb, i] - (u - 1.0)
+                for i in range(p):
+                    wi = w * c1 * m[i]
+                    for j in range(i, p):
+                        acc[i, j] += wi * m[j] - w * c2 * (m[i] + m[j])
+        for i in range(p):
+            for j in range(i, p):
+                out[c, i, j] = acc[i, j]
+                out[c, j, i] = acc[i, j]
+    return out.sum(axis=0)
+
+
+# --------------------------------------------------------------------------
+# public functions
+
+
+def _poly_u(X, beta, Z=None):
+    """u = (Σ β_i x_i z_i) / (Σβ + 1) + 1 as an (m, n) matrix."""
+    act = _active(beta)
+    T = beta.sum() + 1.0
+    Z = X if Z is None else Z
+    if act.size == 0:
+        return np.ones((Z.shape[0], X.shape[0])), T
+    Xa = X[:, act]
+    Za = Z[:, act] * beta[act]
+    return Za @ Xa.T / T + 1.0, T
+
+
+def ard_kernel(X, beta, kernel: str = "gaussian", degree: int = 2, Z=None) -> np.ndarray:
+    r"""The ARD kernel matrix ``K[a, b] = k_β(Z_a, X_b)`` (``Z = X`` by default).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+    beta : ndarray of shape (p,), non-negative feature weights
+    kernel : {"gaussian", "poly"}
+    degree : int
+        Degree d of the normalised polynomial kernel.
+    Z : ndarray of shape (m, p), optional
+        Rows for a cross kernel (prediction).
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+    """
+    _check_kernel(kernel, degree)
+    X = np.ascontiguousarray(X, dtype=float)
+    beta = np.asarray(beta, dtype=float)
+    if kernel == "poly":
+        U, _ = _poly_u(X, beta, Z)
+        return U**degree
+    act = _active(beta)
+    b = np.ascontiguousarray(beta[act])
+    Xa = np.ascontiguousarray(X[:, act])
+    if Z is None:
+        if act.size == 0:
+            return np.ones((X.shape[0], X.shape[0]))
+        return _gauss_kernel_sym(Xa, b)
+    Za = np.ascontiguousarray(np.asarray(Z, dtype=float)[:, act])
+    if act.size == 0:
+        return np.ones((Za.shape[0], X.shape[0]))
+    return _gauss_kernel_cross(Za, Xa, b)
+
+
+def ard_grad_columns(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 2, features=None) -> np.ndarray:
+    r"""Columns ``A[:, k] = (∂K/∂β_i) α`` for ``i = features[k]`` (all by default).
+
+    ``K`` is ``ard_kernel(X, beta, ...)`` (passed in so it is computed once).
+    One GEMM with ``K`` (Gaussian) or with ``u^{d-1}`` (polynomial).
+
+    Returns
+    -------
+    ndarray of shape (n, len(features))
+    """
+    _check_kernel(kernel, degree)
+    X = np.asarray(X, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    Xf = X if features is None else X[:, np.asarray(features, dtype=int)]
+    if kernel == "gaussian":
+        n, q = Xf.shape
+        B = np.empty((n, 2 * q + 1))
+        B[:, 0] = alpha
+        aX = alpha[:, None] * Xf
+        B[:, 1 : q + 1] = aX
+        B[:, q + 1 :] = aX * Xf
+        M = K @ B
+        return -(Xf**2 * M[:, :1] - 2.0 * Xf * M[:, 1 : q + 1] + M[:, q + 1 :])
+    U, T = _poly_u(X, np.asarray(beta, dtype=float))
+    G = U ** (degree - 1)
+    Ga = (G * (U - 1.0)) @ alpha
+    M = G @ (alpha[:, None] * Xf)
+    return (degree / T) * (Xf * M - Ga[:, None])
+
+
+def ard_grad_contractions(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 2, A=None) -> np.ndarray:
+    r"""``g_i = αᵀ (∂K/∂β_i) α`` for every feature (``-∂L/∂β_i = λ g_i``)."""
+    if A is None:
+        A = ard_grad_columns(X, beta, alpha, K, kernel, degree)
+    return np.asarray(alpha, dtype=float) @ A
+
+
+def _n_chunks(n: int) -> int:
+    import numba
+
+    return max(1, min(n, 4 * numba.get_num_threads()))
+
+
+def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "gaussian", degree: int = 2) -> np.ndarray:
+    r"""``S[k, l] = αᵀ (∂²K/∂β_i ∂β_j) α`` for ``i = features[k]``, ``j = features[l]``.
+
+    O(n² q²) flops for q features, no per-feature n x n matrix.
+
+    Returns
+    -------
+    ndarray of shape (q, q), symmetric
+    """
+    _check_kernel(kernel, degree)
+    X = np.asarray(X, dtype=float)
+    alpha = np.ascontiguousarray(alpha, dtype=float)
+    feats = np.asarray(features, dtype=int)
+    if feats.size == 0:
+        return np.zeros((0, 0))
+    Xp = np.ascontiguousarray(X[:, feats])
+    n = X.shape[0]
+    if kernel == "gaussian":
+        return _hess_contract_gauss(Xp, np.ascontiguousarray(K), alpha, _n_chunks(n))
+    U, T = _poly_u(X, np.asarray(beta, dtype=float))
+    return _hess_contract_poly(Xp, np.ascontiguousarray(U), alpha, float(degree), float(T), _n_chunks(n))
+
+
+# --------------------------------------------------------------------------
+# numpy oracles (one n x n matrix per feature): tests and benchmarks only
+
+
+def _reference_kernel(X, beta, kernel="gaussian", degree=2, Z=None):
+    Z = X if Z is None else Z
+    if kernel == "gaussian":
+        E = np.zeros((Z.shape[0], X.shape[0]))
+        for i in range(X.shape[1]):
+            E += beta[i] * (Z[:, i][:, None] - X[:, i][None, :]) ** 2
+        return np.exp(-E)
+    T = beta.sum() + 1.0
+    s = np.zeros((Z.shape[0], X.shape[0]))
+    for i in range(X.shape[1]):
+        s += beta[i] * np.outer(Z[:, i], X[:, i])
+    return (s / T + 1.0) ** degree
+
+
+def _reference_dK(X, beta, i, kernel="gaussian", degree=2):
+    """The n x n matrix ∂K/∂β_i."""
+    if kernel == "gaussian":
+        K = _reference_kernel(X, beta, kernel, degree)
+        return -((X[:, i][:, None] - X[:, i][None, :]) ** 2) * K
+    T = beta.sum() + 1.0
+    U = _reference_kernel(X, beta, "poly", 1)
+    m = np.outer(X[:, i], X[:, i]) - (U - 1.0)
+    return degree * U ** (degree - 1) * m / T
+
+
+def _reference_d2K(X, beta, i, j, kernel="gaussian", degree=2):
+    """The n x n matrix ∂²K/∂β_i∂β_j."""
+    if kernel == "gaussian":
+        K = _reference_kernel(X, beta, kernel)
+        Di = (X[:, i][:, None] - X[:, i][None, :]) ** 2
+        Dj = (X[:, j][:, None] - X[:, j][None, :]) ** 2
+        return Di * Dj * K
+    T = beta.sum() + 1.0
+    U = _reference_kernel(X, beta, "poly", 1)
+    mi = np.outer(X[:, i], X[:, i]) - (U - 1.0)
+    mj = np.outer(X[:, j], X[:, j]) - (U - 1.0)
+    d = degree
+    c1 = d * (d - 1) * U ** (d - 2) if d >= 2 else 0.0
+    return (c1 * mi * mj - d * U ** (d - 1) * (mi + mj)) / T**2

@@ -1,0 +1,141 @@
+import numbers
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from numkfs._validation import (
+    ConstantFeatureWarning,
+    Interval,
+    InstanceOf,
+    NoneOr,
+    Options,
+    check_binary_labels,
+    check_memory,
+    check_random_state,
+    check_X,
+    check_X_y,
+    constant_columns,
+    validate_params,
+)
+
+CONSTRAINTS = {
+    "gamma": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
+    "kernel": [Options({"linear", "rbf", "poly"})],
+    "degree": [Interval(numbers.Integral, 1, None, closed="left")],
+    "cv": [Interval(numbers.Integral, 2, None), InstanceOf((object,), "a CV splitter")],
+}
+
+
+def test_parameter_message_matches_sklearn_style():
+    with pytest.raises(ValueError) as exc:
+        validate_params({"gamma": -1}, CONSTRAINTS, "KNIFERegressor")
+    assert str(exc.value) == (
+        "The 'gamma' parameter of KNIFERegressor must be a float in the range (0.0, inf) or None. "
+        "Got -1 instead."
+    )
+
+
+@pytest.mark.parametrize(
+    "name,value,ok",
+    [
+        ("gamma", 0.5, True), ("gamma", None, True), ("gamma", 0.0, False), ("gamma", np.nan, False),
+        ("gamma", True, False), ("kernel", "rbf", True), ("kernel", "RBF", False),
+        ("degree", 2, True), ("degree", 2.0, False), ("degree", 0, False), ("degree", np.int64(3), True),
+    ],
+)
+def test_constraints(name, value, ok):
+    if ok:
+        validate_params({name: value}, CONSTRAINTS, "f")
+    else:
+        with pytest.raises(ValueError, match=f"The '{name}' parameter of f must be"):
+            validate_params({name: value}, CONSTRAINTS, "f")
+
+
+def test_options_message_lists_choices():
+    with pytest.raises(ValueError, match=r"a str among \{'linear', 'poly', 'rbf'\}. Got 'sigmoid'"):
+        validate_params({"kernel": "sigmoid"}, CONSTRAINTS, "f")
+
+
+def test_check_X_names_nan_column_and_does_not_modify():
+    X = np.arange(12.0).reshape(4, 3)
+    X[2, 1] = np.nan
+    before = X.copy()
+    with pytest.raises(ValueError, match="NaN in column 1"):
+        check_X(X)
+    np.testing.assert_array_equal(np.isnan(X), np.isnan(before))
+    X[2, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity in column 1"):
+        check_X(X)
+
+
+def test_check_X_names_dataframe_column():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1.0, np.nan, 0.0]})
+    with pytest.raises(ValueError, match=r"column 1 \('b'\)"):
+        check_X(df)
+
+
+def test_check_X_returns_copy_and_refuses_bad_shapes():
+    X = np.ones((3, 2), dtype=np.float32, order="F")
+    out = check_X(X)
+    assert out.dtype == np.float64 and out.flags.c_contiguous
+    out[0, 0] = 5
+    assert X[0, 0] == 1
+    with pytest.raises(ValueError, match="2-D"):
+        check_X(np.ones(5))
+    with pytest.raises(ValueError, match="1 sample"):
+        check_X(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="0 features"):
+        check_X(np.ones((3, 0)))
+
+
+def test_sparse():
+    X = sp.random(10, 5, density=0.3, format="csr", random_state=0)
+    with pytest.raises(TypeError, match="sparse"):
+        check_X(X)
+    out = check_X(X, accept_sparse=True)
+    assert sp.isspmatrix_csc(out)
+    np.testing.assert_array_equal(out.toarray(), X.toarray())
+
+
+def test_check_X_y_length():
+    with pytest.raises(ValueError, match="X has 4, y has 3"):
+        check_X_y(np.ones((4, 2)), np.ones(3))
+    with pytest.raises(ValueError, match="y contains NaN"):
+        check_X_y(np.ones((2, 2)), [1.0, np.nan])
+
+
+def test_binary_labels():
+    y = np.array(["b", "a", "b"])
+    y_pm, classes = check_binary_labels(y)
+    np.testing.assert_array_equal(y_pm, [1, -1, 1])
+    assert list(classes) == ["a", "b"]
+    with pytest.raises(ValueError, match=r"exactly two classes in y; found 3: \[0, 1, 2\]"):
+        check_binary_labels(np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match=r"found 1: \['x'\]"):
+        check_binary_labels(np.array(["x", "x"]))
+
+
+def test_constant_columns_warns_with_names():
+    X = np.array([[1.0, 2.0, 3.0], [1.0, 5.0, 3.0]])
+    with pytest.warns(ConstantFeatureWarning, match=r"\[a, c\]"):
+        mask = constant_columns(X, feature_names=["a", "b", "c"])
+    np.testing.assert_array_equal(mask, [True, False, True])
+    S = sp.csc_matrix(np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 2.0], [0.0, 1.0, 2.0]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(constant_columns(S), [True, False, True])
+
+
+def test_random_state_and_memory():
+    a = check_random_state(3).random(3)
+    b = check_random_state(3).random(3)
+    np.testing.assert_array_equal(a, b)
+    g = np.random.default_rng(1)
+    assert check_random_state(g) is g
+    with pytest.raises(ValueError):
+        check_random_state("seed")
+    with pytest.raises(MemoryError, match=r"about 8.0 GiB"):
+        check_memory(8 * 2**30, "The 32768 x 32768 kernel", limit=2**30)
