@@ -31,23 +31,29 @@ if os.environ.get("NUMKFS_DISABLE_CACHE"):
     NUMBA_OPTIONS["cache"] = False
 
 
-def _options(parallel: bool, fast: bool) -> dict:
+def _options(parallel: bool, fast: bool, inline: bool = False) -> dict:
     opts = dict(NUMBA_OPTIONS)
     if parallel:
         opts["parallel"] = True
     if fast:
         opts["fastmath"] = FAST_FLAGS
+    if inline:
+        opts["inline"] = "always"
     return opts
 
 
-def jit(func=None, *, fast: bool = False):
+def jit(func=None, *, fast: bool = False, inline: bool = False):
     """Compile ``func`` serially with the numkfs Numba options.
 
-    Usable as ``@jit`` or ``@jit(fast=True)``.
+    Usable as ``@jit`` or ``@jit(fast=True)``.  ``inline=True`` inlines a
+    small helper into its callers at the Numba IR level (Numba's
+    ``inline="always"``): needed for helpers returning tuples, which LLVM
+    does not inline, to let the caller's loop vectorise.  An inlined helper
+    is compiled with its *caller's* fastmath flags.
     """
     if func is None:
-        return lambda f: _njit(**_options(False, fast))(f)
-    return _njit(**_options(False, fast))(func)
+        return lambda f: _njit(**_options(False, fast, inline))(f)
+    return _njit(**_options(False, fast, inline))(func)
 
 
 def pjit(func=None, *, fast: bool = False):

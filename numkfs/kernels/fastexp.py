@@ -10,8 +10,8 @@ about 10x faster than libm here, with the accuracy of libm:
   :math:`k = \lfloor x \log_2 e + 1/2 \rfloor` and a two-part (Cody--Waite)
   :math:`\ln 2` so that :math:`r` is exact to the last bit for
   :math:`|k| \le 1100`;
-* :math:`e^r` by its Taylor polynomial of degree 13 (truncation error
-  below :math:`5 \cdot 10^{-18}`), Horner form;
+* :math:`e^r` by its degree-11 interpolant at Chebyshev nodes (truncation
+  error :math:`1.7 \cdot 10^{-17}`), Horner form;
 * scaling by :math:`2^k = 2^{k_1} 2^{k_2}`, :math:`k_1 = \lfloor k/2 \rfloor`,
   both factors normal numbers, so that results in the subnormal range
   (:math:`-745 < x < -708`) are rounded once, like ``np.exp``, and
@@ -36,7 +36,7 @@ from numba.extending import intrinsic
 
 from .._jit import jit, pjit, prange
 
-__all__ = ["fast_exp", "fast_exp_array"]
+__all__ = ["fast_exp", "fast_exp_kernel", "fast_exp_array"]
 
 
 @intrinsic
@@ -73,18 +73,37 @@ _MAGIC_BITS = 0x4338000000000000
 _LO = -746.0
 _HI = 710.0
 
-_C2 = 1.0 / 2.0
-_C3 = 1.0 / 6.0
-_C4 = 1.0 / 24.0
-_C5 = 1.0 / 120.0
-_C6 = 1.0 / 720.0
-_C7 = 1.0 / 5040.0
-_C8 = 1.0 / 40320.0
-_C9 = 1.0 / 362880.0
-_C10 = 1.0 / 3628800.0
-_C11 = 1.0 / 39916800.0
-_C12 = 1.0 / 479001600.0
-_C13 = 1.0 / 6227020800.0
+# Degree-11 polynomial interpolating e^r at the Chebyshev nodes of
+# [-ln2/2, ln2/2] (computed with mpmath at 40 digits, then rounded):
+# truncation error 1.7e-17 relative, below the rounding of the result.
+_C0 = 1.0
+_C1 = 1.0
+_C2 = 0.5000000000000019
+_C3 = 0.1666666666666668
+_C4 = 0.0416666666664881
+_C5 = 0.008333333333319601
+_C6 = 0.0013888888952314775
+_C7 = 0.00019841269890047113
+_C8 = 2.4801485482328494e-05
+_C9 = 2.755724091857897e-06
+_C10 = 2.763263963904103e-07
+_C11 = 2.5110037605963777e-08
+
+
+@jit
+def _poly(r):
+    p = _C11
+    p = p * r + _C10
+    p = p * r + _C9
+    p = p * r + _C8
+    p = p * r + _C7
+    p = p * r + _C6
+    p = p * r + _C5
+    p = p * r + _C4
+    p = p * r + _C3
+    p = p * r + _C2
+    p = p * r + _C1
+    return p * r + _C0
 
 
 @jit
@@ -102,25 +121,29 @@ def fast_exp(x):
     kf = np.floor(x * _LOG2E + 0.5)
     ki = _f64_bits(kf + _MAGIC) - _MAGIC_BITS
     r = (x - kf * _LN2_HI) - kf * _LN2_LO
-    p = _C13
-    p = p * r + _C12
-    p = p * r + _C11
-    p = p * r + _C10
-    p = p * r + _C9
-    p = p * r + _C8
-    p = p * r + _C7
-    p = p * r + _C6
-    p = p * r + _C5
-    p = p * r + _C4
-    p = p * r + _C3
-    p = p * r + _C2
-    p = p * r + 1.0
-    p = p * r + 1.0
+    p = _poly(r)
     k1 = ki >> 1
     k2 = ki - k1
     s1 = _bits_f64((k1 + 1023) << 52)
     s2 = _bits_f64((k2 + 1023) << 52)
     return (p * s1) * s2
+
+
+@jit
+def fast_exp_kernel(x):
+    """``exp(x)`` for ``x <= 0`` in kernel sums: as :func:`fast_exp` for
+    ``x > -708`` (normal results), 0 for ``x <= -708`` instead of a
+    subnormal below 2.3e-308.  About 1.6x faster than :func:`fast_exp`
+    (no subnormal or overflow handling, rounding by the 1.5·2^52 trick).
+    In a sum of kernel values that contains the diagonal (each ≥ 1) the
+    flushed terms change nothing."""
+    xc = x if x > -708.0 else -708.0
+    t = xc * _LOG2E + _MAGIC
+    kf = t - _MAGIC
+    ki = _f64_bits(t) - _MAGIC_BITS
+    r = (xc - kf * _LN2_HI) - kf * _LN2_LO
+    v = _poly(r) * _bits_f64((ki + 1023) << 52)
+    return v if x > -708.0 else 0.0
 
 
 @pjit

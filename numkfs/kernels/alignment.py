@@ -1,0 +1,786 @@
+r"""Per-feature base kernels and their centred, trace-normalised target alignments.
+
+One base kernel per feature :math:`i` (lp-KTA, NMMKL, COSSO):
+
+* ``"rbf"``: :math:`k_i(x, x') = \exp(-\gamma_i (x_i - x'_i)^2)`;
+* ``"linear"``: :math:`k_i(x, x') = x_i x'_i`.
+
+Each Gram matrix is centred and trace-normalised,
+:math:`\tilde K_i = H K_i H / \operatorname{tr}(H K_i H)`, :math:`H = I - 11^\top/n`,
+and the alignment with the target is
+
+.. math::
+
+    a_i = \langle \tilde K_i, Z Z^\top \rangle_F
+        = \frac{\sum_{j,k} \langle z_j, z_k\rangle K_{i,jk}}
+               {n - \frac1n \sum_{j,k} K_{i,jk}}
+    \qquad (\text{rbf: } \operatorname{tr} K_i = n),
+
+where :math:`Z = H Y` is the centred target (:func:`alignment_target`):
+
+* binary classification: :math:`Y = y \in \{-1, +1\}^n`, so
+  :math:`a_i = y^\top \tilde K_i y` exactly as in the lp-KTA paper;
+* multiclass (``c`` classes): :math:`Y` is the one-hot ``n x c`` matrix and
+  :math:`Y Y^\top` (1 for a pair of the same class, 0 otherwise) replaces
+  :math:`y y^\top`, so :math:`a_i = \operatorname{tr}(Y^\top \tilde K_i Y)`.
+  With two classes this is half the binary alignment;
+* regression: :math:`Y = y` (real), centred; :math:`a_i` scales with
+  :math:`\|y - \bar y\|^2` (so do sensible values of lp-KTA's λ's).
+
+A constant feature has :math:`H K_i H = 0`; its alignment is defined as 0.
+
+Bandwidth rule (rbf)
+--------------------
+``gamma=None`` (or ``"scale"``) uses :math:`\gamma_i = 1 / \operatorname{var}(x_i)`
+per feature (scikit-learn's ``"scale"`` rule applied to the single-feature
+column; 1 for a constant column), so every base kernel sees its feature in
+standard units.  A float applies one γ to all features; an array of length
+``n_features`` gives one per feature.
+
+Algorithms (all exact)
+----------------------
+For each feature (a Numba ``prange`` over features):
+
+* at most 16 distinct values (binary, categorical, one-hot columns): values
+  are grouped in one O(n u) pass and the pair sums run over the
+  :math:`u^2/2` pairs of groups, weighted by group counts and target sums;
+* otherwise, if a probe of the first 128 values finds a tie, the column is
+  sorted and grouped (O(n log n + u²));
+* otherwise the O(n²/2) loop over pairs with :func:`~numkfs.kernels.fastexp.fast_exp`
+  (vectorised; its ``fast_exp_kernel`` variant flushes terms below 2.3e-308 to 0, an absolute change below 1e-307 per pair).
+
+``scipy.sparse`` input is handled column by column from CSC without
+densifying: the implicit zeros form one group, so a binary column costs
+O(nnz). The linear kernel is closed form,
+:math:`a_i = \|x_{c,i}^\top Z\|^2 / \|x_{c,i}\|^2`, O(nnz) or O(n) per feature.
+
+The per-feature kernels are never stored: :func:`combined_kernel` forms
+:math:`\sum_{\eta_i > 0} \eta_i \tilde K_i` (and its cross version for test
+points) directly.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._jit import jit, pjit, prange
+from .._validation import check_X, check_y, constant_columns
+from .fastexp import fast_exp_kernel
+
+__all__ = [
+    "feature_alignments",
+    "alignment_target",
+    "resolve_gamma",
+    "AlignmentDetails",
+    "combined_kernel",
+    "feature_kernel",
+]
+
+#: Columns with at most this many distinct values are grouped in one pass.
+SMALL_DISTINCT = 16
+#: Number of leading values probed for ties before sorting a column.
+TIE_PROBE = 128
+
+
+# ----------------------------------------------------------------------------
+# targets and bandwidths
+
+
+def alignment_target(y, target: str = "auto"):
+    r"""The centred target matrix :math:`Z = H Y` of the alignments.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    target : {"auto", "binary", "multiclass", "regression"}
+        ``"auto"`` uses :func:`sklearn.utils.multiclass.type_of_target`:
+        two classes -> binary (±1), more -> multiclass (one-hot),
+        continuous -> regression.
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, r)
+        ``r = 1`` for binary and regression, ``r = c`` for ``c`` classes.
+    kind : str
+    classes : ndarray or None
+    """
+    from sklearn.utils.multiclass import type_of_target
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if target == "auto":
+        t = type_of_target(y)
+        if t == "binary":
+            target = "binary"
+        elif t == "multiclass":
+            target = "multiclass"
+        elif t == "continuous":
+            target = "regression"
+        else:
+            raise ValueError(f"feature_alignments: Unknown label type {t!r} for y.")
+    if target == "binary":
+        classes = np.unique(y)
+        if len(classes) != 2:
+            raise ValueError(
+                f"feature_alignments: target='binary' needs exactly two classes; found {len(classes)}."
+            )
+        Y = np.where(y == classes[1], 1.0, -1.0)[:, None]
+    elif target == "multiclass":
+        classes, inv = np.unique(y, return_inverse=True)
+        Y = np.zeros((y.shape[0], len(classes)))
+        Y[np.arange(y.shape[0]), inv] = 1.0
+    elif target == "regression":
+        classes = None
+        Y = check_y(y, caller="feature_alignments")[:, None]
+    else:
+        raise ValueError(
+            "feature_alignments: target must be 'auto', 'binary', 'multiclass' or 'regression';"
+            f" got {target!r}."
+        )
+    Z = Y - Y.mean(axis=0)
+    return np.ascontiguousarray(Z), target, classes
+
+
+def _column_moments(X):
+    """Mean and (population) variance of every column, dense or CSC."""
+    n = X.shape[0]
+    if sp.issparse(X):
+        mean = np.asarray(X.sum(axis=0)).ravel() / n
+        nnz = np.diff(X.indptr)
+        col = np.repeat(np.arange(X.shape[1]), nnz)
+        sq = np.bincount(col, weights=(X.data - mean[col]) ** 2, minlength=X.shape[1])
+        var = (sq + (n - nnz) * mean**2) / n
+    else:
+        mean = X.mean(axis=0)
+        var = X.var(axis=0)
+    return mean, var
+
+
+def resolve_gamma(X, gamma=None) -> np.ndarray:
+    r"""Per-feature RBF bandwidths :math:`\gamma_i` (see the module's bandwidth rule).
+
+    ``None`` or ``"scale"``: :math:`1/\operatorname{var}(x_i)` (1 for a
+    constant column); a positive float: the same for every feature; an
+    array of ``n_features`` positive floats: as given.
+    """
+    d = X.shape[1]
+    if gamma is None or (isinstance(gamma, str) and gamma == "scale"):
+        _, var = _column_moments(X)
+        return np.where(var > 0, 1.0 / np.where(var > 0, var, 1.0), 1.0)
+    if isinstance(gamma, str):
+        raise ValueError(f"gamma must be None, 'scale', a positive float or an array; got {gamma!r}.")
+    if isinstance(gamma, numbers.Real):
+        if not (np.isfinite(gamma) and gamma > 0):
+            raise ValueError(f"gamma must be positive and finite; got {gamma!r}.")
+        return np.full(d, float(gamma))
+    g = np.asarray(gamma, dtype=float).ravel()
+    if g.shape[0] != d:
+        raise ValueError(f"gamma has {g.shape[0]} entries but X has {d} features.")
+    if not np.all(np.isfinite(g) & (g > 0)):
+        raise ValueError("gamma must contain positive finite values only.")
+    return g.copy()
+
+
+# ----------------------------------------------------------------------------
+# Numba kernels: grouping
+
+
+@jit
+def _group_small(t, ZT, cnt, m, cap, vals, zs, cs):
+    """Group the first ``m`` entries by value in one pass; -1 if more than ``cap`` values."""
+    r = ZT.shape[0]
+    u = 0
+    for j in range(m):
+        v = t[j]
+        g = -1
+        for q in range(u):
+            if vals[q] == v:
+                g = q
+                break
+        if g < 0:
+            if u == cap:
+                return -1
+            g = u
+            vals[g] = v
+            cs[g] = 0.0
+            for c in range(r):
+                zs[c, g] = 0.0
+            u += 1
+        cs[g] += cnt[j]
+        for c in range(r):
+            zs[c, g] += ZT[c, j]
+    return u
+
+
+@jit
+def _group_sorted(t, ZT, cnt, m, vals, zs, cs):
+    """Sort the first ``m`` entries and group equal values; returns the number of groups."""
+    r = ZT.shape[0]
+    order = np.argsort(t[:m])
+    u = 0
+    for idx in range(m):
+        j = order[idx]
+        v = t[j]
+        if u == 0 or v != vals[u - 1]:
+            vals[u] = v
+            cs[u] = 0.0
+            for c in range(r):
+                zs[c, u] = 0.0
+            u += 1
+        cs[u - 1] += cnt[j]
+        for c in range(r):
+            zs[c, u - 1] += ZT[c, j]
+    return u
+
+
+@jit
+def _has_tie(t, m):
+    s = np.sort(t[:m])
+    for q in range(m - 1):
+        if s[q] == s[q + 1]:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------
+# Numba kernels: pair sums  S1 = sum_jk <z_j, z_k> e_jk,  S2 = sum_jk c_j c_k e_jk
+
+
+@jit(fast=True)
+def _pairs_unit1(t, z, m):
+    """Rank-1 target, unit counts: the hot loop (vectorised over k)."""
+    s1 = 0.0
+    s2 = 0.0
+    zz = 0.0
+    for j in range(m - 1):
+        tj = t[j]
+        a1 = 0.0
+        a2 = 0.0
+        for kk in range(m - j - 1):
+            k = j + 1 + kk
+            dl = tj - t[k]
+            e = fast_exp_kernel(-(dl * dl))
+            a1 += z[k] * e
+            a2 += e
+        s1 += z[j] * a1
+        s2 += a2
+    for j in range(m):
+        zz += z[j] * z[j]
+    return zz + 2.0 * s1, m + 2.0 * s2
+
+
+@jit(fast=True)
+def _pairs_weighted1(t, z, c, m):
+    """Rank-1 target, group counts ``c``."""
+    s1 = 0.0
+    s2 = 0.0
+    zz = 0.0
+    cc = 0.0
+    for j in range(m - 1):
+        tj = t[j]
+        a1 = 0.0
+        a2 = 0.0
+        for kk in range(m - j - 1):
+            k = j + 1 + kk
+            dl = tj - t[k]
+            e = fast_exp_kernel(-(dl * dl))
+            a1 += z[k] * e
+            a2 += c[k] * e
+        s1 += z[j] * a1
+        s2 += c[j] * a2
+    for j in range(m):
+        zz += z[j] * z[j]
+        cc += c[j] * c[j]
+    return zz + 2.0 * s1, cc + 2.0 * s2
+
+
+@jit(fast=True)
+def _pairs_rank(t, ZT, c, m, buf):
+    """Target of rank r (multiclass): exps into ``buf`` once, then r dot products."""
+    r = ZT.shape[0]
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(m - 1):
+        tj = t[j]
+        L = m - j - 1
+        for kk in range(L):
+            dl = tj - t[j + 1 + kk]
+            buf[kk] = fast_exp_kernel(-(dl * dl))
+        a2 = 0.0
+        for kk in range(L):
+            a2 += c[j + 1 + kk] * buf[kk]
+        s2 += c[j] * a2
+        for q in range(r):
+            zq = ZT[q]
+            a1 = 0.0
+            for kk in range(L):
+                a1 += zq[j + 1 + kk] * buf[kk]
+            s1 += zq[j] * a1
+    zz = 0.0
+    cc = 0.0
+    for j in range(m):
+        cc += c[j] * c[j]
+        for q in range(r):
+            zz += ZT[q, j] * ZT[q, j]
+    return zz + 2.0 * s1, cc + 2.0 * s2
+
+
+@jit
+def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, buf):
+    """(S1, S2, n_groups) for one feature given its entries (values ``t``,
+    target columns ``ZT``, counts ``cnt``); ``unit`` says all counts are 1."""
+    u = _group_small(t, ZT, cnt, m, cap, vals, zs, cs)
+    if u < 0 and probe > 1 and _has_tie(t, min(probe, m)):
+        u = _group_sorted(t, ZT, cnt, m, vals, zs, cs)
+    if u < 0 and not unit:
+        u = _group_sorted(t, ZT, cnt, m, vals, zs, cs)
+    if u >= 0:
+        if ZT.shape[0] == 1:
+            s1, s2 = _pairs_weighted1(vals, zs[0], cs, u)
+        else:
+            s1, s2 = _pairs_rank(vals, zs, cs, u, buf)
+        return s1, s2, u
+    if ZT.shape[0] == 1:
+        s1, s2 = _pairs_unit1(t, ZT[0], m)
+    else:
+        s1, s2 = _pairs_rank(t, ZT, cnt, m, buf)
+    return s1, s2, m
+
+
+@pjit
+def _rbf_sums_dense(T, ZT, cap, probe, S1, S2, U):
+    """Pair sums of every feature; ``T`` is (d, n): features scaled by sqrt(gamma)."""
+    d, n = T.shape
+    r = ZT.shape[0]
+    for i in prange(d):
+        vals = np.empty(n)
+        zs = np.empty((r, n))
+        cs = np.empty(n)
+        buf = np.empty(n)
+        cnt = np.ones(n)
+        s1, s2, u = _entry_sums(T[i], ZT, cnt, n, True, cap, probe, vals, zs, cs, buf)
+        S1[i] = s1
+        S2[i] = s2
+        U[i] = u
+
+
+@pjit
+def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
+    """Pair sums from a CSC matrix without densifying: the implicit zeros of
+    a column are one entry with count ``n - nnz``."""
+    d = indptr.shape[0] - 1
+    r = ZT.shape[0]
+    ztot = np.zeros(r)
+    for q in range(r):
+        for j in range(n):
+            ztot[q] += ZT[q, j]
+    for i in prange(d):
+        lo = indptr[i]
+        nnz = indptr[i + 1] - lo
+        m = nnz + 1 if nnz < n else nnz
+        t = np.empty(m)
+        zt = np.empty((r, m))
+        cnt = np.ones(m)
+        for q in range(r):
+            zsum = 0.0
+            for k in range(nnz):
+                zv = ZT[q, indices[lo + k]]
+                zt[q, k] = zv
+                zsum += zv
+            if m > nnz:
+                zt[q, nnz] = ztot[q] - zsum
+        for k in range(nnz):
+            t[k] = data[lo + k] * scale[i]
+        if m > nnz:
+            t[nnz] = 0.0
+            cnt[nnz] = n - nnz
+        vals = np.empty(m)
+        zs = np.empty((r, m))
+        cs = np.empty(m)
+        buf = np.empty(m)
+        s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, buf)
+        S1[i] = s1
+        S2[i] = s2
+        U[i] = u
+
+
+# ----------------------------------------------------------------------------
+# public API
+
+
+@dataclass
+class AlignmentDetails:
+    """What :func:`feature_alignments` computed besides the alignments.
+
+    Attributes
+    ----------
+    alignments : ndarray (d,)
+    traces : ndarray (d,)
+        :math:`\\operatorname{tr}(H K_i H)` (0 for a constant feature).
+    gamma : ndarray (d,) or None
+        Bandwidths used (rbf).
+    n_groups : ndarray (d,) or None
+        Distinct values found per feature (rbf; ``n`` when the pair loop ran
+        on raw values).
+    kind : str
+        Target kind (binary, multiclass, regression).
+    constant : ndarray of bool (d,)
+    """
+
+    alignments: np.ndarray
+    traces: np.ndarray
+    gamma: np.ndarray | None
+    n_groups: np.ndarray | None
+    kind: str
+    constant: np.ndarray
+
+
+def _rbf_pair_sums(X, g, ZT):
+    """(S1, S2, n_groups) for every column of X (dense ndarray or CSC)."""
+    n, d = X.shape
+    S1 = np.empty(d)
+    S2 = np.empty(d)
+    U = np.empty(d, dtype=np.int64)
+    sq = np.sqrt(g)
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        _rbf_sums_csc(
+            X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, sq, ZT, n,
+            SMALL_DISTINCT, S1, S2, U,
+        )
+    else:
+        T = np.ascontiguousarray(X.T) * sq[:, None]
+        _rbf_sums_dense(T, ZT, SMALL_DISTINCT, TIE_PROBE, S1, S2, U)
+    return S1, S2, U
+
+
+def _linear_parts(X, Z):
+    """Numerators ||x_cᵀ Z||² and traces ||x_c||² of the linear kernels."""
+    n = X.shape[0]
+    mean, var = _column_moments(X)
+    if sp.issparse(X):
+        XtZ = np.asarray(X.T @ Z) - np.outer(mean, Z.sum(axis=0))
+    else:
+        XtZ = (X - mean).T @ Z
+    return (XtZ**2).sum(axis=1), n * var
+
+
+def feature_alignments(
+    X,
+    y,
+    kernel: str = "rbf",
+    gamma=None,
+    *,
+    target: str = "auto",
+    return_details: bool = False,
+):
+    r"""Centred, trace-normalised alignment of every per-feature kernel with y.
+
+    .. math::
+
+        a_i = \frac{(Hy)^\top K_i (Hy)}{\operatorname{tr}(H K_i H)},
+        \qquad K_{i,jk} = k_i(x_j, x_k)
+
+    (multiclass: :math:`\operatorname{tr}(Y^\top H K_i H Y)/\operatorname{tr}(HK_iH)`
+    with one-hot :math:`Y`; see the module docstring). Exact; O(n² d) for
+    dense continuous data, O(nnz) per binary sparse column.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (binary or multiclass) or a real response.
+    kernel : {"rbf", "linear"}
+    gamma : None, "scale", float or array of shape (n_features,)
+        RBF bandwidths; default :math:`\gamma_i = 1/\operatorname{var}(x_i)`.
+    target : {"auto", "binary", "multiclass", "regression"}
+    return_details : bool
+        Also return an :class:`AlignmentDetails` (traces, bandwidths).
+
+    Returns
+    -------
+    a : ndarray of shape (n_features,)
+        0 for a constant feature.
+    details : AlignmentDetails, only if ``return_details``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.kernels.alignment import feature_alignments
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); y = np.sign(X[:, 0])
+    >>> a = feature_alignments(X, y)
+    >>> int(np.argmax(a))
+    0
+    """
+    if kernel not in ("rbf", "linear"):
+        raise ValueError(f"feature_alignments: kernel must be 'rbf' or 'linear'; got {kernel!r}.")
+    X = _as_float(X)
+    n, d = X.shape
+    y = np.asarray(y)
+    if y.shape[0] != n:
+        raise ValueError(
+            f"feature_alignments: X and y have inconsistent numbers of samples: X has {n}, y has {y.shape[0]}."
+        )
+    Z, kind, _ = alignment_target(y, target)
+    const = constant_columns(X, caller="feature_alignments", warn=False)
+    if kernel == "linear":
+        num, tr = _linear_parts(X, Z)
+        g = None
+        U = None
+    else:
+        g = resolve_gamma(X, gamma)
+        S1, S2, U = _rbf_pair_sums(X, g, np.ascontiguousarray(Z.T))
+        num = S1
+        tr = n - S2 / n
+    tr = np.where(const, 0.0, tr)
+    ok = tr > 0
+    a = np.zeros(d)
+    a[ok] = num[ok] / tr[ok]
+    if return_details:
+        return a, AlignmentDetails(a, tr, g, U, kind, const)
+    return a
+
+
+def _as_float(X, min_samples=2):
+    if sp.issparse(X):
+        X = sp.csc_matrix(X, dtype=np.float64)
+        if not np.all(np.isfinite(X.data)):
+            return check_X(X, caller="feature_alignments", accept_sparse=True)
+        return X
+    return check_X(X, caller="feature_alignments", accept_sparse=False, min_samples=min_samples)
+
+
+# ----------------------------------------------------------------------------
+# kernels on a weighted sum of features
+
+
+@pjit(fast=True)
+def _rbf_weighted_sum(TA, TB, w, out):
+    """out[a, b] += sum_q w_q exp(-(TA[q, a] - TB[q, b])²)  (TA, TB feature-major)."""
+    s, m = TA.shape
+    n = TB.shape[1]
+    for a in prange(m):
+        row = out[a]
+        for q in range(s):
+            ta = TA[q, a]
+            wq = w[q]
+            tb = TB[q]
+            for b in range(n):
+                dl = ta - tb[b]
+                row[b] += wq * fast_exp_kernel(-(dl * dl))
+
+
+@jit(fast=True)
+def _rbf_row_upper(T, w, row, a):
+    """row[b] += sum_q w_q exp(-(T[q, a] - T[q, b])²) for b >= a."""
+    s, n = T.shape
+    for q in range(s):
+        ta = T[q, a]
+        wq = w[q]
+        tq = T[q]
+        for bb in range(n - a):
+            b = a + bb
+            dl = ta - tq[b]
+            row[b] += wq * fast_exp_kernel(-(dl * dl))
+
+
+@pjit
+def _rbf_weighted_sum_sym(T, w, out):
+    """Symmetric version: upper triangle, rows paired (h, n-1-h) for balance, mirrored."""
+    n = T.shape[1]
+    half = (n + 1) // 2
+    for h in prange(half):
+        _rbf_row_upper(T, w, out[h], h)
+        a2 = n - 1 - h
+        if a2 != h:
+            _rbf_row_upper(T, w, out[a2], a2)
+    for a in prange(n):
+        for b in range(a):
+            out[a, b] = out[b, a]
+
+
+def _dense_columns(X, cols):
+    if sp.issparse(X):
+        return np.asarray(X[:, cols].toarray())
+    return X[:, cols]
+
+
+def _two_valued_sparse(X, cols):
+    """For CSC columns, the common non-zero value if the column takes values
+    in {0, v} only, else NaN."""
+    out = np.full(len(cols), np.nan)
+    for q, j in enumerate(cols):
+        dat = X.data[X.indptr[j]:X.indptr[j + 1]]
+        dat = dat[dat != 0]
+        if dat.size == 0:
+            out[q] = 0.0
+        elif np.all(dat == dat[0]):
+            out[q] = dat[0]
+    return out
+
+
+def _raw_rbf_sum(A, B, cols, g, w, symmetric, block=2048):
+    """sum_q w_q exp(-g_q (A_q - B_q)²) over the selected columns (not centred)."""
+    m, n = A.shape[0], B.shape[0]
+    out = np.zeros((m, n))
+    cols = np.asarray(cols)
+    if len(cols) == 0:
+        return out
+    rest = np.ones(len(cols), dtype=bool)
+    if sp.issparse(A) and sp.issparse(B):
+        # columns with values in {0, v} on both sides: indicator algebra by sparse products
+        va = _two_valued_sparse(A, cols)
+        vb = va if symmetric else _two_valued_sparse(B, cols)
+        binary = np.isfinite(va) & np.isfinite(vb) & ((va == vb) | (va == 0) | (vb == 0))
+        binary &= ~((va == 0) & (vb == 0))
+        if binary.any():
+            bc = cols[binary]
+            v = np.where(va[binary] != 0, va[binary], vb[binary])
+            e = np.exp(-g[binary] * v**2)
+            D = w[binary] * (1.0 - e)
+            IA = (A[:, bc] != 0).astype(np.float64).tocsr()
+            IB = IA if symmetric else (B[:, bc] != 0).astype(np.float64).tocsr()
+            qa = IA @ D
+            qb = qa if symmetric else IB @ D
+            cross = (IA @ sp.diags(D) @ IB.T).toarray()
+            out += w[binary].sum() - qa[:, None] - qb[None, :] + 2.0 * cross
+            rest = ~binary
+    sq = np.sqrt(g[rest])
+    wr = np.ascontiguousarray(w[rest])
+    rc = cols[rest]
+    for s0 in range(0, len(rc), block):
+        sl = slice(s0, s0 + block)
+        TA = np.ascontiguousarray(_dense_columns(A, rc[sl]).T) * sq[sl, None]
+        if symmetric:
+            _rbf_weighted_sum_sym(TA, wr[sl], out)
+        else:
+            TB = np.ascontiguousarray(_dense_columns(B, rc[sl]).T) * sq[sl, None]
+            _rbf_weighted_sum(TA, TB, wr[sl], out)
+    return out
+
+
+def feature_kernel(X, i: int, Y=None, *, kernel: str = "rbf", gamma=None, center: bool = True,
+                   normalize: bool = True):
+    r"""One per-feature base kernel :math:`\tilde K_i` (n x n, or m x n between
+    rows of ``Y`` and ``X``), centred and trace-normalised with the
+    training statistics of ``X``. A convenience for tests and inspection."""
+    eta = np.zeros(X.shape[1])
+    eta[i] = 1.0
+    return combined_kernel(X, eta, Y, kernel=kernel, gamma=gamma, center=center, normalize=normalize)
+
+
+def combined_kernel(
+    X,
+    eta,
+    Y=None,
+    *,
+    kernel: str = "rbf",
+    gamma=None,
+    traces=None,
+    center: bool = True,
+    normalize: bool = True,
+    centering=None,
+    return_centering: bool = False,
+):
+    r"""The learned kernel :math:`\sum_{\eta_i > 0} \eta_i \tilde K_i`, never n x n x d.
+
+    .. math::
+
+        K = \sum_{i:\ \eta_i > 0} \frac{\eta_i}{\operatorname{tr}(H K_i H)}\, H K_i H
+
+    Only features with :math:`\eta_i > 0` are visited. Sparse columns with
+    values in {0, v} are summed by sparse products of indicator matrices;
+    other columns by a Numba loop with the fast exp (symmetric: half).
+
+    Parameters
+    ----------
+    X : array-like or sparse (n_samples, n_features)
+        Training data (defines centring and traces).
+    eta : array of shape (n_features,)
+        Non-negative kernel weights.
+    Y : array-like or sparse (m_samples, n_features), optional
+        Test points: returns the (m, n) cross kernel :math:`k(y_a, x_b)`
+        centred in feature space with the *training* mean.
+    kernel : {"rbf", "linear"}
+    gamma : as in :func:`feature_alignments` (computed from ``X``).
+    traces : array (n_features,), optional
+        :math:`\operatorname{tr}(H K_i H)` from :func:`feature_alignments`
+        (``return_details=True``); computed for the selected features if absent.
+    center, normalize : bool
+        Centre (H K H) and divide by the traces.
+    centering : tuple, optional
+        ``(column_means, total_mean)`` of the uncentred weighted training
+        kernel, as returned with ``return_centering=True`` by the training
+        call; needed to centre a cross kernel (computed otherwise, which
+        costs one training kernel).
+    return_centering : bool
+        Also return ``centering`` (training call only).
+
+    Returns
+    -------
+    K : ndarray (n, n) or (m, n)
+    centering : tuple, only if ``return_centering``
+    """
+    if kernel not in ("rbf", "linear"):
+        raise ValueError(f"combined_kernel: kernel must be 'rbf' or 'linear'; got {kernel!r}.")
+    X = _as_float(X)
+    n, d = X.shape
+    eta = np.asarray(eta, dtype=float).ravel()
+    if eta.shape[0] != d:
+        raise ValueError(f"combined_kernel: eta has {eta.shape[0]} entries but X has {d} features.")
+    if np.any(eta < 0) or not np.all(np.isfinite(eta)):
+        raise ValueError("combined_kernel: eta must be finite and non-negative.")
+    if Y is not None:
+        Y = _as_float(Y, min_samples=1)
+        if Y.shape[1] != d:
+            raise ValueError(f"combined_kernel: Y has {Y.shape[1]} features but X has {d}.")
+    sel = np.flatnonzero(eta > 0)
+    g = resolve_gamma(X, gamma) if kernel == "rbf" else None
+    if normalize:
+        if traces is None:
+            traces = _traces(X, sel, kernel, g)
+        else:
+            traces = np.asarray(traces, dtype=float)[sel]
+        ok = traces > 0
+        sel = sel[ok]
+        w = eta[sel] / traces[ok]
+    else:
+        w = eta[sel]
+    if kernel == "linear":
+        mean = _column_moments(X)[0] if center else np.zeros(d)
+        XS = _dense_columns(X, sel) - mean[sel]
+        if Y is None:
+            K = (XS * w) @ XS.T
+        else:
+            K = (_dense_columns(Y, sel) - mean[sel]) * w @ XS.T
+        return (K, None) if return_centering else K
+    if Y is None:
+        K = _raw_rbf_sum(X, X, sel, g[sel], w, True)
+        cent = (K.mean(axis=0), K.mean())
+        if center:
+            K = K - cent[0][None, :] - cent[0][:, None] + cent[1]
+        return (K, cent) if return_centering else K
+    K = _raw_rbf_sum(Y, X, sel, g[sel], w, False)
+    if center:
+        if centering is None:
+            Kx = _raw_rbf_sum(X, X, sel, g[sel], w, True)
+            centering = (Kx.mean(axis=0), Kx.mean())
+        colmean, total = centering
+        K = K - K.mean(axis=1)[:, None] - np.asarray(colmean)[None, :] + total
+    return K
+
+
+def _traces(X, sel, kernel, g):
+    """tr(H K_i H) for the selected columns."""
+    Xs = X[:, sel]
+    if kernel == "linear":
+        return Xs.shape[0] * _column_moments(Xs)[1]
+    n = X.shape[0]
+    _, S2, _ = _rbf_pair_sums(Xs, g[sel], np.zeros((1, n)))
+    const = constant_columns(Xs, warn=False)
+    return np.where(const, 0.0, n - S2 / n)

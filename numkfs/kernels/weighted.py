@@ -1,0 +1,387 @@
+r"""Feature-weighted kernels of KNIFE and their weight derivatives.
+
+The weights multiply the data, so they enter the kernels squared
+(MATH.md §1, the KNIFE paper §2.1):
+
+.. math::
+
+    k_w^{\mathrm{lin}}(x, x') &= \textstyle\sum_j w_j^2 x_j x'_j, \\
+    k_w^{\mathrm{rbf}}(x, x') &= \exp\bigl(-\gamma \textstyle\sum_j w_j^2 (x_j - x'_j)^2\bigr), \\
+    k_w^{\mathrm{poly}}(x, x') &= \bigl(\textstyle\sum_j w_j^2 x_j x'_j + c\bigr)^d .
+
+KNIFE's weight step needs, for coefficients :math:`\alpha`, the
+:math:`n \times p` matrix
+
+.. math::
+
+    A_{ik} = \sum_{j} \alpha_j \, \frac{\partial k_w(x_i, x_j)}{\partial w_k},
+
+(so that :math:`\partial (K_w\alpha)_i / \partial w_k = A_{ik}` and
+:math:`\partial(\alpha^\top K_w \alpha)/\partial w_k = (\alpha^\top A)_k`),
+computed here without the :math:`n \times n \times p` tensor of kernel
+derivatives:
+
+* linear: :math:`A_{ik} = 2 w_k x_{ik} (X^\top\alpha)_k` (O(np));
+* rbf: :math:`A_{ik} = -2\gamma w_k \bigl[x_{ik}^2 (K\alpha)_i
+  - 2 x_{ik} (K(\alpha\circ x_k))_i + (K(\alpha\circ x_k^2))_i\bigr]`, i.e.
+  one GEMM of :math:`K` with :math:`[\alpha, \alpha\circ X, \alpha\circ X^2]`;
+* poly: :math:`A_{ik} = 2 d\, w_k x_{ik} \bigl(G (\alpha\circ X)\bigr)_{ik}`
+  with :math:`G = (X_w X_w^\top + c)^{\circ (d-1)}`, one GEMM.
+
+Every kernel and every :math:`A` exists twice: a BLAS form (GEMM, then an
+element-wise map) and a Numba loop form (``prange`` over rows, inner loops
+over the contiguous sample axis so that they vectorise).  ``method="auto"``
+picks the faster one per case; the rule is backed by
+``benchmarks/results/knife_speed.md`` (section "kernel forms"): BLAS wins
+for every case measured except the smallest ones (fewer than
+:data:`AUTO_NUMBA_MAX_CELLS` kernel entries), where the loops avoid the
+temporaries and the per-call overhead.  Memory is O(n² + np) in both forms.
+
+Features whose weight is exactly zero are skipped: they contribute nothing
+to the kernel and their column of :math:`A` is zero (``∂k/∂w_k ∝ w_k``),
+which is what makes zero weights "sticky" in KNIFE.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+from .fastexp import fast_exp, fast_exp_array
+
+__all__ = [
+    "KERNELS",
+    "AUTO_NUMBA_MAX_CELLS",
+    "weighted_kernel",
+    "weight_gradient_matrix",
+    "kernel_weight_derivative",
+]
+
+#: Kernel names understood by this module.
+KERNELS = ("linear", "rbf", "poly")
+
+#: ``method="auto"`` uses the Numba loops when n_rows * n_cols is at most this.
+AUTO_NUMBA_MAX_CELLS = 40_000
+
+
+def _check_kernel(kernel: str) -> None:
+    if kernel not in KERNELS:
+        raise ValueError(f"Unknown kernel {kernel!r}; choose one of {list(KERNELS)}.")
+
+
+def _check_method(method: str) -> None:
+    if method not in ("auto", "blas", "numba"):
+        raise ValueError(f"method must be 'auto', 'blas' or 'numba'; got {method!r}.")
+
+
+def _choose(method: str, n_cells: int) -> str:
+    if method != "auto":
+        return method
+    return "numba" if n_cells <= AUTO_NUMBA_MAX_CELLS else "blas"
+
+
+def _active(X, w):
+    """Columns with a non-zero weight and the data scaled by the weights."""
+    w = np.asarray(w, dtype=np.float64)
+    act = np.flatnonzero(w != 0.0)
+    if act.size == X.shape[1]:
+        return act, X, w
+    return act, X[:, act], w[act]
+
+
+# --------------------------------------------------------------------------
+# Numba loop forms
+
+
+@pjit(fast=True)
+def _kernel_loops(Xw, Yw, kind, gamma, degree, coef0, symmetric):
+    """Kernel between rows of Xw and Yw (already multiplied by the weights).
+
+    kind: 0 linear, 1 rbf, 2 poly.  Yw is given transposed (p x m) so that
+    the inner loop runs over contiguous columns.
+    """
+    n, p = Xw.shape
+    m = Yw.shape[1]
+    K = np.empty((n, m))
+    for i in prange(n):
+        acc = np.zeros(m)
+        if kind == 1:
+            for k in range(p):
+                xik = Xw[i, k]
+                for j in range(m):
+                    d = xik - Yw[k, j]
+                    acc[j] += d * d
+            for j in range(m):
+                K[i, j] = fast_exp(-gamma * acc[j])
+            if symmetric:
+                K[i, i] = 1.0
+        else:
+            for k in range(p):
+                xik = Xw[i, k]
+                for j in range(m):
+                    acc[j] += xik * Yw[k, j]
+            if kind == 0:
+                for j in range(m):
+                    K[i, j] = acc[j]
+            else:
+                for j in range(m):
+                    K[i, j] = (acc[j] + coef0) ** degree
+    return K
+
+
+@pjit(fast=True)
+def _gradient_loops(X, XT, w, alpha, K, G, kind, gamma, degree):
+    """A[i, k] = sum_j alpha_j dk(x_i, x_j)/dw_k by loops (no n x n x p array).
+
+    X: n x p raw data, XT its transpose (p x n), K the kernel, G the
+    (d-1)-th power of the poly base (unused otherwise).
+    """
+    n, p = X.shape
+    A = np.zeros((n, p))
+    if kind == 0:
+        s = np.zeros(p)
+        for j in range(n):
+            for k in range(p):
+                s[k] += alpha[j] * X[j, k]
+        for i in prange(n):
+            for k in range(p):
+                A[i, k] = 2.0 * w[k] * X[i, k] * s[k]
+        return A
+    for i in prange(n):
+        c = np.empty(n)
+        if kind == 1:
+            for j in range(n):
+                c[j] = alpha[j] * K[i, j]
+            for k in range(p):
+                xik = X[i, k]
+                acc = 0.0
+                for j in range(n):
+                    d = xik - XT[k, j]
+                    acc += c[j] * d * d
+                A[i, k] = -2.0 * gamma * w[k] * acc
+        else:
+            for j in range(n):
+                c[j] = alpha[j] * G[i, j]
+            for k in range(p):
+                acc = 0.0
+                for j in range(n):
+                    acc += c[j] * XT[k, j]
+                A[i, k] = 2.0 * degree * w[k] * X[i, k] * acc
+    return A
+
+
+# --------------------------------------------------------------------------
+# BLAS forms
+
+
+def _sq_dists_blas(Xw, Yw, symmetric):
+    sx = np.einsum("ij,ij->i", Xw, Xw)
+    if symmetric:
+        D = Xw @ Xw.T
+        sy = sx
+    else:
+        D = Xw @ Yw.T
+        sy = np.einsum("ij,ij->i", Yw, Yw)
+    D *= -2.0
+    D += sx[:, None]
+    D += sy[None, :]
+    np.maximum(D, 0.0, out=D)
+    if symmetric:
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+def _kernel_blas(Xw, Yw, kind, gamma, degree, coef0, symmetric):
+    if kind == 1:
+        D = _sq_dists_blas(Xw, Yw, symmetric)
+        D *= -gamma
+        return fast_exp_array(D)
+    S = Xw @ Xw.T if symmetric else Xw @ Yw.T
+    if kind == 0:
+        return S
+    S += coef0
+    if degree == 2:
+        np.multiply(S, S, out=S)
+        return S
+    return np.power(S, degree, out=S)
+
+
+def _gradient_blas(X, w, alpha, K, G, kind, gamma, degree):
+    n, p = X.shape
+    if kind == 0:
+        return 2.0 * (X * (w * (X.T @ alpha)))
+    if kind == 1:
+        R = np.empty((n, 2 * p + 1))
+        R[:, 0] = alpha
+        aX = alpha[:, None] * X
+        R[:, 1:p + 1] = aX
+        R[:, p + 1:] = aX * X
+        KR = K @ R
+        Ka = KR[:, :1]
+        A = X * X
+        A *= Ka
+        A -= 2.0 * X * KR[:, 1:p + 1]
+        A += KR[:, p + 1:]
+        A *= -2.0 * gamma * w
+        return A
+    GaX = G @ (alpha[:, None] * X)
+    GaX *= X
+    GaX *= 2.0 * degree * w
+    return GaX
+
+
+_KIND = {"linear": 0, "rbf": 1, "poly": 2}
+
+
+# --------------------------------------------------------------------------
+# public functions
+
+
+def weighted_kernel(
+    X,
+    w,
+    kernel: str = "rbf",
+    *,
+    Y=None,
+    gamma: float = 1.0,
+    degree: int = 2,
+    coef0: float = 1.0,
+    method: str = "auto",
+):
+    r"""The feature-weighted kernel matrix :math:`K_w(X, Y)`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+    w : ndarray of shape (p,)
+        Feature weights; they multiply the data (enter the kernel squared).
+    kernel : {"linear", "rbf", "poly"}
+    Y : ndarray of shape (m, p), optional
+        Second set of points (e.g. training points, for prediction); default
+        ``X`` (the symmetric training kernel).
+    gamma, degree, coef0 : float, int, float
+        RBF scale :math:`\gamma`; polynomial degree :math:`d` and offset :math:`c`.
+    method : {"auto", "blas", "numba"}
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.kernels.weighted import weighted_kernel
+    >>> X = np.array([[0.0, 1.0], [1.0, 3.0]])
+    >>> K = weighted_kernel(X, np.array([1.0, 0.0]), "rbf", gamma=0.5)
+    >>> bool(np.isclose(K[0, 1], np.exp(-0.5)))
+    True
+    """
+    _check_kernel(kernel)
+    _check_method(method)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    symmetric = Y is None
+    Y = X if symmetric else np.ascontiguousarray(Y, dtype=np.float64)
+    act, Xa, wa = _active(X, w)
+    Ya = Xa if symmetric else (Y if act.size == Y.shape[1] else Y[:, act])
+    n, m = X.shape[0], Y.shape[0]
+    kind = _KIND[kernel]
+    if act.size == 0:  # every weight is zero: the kernel of constant inputs
+        value = {0: 0.0, 1: 1.0, 2: float(coef0) ** degree}[kind]
+        return np.full((n, m), value)
+    Xw = Xa * wa
+    Yw = Xw if symmetric else Ya * wa
+    if _choose(method, n * m) == "numba":
+        return _kernel_loops(Xw, np.ascontiguousarray(Yw.T), kind, float(gamma), int(degree),
+                             float(coef0), symmetric)
+    return _kernel_blas(Xw, Yw, kind, float(gamma), int(degree), float(coef0), symmetric)
+
+
+def weight_gradient_matrix(
+    X,
+    w,
+    alpha,
+    K=None,
+    kernel: str = "rbf",
+    *,
+    gamma: float = 1.0,
+    degree: int = 2,
+    coef0: float = 1.0,
+    method: str = "auto",
+):
+    r"""The KNIFE matrix :math:`A_{ik} = \sum_j \alpha_j\, \partial k_w(x_i, x_j)/\partial w_k`.
+
+    Computed without any :math:`n \times n \times p` array (see the module
+    docstring for the closed forms).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        Training data (unweighted).
+    w : ndarray of shape (p,)
+    alpha : ndarray of shape (n,)
+    K : ndarray of shape (n, n), optional
+        The weighted kernel :math:`K_w(X, X)` when already computed (rbf
+        needs it; for poly it is not used, the (d-1)-th power of the base is
+        recomputed).
+    kernel, gamma, degree, coef0, method
+        As in :func:`weighted_kernel`.
+
+    Returns
+    -------
+    ndarray of shape (n, p)
+        Columns of zero-weight features are zero.
+    """
+    _check_kernel(kernel)
+    _check_method(method)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    n, p = X.shape
+    act, Xa, wa = _active(X, w)
+    A = np.zeros((n, p))
+    if act.size == 0:
+        return A
+    Xa = np.ascontiguousarray(Xa)
+    kind = _KIND[kernel]
+    G = None
+    if kind == 1 and K is None:
+        K = weighted_kernel(Xa, wa, "rbf", gamma=gamma, method=method)
+    if kind == 2:
+        Xw = Xa * wa
+        G = Xw @ Xw.T
+        G += coef0
+        if degree == 1:
+            G = np.ones_like(G)
+        elif degree > 2:
+            np.power(G, degree - 1, out=G)
+    use = _choose(method, n * n)
+    if use == "numba":
+        dummy = np.empty((0, 0))
+        Aa = _gradient_loops(Xa, np.ascontiguousarray(Xa.T), wa, alpha,
+                             dummy if K is None or kind != 1 else np.ascontiguousarray(K),
+                             dummy if G is None else G, kind, float(gamma), int(degree))
+    else:
+        Aa = _gradient_blas(Xa, wa, alpha, K, G, kind, float(gamma), int(degree))
+    if act.size == p:
+        return Aa
+    A[:, act] = Aa
+    return A
+
+
+def kernel_weight_derivative(X, w, k: int, kernel: str = "rbf", *, gamma: float = 1.0,
+                             degree: int = 2, coef0: float = 1.0):
+    r""":math:`\partial K_w / \partial w_k` as an n x n matrix (one feature).
+
+    For checks and small problems only; KNIFE itself never forms it (it uses
+    :func:`weight_gradient_matrix`).
+    """
+    _check_kernel(kernel)
+    X = np.asarray(X, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    xk = X[:, k]
+    if kernel == "linear":
+        return 2.0 * w[k] * np.outer(xk, xk)
+    if kernel == "rbf":
+        K = weighted_kernel(X, w, "rbf", gamma=gamma, method="blas")
+        return -2.0 * gamma * w[k] * (xk[:, None] - xk[None, :]) ** 2 * K
+    Xw = X * w
+    base = Xw @ Xw.T + coef0
+    return 2.0 * degree * w[k] * np.outer(xk, xk) * base ** (degree - 1)

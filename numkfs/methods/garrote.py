@@ -1,0 +1,202 @@
+r"""The linear garrote: KNIFE with a linear kernel in its jointly convex form.
+
+.. math::
+
+    \min_{\tilde\beta,\, 0 \le w \le 1}\;
+    \|y - X\tilde\beta\|^2 + \lambda_1 \sum_j \frac{\tilde\beta_j^2}{w_j}
+    + \lambda_2 \sum_j w_j
+
+(MATH.md §1, KNIFE paper eq. 4), solved along a λ2 path with warm starts,
+through the solver registry: the native berHu coordinate descent
+(:mod:`numkfs.solvers.native.garrote`) by default, or any conic backend on
+the QR-compressed CVXPY form (``solver="CLARABEL"``, ``"ECOS"``, ``"SCS"``).
+
+Decision (paper vs MATH.md).  Eq. (4) is the linear kernel with the
+weights entering *linearly*, :math:`k_w(x, x') = \sum_j w_j x_j x'_j`
+(paper eq. 3 with :math:`W = \mathrm{diag}(w)`, :math:`\tilde\beta = W\beta`,
+:math:`\beta^\top W \beta = \sum_j \tilde\beta_j^2 / w_j`).  That is the
+problem solved here.  With the weights entering squared, as in KNIFE's
+feature-weighted kernels (MATH.md table, paper §2.1), the same substitution
+gives :math:`\lambda_1 \sum_j \tilde\beta_j^2 / w_j^2`, which is not jointly
+convex; eliminating w there gives the non-convex bridge penalty
+:math:`\tfrac32 \lambda_2 (2\lambda_1/\lambda_2)^{1/3} |\tilde\beta_j|^{2/3}`
+instead of the convex berHu penalty of the garrote.  So the garrote equals
+the fixed point of the alternating (α-step / w-step) linear KNIFE with
+linearly entering weights, i.e. squared-weight KNIFE with :math:`v = w^2`
+as its weights and penalty :math:`\lambda_2 \sum_j v_j`.
+
+The same non-negative garrote step (:class:`~numkfs.solvers.native.garrote.GarroteStep`,
+:func:`garrote_step`) is the w-step of that alternating form (``G[:, j] =
+x_j β_j``, ``d_j = λ1 β_j² + λ2``, ``0 ≤ w ≤ 1``) and the θ-step of COSSO
+(:mod:`numkfs.methods.cosso`).
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from .._validation import Interval, NoneOr, check_X_y, constant_columns, validate_params
+from ..paths import FeaturePath
+from ..solvers import SolverError, native_solvers, solve
+from ..solvers.native.garrote import GarroteStep, LinearGarrote, garrote_lambda2_max
+
+__all__ = ["garrote_path", "garrote_step", "garrote_lambda2_max"]
+
+_PATH_CONSTRAINTS = {
+    "lambda1": [Interval(Real, 0, None, closed="neither")],
+    "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+    "eps": [Interval(Real, 0, 1, closed="neither")],
+    "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
+}
+
+
+def _center(X, y, fit_intercept: bool):
+    if fit_intercept:
+        x_mean, y_mean = X.mean(axis=0), float(y.mean())
+        return X - x_mean, y - y_mean, x_mean, y_mean
+    return X, y, np.zeros(X.shape[1]), 0.0
+
+
+def _solve(problem, solver, tol):
+    """``solve(problem, solver, tol=tol)``, but with ``solver="auto"`` the
+    native solver is tried alone first: the registry's full ``auto`` order
+    checks every conic backend's installation (tens of ms per call), which
+    would dominate the millisecond native solves of a path or of COSSO's
+    alternations.  An inaccurate native answer still falls back through
+    the registry."""
+    if isinstance(solver, str) and solver.lower() == "auto" and problem.kind in native_solvers():
+        try:
+            return solve(problem, "native", tol=tol, fallback=False)
+        except SolverError:
+            pass
+    return solve(problem, solver=solver, tol=tol)
+
+
+def garrote_path(
+    X,
+    y,
+    lambda1: float = 1.0,
+    lambda2s=None,
+    *,
+    n_lambdas: int = 100,
+    eps: float = 1e-3,
+    fit_intercept: bool = True,
+    solver: str | list = "auto",
+    tol: float | None = None,
+    penalty_weights=None,
+    feature_names=None,
+    true_support=None,
+) -> FeaturePath:
+    r"""The linear-garrote feature path over λ2 (warm-started).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    lambda1 : float > 0
+        Ridge parameter (KNIFE's default 1).
+    lambda2s : array-like, optional
+        λ2 values, solved in the order given.  Default: ``n_lambdas``
+        values log-spaced from :math:`\lambda_{2,\max} = \max_j (x_j^\top
+        y)^2/\lambda_1` (every weight 0) down to ``eps`` times it.
+    fit_intercept : bool
+        Centre X and y (an unpenalised intercept).
+    solver : str or list
+        ``"auto"`` (native first), ``"native"`` or a conic backend name
+        (see :func:`numkfs.solvers.solve`).
+    tol : float, optional
+        Solver tolerance (each backend's numkfs default when None).
+    penalty_weights : array-like of shape (n_features,), optional
+        Factors π_j > 0 of an adaptive weight penalty
+        :math:`\lambda_2 \sum_j \pi_j w_j` (default 1).
+    feature_names, true_support : optional
+        Passed to the :class:`~numkfs.paths.FeaturePath`.
+
+    Returns
+    -------
+    FeaturePath
+        ``weights`` are the w, ``grid_name="lambda2"``; ``extra`` holds
+        ``"coef"`` (β̃ per point, in the units of X), ``"intercept"``,
+        ``"lambda1"``, ``"lambda2_max"``, ``"solver"`` (backend per point)
+        and ``"solve_time"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 5))
+    >>> y = 3 * X[:, 0] + rng.standard_normal(50)
+    >>> path = garrote_path(X, y, n_lambdas=20)
+    >>> int(path.n_selected()[0]), bool(path.selected(-1)[0])   # λ2 = λ2_max: none; small λ2: x0
+    (0, True)
+    """
+    if feature_names is None and hasattr(X, "columns"):
+        feature_names = [str(c) for c in X.columns]
+    X, y = check_X_y(X, y, caller="garrote_path")
+    validate_params({"lambda1": lambda1, "n_lambdas": n_lambdas, "eps": eps, "tol": tol},
+                    _PATH_CONSTRAINTS, "garrote_path")
+    constant_columns(X, caller="garrote_path", feature_names=feature_names)
+    Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
+    l2max = garrote_lambda2_max(Xc, yc, lambda1, penalty_weights)
+    if lambda2s is None:
+        top = l2max if l2max > 0 else 1.0
+        lambda2s = top * np.geomspace(1.0, eps, n_lambdas)
+    lambda2s = np.atleast_1d(np.asarray(lambda2s, dtype=float)).ravel()
+    if lambda2s.size == 0 or not np.all(np.isfinite(lambda2s)) or np.any(lambda2s < 0):
+        raise ValueError(f"garrote_path: lambda2s must be finite and >= 0; got {lambda2s!r}.")
+
+    problem = LinearGarrote(Xc, yc, lambda1, float(lambda2s[0]), penalty_weights=penalty_weights)
+    p = X.shape[1]
+    W = np.empty((lambda2s.size, p))
+    B = np.empty((lambda2s.size, p))
+    obj = np.empty(lambda2s.size)
+    used, times = [], np.empty(lambda2s.size)
+    for i, l2 in enumerate(lambda2s):
+        problem.update(lambda2=float(l2))
+        res = _solve(problem, solver, tol)
+        B[i] = res["beta"]
+        W[i] = np.clip(res["w"], 0.0, 1.0)
+        obj[i] = res.objective
+        used.append(res.solver)
+        times[i] = res.solve_time
+        problem.beta_warm = B[i].copy()
+    return FeaturePath(
+        grid=lambda2s, weights=W, grid_name="lambda2", feature_names=feature_names, objective=obj,
+        method="garrote", tol=1e-6, true_support=true_support,
+        extra={"coef": B, "intercept": y_mean - B @ x_mean, "lambda1": float(lambda1),
+               "lambda2_max": l2max, "solver": used, "solve_time": times},
+    )
+
+
+def garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M: float | None = None,
+                 theta0=None, solver="auto", tol: float | None = None, problem: GarroteStep | None = None):
+    r"""The non-negative garrote step, through the solver registry.
+
+    .. math::
+
+        \min_\theta\; s\|z - G\theta\|^2 + d^\top\theta
+        \quad\text{s.t.}\quad 0 \le \theta \le u,\ \textstyle\sum_j \theta_j \le M
+
+    Pass ``problem`` (a :class:`GarroteStep` made once) to re-use its CVXPY
+    formulation and warm start along an alternating algorithm.
+
+    Returns
+    -------
+    theta : ndarray of shape (p,)
+    result : SolverResult
+    """
+    if problem is None:
+        problem = GarroteStep(G, z, d, scale=scale, upper=upper, M=M, theta0=theta0)
+    else:
+        values = {"G": np.asarray(G, dtype=float), "z": np.asarray(z, dtype=float).ravel(),
+                  "d": np.asarray(d, dtype=float).ravel()}
+        if problem.budget:
+            values["M"] = float(M)
+        problem.update(**values)
+        if theta0 is not None:
+            problem.theta_warm = np.asarray(theta0, dtype=float)
+    res = _solve(problem, solver, tol)
+    theta = np.clip(res["theta"], 0.0, problem.upper)
+    problem.theta_warm = theta.copy()
+    return theta, res

@@ -1,0 +1,778 @@
+r"""KNIFE: kernel iterative feature extraction (Allen, weighted kernels).
+
+Problem (paper eq. 2, MATH.md §1):
+
+.. math::
+
+    \min_{\alpha, \alpha_0, w}\; f(\alpha, w) = L(y, K_w\alpha + \alpha_0)
+        + \lambda_1 \alpha^\top K_w \alpha + \lambda_2 \textstyle\sum_j w_j,
+    \qquad 0 \le w_j \le 1,
+
+with a feature-weighted kernel :math:`K_w` (:mod:`numkfs.kernels.weighted`,
+weights squared inside the kernel) and an intercept :math:`\alpha_0` for
+the classification losses only.
+
+Algorithm (paper Algorithms 1 and 3), one iteration from :math:`(\alpha, w)`:
+
+1. α-step: :math:`\alpha = \arg\min L(y, K_w\alpha + \alpha_0) + \lambda_1
+   \alpha^\top K_w\alpha`; squared loss: :math:`(K_w + \lambda_1 I)\alpha = y`
+   by Cholesky (a growing ridge guard if the factorisation fails
+   numerically); smooth classification losses: Newton/IRLS on
+   :math:`(\alpha, \alpha_0)` with an Armijo line search.
+2. w-step: minimise the linearised surrogate
+   :math:`L(y, u^0 + A w) + \lambda_1 \alpha^\top A w + \lambda_2 1^\top w`
+   over the box, :math:`A = \sum_j \alpha_j \partial k/\partial w`,
+   :math:`u^0 = K_w\alpha + \alpha_0 - A w_{\mathrm{prev}}` (so the n x n
+   matrix B of the paper is never formed), with the native solver
+   (:mod:`numkfs.solvers.native.knife_wstep`) or a CVXPY backend.
+3. If :math:`f(\alpha, w_{\mathrm{new}}) > f(\alpha, w_{\mathrm{prev}})`,
+   backtrack on :math:`w_{\mathrm{prev}} + s (w_{\mathrm{new}} -
+   w_{\mathrm{prev}})`, :math:`s = 1/2, 1/4, \dots` (the line search of the
+   paper's Algorithm 3, by backtracking as the paper allows); if no
+   :math:`s \ge 2^{-30}` decreases :math:`f` the point is stationary and the
+   fit stops.
+
+The objective is recorded after every α-step and every w-step
+(``objective_history``); by construction it never increases.  A final
+α-step at the returned weights makes α exactly optimal for them.
+
+Decisions where the paper and MATH.md leave room:
+
+* The box is :math:`0 \le w \le 1` (the paper writes :math:`w < 1`, which
+  has no minimiser in general; the closed box is the standard reading).
+* Losses are sums (not means), so the paper's default :math:`\lambda_1 = 1`
+  applies; :math:`\gamma = 1/p` by default, p counting every column of X.
+* Weights that reach exactly 0 stay 0 (:math:`\partial k/\partial w_k
+  \propto w_k`, "sticky"), and kernels and A are computed on the active
+  features only.  Weights below ``1e-12`` are set to 0.
+* The λ2 path starts at 0 and its top is *found*: at the λ2 = 0 solution
+  the w-step surrogate has :math:`w = 0` as minimiser exactly when
+  :math:`\lambda_2 \ge \max_k -\partial_k S(0)` (its KKT condition at 0);
+  that value is then verified by a warm-started fit and doubled until every
+  weight is zero.  The walk continues beyond the top of the grid (same
+  log-spacing) if the warm-started path still has non-zero weights there.
+
+Linear kernel and MATH.md eq. 4.  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
+and :math:`\tilde\beta = \mathrm{diag}(w^2) X^\top \alpha`, the squared-loss
+objective is
+
+.. math::
+
+    f = \|y - X\tilde\beta\|^2 + \lambda_1 \sum_j \tilde\beta_j^2 / w_j^2
+        + \lambda_2 \sum_j w_j ,
+
+i.e., with :math:`v = w^2`, :math:`\|y - X\tilde\beta\|^2 + \lambda_1
+\sum_j \tilde\beta_j^2/v_j + \lambda_2 \sum_j \sqrt{v_j}`.  Eq. 4 (the
+jointly convex ``quad_over_lin`` form) has :math:`\lambda_2 \sum_j v_j`
+instead: it is KNIFE with weights entering the kernel *linearly*, not the
+paper's squared weights, so the two problems have different solutions at
+the same :math:`(\lambda_1, \lambda_2)` (KNIFE's profile penalty is
+:math:`\propto |\tilde\beta_j|^{2/3}`, eq. 4's is lasso/ridge-like).  What
+holds exactly (tested in ``tests/test_knife.py``): (i) at λ2 = 0 both are
+ridge regression; (ii) for fixed w the α-step of KNIFE and the β̃-step of
+eq. 4 with :math:`v = w^2` give the same fitted values and the same
+data-plus-ridge value; (iii) a KNIFE stationary point :math:`w^*` is the
+global solution of eq. 4 with the reweighted penalty
+:math:`\sum_j \lambda_2/(2 w_j^*)\, v_j` (the tangent of the concave
+:math:`\lambda_2\sqrt{v_j}` at :math:`v_j^* = w_j^{*2}`), with
+:math:`v_j = 0` imposed where :math:`w^*_j = 0`.
+"""
+from __future__ import annotations
+
+import contextlib
+import numbers
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+
+from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_random_state,
+                           check_X, check_y, constant_columns, validate_params)
+from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
+from ..losses import get_loss
+from ..paths import FeaturePath
+from ..solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
+
+__all__ = ["knife", "knife_path", "KNIFEResult", "knife_objective", "knife_gradient_w",
+           "path_decision_function", "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]
+
+REGRESSION_LOSSES = ("squared",)
+CLASSIFICATION_LOSSES = ("squared_hinge", "huberized_hinge", "logistic")
+
+#: Weights at or below this are set to exactly zero (and stay there).
+ZERO_TOL = 1e-12
+
+#: Parameter constraints shared by the functions and the estimators.
+KNIFE_CONSTRAINTS = {
+    "kernel": [Options(KERNELS)],
+    "loss": [Options(REGRESSION_LOSSES + CLASSIFICATION_LOSSES)],
+    "lambda1": [Interval(numbers.Real, 0, None, closed="neither")],
+    "lambda2": [Interval(numbers.Real, 0, None, closed="left")],
+    "gamma": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
+    "degree": [Interval(numbers.Integral, 1, None, closed="left")],
+    "coef0": [Interval(numbers.Real, None, None)],
+    "delta": [Interval(numbers.Real, 0, None, closed="neither")],
+    "n_restarts": [Interval(numbers.Integral, 1, None, closed="left")],
+    "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "n_lambdas": [Interval(numbers.Integral, 2, None, closed="left")],
+    "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither")],
+}
+
+_SOLVERS = ("auto", "native", "ECOS", "SCS", "CLARABEL")
+
+
+def _check_solver(solver, caller):
+    names = [solver] if isinstance(solver, str) else list(solver)
+    for s in names:
+        if not isinstance(s, str) or s.upper() not in {x.upper() for x in _SOLVERS}:
+            raise ValueError(f"The 'solver' parameter of {caller} must be one of {list(_SOLVERS)} "
+                             f"(or a list of them). Got {solver!r} instead.")
+
+
+@contextlib.contextmanager
+def _numba_threads_for(n: int):
+    """Small problems run Numba serially: a parallel region costs more than
+    the work (and far more on a loaded machine)."""
+    import numba
+
+    old = numba.get_num_threads()
+    try:
+        if n <= 400:
+            numba.set_num_threads(1)
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+# --------------------------------------------------------------------------
+# the problem: data, kernel, α-step, w-step, objective
+
+
+class _Knife:
+    """Everything that stays fixed during a fit (and a path)."""
+
+    def __init__(self, X, y, *, kernel, loss, lambda1, gamma, degree, coef0, delta, solver,
+                 kernel_method="auto", wstep_tol=1e-10):
+        self.X = X
+        self.y = y
+        self.kernel = kernel
+        self.loss = get_loss(loss, delta=delta)
+        self.intercept = self.loss.classification
+        self.lambda1 = float(lambda1)
+        self.gamma = float(gamma)
+        self.degree = int(degree)
+        self.coef0 = float(coef0)
+        self.solver = solver
+        self.kernel_method = kernel_method
+        self.wstep_tol = wstep_tol
+        self._act_key = None
+        self._Xa = None
+        self._problem = None
+        self.n_wstep_fallbacks = 0
+
+    # -- kernel on the active set -----------------------------------------
+    def active_data(self, w):
+        act = np.flatnonzero(w > 0.0)
+        key = act.tobytes()
+        if key != self._act_key:
+            self._act_key = key
+            self._Xa = np.ascontiguousarray(self.X[:, act])
+        return act, self._Xa
+
+    def kernel_matrix(self, w):
+        act, Xa = self.active_data(w)
+        return weighted_kernel(Xa, w[act], self.kernel, gamma=self.gamma, degree=self.degree,
+                               coef0=self.coef0, method=self.kernel_method)
+
+    # -- objective ---------------------------------------------------------
+    def objective_parts(self, K, alpha, a0, w, lambda2):
+        Ka = K @ alpha
+        u = Ka + a0
+        return self.loss.value(self.y, u) + self.lambda1 * float(alpha @ Ka) + lambda2 * float(w.sum()), u
+
+    def objective(self, K, alpha, a0, w, lambda2):
+        return self.objective_parts(K, alpha, a0, w, lambda2)[0]
+
+    # -- α-step --------------------------------------------------------------
+    def alpha_step(self, K, alpha, a0):
+        if not self.intercept:
+            return _ridge_solve(K, self.y, self.lambda1), 0.0
+        return _newton_alpha(K, self.y, self.loss, self.lambda1, alpha, a0)
+
+    # -- w-step ---------------------------------------------------------------
+    def wstep_data(self, K, alpha, a0, w, lambda2):
+        act, Xa = self.active_data(w)
+        A = weight_gradient_matrix(Xa, w[act], alpha, K, self.kernel, gamma=self.gamma,
+                                   degree=self.degree, coef0=self.coef0, method=self.kernel_method)
+        u = K @ alpha + a0
+        u0 = u - A @ w[act]
+        c = self.lambda1 * (A.T @ alpha) + lambda2
+        return act, A, u0, c
+
+    def w_step(self, K, alpha, a0, w, lambda2):
+        act, A, u0, c = self.wstep_data(K, alpha, a0, w, lambda2)
+        w_new = np.zeros_like(w)
+        if act.size == 0:
+            return w_new
+        solver = self.solver
+        if isinstance(solver, str) and solver.lower() in ("auto", "native"):
+            wa, _, kkt = solve_knife_wstep(self.loss, self.y, A, u0, c, w[act], tol=self.wstep_tol)
+            scale = max(1.0, float(np.max(np.abs(c))))
+            if kkt > 1e-6 * scale and solver.lower() == "auto":
+                # the native answer is not accurate enough: ask the conic backends
+                self.n_wstep_fallbacks += 1
+                wa = self._conic_wstep(A, u0, c, w[act], "auto")
+        else:
+            wa = self._conic_wstep(A, u0, c, w[act], solver)
+        w_new[act] = np.clip(wa, 0.0, 1.0)
+        w_new[w_new <= ZERO_TOL] = 0.0
+        return w_new
+
+    def _conic_wstep(self, A, u0, c, wa, solver):
+        from ..solvers import solve
+
+        if self._problem is None:
+            self._problem = KnifeWeightStep(self.loss, self.y, A, u0, c, w0=wa)
+        else:
+            self._problem.set_data(A, u0, c, w0=wa)
+        if isinstance(solver, str) and solver.lower() == "auto":
+            solver = ["CLARABEL", "ECOS", "SCS"]
+        res = solve(self._problem, solver=solver, tol=1e-9)
+        return np.asarray(res.solution["w"], dtype=float)
+
+    # -- one KNIFE fit from a start ---------------------------------------------
+    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, history=None):
+        n = self.X.shape[0]
+        w = np.clip(np.asarray(w, dtype=float), 0.0, 1.0)
+        w[w <= ZERO_TOL] = 0.0
+        alpha = np.zeros(n) if alpha is None else np.asarray(alpha, dtype=float).copy()
+        hist = [] if history is None else history
+        K = self.kernel_matrix(w)
+        alpha, a0 = self.alpha_step(K, alpha, a0)
+        f = self.objective(K, alpha, a0, w, lambda2)
+        hist.append(f)
+        converged = False
+        n_iter = 0
+        n_line_searches = 0
+        for n_iter in range(1, max_iter + 1):
+            f_start = f
+            # w-step on the linearised surrogate
+            w_new = self.w_step(K, alpha, a0, w, lambda2)
+            K_new = self.kernel_matrix(w_new)
+            f_new = self.objective(K_new, alpha, a0, w_new, lambda2)
+            if not f_new <= f:
+                # Algorithm 3: backtracking line search along w_new - w
+                n_line_searches += 1
+                step = w_new - w
+                s = 0.5
+                accepted = False
+                while s >= 2.0 ** -30:
+                    w_s = w + s * step
+                    w_s[w_s <= ZERO_TOL] = 0.0
+                    K_s = self.kernel_matrix(w_s)
+                    f_s = self.objective(K_s, alpha, a0, w_s, lambda2)
+                    if f_s <= f:
+                        w_new, K_new, f_new, accepted = w_s, K_s, f_s, True
+                        break
+                    s *= 0.5
+                if not accepted:  # no descent along the surrogate's direction: stationary
+                    converged = True
+                    break
+            w, K, f = w_new, K_new, f_new
+            hist.append(f)
+            # α-step at the new weights
+            alpha_new, a0_new = self.alpha_step(K, alpha, a0)
+            f_alpha = self.objective(K, alpha_new, a0_new, w, lambda2)
+            if f_alpha <= f:
+                alpha, a0, f = alpha_new, a0_new, f_alpha
+            hist.append(f)
+            if f_start - f <= tol * max(1.0, abs(f)):
+                converged = True
+                break
+        return _FitState(w=w, alpha=alpha, a0=float(a0), K=K, objective=f, n_iter=n_iter,
+                         converged=converged, n_line_searches=n_line_searches, history=hist)
+
+
+@dataclass
+class _FitState:
+    w: np.ndarray
+    alpha: np.ndarray
+    a0: float
+    K: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+    n_line_searches: int
+    history: list
+
+
+def _ridge_solve(K, y, lam):
+    """(K + lam I)^-1 y by Cholesky, with a growing ridge if it fails numerically."""
+    n = K.shape[0]
+    M = K.copy()
+    ridge = lam
+    scale = max(float(np.max(np.abs(np.diag(K)), initial=0.0)), 1.0)
+    for attempt in range(12):
+        M[np.diag_indices(n)] = np.diag(K) + ridge
+        try:
+            c = scipy.linalg.cho_factor(M, lower=True, overwrite_a=False, check_finite=False)
+            return scipy.linalg.cho_solve(c, y, check_finite=False)
+        except np.linalg.LinAlgError:
+            ridge = max(ridge * 10.0, 1e-12 * scale)
+    raise np.linalg.LinAlgError("KNIFE: the kernel matrix could not be factorised even with a ridge "
+                                f"of {ridge:.1e}; the data may contain huge values.")
+
+
+def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100):
+    r"""Newton/IRLS for :math:`\min L(y, K\alpha + \alpha_0) + \lambda_1 \alpha^\top K\alpha`.
+
+    The Newton system :math:`H\Delta = -G` with :math:`H = [[KDK + 2\lambda_1
+    K, KD1], [1^\top DK, 1^\top D1]]` is solved through the equivalent
+    (K-preconditioned) system :math:`[[DK + 2\lambda_1 I, D1], [1^\top DK,
+    1^\top D1]]`, whose solution solves :math:`H\Delta = -G` even when K is
+    singular; Armijo backtracking on the objective.
+    """
+    n = K.shape[0]
+    alpha = alpha.copy()
+    Ka = K @ alpha
+
+    def obj(Ka_, alpha_, a0_):
+        return loss.value(y, Ka_ + a0_) + lam1 * float(alpha_ @ Ka_)
+
+    F = obj(Ka, alpha, a0)
+    M = np.empty((n + 1, n + 1))
+    for _ in range(max_iter):
+        u = Ka + a0
+        g = loss.gradient(y, u)
+        D = loss.hessian_diag(y, u)
+        r1 = g + 2.0 * lam1 * alpha
+        r2 = float(g.sum())
+        scale = max(1.0, float(np.max(np.abs(g))))
+        if max(float(np.max(np.abs(r1))), abs(r2)) <= tol * scale:
+            break
+        M[:n, :n] = D[:, None] * K
+        M[np.arange(n), np.arange(n)] += 2.0 * lam1
+        M[:n, n] = D
+        M[n, :n] = D @ K
+        M[n, n] = D.sum() + 1e-10 * max(1.0, n * float(np.max(D, initial=0.0)))
+        try:
+            step = scipy.linalg.solve(M, -np.concatenate([r1, [r2]]), check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            step = np.linalg.lstsq(M, -np.concatenate([r1, [r2]]), rcond=None)[0]
+        da, db = step[:n], float(step[n])
+        Kd = K @ da
+        slope = float(r1 @ Kd) + r2 * db
+        if not slope < 0.0:
+            break
+        t = 1.0
+        while t > 1e-12:
+            F_new = obj(Ka + t * Kd, alpha + t * da, a0 + t * db)
+            if F_new <= F + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        if t <= 1e-12:
+            break
+        alpha += t * da
+        Ka += t * Kd
+        a0 += t * db
+        F = F_new
+    return alpha, float(a0)
+
+
+# --------------------------------------------------------------------------
+# results
+
+
+@dataclass
+class KNIFEResult:
+    """The outcome of :func:`knife`.
+
+    Attributes
+    ----------
+    weights : ndarray (p,)
+        Feature weights w in [0, 1].
+    alpha : ndarray (n,)
+        Kernel coefficients.
+    intercept : float
+        α0 (0 for regression).
+    objective : float
+        f(α, w) at the returned point.
+    objective_history : ndarray
+        f after every α-step and w-step of the best start (non-increasing).
+    n_iter : int
+        Outer iterations of the best start.
+    converged : bool
+    restart_objectives : ndarray
+        Final objective of every start (the best one is returned).
+    classes : ndarray or None
+        Original labels for classification (``classes[1]`` is +1).
+    params : dict
+        kernel, gamma, degree, coef0, loss, lambda1, lambda2, delta.
+    X_fit : ndarray
+        The training data (needed to predict).
+    """
+
+    weights: np.ndarray
+    alpha: np.ndarray
+    intercept: float
+    objective: float
+    objective_history: np.ndarray
+    n_iter: int
+    converged: bool
+    restart_objectives: np.ndarray
+    classes: np.ndarray | None
+    params: dict
+    X_fit: np.ndarray = field(repr=False)
+    n_line_searches: int = 0
+
+    def decision_function(self, X):
+        """:math:`K_w(X, X_{fit})\\alpha + \\alpha_0` for new points."""
+        return _decision(self.X_fit, X, self.weights, self.alpha, self.intercept, self.params)
+
+    def predict(self, X):
+        d = self.decision_function(X)
+        if self.classes is None:
+            return d
+        return np.where(d > 0, self.classes[1], self.classes[0])
+
+
+def _decision(X_fit, X, w, alpha, a0, params):
+    X = np.asarray(X, dtype=float)
+    act = np.flatnonzero(w > 0)
+    Xa = np.ascontiguousarray(X[:, act])
+    Ya = np.ascontiguousarray(X_fit[:, act])
+    Kx = weighted_kernel(Xa, w[act], params["kernel"], Y=Ya, gamma=params["gamma"],
+                         degree=params["degree"], coef0=params["coef0"])
+    return Kx @ alpha + a0
+
+
+def path_decision_function(path: FeaturePath, X_fit, X, index=None):
+    """Decision values of the models along a KNIFE path for new points.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        From :func:`knife_path` (its ``extra`` holds α, α0 and the kernel).
+    X_fit : ndarray (n, p)
+        The training data of the path.
+    X : ndarray (m, p)
+    index : int, optional
+        One path point; default every point.
+
+    Returns
+    -------
+    ndarray (m,) for one point, else (m, n_points)
+    """
+    params = path.extra["params"]
+    X_fit = np.asarray(X_fit, dtype=float)
+    idx = range(path.n_points) if index is None else [index]
+    out = np.column_stack([_decision(X_fit, X, path.weights[i], path.extra["alpha"][i],
+                                     path.extra["intercept"][i], params) for i in idx])
+    return out[:, 0] if index is not None else out
+
+
+def knife_objective(X, y, w, alpha, intercept=0.0, *, kernel="rbf", loss="squared", lambda1=1.0,
+                    lambda2=0.0, gamma=None, degree=2, coef0=1.0, delta=1.0) -> float:
+    """The KNIFE objective f(α, w) (for checks; y in ±1 for classification)."""
+    X = np.asarray(X, dtype=float)
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    w = np.asarray(w, dtype=float)
+    K = weighted_kernel(X, w, kernel, gamma=gamma, degree=degree, coef0=coef0)
+    Ka = K @ alpha
+    L = get_loss(loss, delta=delta)
+    return L.value(np.asarray(y, float), Ka + intercept) + lambda1 * float(alpha @ Ka) + lambda2 * float(w.sum())
+
+
+def knife_gradient_w(X, y, w, alpha, intercept=0.0, *, kernel="rbf", loss="squared", lambda1=1.0,
+                     lambda2=0.0, gamma=None, degree=2, coef0=1.0, delta=1.0) -> np.ndarray:
+    r"""Gradient of f in w: :math:`A^\top \ell'(u) + \lambda_1 A^\top\alpha + \lambda_2`."""
+    X = np.asarray(X, dtype=float)
+    gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    w = np.asarray(w, dtype=float)
+    K = weighted_kernel(X, w, kernel, gamma=gamma, degree=degree, coef0=coef0)
+    A = weight_gradient_matrix(X, w, alpha, K, kernel, gamma=gamma, degree=degree, coef0=coef0)
+    L = get_loss(loss, delta=delta)
+    u = K @ alpha + intercept
+    return A.T @ L.gradient(np.asarray(y, float), u) + lambda1 * (A.T @ alpha) + lambda2
+
+
+# --------------------------------------------------------------------------
+# input handling shared by knife and knife_path
+
+
+def _prepare(X, y, params, caller):
+    validate_params(params, KNIFE_CONSTRAINTS, caller)
+    _check_solver(params["solver"], caller)
+    X = check_X(X, caller=caller)
+    loss = params["loss"]
+    if loss in CLASSIFICATION_LOSSES:
+        y = check_y(y, X.shape[0], caller=caller, numeric=False)
+        y_pm, classes = check_binary_labels(y, caller=caller)
+    else:
+        y_pm, classes = check_y(y, X.shape[0], caller=caller), None
+    const = constant_columns(X, caller=caller)
+    gamma = 1.0 / X.shape[1] if params["gamma"] is None else float(params["gamma"])
+    model = _Knife(X, y_pm, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
+                   degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
+                   solver=params["solver"])
+    public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),
+              "coef0": float(params["coef0"]), "loss": loss, "lambda1": float(params["lambda1"]),
+              "delta": float(params["delta"])}
+    return X, y_pm, classes, const, model, public
+
+
+def _starts(rng, p, const, n_restarts, w0):
+    starts = []
+    if w0 is not None:
+        w0 = np.broadcast_to(np.asarray(w0, dtype=float), (p,)).copy()
+        if np.any((w0 < 0) | (w0 > 1)) or not np.all(np.isfinite(w0)):
+            raise ValueError("KNIFE: w0 must lie in [0, 1].")
+        starts.append(w0)
+    while len(starts) < n_restarts:
+        starts.append(rng.uniform(0.0, 1.0, p))
+    for s in starts:
+        s[const] = 0.0
+    return starts
+
+
+def knife(
+    X,
+    y,
+    *,
+    kernel: str = "rbf",
+    loss: str = "squared",
+    lambda1: float = 1.0,
+    lambda2: float = 0.0,
+    gamma: float | None = None,
+    degree: int = 2,
+    coef0: float = 1.0,
+    delta: float = 1.0,
+    n_restarts: int = 1,
+    solver="auto",
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    w0=None,
+    random_state=None,
+) -> KNIFEResult:
+    r"""Fit KNIFE at one :math:`(\lambda_1, \lambda_2)`.
+
+    .. math::
+
+        \min_{\alpha, \alpha_0, 0 \le w \le 1} L(y, K_w\alpha + \alpha_0)
+        + \lambda_1 \alpha^\top K_w\alpha + \lambda_2 \textstyle\sum_j w_j
+
+    Parameters
+    ----------
+    X : array (n, p)
+        Data; the paper assumes standardised columns (the estimators
+        standardise, this function uses X as given).
+    y : array (n,)
+        Response (regression) or two class labels (classification losses).
+    kernel : {"rbf", "linear", "poly"}
+    loss : {"squared", "squared_hinge", "huberized_hinge", "logistic"}
+    lambda1 : float > 0
+        Ridge penalty on α (paper default 1 for summed losses).
+    lambda2 : float >= 0
+        L1 penalty on the weights.
+    gamma : float, optional
+        RBF scale; default 1/p.
+    degree, coef0 : int, float
+        Polynomial kernel :math:`(\sum_j w_j^2 x_j x'_j + c)^d`.
+    delta : float
+        Width of the huberized hinge.
+    n_restarts : int
+        Random starts :math:`w^{(0)} \sim U(0, 1)^p` (after ``w0`` if given);
+        the lowest objective wins.
+    solver : "auto", "native", "ECOS", "SCS", "CLARABEL" or a list
+        Weight-step solver; "auto" is the native Numba solver (with a conic
+        fall-back when it is not accurate).
+    max_iter, tol : int, float
+        Outer iterations; stop when an iteration decreases f by less than
+        ``tol * max(1, |f|)``.
+    w0 : array (p,), optional
+        A starting point in [0, 1] (used as the first start).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    KNIFEResult
+
+    Examples
+    --------
+    >>> from numkfs.datasets._knife import make_sinusoid
+    >>> from numkfs.methods.knife import knife
+    >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
+    >>> res = knife(X, y, lambda2=20.0, random_state=0)
+    >>> bool(np.all(np.diff(res.objective_history) <= 1e-9 * abs(res.objective)))
+    True
+    """
+    caller = "knife"
+    params = dict(kernel=kernel, loss=loss, lambda1=lambda1, lambda2=lambda2, gamma=gamma, degree=degree,
+                  coef0=coef0, delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver)
+    X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
+    rng = check_random_state(random_state)
+    best = None
+    objs = []
+    with _numba_threads_for(X.shape[0]):
+        for start in _starts(rng, X.shape[1], const, n_restarts, w0):
+            st = model.fit(start, float(lambda2), max_iter=max_iter, tol=tol)
+            objs.append(st.objective)
+            if best is None or st.objective < best.objective:
+                best = st
+    public["lambda2"] = float(lambda2)
+    return KNIFEResult(weights=best.w, alpha=best.alpha, intercept=best.a0, objective=best.objective,
+                       objective_history=np.asarray(best.history), n_iter=best.n_iter,
+                       converged=best.converged, restart_objectives=np.asarray(objs), classes=classes,
+                       params=public, X_fit=X, n_line_searches=best.n_line_searches)
+
+
+def _lambda2_top(model, st):
+    """Smallest λ2 at which the w-step from the state ``st`` returns w = 0."""
+    if not np.any(st.w > 0):
+        return 0.0
+    act, A, u0, c = model.wstep_data(st.K, st.alpha, st.a0, st.w, 0.0)
+    g0 = A.T @ model.loss.gradient(model.y, u0) + c
+    return max(0.0, float(np.max(-g0)))
+
+
+def knife_path(
+    X,
+    y,
+    *,
+    kernel: str = "rbf",
+    loss: str = "squared",
+    lambda1: float = 1.0,
+    lambda2_grid=None,
+    n_lambdas: int = 100,
+    lambda_min_ratio: float = 1e-3,
+    gamma: float | None = None,
+    degree: int = 2,
+    coef0: float = 1.0,
+    delta: float = 1.0,
+    n_restarts: int = 1,
+    solver="auto",
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    stop_at_zero: bool | None = None,
+    feature_names=None,
+    true_support=None,
+    random_state=None,
+    verbose: bool = False,
+) -> FeaturePath:
+    r"""KNIFE feature path (paper Algorithm 2): λ2 from 0 upward with warm starts.
+
+    The problem of :func:`knife` is solved for a grid of λ2 at fixed λ1,
+    each point warm-started from the previous one; zero weights stay zero
+    (sticky), so features only leave the model.
+
+    Parameters
+    ----------
+    X, y, kernel, loss, lambda1, gamma, degree, coef0, delta, solver, max_iter, tol
+        As in :func:`knife`.
+    lambda2_grid : array, optional
+        Increasing λ2 values (the path is computed on them all, also after
+        every weight is zero, unless ``stop_at_zero``).  Default: 0 then
+        ``n_lambdas - 1`` log-spaced values from ``lambda_min_ratio * top``
+        to ``top``, where ``top`` is found (see the module docstring), and
+        the walk stops at the first point where every weight is zero.
+    n_lambdas : int
+    lambda_min_ratio : float
+    n_restarts : int
+        Random starts at λ2 = 0 (the best starts the path).
+    stop_at_zero : bool, optional
+        Stop once every weight is zero; default True for the default grid,
+        False for a given grid.
+    feature_names, true_support : optional
+        Stored on the path (plots highlight the true support).
+    random_state : int, Generator or None
+    verbose : bool
+        A tqdm progress bar over the grid.
+
+    Returns
+    -------
+    FeaturePath
+        ``grid_name="lambda2"``, ``objective`` per point and in ``extra``:
+        ``alpha`` (n_points, n), ``intercept``, ``n_iter``, ``converged``,
+        ``lambda2_top`` and ``params`` (kernel and loss settings).
+    """
+    caller = "knife_path"
+    params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
+                  delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
+                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio)
+    X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
+    rng = check_random_state(random_state)
+    user_grid = lambda2_grid is not None
+    if user_grid:
+        grid = np.asarray(lambda2_grid, dtype=float).ravel()
+        if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
+            raise ValueError(f"{caller}: lambda2_grid must be a non-empty, non-decreasing array of "
+                             f"finite values >= 0.")
+    if stop_at_zero is None:
+        stop_at_zero = not user_grid
+    rows, alphas, a0s, objs, iters, conv = [], [], [], [], [], []
+
+    def record(st):
+        rows.append(st.w.copy())
+        alphas.append(st.alpha.copy())
+        a0s.append(st.a0)
+        objs.append(st.objective)
+        iters.append(st.n_iter)
+        conv.append(st.converged)
+
+    with _numba_threads_for(X.shape[0]):
+        lam_first = grid[0] if user_grid else 0.0
+        st = None
+        for start in _starts(rng, X.shape[1], const, n_restarts, None):
+            cand = model.fit(start, lam_first, max_iter=max_iter, tol=tol)
+            if st is None or cand.objective < st.objective:
+                st = cand
+        top = np.nan
+        if not user_grid:
+            top = _lambda2_top(model, st)
+            if top > 0:
+                for _ in range(60):  # verify: the warm-started fit at `top` must zero every weight
+                    probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
+                    if not np.any(probe.w > 0):
+                        break
+                    top *= 2.0
+            else:
+                top = 1.0
+            grid = np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_lambdas - 1)])
+        ratio = (1.0 / lambda_min_ratio) ** (1.0 / max(n_lambdas - 2, 1))
+        record(st)
+        bar = None
+        if verbose:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(grid), desc="KNIFE path", unit="λ2")
+            bar.update(1)
+        out_grid = [grid[0]]
+        i = 1
+        extra_steps = 0
+        while True:
+            if stop_at_zero and not np.any(st.w > 0):
+                break
+            if i < len(grid):
+                lam = grid[i]
+            elif not user_grid and np.any(st.w > 0) and extra_steps < 200:
+                lam = out_grid[-1] * ratio  # continue past the top until every weight is zero
+                extra_steps += 1
+            else:
+                break
+            st = model.fit(st.w, lam, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
+            record(st)
+            out_grid.append(lam)
+            i += 1
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+    public["lambda2"] = None
+    extra = {"alpha": np.asarray(alphas), "intercept": np.asarray(a0s), "n_iter": np.asarray(iters),
+             "converged": np.asarray(conv), "lambda2_top": float(top) if not user_grid else np.nan,
+             "params": public, "classes": classes}
+    return FeaturePath(grid=np.asarray(out_grid), weights=np.asarray(rows), grid_name="lambda2",
+                       feature_names=feature_names, objective=np.asarray(objs), method="KNIFE",
+                       extra=extra, tol=0.0, true_support=true_support)

@@ -1,0 +1,592 @@
+r"""Generalized lp-KTA: the p-norm feature selection path (Jawanpuria, Varma & Nath).
+
+One base kernel per feature, centred and trace-normalised, with alignments
+:math:`a_i = y^\top \tilde K_i y` (:func:`numkfs.kernels.alignment.feature_alignments`).
+The kernel weights solve, for :math:`1 \le p \le 2`,
+
+.. math::
+
+    \min_{\eta \ge 0}\ \lambda_1 \sum_i B_F(\eta_i) + \lambda_2 \sum_i \eta_i^p
+    - \sum_i \eta_i a_i ,
+
+which separates by feature: :math:`\eta_i = 0` iff
+:math:`\lambda_1 (F'(0) - F'(x_0)) + \lambda_2 [p = 1] - a_i \ge 0`, otherwise
+:math:`G_i(\eta_i, p) = \lambda_1 (F'(\eta_i) - F'(x_0)) + \lambda_2 p \eta_i^{p-1} - a_i = 0`.
+The path in p (from ``p0 = 2`` down to ``pe = 1``, step 0.01 by default) is
+followed by a predictor (warm start, first or second order) and a
+safeguarded Newton corrector per feature
+(:mod:`numkfs.solvers.native.lpkta_newton`), eliminating a feature for the
+rest of the path once its weight falls below ``eps`` < 1/e (juncture
+points; exact when ``eps = 0``).
+
+Decisions where MATH.md / the paper leave room:
+
+* Bregman divergences: squared Euclidean :math:`B = (\eta - x_0)^2`
+  (default :math:`x_0 = 0`, the paper's experiments) and generalised KL
+  :math:`B = \eta \log(\eta / x_0) - \eta + x_0` (default :math:`x_0 = 1`;
+  its weights are never exactly 0 since :math:`F'(0) = -\infty`, so
+  selection comes from juncture elimination only, as for Euclidean with
+  :math:`x_0 = 0` and :math:`p > 1`).
+* Lemma 1 bound: eliminating a feature whose exact weight is
+  :math:`\eta^* < \epsilon` changes its term of the objective by exactly
+  :math:`\lambda_1 \eta^{*2} + \lambda_2 (p-1) \eta^{*p}` (Euclidean, any
+  :math:`x_0`) or :math:`\lambda_1 \eta^* + \lambda_2 (p-1)\eta^{*p}` (KL),
+  so the deviation at p is at most ``r_elim(p) * (λ1 ε² + λ2 (p-1) ε^p)``
+  (KL: ``λ1 ε``) with ``r_elim(p)`` the number of features eliminated by
+  then; the paper states it with r = all features. Both are reported
+  (``extra["lemma1_bound"]``, ``extra["lemma1_bound_paper"]``).
+* Default λ's (``None``): :math:`\lambda_1 = \lambda_2 = \max_i a_i / 2`,
+  so that at p = 2 (Euclidean, x0 = 0) the best feature has weight 1/2 and
+  at p = 1 the features with :math:`a_i > \max a / 2` remain.
+* At p = 1 exactly the problem is the (non-smooth) l1 one; its solution is
+  the closed form :math:`\max(0, \cdot)` reached by the same corrector.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import Interval, NoneOr, Options, check_random_state, validate_params
+from ..kernels.alignment import combined_kernel, feature_alignments, resolve_gamma
+from ..paths import FeaturePath
+from ..solvers.native.lpkta_newton import lpkta_path_kernel
+
+__all__ = [
+    "Bregman",
+    "SquaredEuclidean",
+    "GeneralizedKL",
+    "BREGMAN_DIVERGENCES",
+    "lpkta_path",
+    "lpkta_weights",
+    "lpkta_objective",
+    "feature_selection_path",
+    "SelectionCurve",
+    "default_p_grid",
+    "svm_kernel_scale",
+]
+
+
+# ----------------------------------------------------------------------------
+# Bregman divergences
+
+
+class Bregman:
+    r"""A separable Bregman divergence :math:`B_F(\eta) = F(\eta) - F(x_0) - (\eta - x_0) F'(x_0)`.
+
+    To add one: subclass, set ``name`` and a new integer ``code``, implement
+    the methods below, add its derivatives to
+    :func:`numkfs.solvers.native.lpkta_newton.bregman_derivatives` and
+    register it in :data:`BREGMAN_DIVERGENCES`.
+    """
+
+    name = ""
+    code = -1
+    default_x0 = 0.0
+
+    def __init__(self, x0=None):
+        self.x0 = float(self.default_x0 if x0 is None else x0)
+
+    def value(self, eta):
+        """:math:`B_F(\\eta)` element-wise."""
+        raise NotImplementedError
+
+    def zero_gradient(self, lam1):
+        """:math:`\\lambda_1 (F'(0) - F'(x_0))`."""
+        raise NotImplementedError
+
+    def upper_bracket(self, a, lam1):
+        """Points where :math:`G > 0` for every p (Newton's upper bracket)."""
+        raise NotImplementedError
+
+    def elimination_term(self, eps, p, lam1, lam2):
+        """Largest change of one feature's objective term when a weight below
+        ``eps`` is set to 0 (Lemma 1)."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}(x0={self.x0!r})"
+
+
+class SquaredEuclidean(Bregman):
+    r""":math:`F(x) = x^2`, :math:`B_F(\eta) = (\eta - x_0)^2` (default :math:`x_0 = 0`)."""
+
+    name = "euclidean"
+    code = 0
+    default_x0 = 0.0
+
+    def __init__(self, x0=None):
+        super().__init__(x0)
+        if not (np.isfinite(self.x0) and self.x0 >= 0):
+            raise ValueError(f"SquaredEuclidean: x0 must be finite and >= 0; got {self.x0!r}.")
+
+    def value(self, eta):
+        return (np.asarray(eta, dtype=float) - self.x0) ** 2
+
+    def zero_gradient(self, lam1):
+        return -2.0 * lam1 * self.x0
+
+    def upper_bracket(self, a, lam1):
+        return (self.x0 + np.maximum(a, 0.0) / (2.0 * lam1)) * (1.0 + 1e-12) + 1e-300
+
+    def elimination_term(self, eps, p, lam1, lam2):
+        return lam1 * eps**2 + lam2 * (p - 1.0) * eps**p
+
+
+class GeneralizedKL(Bregman):
+    r""":math:`F(x) = x \log x - x`, :math:`B_F(\eta) = \eta\log(\eta/x_0) - \eta + x_0`
+    (default :math:`x_0 = 1`)."""
+
+    name = "kl"
+    code = 1
+    default_x0 = 1.0
+
+    def __init__(self, x0=None):
+        super().__init__(x0)
+        if not (np.isfinite(self.x0) and self.x0 > 0):
+            raise ValueError(f"GeneralizedKL: x0 must be finite and > 0; got {self.x0!r}.")
+
+    def value(self, eta):
+        eta = np.asarray(eta, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(eta > 0, eta * np.log(np.where(eta > 0, eta, 1.0) / self.x0), 0.0)
+        return t - eta + self.x0
+
+    def zero_gradient(self, lam1):
+        return -np.inf
+
+    def upper_bracket(self, a, lam1):
+        return np.minimum(self.x0 * np.exp(np.minimum(np.maximum(a, 0.0) / lam1, 690.0)), 1e300) * (
+            1.0 + 1e-12
+        )
+
+    def elimination_term(self, eps, p, lam1, lam2):
+        return lam1 * eps + lam2 * (p - 1.0) * eps**p
+
+
+BREGMAN_DIVERGENCES = {"euclidean": SquaredEuclidean, "kl": GeneralizedKL}
+
+
+def _bregman(bregman, x0):
+    if isinstance(bregman, Bregman):
+        if x0 is not None:
+            return type(bregman)(x0)
+        return bregman
+    if bregman not in BREGMAN_DIVERGENCES:
+        raise ValueError(
+            f"bregman must be one of {sorted(BREGMAN_DIVERGENCES)} or a Bregman instance; got {bregman!r}."
+        )
+    return BREGMAN_DIVERGENCES[bregman](x0)
+
+
+# ----------------------------------------------------------------------------
+# the path
+
+
+def default_p_grid(p0: float = 2.0, pe: float = 1.0, step: float = 0.01) -> np.ndarray:
+    """``p0, p0 - step, ..., pe`` (``pe`` included)."""
+    n = int(round((p0 - pe) / step))
+    return np.linspace(p0, pe, n + 1)
+
+
+_PREDICTORS = {"warm": 0, "first": 1, "second": 2, 0: 0, 1: 1, 2: 2}
+
+
+def lpkta_objective(eta, a, p, lambda1, lambda2, bregman="euclidean", x0=None):
+    r"""Objective :math:`\lambda_1 \sum B_F(\eta_i) + \lambda_2 \sum \eta_i^p - \sum \eta_i a_i`."""
+    br = _bregman(bregman, x0)
+    eta = np.asarray(eta, dtype=float)
+    return float(lambda1 * br.value(eta).sum() + lambda2 * np.sum(eta**p) - eta @ np.asarray(a, float))
+
+
+def _check_grid(p_grid):
+    g = np.asarray(p_grid, dtype=float).ravel()
+    if g.size == 0:
+        raise ValueError("p_grid must not be empty.")
+    if not np.all(np.isfinite(g)) or g.min() < 1.0:
+        raise ValueError(f"p_grid values must be finite and >= 1; got min {g.min()!r}.")
+    if g.size > 1 and not np.all(np.diff(g) < 0):
+        raise ValueError("p_grid must be strictly decreasing (the path goes from p0 down to pe).")
+    return g
+
+
+def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, eps=1e-3,
+                  predictor="first", tol=1e-14, max_iter=100):
+    r"""The path of weights :math:`\eta(p)` for given alignments (no data).
+
+    Returns
+    -------
+    eta : ndarray (n_points, n_features)
+    info : dict
+        ``juncture_p`` (per feature, NaN if never eliminated),
+        ``newton_iterations`` (total), ``max_G_residual``,
+        ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
+    """
+    a = np.ascontiguousarray(a, dtype=float)
+    g = _check_grid(p_grid)
+    br = _bregman(bregman, x0)
+    if not (isinstance(lambda1, numbers.Real) and lambda1 > 0 and np.isfinite(lambda1)):
+        raise ValueError(f"lambda1 must be a positive float; got {lambda1!r}.")
+    if not (isinstance(lambda2, numbers.Real) and lambda2 >= 0 and np.isfinite(lambda2)):
+        raise ValueError(f"lambda2 must be a non-negative float; got {lambda2!r}.")
+    if not (0.0 <= eps < math.exp(-1.0)):
+        raise ValueError(f"eps must be in [0, 1/e) for the monotonicity theorem to hold; got {eps!r}.")
+    if predictor not in _PREDICTORS:
+        raise ValueError(f"predictor must be 'warm', 'first' or 'second'; got {predictor!r}.")
+    d = a.shape[0]
+    P = g.shape[0]
+    eta = np.zeros((P, d))
+    junct = np.empty(d)
+    n_chunks = max(1, min(8 * numba.get_num_threads(), d // 512))
+    stats = np.zeros((n_chunks, 3))
+    u_hi = np.log(np.ascontiguousarray(br.upper_bracket(a, float(lambda1)), dtype=float))
+    zero_grad = float(br.zero_gradient(lambda1))
+    order = _PREDICTORS[predictor]
+    n_fixed = {0: 4, 1: 3, 2: 2}[order]
+    lpkta_path_kernel(
+        a, g, float(lambda1), float(lambda2), br.code, br.x0, zero_grad, u_hi, float(eps), order,
+        float(tol), int(max_iter), n_fixed, n_chunks, eta, junct, stats,
+    )
+    # features that left the path at their exact zero are not approximations
+    left = ~np.isnan(junct)
+    at_zero = a <= zero_grad + lambda2 * (np.where(left, junct, 2.0) <= 1.0)
+    by_eps = np.sort(junct[left & ~at_zero])[::-1]  # decreasing juncture p
+    r_elim = np.searchsorted(-by_eps, -g, side="right") if eps > 0 else np.zeros(P, int)
+    term = np.array([br.elimination_term(eps, pk, lambda1, lambda2) for pk in g])
+    info = {
+        "juncture_p": junct,
+        "newton_iterations": int(stats[:, 0].sum()),
+        "safeguarded_solves": int(stats[:, 1].sum()),
+        "max_G_residual": float(stats[:, 2].max()),  # relative: |G| / (|a| + λ1 + λ2)
+        "lemma1_bound": r_elim * term,
+        "lemma1_bound_paper": d * term if eps > 0 else np.zeros(P),
+        "n_eliminated": r_elim,
+    }
+    return eta, info
+
+
+def _path_objective(eta, a, grid, lam1, lam2, br):
+    """Objective at every path point, visiting only the non-zero weights."""
+    P, d = eta.shape
+    r, c = np.nonzero(eta)
+    v = eta[r, c]
+    per = lam1 * br.value(v) + lam2 * v ** grid[r] - v * a[c]
+    nnz = np.bincount(r, minlength=P)
+    return np.bincount(r, weights=per, minlength=P) + lam1 * float(br.value(0.0)) * (d - nnz)
+
+
+def _default_lambda(a):
+    m = float(np.max(a)) if a.size else 0.0
+    return m / 2.0 if m > 0 else 1.0
+
+
+def lpkta_path(
+    X,
+    y,
+    kernel: str = "rbf",
+    gamma=None,
+    lambda1: float | None = None,
+    lambda2: float | None = None,
+    bregman="euclidean",
+    p_grid=None,
+    *,
+    x0: float | None = None,
+    eps: float = 1e-3,
+    predictor: str = "first",
+    target: str = "auto",
+    tol: float = 1e-14,
+    alignments=None,
+    feature_names=None,
+) -> FeaturePath:
+    r"""Generalized lp-KTA feature selection path over p.
+
+    .. math::
+
+        \eta(p) = \arg\min_{\eta \ge 0}\ \lambda_1 \sum_i B_F(\eta_i)
+        + \lambda_2 \sum_i \eta_i^p - \sum_i \eta_i\, y^\top \tilde K_i y
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Labels (binary: the paper; multiclass and regression: see
+        :mod:`numkfs.kernels.alignment`).
+    kernel : {"rbf", "linear"}
+        Per-feature base kernel.
+    gamma : None, float or array
+        RBF bandwidths (default :math:`1/\operatorname{var}(x_i)`).
+    lambda1, lambda2 : float, optional
+        Default :math:`\max_i a_i / 2` each.
+    bregman : {"euclidean", "kl"} or Bregman
+    p_grid : array, optional
+        Strictly decreasing values in [1, ∞); default 2, 1.99, ..., 1.
+    x0 : float, optional
+        Centre of the Bregman divergence (0 Euclidean, 1 KL).
+    eps : float in [0, 1/e)
+        Juncture elimination threshold; 0 follows the exact path.
+    predictor : {"warm", "first", "second"}
+    target : {"auto", "binary", "multiclass", "regression"}
+    tol : float
+        Newton stops when :math:`|G_i| \le` tol · (:math:`|a_i| + \lambda_1 + \lambda_2`).
+    alignments : array, optional
+        Precomputed alignments (skips the kernel pass).
+
+    Returns
+    -------
+    FeaturePath
+        ``grid`` = p, ``weights`` = η, ``objective`` per p; ``extra`` holds
+        ``alignments``, ``lemma1_bound``, ``juncture_p``, timings and
+        Newton statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.methods.lpkta import lpkta_path
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 6)); y = np.sign(X[:, 0] ** 2 - 0.5)
+    >>> path = lpkta_path(X, y)
+    >>> path.grid[[0, -1]].tolist(), int(path.selected(len(path) - 1).argmax())
+    ([2.0, 1.0], 0)
+    """
+    t0 = time.perf_counter()
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+    else:
+        X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X)
+    gam = None
+    if alignments is None:
+        a, det = feature_alignments(X, y, kernel=kernel, gamma=gamma, target=target, return_details=True)
+        gam = det.gamma
+    else:
+        a = np.asarray(alignments, dtype=float).ravel()
+        if a.shape[0] != X.shape[1]:
+            raise ValueError(f"alignments has {a.shape[0]} entries but X has {X.shape[1]} features.")
+    t1 = time.perf_counter()
+    lam1 = _default_lambda(a) if lambda1 is None else lambda1
+    lam2 = _default_lambda(a) if lambda2 is None else lambda2
+    grid = default_p_grid() if p_grid is None else _check_grid(p_grid)
+    br = _bregman(bregman, x0)
+    eta, info = lpkta_weights(a, grid, lambda1=lam1, lambda2=lam2, bregman=br, eps=eps,
+                              predictor=predictor, tol=tol)
+    t2 = time.perf_counter()
+    objective = _path_objective(eta, a, grid, lam1, lam2, br)
+    extra = dict(info)
+    extra.update(
+        alignments=a, lambda1=float(lam1), lambda2=float(lam2), eps=float(eps), predictor=predictor,
+        bregman=br.name, x0=br.x0, kernel=kernel,
+        gamma=(gam if gam is not None else resolve_gamma(X, gamma)) if kernel == "rbf" else None,
+        time_alignments=t1 - t0, time_path=t2 - t1,
+    )
+    return FeaturePath(grid, eta, grid_name="p", feature_names=feature_names, objective=objective,
+                       method="lpkta", extra=extra, tol=0.0)
+
+
+# ----------------------------------------------------------------------------
+# accuracy against the fraction of selected features (the paper's Figure 1a)
+
+
+@dataclass
+class SelectionCurve:
+    """Accuracy of an SVM on the learned kernel along an lp-KTA path.
+
+    Attributes
+    ----------
+    p : ndarray (n_points,)
+    n_selected : ndarray (n_points,)
+        Mean over folds when cross-validated.
+    fraction : ndarray (n_points,)
+    accuracy : ndarray (n_points,)
+        Held-out (or mean CV) accuracy.
+    scores : ndarray (n_points, n_folds)
+    baseline : float or None
+        Accuracy of the uniform kernel combination (all features, η_i = 1/d).
+    path : FeaturePath
+        The path on all the training data.
+    """
+
+    p: np.ndarray
+    n_selected: np.ndarray
+    fraction: np.ndarray
+    accuracy: np.ndarray
+    scores: np.ndarray
+    baseline: float | None = None
+    path: FeaturePath | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def best_index(self) -> int:
+        return int(np.nanargmax(self.accuracy))
+
+    def plot(self, ax=None, *, label="Gen lp-KTA"):
+        """Accuracy against the fraction of selected features
+        (:func:`numkfs.plotting.plot_accuracy_vs_fraction`)."""
+        from ..plotting import plot_accuracy_vs_fraction
+
+        return plot_accuracy_vs_fraction(self.fraction, self.accuracy, ax=ax, label=label,
+                                         baseline=self.baseline)
+
+
+def svm_kernel_scale(K) -> float:
+    r"""Factor :math:`n / \operatorname{tr} K` applied to the learned kernel before the SVM.
+
+    :math:`\sum_i \eta_i \tilde K_i` has trace :math:`\sum_i \eta_i` (each
+    :math:`\tilde K_i` has trace 1), so its entries are O(1/n) and vary along
+    the path.  Rescaling it to trace n (mean diagonal 1, like an RBF kernel)
+    gives the SVM penalty C its usual meaning; it is the same as using
+    :math:`C' = C\, n / \operatorname{tr} K` on the unscaled kernel."""
+    tr = float(np.trace(K))
+    return K.shape[0] / tr if tr > 0 else 1.0
+
+
+def _svm_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=None):
+    """Accuracy of SVC(precomputed Σ η_i K̃_i) at the path points ``idx``."""
+    from sklearn.svm import SVC
+
+    out = np.full(len(idx), np.nan)
+    for q, k in enumerate(idx):
+        eta = path.weights[k]
+        if not np.any(eta > 0):
+            # no feature: the majority class
+            vals, counts = np.unique(ytr, return_counts=True)
+            out[q] = np.mean(yte == vals[np.argmax(counts)])
+            continue
+        Ktr, cent = combined_kernel(Xtr, eta, kernel=kernel, gamma=gamma, traces=traces,
+                                    return_centering=True)
+        Kte = combined_kernel(Xtr, eta, Xte, kernel=kernel, gamma=gamma, traces=traces,
+                              centering=cent)
+        s = svm_kernel_scale(Ktr)
+        clf = SVC(kernel="precomputed", C=C).fit(Ktr * s, ytr)
+        Kte *= s
+        out[q] = np.mean(clf.predict(Kte) == yte)
+    return out
+
+
+def _rows(X, index):
+    return X[index] if not sp.issparse(X) else X[index]
+
+
+def feature_selection_path(
+    X,
+    y,
+    *,
+    kernel: str = "rbf",
+    gamma=None,
+    lambda1=None,
+    lambda2=None,
+    bregman="euclidean",
+    x0=None,
+    p_grid=None,
+    eps: float = 1e-3,
+    predictor: str = "first",
+    C: float = 1.0,
+    cv=5,
+    test=None,
+    n_points: int | None = 21,
+    spacing: str = "count",
+    baseline: bool = True,
+    n_jobs=None,
+    random_state=None,
+) -> SelectionCurve:
+    r"""SVM accuracy on :math:`\sum_i \eta_i(p) \tilde K_i` along the lp-KTA path.
+
+    With ``test=(X_test, y_test)`` the path is fitted on ``X, y`` and scored
+    on the test set; otherwise ``cv`` folds: on every fold the alignments and
+    the path are recomputed on the training rows (so selection never sees
+    the held-out rows) and the SVM (scikit-learn ``SVC``, precomputed kernel)
+    is scored at the same p values.
+
+    Parameters
+    ----------
+    n_points : int or None
+        Number of path points scored; None: every point.
+    spacing : {"count", "p"}
+        ``"count"``: points chosen (on the path of all the data) so that the
+        numbers of selected features are spaced evenly on a log scale from
+        all to the fewest (the interesting end of the path is near p = 1);
+        ``"p"``: evenly spaced in p.
+    baseline : bool
+        Also score the uniform combination :math:`\eta_i = 1/d` (the
+        paper's "Uniform").
+    Other parameters as in :func:`lpkta_path`.
+
+    Returns
+    -------
+    SelectionCurve
+    """
+    from ..model_selection import cross_val_path
+
+    kw = dict(kernel=kernel, gamma=gamma, lambda1=lambda1, lambda2=lambda2, bregman=bregman, x0=x0,
+              p_grid=p_grid, eps=eps, predictor=predictor)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    else:
+        X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+    y = np.asarray(y)
+    full = lpkta_path(X, y, **kw)
+    idx = _choose_points(full, n_points, spacing)
+    d = X.shape[1]
+    uniform_eta = np.full(d, 1.0 / d)
+
+    def scores_for(Xtr, ytr, Xte, yte):
+        path, info_tr = _fold_path(Xtr, ytr, kw)
+        s = _svm_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=info_tr)
+        if baseline:
+            u = FeaturePath([0.0], uniform_eta[None, :])
+            s = np.append(s, _svm_scores(Xtr, ytr, Xte, yte, u, [0], kernel, gamma, C, traces=info_tr))
+        return s, path.n_selected()[idx]
+
+    counts = []
+    if test is not None:
+        Xte, yte = test
+        Xte = sp.csr_matrix(Xte) if sp.issparse(Xte) else np.asarray(Xte, dtype=float)
+        s, c = scores_for(X, y, Xte, np.asarray(yte))
+        scores = s[:, None]
+        counts.append(c)
+    else:
+        def fold_fn(tr, te):
+            s, c = scores_for(_rows(X, tr), y[tr], _rows(X, te), y[te])
+            counts.append(c)
+            return s
+
+        scores = cross_val_path(fold_fn, X, y, cv, classifier=True, n_jobs=n_jobs,
+                                random_state=random_state)
+    base = None
+    if baseline:
+        base = float(np.mean(scores[-1]))
+        scores = scores[:-1]
+    n_sel = np.mean(counts, axis=0) if counts else full.n_selected()[idx]
+    return SelectionCurve(
+        p=full.grid[idx], n_selected=n_sel, fraction=n_sel / d, accuracy=scores.mean(axis=1),
+        scores=scores, baseline=base, path=full,
+    )
+
+
+def _choose_points(path, n_points, spacing="count"):
+    """Indices of the path points to score."""
+    P = len(path)
+    if n_points is None or n_points >= P:
+        return np.arange(P)
+    if spacing == "p":
+        return np.unique(np.round(np.linspace(0, P - 1, n_points)).astype(int))
+    if spacing != "count":
+        raise ValueError(f"spacing must be 'count' or 'p'; got {spacing!r}.")
+    ns = path.n_selected()
+    hi, lo = max(int(ns[0]), 1), max(int(ns[-1]), 1)
+    targets = np.unique(np.round(np.geomspace(hi, lo, n_points)))[::-1]
+    # first point (largest p) with at most `target` features; counts are non-increasing
+    idx = np.searchsorted(-ns, -targets, side="left")
+    idx = np.unique(np.clip(np.concatenate([[0], idx, [P - 1]]), 0, P - 1))
+    _, first = np.unique(ns[idx], return_index=True)  # one point per distinct count
+    return np.sort(idx[first])
+
+
+def _fold_path(X, y, kw):
+    """Path on one training set; also the traces tr(H K_i H) for the SVM kernel."""
+    a, det = feature_alignments(X, y, kernel=kw["kernel"], gamma=kw["gamma"], return_details=True)
+    path = lpkta_path(X, y, alignments=a, **kw)
+    return path, det.traces

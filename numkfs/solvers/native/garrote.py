@@ -1,0 +1,519 @@
+r"""The linear garrote (jointly convex linear KNIFE) and the non-negative garrote step.
+
+Two convex problems with CVXPY formulations and native Numba solvers.
+
+**Linear garrote** (kind ``"linear_garrote"``; MATH.md §1, KNIFE paper eq. 4)
+
+.. math::
+
+    \min_{\tilde\beta,\, 0 \le w \le 1}\;
+    \|y - X\tilde\beta\|^2 + \lambda_1 \sum_j \frac{\tilde\beta_j^2}{w_j}
+    + \lambda_2 \sum_j w_j ,
+
+with :math:`\tilde\beta_j^2 / 0 = 0` if :math:`\tilde\beta_j = 0` and
+:math:`+\infty` otherwise (the perspective of the square, ``quad_over_lin``).
+The CVXPY form compresses the least-squares term by a thin QR factorisation
+:math:`X = QR` (n > p): :math:`\|y - X\beta\|^2 = \|R\beta - Q^\top y\|^2 +
+(\|y\|^2 - \|Q^\top y\|^2)`, a p x p instead of an n x p block.
+
+*Native solver: eliminate w, then coordinate descent on β̃.*  For fixed
+:math:`b = \tilde\beta_j` the weight problem
+:math:`\min_{0 \le w \le 1} \lambda_1 b^2 / w + \lambda_2 w` is solved by
+:math:`w^\star = \min(1, |b| / \kappa)` with :math:`\kappa = \sqrt{\lambda_2 /
+\lambda_1}` (the unconstrained minimiser is :math:`\sqrt{\lambda_1/\lambda_2}
+|b|`, and the function is convex in w, so clipping to the box is exact).
+Substituting gives a separable penalty, the *reverse Huber* ("berHu")
+function
+
+.. math::
+
+    \rho(b) = \min_{0 \le w \le 1} \frac{\lambda_1 b^2}{w} + \lambda_2 w =
+    \begin{cases} 2\mu |b| & |b| \le \kappa \\
+                  \lambda_1 b^2 + \lambda_2 & |b| > \kappa \end{cases},
+    \qquad \mu = \sqrt{\lambda_1 \lambda_2},
+
+which is convex and continuously differentiable away from 0 (both pieces
+and their slopes agree at :math:`|b| = \kappa`: value :math:`2\lambda_2`,
+slope :math:`2\mu`).  Partial minimisation of a jointly convex function
+keeps convexity, so :math:`\min_\beta \|y - X\beta\|^2 + \sum_j \rho(\beta_j)`
+is the same convex problem and every minimiser gives the garrote optimum
+with :math:`w_j = \min(1, |\tilde\beta_j|/\kappa)`.  One coordinate, with
+:math:`a = \|x_j\|^2` and :math:`z = x_j^\top(y - X\beta) + a \beta_j`,
+minimises :math:`a b^2 - 2 z b + \rho(b)`; its subgradient condition gives
+the closed form
+
+.. math::
+
+    b = \begin{cases} 0 & |z| \le \mu \\
+        \operatorname{sign}(z)(|z| - \mu)/a & \mu < |z| \le (a + \lambda_1)\kappa \\
+        z / (a + \lambda_1) & |z| > (a + \lambda_1)\kappa \end{cases}
+
+(the two thresholds coincide: :math:`\mu + a\kappa = (a+\lambda_1)\kappa`
+because :math:`\mu = \lambda_1\kappa`).  The loop works on the Gram matrix
+:math:`X^\top X` (O(p) per coordinate) and stops when the subgradient (KKT)
+residual :math:`\max_j \operatorname{dist}(x_j^\top r, \partial\rho(\beta_j)/2)`
+is below ``tol`` times :math:`\max(1, \|X^\top y\|_\infty)`.  As a
+by-product, :math:`\tilde\beta = 0` is optimal iff :math:`|x_j^\top y| \le \mu`
+for all j, i.e. iff :math:`\lambda_2 \ge \max_j (x_j^\top y)^2 / \lambda_1`
+(:func:`garrote_lambda2_max`).  At :math:`\lambda_2 = 0` the problem is ridge
+regression and w = 1.
+
+**Garrote step** (kind ``"garrote_step"``): the weight step shared by COSSO
+and the alternating form of linear KNIFE,
+
+.. math::
+
+    \min_\theta\; s\|z - G\theta\|^2 + d^\top\theta
+    \quad \text{s.t.}\quad 0 \le \theta \le u,\; \textstyle\sum_j \theta_j \le M,
+
+with ``G[:, j] = K_j c`` (COSSO) or ``x_j β_j`` (linear KNIFE).  Without
+the budget it is a box QP (:func:`numkfs.solvers.solve_box_qp`).  With the
+budget the native solver finds the multiplier :math:`\nu \ge 0` of
+:math:`\sum\theta \le M` by a safeguarded secant search: :math:`S(\nu) =
+\sum_j \theta_j(\nu)`, the sum at the box-QP solution with linear term
+:math:`d + \nu 1`, is non-increasing and piecewise linear in ν, so the
+secant step is exact once both bracket ends share a linear piece, and a
+final interpolation between the bracket solutions meets the budget.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..._jit import jit
+from .._base import ConvexProblem, SolverResult, Status
+from ..registry import register_native
+from .boxqp import solve_box_qp
+
+__all__ = [
+    "LinearGarrote",
+    "GarroteStep",
+    "berhu_penalty",
+    "garrote_lambda2_max",
+    "garrote_weights",
+    "solve_linear_garrote",
+    "solve_garrote_step",
+]
+
+
+# --------------------------------------------------------------------------
+# closed forms
+
+
+def berhu_penalty(beta, lambda1: float, lambda2) -> np.ndarray:
+    r"""``ρ(β_j) = min_{0≤w≤1} λ1 β_j²/w + λ2_j w`` element-wise (reverse Huber);
+    ``lambda2`` is a scalar or one value per feature."""
+    b = np.abs(np.asarray(beta, dtype=float))
+    l2 = np.broadcast_to(np.asarray(lambda2, dtype=float), b.shape)
+    kappa = np.sqrt(l2 / lambda1)
+    lin = 2.0 * np.sqrt(lambda1 * l2) * b
+    return np.where(b <= kappa, lin, lambda1 * b * b + l2)
+
+
+def garrote_weights(beta, lambda1: float, lambda2) -> np.ndarray:
+    """The optimal weights ``w_j = min(1, sqrt(λ1/λ2_j) |β̃_j|)`` (1 where λ2_j = 0)."""
+    b = np.abs(np.asarray(beta, dtype=float))
+    l2 = np.broadcast_to(np.asarray(lambda2, dtype=float), b.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.minimum(1.0, b * np.sqrt(lambda1 / l2))
+    return np.where(l2 > 0, w, 1.0)
+
+
+def garrote_lambda2_max(X, y, lambda1: float, penalty_weights=None) -> float:
+    r"""Smallest λ2 at which every weight is zero: :math:`\max_j (x_j^\top y)^2 / (\lambda_1 \pi_j)`."""
+    g = np.asarray(X, dtype=float).T @ np.asarray(y, dtype=float)
+    g2 = g * g / lambda1
+    if penalty_weights is not None:
+        pw = np.asarray(penalty_weights, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g2 = np.where(pw > 0, g2 / pw, 0.0)  # assumes every π_j > 0
+    return float(np.max(g2)) if g.size else 0.0
+
+
+# --------------------------------------------------------------------------
+# native coordinate descent on the berHu-penalised least squares
+
+
+@jit
+def _berhu_kkt(H, q, g, beta, lam1, mu, kappa):
+    res = 0.0
+    for j in range(beta.shape[0]):
+        z = q[j] - g[j]
+        b = beta[j]
+        if b == 0.0:
+            r = abs(z) - mu[j]
+            if r < 0.0:
+                r = 0.0
+        elif abs(b) <= kappa[j]:
+            r = abs(z - (mu[j] if b > 0.0 else -mu[j]))
+        else:
+            r = abs(z - lam1 * b)
+        if r > res:
+            res = r
+    return res
+
+
+@jit
+def _berhu_cd(H, q, lam1, lam2, beta, tol, max_sweeps):
+    """Coordinate descent in place on ``beta``; returns (sweeps, kkt residual)."""
+    p = beta.shape[0]
+    mu = np.sqrt(lam1 * lam2)
+    kappa = np.sqrt(lam2 / lam1)
+    g = H @ beta
+    scale = 1.0
+    for j in range(p):
+        if abs(q[j]) > scale:
+            scale = abs(q[j])
+    res = _berhu_kkt(H, q, g, beta, lam1, mu, kappa)
+    sweeps = 0
+    while sweeps < max_sweeps and res > tol * scale:
+        sweeps += 1
+        for j in range(p):
+            a = H[j, j]
+            if a <= 0.0:
+                new = 0.0
+            else:
+                z = q[j] - g[j] + a * beta[j]
+                az = abs(z)
+                if az <= mu[j]:
+                    new = 0.0
+                elif az <= (a + lam1) * kappa[j]:
+                    new = (az - mu[j]) / a
+                    if z < 0.0:
+                        new = -new
+                else:
+                    new = z / (a + lam1)
+            d = new - beta[j]
+            if d != 0.0:
+                beta[j] = new
+                for k in range(p):
+                    g[k] += d * H[j, k]
+        res = _berhu_kkt(H, q, g, beta, lam1, mu, kappa)
+    return sweeps, res
+
+
+def solve_linear_garrote(H, q, lambda1: float, lambda2, beta0=None, *, tol: float = 1e-10,
+                         max_sweeps: int = 100_000):
+    """Native garrote solve from the Gram matrix ``H = XᵀX`` and ``q = Xᵀy``.
+
+    ``lambda2`` is a scalar or one value per feature (penalty Σ λ2_j w_j).
+    Returns ``(beta, w, sweeps, kkt_residual)``.
+    """
+    H = np.ascontiguousarray(H, dtype=np.float64)
+    q = np.ascontiguousarray(q, dtype=np.float64)
+    l2 = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda2, dtype=np.float64), q.shape))
+    beta = np.zeros(q.shape[0]) if beta0 is None else np.array(beta0, dtype=np.float64)
+    sweeps, res = _berhu_cd(H, q, float(lambda1), l2, beta, float(tol), int(max_sweeps))
+    return beta, garrote_weights(beta, lambda1, l2), int(sweeps), float(res)
+
+
+# --------------------------------------------------------------------------
+# problems
+
+
+class _StoredParameters(ConvexProblem):
+    """Parameter values kept on the problem, so the native solver never needs
+    the CVXPY formulation (building it is deferred until a conic backend asks)."""
+
+    _param_names: tuple = ()
+
+    def update(self, **values) -> None:
+        for name, value in values.items():
+            if name not in self._param_names:
+                raise KeyError(f"{type(self).__name__} has no parameter {name!r}; it has {sorted(self._param_names)}.")
+            self._values[name] = value
+        if self._cvxpy_problem is not None:
+            params = {p.name(): p for p in self._cvxpy_problem.parameters()}
+            for name, value in values.items():
+                if name in params:
+                    params[name].value = value
+
+    def _param(self, name: str, shape=(), **kw):
+        import cvxpy as cp
+
+        return cp.Parameter(shape, name=name, value=self._values[name], **kw)
+
+
+class LinearGarrote(_StoredParameters):
+    r"""The linear garrote / jointly convex linear KNIFE (variables ``"beta"``, ``"w"``).
+
+    .. math::
+
+        \min_{\tilde\beta,\, 0 \le w \le 1}\; \|y - X\tilde\beta\|^2
+        + \lambda_1 \sum_j \tilde\beta_j^2 / w_j + \lambda_2 \sum_j w_j
+
+    ``lambda1`` and ``lambda2`` are CVXPY Parameters (change them with
+    :meth:`update`); the least-squares term is QR-compressed when n > p.
+    The data are used as given (centre them first for an intercept).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+    y : ndarray of shape (n,)
+    lambda1 : float > 0
+    lambda2 : float >= 0
+    compress : bool
+        Use the QR compression in the CVXPY form (default True).
+    penalty_weights : ndarray of shape (p,), optional
+        Per-feature factors π_j ≥ 0 of the weight penalty,
+        :math:`\lambda_2 \sum_j \pi_j w_j` (an adaptive garrote; default 1).
+    """
+
+    kind = "linear_garrote"
+    _param_names = ("lambda1", "lambda2")
+
+    def __init__(self, X, y, lambda1: float = 1.0, lambda2: float = 0.0, *, compress: bool = True,
+                 penalty_weights=None):
+        super().__init__()
+        self.X = np.ascontiguousarray(X, dtype=float)
+        self.y = np.ascontiguousarray(y, dtype=float).ravel()
+        if lambda1 <= 0:
+            raise ValueError(f"LinearGarrote: lambda1 must be > 0; got {lambda1}.")
+        self.compress = compress
+        p = self.X.shape[1]
+        self.penalty_weights = (np.ones(p) if penalty_weights is None
+                                else np.asarray(penalty_weights, dtype=float).ravel().copy())
+        if self.penalty_weights.shape != (p,) or np.any(~(self.penalty_weights >= 0)):
+            raise ValueError(f"LinearGarrote: penalty_weights must be {p} values >= 0.")
+        self.H = self.X.T @ self.X
+        self.q = self.X.T @ self.y
+        self._values = {"lambda1": float(lambda1), "lambda2": float(lambda2)}
+        #: β̃ of the last native solve, the warm start of the next one.
+        self.beta_warm = None
+
+    @property
+    def lambda1(self) -> float:
+        return float(self._values["lambda1"])
+
+    @property
+    def lambda2(self) -> float:
+        return float(self._values["lambda2"])
+
+    @property
+    def lambda2_vector(self) -> np.ndarray:
+        """The per-feature penalty λ2 π_j."""
+        return self.lambda2 * self.penalty_weights
+
+    @property
+    def size(self) -> int:
+        return 2 * self.X.shape[1]
+
+    def build(self):
+        import cvxpy as cp
+
+        n, p = self.X.shape
+        if self.compress and n > p:
+            Q, R = np.linalg.qr(self.X, mode="reduced")
+            A, b = R, Q.T @ self.y
+            offset = max(float(self.y @ self.y - b @ b), 0.0)
+        else:
+            A, b, offset = self.X, self.y, 0.0
+        beta = cp.Variable(p, name="beta")
+        w = cp.Variable(p, name="w")
+        lam1 = self._param("lambda1", nonneg=True)
+        lam2 = self._param("lambda2", nonneg=True)
+        qol = cp.hstack([cp.quad_over_lin(beta[j], w[j]) for j in range(p)])
+        objective = cp.sum_squares(A @ beta - b) + offset + lam1 * cp.sum(qol) + lam2 * (self.penalty_weights @ w)
+        return cp.Problem(cp.Minimize(objective), [w >= 0, w <= 1])
+
+    def evaluate(self, solution):
+        """Objective and box violation at ``solution``.
+
+        A coordinate returned with ``w_j <= 0`` (a conic solver's round-off;
+        counted in the violation) is evaluated at its best feasible weight
+        ``min(1, |β̃_j|/κ)``, i.e. its term is ``ρ(β̃_j)``: without this an
+        answer such as ``w_j = -1e-12, β̃_j = 1e-13`` would score +inf.
+        """
+        beta = np.asarray(solution["beta"], dtype=float).ravel()
+        w = np.asarray(solution["w"], dtype=float).ravel()
+        r = self.y - self.X @ beta
+        pos = w > 0.0
+        l2 = self.lambda2_vector
+        terms = berhu_penalty(beta, self.lambda1, l2)  # w_j <= 0: its best feasible w_j
+        wp = np.where(pos, w, 1.0)
+        terms = np.where(pos, self.lambda1 * beta * beta / wp + l2 * w, terms)
+        obj = float(r @ r + terms.sum())
+        viol = max(0.0, float(np.max(-w, initial=0.0)), float(np.max(w - 1.0, initial=0.0)))
+        return obj, viol
+
+    def reduced_objective(self, beta) -> float:
+        """``||y - Xβ̃||² + Σ ρ(β̃_j)``: the objective with w at its optimum for ``beta``."""
+        r = self.y - self.X @ np.asarray(beta, dtype=float)
+        return float(r @ r + berhu_penalty(beta, self.lambda1, self.lambda2_vector).sum())
+
+    def selected(self, solution):
+        w = np.asarray(solution["w"], dtype=float)
+        return w > 1e-5
+
+
+class GarroteStep(_StoredParameters):
+    r"""The non-negative garrote step (variable ``"theta"``).
+
+    .. math::
+
+        \min_\theta\; s\,\|z - G\theta\|^2 + d^\top\theta
+        \quad\text{s.t.}\quad 0 \le \theta \le u,\ \textstyle\sum_j\theta_j \le M
+
+    ``G``, ``z``, ``d`` (and ``M`` when ``budget=True``) are CVXPY
+    Parameters, set with :meth:`update`.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, p)
+    z : ndarray of shape (n,)
+    d : ndarray of shape (p,)
+    scale : float
+        The factor s of the least-squares term (COSSO: 1/n).
+    upper : float
+        Upper bound u on every θ_j (``np.inf``: none; linear KNIFE: 1).
+    M : float, optional
+        The budget; ``None`` drops the constraint Σθ ≤ M.
+    """
+
+    kind = "garrote_step"
+    _param_names = ("G", "z", "d", "M")
+
+    def __init__(self, G, z, d, *, scale: float = 1.0, upper: float = np.inf, M: float | None = None,
+                 theta0=None):
+        super().__init__()
+        G = np.asarray(G, dtype=float)
+        self.shape = G.shape
+        self.scale = float(scale)
+        self.upper = float(upper)
+        self.budget = M is not None
+        self._values = {"G": G, "z": np.asarray(z, dtype=float).ravel(),
+                        "d": np.asarray(d, dtype=float).ravel(), "M": None if M is None else float(M)}
+        #: θ of the last native solve (the warm start of the next one).
+        self.theta_warm = None if theta0 is None else np.asarray(theta0, dtype=float)
+
+    def __getattr__(self, name):
+        if name in type(self)._param_names and "_values" in self.__dict__:
+            return self.__dict__["_values"][name]
+        raise AttributeError(name)
+
+    @property
+    def size(self) -> int:
+        return self.shape[1]
+
+    def build(self):
+        import cvxpy as cp
+
+        n, p = self.shape
+        theta = cp.Variable(p, name="theta")
+        G = self._param("G", (n, p))
+        z = self._param("z", (n,))
+        d = self._param("d", (p,))
+        objective = self.scale * cp.sum_squares(z - G @ theta) + d @ theta
+        cons = [theta >= 0]
+        if np.isfinite(self.upper):
+            cons.append(theta <= self.upper)
+        if self.budget:
+            cons.append(cp.sum(theta) <= self._param("M", nonneg=True))
+        return cp.Problem(cp.Minimize(objective), cons)
+
+    def evaluate(self, solution):
+        theta = np.asarray(solution["theta"], dtype=float).ravel()
+        r = self.z - self.G @ theta
+        obj = float(self.scale * (r @ r) + self.d @ theta)
+        viol = max(0.0, float(np.max(-theta, initial=0.0)), float(np.max(theta - self.upper, initial=0.0)))
+        if self.budget:
+            viol = max(viol, float(theta.sum() - self.M))
+        return obj, viol
+
+    def selected(self, solution):
+        return np.asarray(solution["theta"], dtype=float) > 1e-6
+
+
+def solve_garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M: float | None = None,
+                       theta0=None, tol: float = 1e-10, max_search: int = 200):
+    """Native garrote step; returns ``(theta, nu, box_qp_solves, kkt_residual)``.
+
+    ``nu`` is the multiplier of the budget Σθ ≤ M (0 when it is inactive).
+    """
+    G = np.asarray(G, dtype=float)
+    z = np.asarray(z, dtype=float).ravel()
+    Q = 2.0 * scale * (G.T @ G)
+    c = np.asarray(d, dtype=float).ravel() - 2.0 * scale * (G.T @ z)
+    p = c.shape[0]
+    theta, _, res = solve_box_qp(Q, c, 0.0, upper, theta0, tol=tol)
+    solves = 1
+    if M is None or theta.sum() <= M:
+        return theta, 0.0, solves, res
+    # bracket the multiplier: S(lo) > M >= S(hi); at nu >= max(-c) theta = 0
+    lo, s_lo, th_lo = 0.0, theta.sum(), theta
+    hi = max(float(np.max(-c)), 0.0)
+    th_hi, s_hi = np.zeros(p), 0.0
+    side = 0
+    for _ in range(max_search):
+        if side == 2 or side == -2:  # the same end moved twice: bisect
+            nu = 0.5 * (lo + hi)
+            side = 0
+        else:
+            nu = lo + (s_lo - M) * (hi - lo) / (s_lo - s_hi)
+        th, _, res = solve_box_qp(Q, c + nu, 0.0, upper, th_lo, tol=tol)
+        solves += 1
+        s = th.sum()
+        if abs(s - M) <= 1e-13 * max(1.0, M) or hi - lo <= 1e-15 * max(1.0, hi):
+            theta = th
+            break
+        if s > M:
+            lo, s_lo, th_lo = nu, s, th
+            side = side + 1 if side >= 0 else 1
+        else:
+            hi, s_hi, th_hi = nu, s, th
+            side = side - 1 if side <= 0 else -1
+    else:
+        t = (s_lo - M) / (s_lo - s_hi)
+        theta = th_lo + t * (th_hi - th_lo)
+        nu = lo + t * (hi - lo)
+    # meet the budget exactly (a convex combination stays in the box)
+    s = theta.sum()
+    if s > M:
+        theta = theta * (M / s)
+    g = Q @ theta + c + nu
+    g = np.where((theta <= 0.0) & (g > 0), 0.0, g)
+    g = np.where((theta >= upper) & (g < 0), 0.0, g)
+    return theta, float(nu), solves, float(np.max(np.abs(g), initial=0.0))
+
+
+# --------------------------------------------------------------------------
+# native solvers registered with the registry
+
+
+@register_native("linear_garrote", method="berHu coordinate descent (Numba)", default_tol=1e-10)
+def _native_linear_garrote(problem: LinearGarrote, *, tol, warm_start=True, max_sweeps=100_000):
+    t0 = time.perf_counter()
+    beta0 = problem.beta_warm if (warm_start and problem.beta_warm is not None) else None
+    beta, w, sweeps, res = solve_linear_garrote(problem.H, problem.q, problem.lambda1, problem.lambda2_vector,
+                                                beta0, tol=tol, max_sweeps=max_sweeps)
+    elapsed = time.perf_counter() - t0
+    problem.beta_warm = beta.copy()
+    sol = {"beta": beta, "w": w}
+    obj, viol = problem.evaluate(sol)
+    scale = max(1.0, float(np.max(np.abs(problem.q), initial=0.0)))
+    status = Status.OPTIMAL if res <= tol * scale else Status.INACCURATE
+    return SolverResult(solver="native", status=status, objective=obj, solution=sol, iterations=sweeps,
+                        solve_time=elapsed, max_violation=viol, tolerance={"kkt": tol},
+                        message=f"KKT residual {res:.1e}")
+
+
+@register_native("garrote_step", method="box-QP coordinate descent + multiplier search (Numba)",
+                 default_tol=1e-10)
+def _native_garrote_step(problem: GarroteStep, *, tol, warm_start=True):
+    t0 = time.perf_counter()
+    theta0 = problem.theta_warm if warm_start else None
+    theta, nu, solves, res = solve_garrote_step(problem.G, problem.z, problem.d, scale=problem.scale,
+                                                upper=problem.upper, M=problem.M if problem.budget else None,
+                                                theta0=theta0, tol=tol)
+    elapsed = time.perf_counter() - t0
+    problem.theta_warm = theta.copy()
+    sol = {"theta": theta}
+    obj, viol = problem.evaluate(sol)
+    kscale = max(1.0, float(np.max(np.abs(problem.d), initial=0.0)),
+                 float(2.0 * problem.scale * np.max(np.abs(problem.G.T @ problem.z), initial=0.0)))
+    status = Status.OPTIMAL if res <= 1e3 * tol * kscale else Status.INACCURATE
+    return SolverResult(solver="native", status=status, objective=obj, solution=sol, iterations=solves,
+                        solve_time=elapsed, max_violation=viol, tolerance={"kkt": tol},
+                        message=f"KKT residual {res:.1e}, budget multiplier {nu:.3g}")

@@ -1,0 +1,283 @@
+r"""Per-feature predictor--corrector path of Generalized lp-KTA (Numba).
+
+For every active feature, at every p of the grid,
+
+.. math::
+
+    G(\eta, p) = \lambda_1 (F'(\eta) - F'(x_0)) + \lambda_2 p \eta^{p-1} - a = 0 .
+
+* Predictor: warm start (order 0), :math:`\eta - \Delta p\, \eta'` (order 1)
+  or with :math:`+\tfrac12 \Delta p^2 \eta''` (order 2), from the implicit
+  function theorem: :math:`\eta' = -G_p / G_\eta`,
+  :math:`\eta'' = -(G_{\eta\eta}\eta'^2 + 2 G_{\eta p}\eta' + G_{pp}) / G_\eta`
+  (applied to :math:`u = \log\eta`: :math:`u' = \eta'/\eta`,
+  :math:`u'' = \eta''/\eta - u'^2`).
+* Corrector: Newton's method in :math:`u = \log \eta`.  :math:`G(e^u, p)` is
+  convex and increasing in ``u`` for both Bregman divergences (exponentials
+  of ``u`` plus a linear term), so Newton converges from any start right of
+  the root and overshoots at most once from the left.  The iterate is
+  :math:`\eta = e^u > 0`: it never leaves :math:`\eta \ge 0`.
+* Speed: the corrector runs a fixed number of Newton steps on all active
+  features at once, branch-free, with :func:`~numkfs.kernels.fastexp.fast_exp`
+  (vectorised over features, ``prange``); then the residual is evaluated and
+  any feature with :math:`|G| >` ``tol`` · scale is re-solved by the
+  safeguarded scalar Newton (:func:`newton_log`: a bracket
+  :math:`[u_{lo}, u_{hi}]` with :math:`G(u_{lo}) < 0 < G(u_{hi})`, a step
+  leaving it is replaced by bisection).  At p0 every feature goes through
+  the safeguarded solver.
+* Juncture elimination: a weight below ``eps`` is set to 0 for the rest of
+  the path and the feature leaves the active set (Theorem 2: below
+  :math:`e^{-1}` a weight only decreases as p does).  ``eps = 0`` follows
+  the exact path (a weight is 0 only at its exact zero, or on underflow).
+
+Bregman divergences are identified by an integer code here (0: squared
+Euclidean, 1: generalised KL); :func:`bregman_terms` is the one place to add
+a third (with its Python class in :mod:`numkfs.methods.lpkta`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._jit import jit, pjit, prange
+from ...kernels.fastexp import fast_exp
+
+__all__ = ["lpkta_path_kernel", "bregman_terms", "lpkta_G", "newton_log", "path_derivatives"]
+
+EUCLIDEAN = 0
+KL = 1
+
+
+@jit(inline=True)
+def bregman_terms(code, u, eta, x0, logx0):
+    """(F'(η) - F'(x0), η F''(η), η² F'''(η)) at η = e^u for Bregman ``code``."""
+    if code == 0:  # F = x²
+        return 2.0 * (eta - x0), 2.0 * eta, 0.0
+    # code 1: F = x log x - x
+    return u - logx0, 1.0, -1.0
+
+
+@jit
+def lpkta_G(eta, p, a, lam1, lam2, code, x0):
+    """G(η, p) and ∂G/∂η at η > 0 (reference evaluation, libm)."""
+    u = math.log(eta)
+    d1, d2, _ = bregman_terms(code, u, eta, x0, math.log(x0) if x0 > 0 else 0.0)
+    pw = eta ** (p - 1.0)
+    g = lam1 * d1 + lam2 * p * pw - a
+    gd = (lam1 * d2 + lam2 * p * (p - 1.0) * pw) / eta
+    return g, gd
+
+
+@jit(inline=True)
+def _G_u(u, p, a, lam1, lam2, code, x0, logx0):
+    """G and dG/du at u = log η (fast exp; vectorisable)."""
+    eta = fast_exp(u)
+    pw = fast_exp((p - 1.0) * u)
+    d1, d2, _ = bregman_terms(code, u, eta, x0, logx0)
+    g = lam1 * d1 + lam2 * p * pw - a
+    gu = lam1 * d2 + lam2 * p * (p - 1.0) * pw
+    return g, gu
+
+
+@jit(inline=True)
+def _G_rel(u, p, a, lam1, lam2, code, x0, logx0):
+    """|G| relative to the magnitude of its terms (its rounding floor is ~1e-16)."""
+    eta = fast_exp(u)
+    pw = fast_exp((p - 1.0) * u)
+    d1, _, _ = bregman_terms(code, u, eta, x0, logx0)
+    t1 = lam1 * d1
+    t2 = lam2 * p * pw
+    g = t1 + t2 - a
+    return abs(g) / (abs(t1) + abs(t2) + abs(a) + 1e-300)
+
+
+@jit(inline=True)
+def path_derivatives(u, p, lam1, lam2, code, x0, logx0):
+    """(du/dp, d²u/dp²) along the solution curve at (η = e^u, p)."""
+    eta = fast_exp(u)
+    pw1 = fast_exp((p - 1.0) * u)
+    _, e_d2, e2_d3 = bregman_terms(code, u, eta, x0, logx0)
+    # η-derivatives scaled: H_e = η G_η, H_ee = η² G_ηη, H_ep = η G_ηp
+    h_e = lam1 * e_d2 + lam2 * p * (p - 1.0) * pw1
+    g_p = lam2 * pw1 * (1.0 + p * u)
+    h_ee = lam1 * e2_d3 + lam2 * p * (p - 1.0) * (p - 2.0) * pw1
+    h_ep = lam2 * pw1 * ((2.0 * p - 1.0) + p * (p - 1.0) * u)
+    g_pp = lam2 * pw1 * u * (2.0 + p * u)
+    v1 = -g_p / h_e  # = η'/η = u'
+    # η''/η = -(H_ee v1² + 2 H_ep v1 + G_pp) / H_e ; u'' = η''/η - u'²
+    v2 = -(h_ee * v1 * v1 + 2.0 * h_ep * v1 + g_pp) / h_e
+    return v1, v2 - v1 * v1
+
+
+@jit
+def newton_log(u, p, a, lam1, lam2, code, x0, logx0, u_hi, tol, max_iter):
+    """Safeguarded Newton in u = log η for G = 0 on (-inf, u_hi).
+
+    Returns (u, iterations, relative |G| at the returned u)."""
+    u_lo = -np.inf
+    if not (u < u_hi):
+        u = u_hi - 1.0
+    it = 0
+    g = np.inf
+    while it < max_iter:
+        g, gu = _G_u(u, p, a, lam1, lam2, code, x0, logx0)
+        if g > 0.0:
+            u_hi = u
+        elif g < 0.0:
+            u_lo = u
+        else:
+            return u, it, 0.0
+        if _G_rel(u, p, a, lam1, lam2, code, x0, logx0) <= tol or u < -800.0:
+            break
+        it += 1
+        new = u - g / gu
+        if not (new > u_lo and new < u_hi):
+            new = 0.5 * (u_lo + u_hi) if u_lo > -np.inf else u_hi - max(1.0, u_hi - u)
+        if new == u:
+            break
+        u = new
+    return u, it, _G_rel(u, p, a, lam1, lam2, code, x0, logx0)
+
+
+@jit
+def _predict(ua, uh, p, p_prev, lam1, lam2, code, x0, logx0, order):
+    """Predictor on all active features of a chunk (flat loop: vectorises)."""
+    m = ua.shape[0]
+    dp = p - p_prev
+    for j in range(m):
+        u = ua[j]
+        v1, v2 = path_derivatives(u, p_prev, lam1, lam2, code, x0, logx0)
+        step = dp * v1
+        if order >= 2:
+            step += 0.5 * dp * dp * v2
+        u = u + step
+        ua[j] = u if u < uh[j] else uh[j]
+
+
+@jit
+def _newton_step(ua, aa, uh, p, lam1, lam2, code, x0, logx0):
+    """One Newton step in u on all active features of a chunk (vectorises)."""
+    m = ua.shape[0]
+    for j in range(m):
+        u = ua[j]
+        g, gu = _G_u(u, p, aa[j], lam1, lam2, code, x0, logx0)
+        u = u - g / gu
+        ua[j] = u if u < uh[j] else uh[j]
+
+
+@jit
+def _residual(ua, aa, p, lam1, lam2, code, x0, logx0, res):
+    """|G| relative to its terms on all active features (vectorises)."""
+    m = ua.shape[0]
+    for j in range(m):
+        res[j] = _G_rel(ua[j], p, aa[j], lam1, lam2, code, x0, logx0)
+
+
+@jit
+def _path_chunk(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol, max_iter,
+                n_fixed, out, junct, lo, hi, stats):
+    """Algorithm 1 of the paper (with safeguards) for features lo..hi-1."""
+    P = p_grid.shape[0]
+    logx0 = math.log(x0) if x0 > 0 else 0.0
+    d = hi - lo
+    idx = np.empty(d, dtype=np.int64)
+    for j in range(d):
+        idx[j] = lo + j
+        junct[lo + j] = np.nan
+    m = d
+    ua = np.empty(d)
+    aa = np.empty(d)
+    uh = np.empty(d)
+    res = np.empty(d)
+    n_iter = 0
+    n_safe = 0
+    rmax = 0.0
+    for k in range(P):
+        p = p_grid[k]
+        # exact zeros: the optimality condition of η = 0 (p-independent for p > 1)
+        lam_at0 = lam2 if p <= 1.0 else 0.0
+        w = 0
+        for j in range(m):
+            i = idx[j]
+            if zero_grad + lam_at0 - a[i] >= 0.0:
+                junct[i] = p
+            else:
+                idx[w] = i
+                ua[w] = ua[j]
+                w += 1
+        m = w
+        for j in range(m):
+            aa[j] = a[idx[j]]
+            uh[j] = u_hi[idx[j]]
+        if k == 0:
+            for j in range(m):
+                u, it, r = newton_log(uh[j] - 1.0, p, aa[j], lam1, lam2, code, x0, logx0, uh[j],
+                                      tol, max_iter)
+                ua[j] = u
+                res[j] = r
+                n_iter += it
+        else:
+            if order >= 1:
+                _predict(ua[:m], uh[:m], p, p_grid[k - 1], lam1, lam2, code, x0, logx0, order)
+            for _ in range(n_fixed):
+                _newton_step(ua[:m], aa[:m], uh[:m], p, lam1, lam2, code, x0, logx0)
+            _residual(ua[:m], aa[:m], p, lam1, lam2, code, x0, logx0, res[:m])
+            n_iter += n_fixed * m
+            for j in range(m):
+                if not (res[j] <= tol) or not np.isfinite(ua[j]):
+                    u0 = ua[j] if (np.isfinite(ua[j]) and ua[j] < uh[j]) else uh[j] - 1.0
+                    u, it, r = newton_log(u0, p, aa[j], lam1, lam2, code, x0, logx0,
+                                          uh[j], tol, max_iter)
+                    ua[j] = u
+                    res[j] = r
+                    n_iter += it
+                    n_safe += 1
+        # juncture elimination and output
+        w = 0
+        for j in range(m):
+            i = idx[j]
+            eta = fast_exp(ua[j])
+            if eta < eps or eta == 0.0:
+                junct[i] = p
+                continue
+            out[k, i] = eta
+            if res[j] > rmax:
+                rmax = res[j]
+            idx[w] = i
+            ua[w] = ua[j]
+            w += 1
+        m = w
+    stats[0] = n_iter
+    stats[1] = n_safe
+    stats[2] = rmax
+
+
+@pjit
+def lpkta_path_kernel(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol,
+                      max_iter, n_fixed, n_chunks, out, junct, stats):
+    """The whole path: one parallel region over chunks of features, each
+    chunk following Algorithm 1 with vectorised predictor/corrector loops.
+
+    Parameters
+    ----------
+    a : (d,) alignments
+    p_grid : (P,) strictly decreasing values of p >= 1
+    zero_grad : float
+        λ1 (F'(0) - F'(x0)) (``-inf`` for KL): η = 0 iff
+        ``zero_grad + λ2·[p == 1] - a >= 0``.
+    u_hi : (d,) log of upper brackets (G > 0 there for every p)
+    eps : elimination threshold (0: exact path)
+    order : predictor order 0, 1 or 2
+    n_fixed : Newton steps applied to every active feature per point
+    out : (P, d) weights, zero on entry
+    junct : (d,) p at which a feature left the path (NaN if never)
+    stats : (n_chunks, 3) Newton iterations, safeguarded re-solves,
+        largest relative |G| of a returned weight
+    """
+    d = a.shape[0]
+    for c in prange(n_chunks):
+        lo = (c * d) // n_chunks
+        hi = ((c + 1) * d) // n_chunks
+        _path_chunk(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol, max_iter,
+                    n_fixed, out, junct, lo, hi, stats[c])

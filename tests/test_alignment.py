@@ -1,0 +1,224 @@
+"""Per-feature alignment kernels and the fast exp against numpy references."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from numkfs.kernels.alignment import (
+    alignment_target,
+    combined_kernel,
+    feature_alignments,
+    feature_kernel,
+    resolve_gamma,
+)
+from numkfs._jit import jit
+from numkfs.kernels.fastexp import fast_exp_array, fast_exp_kernel
+
+
+@jit
+def _kernel_exp_array(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = fast_exp_kernel(x[i])
+    return out
+
+# ---------------------------------------------------------------------------
+# fast exp
+
+
+def test_fast_exp_relative_error_over_normal_range():
+    x = np.concatenate([np.linspace(-708.3, 709.7, 2_000_003), np.linspace(-1, 1, 100_001),
+                        np.geomspace(1e-300, 1.0, 1001), -np.geomspace(1e-300, 1.0, 1001)])
+    ref = np.exp(x)
+    got = fast_exp_array(x)
+    assert np.max(np.abs(got / ref - 1.0)) < 5e-16
+
+
+def test_fast_exp_kernel_variant():
+    x = -np.concatenate([np.linspace(0.0, 707.99, 1_000_001), np.geomspace(1e-300, 1.0, 1001)])
+    ref = np.exp(x)
+    assert np.max(np.abs(_kernel_exp_array(x) / ref - 1.0)) < 5e-16
+    # below the normal range: flushed to 0 (absolute change < 2.3e-308)
+    assert np.all(_kernel_exp_array(np.array([-708.0, -745.0, -1e6, -np.inf])) == 0.0)
+
+
+def test_fast_exp_subnormal_underflow_and_overflow():
+    x = np.linspace(-745.2, -708.4, 200_001)
+    ref = np.exp(x)
+    got = fast_exp_array(x)
+    # subnormal results: at most one unit in the last place of the subnormal grid
+    assert np.max(np.abs(got - ref)) <= 5e-324
+    assert np.all(fast_exp_array(np.array([-746.0, -1e4, -np.inf])) == 0.0)
+    with np.errstate(over="ignore"):
+        assert np.all(np.isinf(fast_exp_array(np.array([709.8, 710.0, 1e5, np.inf]))))
+    assert np.isnan(fast_exp_array(np.array([np.nan]))[0])
+    assert fast_exp_array(np.array([0.0]))[0] == 1.0
+    assert fast_exp_array(np.zeros((2, 3))).shape == (2, 3)
+
+
+# ---------------------------------------------------------------------------
+# numpy reference of the alignments
+
+
+def reference_alignments(X, y, kernel="rbf", gamma=None, target="auto"):
+    Xd = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float)
+    n, d = Xd.shape
+    Z, _, _ = alignment_target(y, target)
+    T = Z @ Z.T
+    H = np.eye(n) - 1.0 / n
+    g = resolve_gamma(Xd, gamma)
+    out = np.zeros(d)
+    for i in range(d):
+        x = Xd[:, i]
+        K = np.outer(x, x) if kernel == "linear" else np.exp(-g[i] * (x[:, None] - x[None, :]) ** 2)
+        Kc = H @ K @ H
+        tr = np.trace(Kc)
+        if np.all(x == x[0]):
+            continue
+        out[i] = np.sum(Kc * T) / tr
+    return out
+
+
+def _mixed(n, rng):
+    return np.column_stack([
+        rng.normal(size=(n, 4)),                       # continuous: pair loop
+        rng.integers(0, 2, (n, 2)).astype(float),      # binary: grouped
+        rng.integers(0, 7, (n, 2)).astype(float),      # categorical: grouped
+        rng.integers(0, 60, (n, 2)).astype(float),     # many ties: sorted + grouped
+        np.full(n, 3.5),                               # constant
+        np.round(rng.normal(size=n), 1),               # ties, > 16 values
+    ])
+
+
+def _rel(a, r):
+    return np.max(np.abs(a - r) / np.maximum(np.abs(r), 1e-12 * np.max(np.abs(r))))
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
+def test_dense_alignments_match_numpy(kind):
+    rng = np.random.default_rng(0)
+    n = 170
+    X = _mixed(n, rng)
+    if kind == "binary":
+        y = np.where(X[:, 0] ** 2 + 0.3 * rng.normal(size=n) > 0.7, "a", "b")
+    elif kind == "multiclass":
+        y = rng.integers(0, 4, n)
+    else:
+        y = X[:, 1] ** 2 + 0.2 * rng.normal(size=n)
+    a, det = feature_alignments(X, y, return_details=True)
+    r = reference_alignments(X, y)
+    assert det.kind == kind
+    assert _rel(a, r) < 1e-10
+    assert a[10] == 0.0 and det.traces[10] == 0.0
+    # grouping paths were taken where expected
+    assert list(det.n_groups[4:8]) == [2, 2, 7, 7]
+    assert np.all(det.n_groups[:4] == n)
+
+
+def test_linear_kernel_and_gamma_overrides():
+    rng = np.random.default_rng(1)
+    X = _mixed(90, rng)
+    y = np.sign(X[:, 0] + 0.1)
+    assert _rel(feature_alignments(X, y, kernel="linear"), reference_alignments(X, y, "linear")) < 1e-10
+    assert _rel(feature_alignments(X, y, gamma=0.3), reference_alignments(X, y, gamma=0.3)) < 1e-10
+    g = rng.uniform(0.1, 3.0, X.shape[1])
+    assert _rel(feature_alignments(X, y, gamma=g), reference_alignments(X, y, gamma=g)) < 1e-10
+    # the default bandwidth rule is 1/var (1 for a constant column)
+    var = X.var(axis=0)
+    np.testing.assert_allclose(resolve_gamma(X), np.where(var > 0, 1 / np.where(var > 0, var, 1), 1.0))
+
+
+def test_sparse_binary_and_sparse_continuous_match_numpy():
+    rng = np.random.default_rng(2)
+    n = 150
+    Xb = sp.random(n, 40, density=0.04, random_state=3, format="csc")
+    Xb.data[:] = 1.0
+    y = rng.choice([-1.0, 1.0], n)
+    a, det = feature_alignments(Xb, y, return_details=True)
+    assert _rel(a, reference_alignments(Xb, y)) < 1e-10
+    nnz = np.diff(Xb.indptr)
+    assert np.all(det.n_groups[nnz > 0] == 2) and np.all(a[nnz == 0] == 0.0)
+    Xc = sp.random(n, 20, density=0.3, random_state=4, format="lil")
+    Xc[:, 3] = 2.0  # a constant column stored as non-zeros
+    Xc = Xc.tocsr()
+    for kernel in ("rbf", "linear"):
+        ac = feature_alignments(Xc, y, kernel=kernel)
+        assert _rel(ac, reference_alignments(Xc, y, kernel)) < 1e-10
+        assert ac[3] == 0.0
+    # dense and sparse input agree
+    np.testing.assert_allclose(feature_alignments(Xb.toarray(), y), a, rtol=1e-12, atol=1e-14)
+
+
+def test_bad_input():
+    X = np.zeros((5, 2))
+    with pytest.raises(ValueError, match="kernel"):
+        feature_alignments(X, [0, 1, 0, 1, 0], kernel="poly")
+    with pytest.raises(ValueError, match="inconsistent"):
+        feature_alignments(X, [0, 1])
+    with pytest.raises(ValueError, match="gamma"):
+        feature_alignments(X, [0, 1, 0, 1, 0], gamma=-1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        feature_alignments(np.array([[np.nan, 1.0], [1.0, 2.0]]), [0, 1])
+
+
+# ---------------------------------------------------------------------------
+# the learned kernel
+
+
+def reference_combined(X, eta, Y=None, gamma=None):
+    Xd = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float)
+    n = Xd.shape[0]
+    g = resolve_gamma(Xd, gamma)
+    H = np.eye(n) - 1.0 / n
+    K = 0.0
+    for i in np.flatnonzero(eta > 0):
+        x = Xd[:, i]
+        Kxx = np.exp(-g[i] * (x[:, None] - x[None, :]) ** 2)
+        tr = np.trace(H @ Kxx @ H)
+        if Y is None:
+            K = K + eta[i] * (H @ Kxx @ H) / tr
+        else:
+            yv = np.asarray(Y.toarray() if sp.issparse(Y) else Y)[:, i]
+            Kyx = np.exp(-g[i] * (yv[:, None] - x[None, :]) ** 2)
+            m = Kyx.shape[0]
+            Kc = Kyx - Kyx.mean(1, keepdims=True) - Kxx.mean(0)[None, :] + Kxx.mean()
+            K = K + eta[i] * Kc / tr
+    return K
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_combined_kernel_matches_numpy(sparse):
+    rng = np.random.default_rng(5)
+    n, m = 60, 25
+    X = np.column_stack([rng.normal(size=(n + m, 3)), rng.integers(0, 2, (n + m, 3)).astype(float)])
+    eta = np.array([0.5, 0.0, 1.5, 0.2, 0.0, 0.7])
+    Xtr, Xte = X[:n], X[n:]
+    if sparse:
+        Xtr, Xte = sp.csr_matrix(Xtr), sp.csr_matrix(Xte)
+    y = np.sign(X[:n, 0])
+    _, det = feature_alignments(Xtr, y, return_details=True)
+    K, cent = combined_kernel(Xtr, eta, return_centering=True)
+    Kref = reference_combined(Xtr, eta)
+    np.testing.assert_allclose(K, Kref, atol=1e-12)
+    np.testing.assert_allclose(combined_kernel(Xtr, eta, traces=det.traces), Kref, atol=1e-12)
+    Kx = combined_kernel(Xtr, eta, Xte, centering=cent)
+    np.testing.assert_allclose(Kx, reference_combined(Xtr, eta, Xte), atol=1e-12)
+    np.testing.assert_allclose(combined_kernel(Xtr, eta, Xte), Kx, atol=1e-12)
+    # one base kernel is PSD, centred and has unit trace
+    K0 = feature_kernel(Xtr, 0)
+    assert abs(np.trace(K0) - 1.0) < 1e-12 and np.abs(K0.sum(axis=0)).max() < 1e-10
+    # the alignment is <K_i, yy'>
+    assert abs(y @ K0 @ y - det.alignments[0]) < 1e-9 * abs(det.alignments[0])
+
+
+def test_combined_kernel_linear_and_errors():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(30, 4))
+    eta = np.array([1.0, 0.0, 2.0, 0.0])
+    Xc = X - X.mean(0)
+    tr = (Xc**2).sum(0)
+    ref = (Xc[:, [0]] @ Xc[:, [0]].T) / tr[0] + 2 * (Xc[:, [2]] @ Xc[:, [2]].T) / tr[2]
+    np.testing.assert_allclose(combined_kernel(X, eta, kernel="linear"), ref, atol=1e-12)
+    with pytest.raises(ValueError, match="non-negative"):
+        combined_kernel(X, -eta)
+    with pytest.raises(ValueError, match="entries"):
+        combined_kernel(X, eta[:3])

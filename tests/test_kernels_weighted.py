@@ -1,0 +1,146 @@
+"""Weighted kernels, the KNIFE matrix A and the losses against numpy references
+and finite differences."""
+import numpy as np
+import pytest
+
+from numkfs.kernels.weighted import (KERNELS, kernel_weight_derivative, weight_gradient_matrix,
+                                     weighted_kernel)
+from numkfs.losses import LOSSES, get_loss
+
+PARAMS = dict(gamma=0.3, degree=3, coef0=0.7)
+
+
+def _reference_kernel(X, Y, w, kernel, gamma, degree, coef0):
+    """Element by element, straight from the definitions."""
+    K = np.empty((X.shape[0], Y.shape[0]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[0]):
+            if kernel == "linear":
+                K[i, j] = np.sum(w ** 2 * X[i] * Y[j])
+            elif kernel == "rbf":
+                K[i, j] = np.exp(-gamma * np.sum(w ** 2 * (X[i] - Y[j]) ** 2))
+            else:
+                K[i, j] = (np.sum(w ** 2 * X[i] * Y[j]) + coef0) ** degree
+    return K
+
+
+def _reference_A(X, w, alpha, kernel, gamma, degree, coef0):
+    """A from the full n x n x p tensor of derivatives (small sizes only)."""
+    n, p = X.shape
+    K = _reference_kernel(X, X, w, kernel, gamma, degree, coef0)
+    T = np.empty((n, n, p))
+    for k in range(p):
+        xk = X[:, k]
+        if kernel == "linear":
+            T[:, :, k] = 2 * w[k] * np.outer(xk, xk)
+        elif kernel == "rbf":
+            T[:, :, k] = -2 * gamma * w[k] * (xk[:, None] - xk[None, :]) ** 2 * K
+        else:
+            base = (X * w) @ (X * w).T + coef0
+            T[:, :, k] = 2 * degree * w[k] * np.outer(xk, xk) * base ** (degree - 1)
+    return np.einsum("ijk,j->ik", T, alpha)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((23, 6))
+    Y = rng.standard_normal((9, 6))
+    w = rng.uniform(0.1, 1.0, 6)
+    w[4] = 0.0  # a zero weight: skipped, its column of A is zero
+    alpha = rng.standard_normal(23)
+    return X, Y, w, alpha
+
+
+@pytest.mark.parametrize("method", ["blas", "numba", "auto"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_kernel_matches_reference(data, kernel, method):
+    X, Y, w, _ = data
+    for Yarg, Yref in [(None, X), (Y, Y)]:
+        K = weighted_kernel(X, w, kernel, Y=Yarg, method=method, **PARAMS)
+        ref = _reference_kernel(X, Yref, w, kernel, **PARAMS)
+        assert K.shape == ref.shape
+        assert np.max(np.abs(K - ref)) / np.max(np.abs(ref)) < 1e-10
+
+
+@pytest.mark.parametrize("method", ["blas", "numba", "auto"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_gradient_matrix_matches_tensor_reference(data, kernel, method):
+    X, _, w, alpha = data
+    K = weighted_kernel(X, w, kernel, **PARAMS)
+    A = weight_gradient_matrix(X, w, alpha, K, kernel, method=method, **PARAMS)
+    ref = _reference_A(X, w, alpha, kernel, **PARAMS)
+    assert np.max(np.abs(A - ref)) / np.max(np.abs(ref)) < 1e-10
+    assert np.all(A[:, 4] == 0.0)  # sticky: the zero-weight feature has no derivative
+    # the one-feature derivative helper agrees too
+    for k in range(X.shape[1]):
+        dK = kernel_weight_derivative(X, w, k, kernel, **PARAMS)
+        assert np.allclose(dK @ alpha, ref[:, k], rtol=1e-10, atol=1e-12 * np.max(np.abs(ref)))
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_gradient_matrix_finite_differences(data, kernel):
+    """A[:, k] = d(K_w alpha)/dw_k, checked by central differences."""
+    X, _, w, alpha = data
+    w = w.copy()
+    w[4] = 0.4
+    A = weight_gradient_matrix(X, w, alpha, None, kernel, **PARAMS)
+    h = 1e-6
+    for k in range(X.shape[1]):
+        e = np.zeros_like(w)
+        e[k] = h
+        fd = (weighted_kernel(X, w + e, kernel, **PARAMS) @ alpha
+              - weighted_kernel(X, w - e, kernel, **PARAMS) @ alpha) / (2 * h)
+        assert np.max(np.abs(fd - A[:, k])) <= 1e-6 * max(1.0, np.max(np.abs(A)))
+
+
+def test_all_zero_weights_give_constant_kernels(data):
+    X, Y, w, alpha = data
+    z = np.zeros_like(w)
+    assert np.all(weighted_kernel(X, z, "rbf", Y=Y) == 1.0)
+    assert np.all(weighted_kernel(X, z, "linear") == 0.0)
+    assert np.allclose(weighted_kernel(X, z, "poly", degree=2, coef0=2.0), 4.0)
+    assert np.all(weight_gradient_matrix(X, z, alpha, None, "rbf") == 0.0)
+
+
+def test_bad_kernel_and_method_names(data):
+    X, _, w, alpha = data
+    with pytest.raises(ValueError, match="Unknown kernel 'sigmoid'"):
+        weighted_kernel(X, w, "sigmoid")
+    with pytest.raises(ValueError, match="method must be"):
+        weight_gradient_matrix(X, w, alpha, None, "rbf", method="gpu")
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_loss_derivatives_finite_differences(name):
+    rng = np.random.default_rng(7)
+    n = 40
+    loss = get_loss(name, delta=0.8)
+    y = rng.standard_normal(n) if name == "squared" else np.sign(rng.standard_normal(n))
+    u = 1.5 * rng.standard_normal(n)
+    # keep away from the kinks of the hinge losses, where the second derivative jumps
+    t = y * u
+    for kink in (1.0, 1.0 - 0.8):
+        near = np.abs(t - kink) < 1e-3
+        u[near] += 0.01 * y[near]
+    h = 1e-6
+    g = loss.gradient(y, u)
+    H = loss.hessian_diag(y, u)
+    for i in range(n):
+        e = np.zeros(n)
+        e[i] = h
+        fd = (loss.value(y, u + e) - loss.value(y, u - e)) / (2 * h)
+        assert abs(fd - g[i]) <= 1e-6 * max(1.0, abs(g[i]))
+        fd2 = (loss.gradient(y, u + e)[i] - loss.gradient(y, u - e)[i]) / (2 * h)
+        assert abs(fd2 - H[i]) <= 1e-5 * max(1.0, abs(H[i]))
+
+
+def test_loss_values_closed_forms():
+    y = np.array([1.0, -1.0, 1.0])
+    u = np.array([2.0, 0.5, 0.25])
+    assert get_loss("squared_hinge").value(y, u) == pytest.approx(0 + 1.5 ** 2 + 0.75 ** 2)
+    # huberized, delta = 1: t = (2, -0.5, 0.25) -> 0, 1 - t - 1/2 = 1, (0.75)^2 / 2
+    assert get_loss("huberized_hinge", delta=1.0).value(y, u) == pytest.approx(1.0 + 0.28125)
+    assert get_loss("logistic").value(y, u) == pytest.approx(np.sum(np.log1p(np.exp(-y * u))))
+    with pytest.raises(ValueError, match="Unknown loss 'hinge'"):
+        get_loss("hinge")

@@ -1,0 +1,213 @@
+"""Generalized lp-KTA: closed forms, Newton residuals, Theorem 2, Lemma 1, estimators."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import brentq
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
+from numkfs.estimators._lpkta import LpKTAClassifier, LpKTASelector
+from numkfs.methods.lpkta import (
+    GeneralizedKL,
+    SquaredEuclidean,
+    default_p_grid,
+    feature_selection_path,
+    lpkta_objective,
+    lpkta_path,
+    lpkta_weights,
+)
+from numkfs.solvers.native.lpkta_newton import path_derivatives
+
+GRID = default_p_grid()
+RNG = np.random.default_rng(0)
+A = np.concatenate([RNG.uniform(0.0, 3.0, 400), [-0.5, 0.0, 1e-9, 50.0, 1.0, 1.0 + 1e-12]])
+LAM1, LAM2 = 0.7, 1.0
+
+
+def G(eta, a, p, lam1, lam2, br):
+    """The optimality function in numpy (Euclidean or KL)."""
+    if br.code == 0:
+        d1 = 2.0 * (eta - br.x0)
+    else:
+        d1 = np.log(eta / br.x0)
+    return lam1 * d1 + lam2 * p * eta ** (p - 1.0) - a
+
+
+def test_closed_forms_euclidean_p2_and_p1():
+    eta, info = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, eps=0.0)
+    # p = 2: η = a / (2 (λ1 + λ2)) for a > 0
+    np.testing.assert_allclose(eta[0], np.maximum(A, 0) / (2 * (LAM1 + LAM2)), rtol=1e-13, atol=1e-300)
+    # p = 1: η = max(0, (a - λ2) / (2 λ1)); |G| <= 1e-14 · (terms ~ 1) bounds the
+    # absolute error by ~1e-14 / (2 λ1) where a - λ2 cancels (a = 1 + 1e-12)
+    np.testing.assert_allclose(eta[-1], np.maximum(0.0, (A - LAM2) / (2 * LAM1)), rtol=1e-12, atol=3e-14)
+    assert np.all(eta >= 0)
+
+
+@pytest.mark.parametrize("bregman", [SquaredEuclidean(), SquaredEuclidean(0.3), GeneralizedKL(), GeneralizedKL(0.5)])
+@pytest.mark.parametrize("predictor", ["warm", "first", "second"])
+def test_newton_solution_satisfies_G_zero(bregman, predictor):
+    eta, info = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=1e-3,
+                              predictor=predictor)
+    assert np.all(eta >= 0)
+    for k, p in enumerate(GRID):
+        act = eta[k] > 0
+        r = G(eta[k, act], A[act], p, LAM1, LAM2, bregman) / (np.abs(A[act]) + LAM1 + LAM2)
+        assert np.max(np.abs(r)) < 1e-12, (k, p)
+    assert info["max_G_residual"] < 1e-12
+    # a weight is zero exactly when eliminated or at its exact zero
+    zero = A <= bregman.zero_gradient(LAM1)
+    assert np.all(eta[:, zero] == 0)
+
+
+def test_kl_matches_bracketed_root():
+    br = GeneralizedKL(1.0)
+    eta, _ = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=br, eps=0.0)
+    for k in (0, 37, 99):
+        p = GRID[k]
+        for i in (0, 5, 403, 404):
+            u = brentq(lambda u: G(np.exp(u), A[i], p, LAM1, LAM2, br), -690.0, 690.0, xtol=1e-14,
+                       rtol=1e-15, maxiter=500)
+            assert abs(eta[k, i] - np.exp(u)) <= 1e-12 * np.exp(u)
+
+
+def test_all_predictors_give_the_same_path():
+    paths = [lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, eps=1e-3, predictor=o)[0]
+             for o in ("warm", "first", "second")]
+    np.testing.assert_allclose(paths[0], paths[1], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(paths[0], paths[2], rtol=1e-12, atol=1e-15)
+
+
+def test_path_derivatives_match_finite_differences():
+    grid = np.linspace(1.8, 1.2, 7)
+    for br in (SquaredEuclidean(), GeneralizedKL()):
+        h = 1e-4
+        for p in grid:
+            e0, _ = lpkta_weights(A[:50], [p + h, p, p - h], lambda1=LAM1, lambda2=LAM2, bregman=br, eps=0.0)
+            u = np.log(e0[:, (e0 > 0).all(0)])
+            logx0 = np.log(br.x0) if br.x0 > 0 else 0.0
+            v = np.array([path_derivatives(ui, p, LAM1, LAM2, br.code, br.x0, logx0) for ui in u[1]])
+            fd1 = (u[0] - u[2]) / (2 * h)
+            fd2 = (u[0] - 2 * u[1] + u[2]) / h**2
+            np.testing.assert_allclose(v[:, 0], fd1, rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(v[:, 1], fd2, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("eps", [0.0, 1e-3, 0.2])
+@pytest.mark.parametrize("bregman", ["euclidean", "kl"])
+def test_theorem2_monotonicity_and_nested_supports(eps, bregman):
+    eta, _ = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=eps)
+    for k in range(len(GRID) - 1):
+        cur, nxt = eta[k], eta[k + 1]
+        low = (cur > 0) & (cur < np.exp(-1))
+        high = cur > np.exp(-1.0 / GRID[k])
+        assert np.all(nxt[low] <= cur[low] * (1 + 1e-13)), k
+        assert np.all(nxt[high] >= cur[high] * (1 - 1e-13)), k
+    n_sel = (eta > 0).sum(axis=1)
+    assert np.all(np.diff(n_sel) <= 0)
+    # once eliminated, never back
+    assert np.all((eta[1:] > 0) <= (eta[:-1] > 0))
+
+
+@pytest.mark.parametrize("bregman", [SquaredEuclidean(), SquaredEuclidean(0.05), GeneralizedKL(0.01)])
+def test_lemma1_bound_approximate_vs_exact(bregman):
+    eps = 0.02
+    exact, _ = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=0.0)
+    approx, info = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=eps)
+    dev = np.array([lpkta_objective(approx[k], A, p, LAM1, LAM2, bregman)
+                    - lpkta_objective(exact[k], A, p, LAM1, LAM2, bregman) for k, p in enumerate(GRID)])
+    bound = info["lemma1_bound"]
+    assert np.all(dev >= -1e-10)  # the exact path is optimal
+    assert np.all(dev <= bound * (1 + 1e-9) + 1e-12)
+    assert np.all(bound <= info["lemma1_bound_paper"] + 1e-15)
+    assert dev.max() > 0  # the approximation did eliminate something
+    # where the approximate path keeps a feature, it is on the exact path
+    keep = approx > 0
+    np.testing.assert_allclose(approx[keep], exact[keep], rtol=1e-12)
+
+
+def test_parameter_errors():
+    with pytest.raises(ValueError, match="eps"):
+        lpkta_weights(A, GRID, lambda1=1.0, lambda2=1.0, eps=0.5)
+    with pytest.raises(ValueError, match="decreasing"):
+        lpkta_weights(A, [1.0, 2.0], lambda1=1.0, lambda2=1.0)
+    with pytest.raises(ValueError, match=">= 1"):
+        lpkta_weights(A, [2.0, 0.5], lambda1=1.0, lambda2=1.0)
+    with pytest.raises(ValueError, match="lambda1"):
+        lpkta_weights(A, GRID, lambda1=0.0, lambda2=1.0)
+    with pytest.raises(ValueError, match="bregman"):
+        lpkta_weights(A, GRID, lambda1=1.0, lambda2=1.0, bregman="hellinger")
+    with pytest.raises(ValueError, match="x0"):
+        GeneralizedKL(0.0)
+
+
+def test_lpkta_path_on_data_dense_and_sparse():
+    X, y, support = make_madelon_like(300, 60, random_state=1)
+    path = lpkta_path(X, y)
+    assert path.grid_name == "p" and path.weights.shape == (101, 60)
+    a = path.extra["alignments"]
+    lam1, lam2 = path.extra["lambda1"], path.extra["lambda2"]
+    np.testing.assert_allclose(path.weights[0], np.where(a / (2 * (lam1 + lam2)) >= 1e-3, a / (2 * (lam1 + lam2)), 0), rtol=1e-12)
+    for k in (0, 40, 100):
+        assert path.objective[k] == pytest.approx(
+            lpkta_objective(path.weights[k], a, path.grid[k], lam1, lam2), rel=1e-12, abs=1e-12)
+    # the features kept to the end are informative ones
+    assert support[path.selected(len(path) - 1)].all()
+    assert np.all(np.diff(path.n_selected()) <= 0)
+    Xs, ys, sup = make_dorothea_like(200, 3000, density=0.02, n_informative=10, random_state=2)
+    ps = lpkta_path(Xs, ys, lambda1=1.0, lambda2=2.0)
+    pd = lpkta_path(Xs.toarray(), ys, lambda1=1.0, lambda2=2.0)
+    np.testing.assert_allclose(ps.weights, pd.weights, rtol=1e-9, atol=1e-14)
+
+
+def test_feature_selection_curve_and_plot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    X, y, support = make_madelon_like(240, 30, n_redundant=5, random_state=3)
+    curve = feature_selection_path(X, y, cv=3, n_points=6, spacing="p", random_state=0)
+    assert curve.scores.shape == (6, 3)
+    assert np.all(np.diff(curve.n_selected) <= 0)
+    assert 0 <= curve.baseline <= 1
+    # the selected kernel beats the all-features uniform kernel on this XOR problem
+    assert curve.accuracy.max() > curve.baseline
+    ax = curve.plot()
+    assert len(ax.lines) >= 1
+    Xte, yte, _ = make_madelon_like(240, 30, n_redundant=5, random_state=3)
+    held = feature_selection_path(X, y, test=(Xte, yte), n_points=8, baseline=False)
+    assert held.scores.shape[1] == 1 and held.baseline is None
+    # count spacing: from all features to the fewest, roughly log-spaced
+    ns = held.n_selected
+    assert ns[0] == held.path.n_selected()[0] and ns[-1] == held.path.n_selected()[-1]
+    assert len(ns) <= 10 and np.all(np.diff(ns) < 0)
+
+
+def test_selector_and_classifier_behaviour():
+    X, y, support = make_madelon_like(300, 40, n_redundant=5, random_state=4)
+    sel = LpKTASelector(n_features_to_select=8).fit(X, y)
+    assert 1 <= sel.get_support().sum() <= 8
+    sel_p = LpKTASelector(p=1.5).fit(X, y)
+    assert sel_p.p_ == pytest.approx(1.5)
+    # nested supports: the point with the smaller p selects a subset
+    small, large = (sel_p, sel) if sel.p_ >= sel_p.p_ else (sel, sel_p)
+    assert np.all(small.get_support() <= large.get_support())
+    # n_features_to_select picks the first point with at most 8 features
+    assert sel.index_ == 0 or sel.path_.n_selected()[sel.index_ - 1] > 8
+    clf = LpKTAClassifier().fit(X[:200], y[:200])
+    assert support[clf.support_mask_].all()
+    assert clf.score(X[200:], y[200:]) > 0.75
+    Xs = sp.csr_matrix(X)
+    clf_s = LpKTAClassifier().fit(Xs[:200], y[:200])
+    np.testing.assert_allclose(clf_s.decision_function(Xs[200:]), clf.decision_function(X[200:]), atol=1e-8)
+    cv_sel = LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 11), random_state=0).fit(X, y)
+    assert cv_sel.curve_.scores.shape == (11, 3)
+    assert cv_sel.index_ == cv_sel.curve_.best_index
+
+
+@parametrize_with_checks([LpKTASelector(p_grid=np.linspace(2, 1, 11)),
+                          LpKTAClassifier(p_grid=np.linspace(2, 1, 11))])
+def test_sklearn_contract(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
