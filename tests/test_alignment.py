@@ -114,6 +114,17 @@ def test_dense_alignments_match_numpy(kind):
     assert np.all(det.n_groups[:4] == n)
 
 
+@pytest.mark.parametrize("kind", ["binary", "multiclass"])
+def test_sorted_grouping_path_for_long_columns_with_ties(kind):
+    rng = np.random.default_rng(7)
+    n = 600  # >= SORT_MIN_SAMPLES: columns with ties are sorted and grouped
+    X = np.column_stack([rng.integers(0, 90, n), np.round(rng.normal(size=n), 2), rng.normal(size=n)])
+    y = np.sign(X[:, 1]) if kind == "binary" else rng.integers(0, 3, n)
+    a, det = feature_alignments(X, y, return_details=True)
+    assert 16 < det.n_groups[0] <= 90 and 16 < det.n_groups[1] < n and det.n_groups[2] == n
+    assert _rel(a, reference_alignments(X, y)) < 1e-10
+
+
 def test_linear_kernel_and_gamma_overrides():
     rng = np.random.default_rng(1)
     X = _mixed(90, rng)

@@ -168,6 +168,18 @@ def test_qr_and_lu_tangents_give_the_same_path(friedman):
     assert np.allclose(b1, b2, rtol=1e-3, atol=1e-4)
 
 
+def test_scipy_integrator_stays_on_the_same_path(friedman):
+    """The solve_ivp tracker (RK45 on the tangent ODE + Newton when the
+    residual exceeds tol) finds the same events as the PC tracker."""
+    X, y, _ = friedman
+    p_pc = l1kr_path(X, y, lam=1e-2, D_max=0.3)
+    p_rk = l1kr_path(X, y, lam=1e-2, D_max=0.3, integrator="RK45", max_steps=400)
+    assert p_rk.extra["finished"] == "D_max"
+    assert [e[1:] for e in p_rk.extra["events"]] == [e[1:] for e in p_pc.extra["events"]]
+    assert max(l1kr_kkt_residual(p_rk, i) for i in range(0, p_rk.n_points, 5)) < 1e-8
+    assert np.allclose(p_rk.weights[-1], p_pc.weights[-1], atol=1e-6)
+
+
 def test_cv_path_and_prediction(friedman):
     X, y, support = friedman
     cvp = l1kr_cv_path(X, y, lam=1e-2, cv=3, n_grid=12, random_state=0, D_max=60.0)

@@ -161,6 +161,16 @@ def test_lpkta_path_on_data_dense_and_sparse():
     np.testing.assert_allclose(ps.weights, pd.weights, rtol=1e-9, atol=1e-14)
 
 
+def test_constant_feature_warns_and_gets_zero():
+    from numkfs._validation import ConstantFeatureWarning
+
+    X, y, _ = make_madelon_like(100, 6, n_informative=2, n_redundant=1, random_state=5)
+    X[:, 2] = 7.0
+    with pytest.warns(ConstantFeatureWarning, match=r"\[2\]"):
+        path = lpkta_path(X, y)
+    assert np.all(path.weights[:, 2] == 0) and path.extra["alignments"][2] == 0
+
+
 def test_feature_selection_curve_and_plot():
     import matplotlib
 

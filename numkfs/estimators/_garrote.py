@@ -165,6 +165,8 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     dual_coef_ : ndarray (n_samples,)
         c.
     lambda0_, M_ : float
+    n_iter_ : int
+        Alternations run at the chosen M.
     model_ : COSSOFit
         The fitted model (components, objective history).
     path_ : FeaturePath or None
@@ -219,6 +221,7 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.feature_weights_ = model.theta.copy()
         self.intercept_ = model.intercept
         self.dual_coef_ = model.c.copy()
+        self.n_iter_ = model.n_iter
         return self
 
     def predict(self, X):

@@ -49,16 +49,36 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
     _classifier = False
 
     # -- input -------------------------------------------------------------
+    def _precheck(self, X):
+        """Shape and type errors worded as scikit-learn words them."""
+        name = type(self).__name__
+        arr = X if hasattr(X, "dtype") and hasattr(X, "shape") and not hasattr(X, "columns") else None
+        if arr is None and not hasattr(X, "columns"):
+            arr = np.asarray(X, dtype=object) if not hasattr(X, "toarray") else None
+        if arr is not None:
+            if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.ravel())):
+                raise ValueError(f"{name}: Complex data not supported.")
+            if arr.dtype == object:
+                arr.astype(np.float64)  # TypeError naming the offending value
+            if arr.ndim == 1:
+                raise ValueError(f"{name}: expected a 2-D array, got a 1-D array of shape {arr.shape}. "
+                                 "Reshape your data either using X.reshape(-1, 1) if it has a single feature "
+                                 "or X.reshape(1, -1) if it contains a single sample.")
+            if arr.ndim == 2 and arr.shape[1] == 0:
+                raise ValueError(f"{name}: 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+
     def _check_fit_input(self, X, y):
         name = type(self).__name__
         if y is None:
             raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+        self._precheck(X)
         X_arr = check_X(X, caller=name)
         validate_data(self, X, skip_check_array=True, reset=True)
         y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
         if y_arr.ndim == 2 and y_arr.shape[1] == 1:
-            warnings.warn(f"{name}: a column-vector y was passed when a 1-D array was expected; "
-                          "it is raveled.", DataConversionWarning, stacklevel=3)
+            warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                          "the shape of y to (n_samples,), for example using ravel().",
+                          DataConversionWarning, stacklevel=3)
             y_arr = y_arr.ravel()
         y_arr = check_y(y_arr, X_arr.shape[0], caller=name, numeric=not self._classifier)
         self.scaler_ = Standardizer().fit(X_arr)
@@ -70,6 +90,7 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
     def _check_predict_input(self, X):
         check_is_fitted(self, "feature_weights_")
         name = type(self).__name__
+        self._precheck(X)
         X_arr = check_X(X, caller=name, min_samples=1)
         validate_data(self, X, skip_check_array=True, reset=False)
         return self.scaler_.transform(X_arr)

@@ -26,8 +26,9 @@ Nothing of size n x n x p is ever formed.  What was measured
   + (K(α∘x_i²))_a]``, so one GEMM ``K @ [α, α∘X, α∘X²]`` gives every column;
   for the polynomial kernel ``(∂K_i α)_a = (d/T) [x_ai (G (α∘x_i))_a - (G' α)_a]``
   with ``G = u^{d-1}``, ``G' = u^{d-1}(u - 1)``, ``T = Σβ + 1``.
-* S: a parallel Numba loop over pairs accumulating the |P| x |P| outer
-  products (O(n² |P|²) flops, O(|P|²) memory per thread).
+* S: a parallel Numba loop over rows a; the |P| x n block of
+  ``(x_ai - x_bi)²`` is formed per row and the |P|²/2 sums over b are
+  contiguous dot products (O(n² |P|²) flops, O(|P| n) memory per thread).
 
 The ``_reference_*`` functions are plain numpy oracles with one explicit
 n x n matrix per feature, used by the tests and the benchmark only.
@@ -67,20 +68,22 @@ def _active(beta: np.ndarray) -> np.ndarray:
 
 
 @pjit
-def _gauss_kernel_sym(Xa, b):
-    """Rows of K; the exponent is accumulated feature by feature along a row
-    (a loop LLVM vectorises) and exponentiated with the vectorisable
+def _gauss_kernel_sym(XaT, b):
+    """Rows of K from the transposed active columns ``XaT`` (p, n): the
+    exponent is accumulated feature by feature along a row (a contiguous
+    loop LLVM vectorises) and exponentiated with the vectorisable
     ``fast_exp`` (relative error < 4e-16).  Both triangles are computed in
     the same order, so K is exactly symmetric."""
-    n, p = Xa.shape
+    p, n = XaT.shape
     K = np.empty((n, n))
     for a in prange(n):
         e = np.zeros(n)
         for i in range(p):
-            xa = Xa[a, i]
+            xa = XaT[i, a]
             bi = b[i]
+            row = XaT[i]
             for bb in range(n):
-                d = xa - Xa[bb, i]
+                d = xa - row[bb]
                 e[bb] += bi * d * d
         for bb in range(n):
             K[a, bb] = fast_exp(-e[bb])
@@ -89,41 +92,55 @@ def _gauss_kernel_sym(Xa, b):
 
 
 @pjit
-def _gauss_kernel_cross(Za, Xa, b):
-    m, p = Za.shape
-    n = Xa.shape[0]
+def _gauss_kernel_cross(ZaT, XaT, b):
+    p, m = ZaT.shape
+    n = XaT.shape[1]
     K = np.empty((m, n))
     for a in prange(m):
         e = np.zeros(n)
         for i in range(p):
-            za = Za[a, i]
+            za = ZaT[i, a]
             bi = b[i]
+            row = XaT[i]
             for bb in range(n):
-                d = za - Xa[bb, i]
+                d = za - row[bb]
                 e[bb] += bi * d * d
         for bb in range(n):
             K[a, bb] = fast_exp(-e[bb])
     return K
 
 
-@pjit
-def _hess_contract_gauss(Xp, K, alpha, n_chunks):
-    """S[i, j] = Σ_ab α_a α_b K_ab D^i_ab D^j_ab with D^i_ab = (x_ai - x_bi)²."""
-    n, p = Xp.shape
+@pjit(fast=True)
+def _hess_contract_gauss(XpT, K, alpha, n_chunks):
+    """S[i, j] = Σ_ab α_a α_b K_ab D^i_ab D^j_ab with D^i_ab = (x_ai - x_bi)².
+
+    For each row a the p x n block of D^i_ab is formed once and the p²/2
+    sums over b run as contiguous (vectorised) dot products."""
+    p, n = XpT.shape
     out = np.zeros((n_chunks, p, p))
     for c in prange(n_chunks):
-        D = np.empty(p)
+        Dm = np.empty((p, n))
+        t = np.empty(n)
+        w = np.empty(n)
         acc = np.zeros((p, p))
         for a in range(c, n, n_chunks):
-            for bb in range(a + 1, n):
-                w = 2.0 * alpha[a] * alpha[bb] * K[a, bb]
-                for i in range(p):
-                    d = Xp[a, i] - Xp[bb, i]
-                    D[i] = d * d
-                for i in range(p):
-                    wi = w * D[i]
-                    for j in range(i, p):
-                        acc[i, j] += wi * D[j]
+            aa = alpha[a]
+            for bb in range(n):
+                w[bb] = aa * alpha[bb] * K[a, bb]
+            for i in range(p):
+                xa = XpT[i, a]
+                row = XpT[i]
+                for bb in range(n):
+                    d = xa - row[bb]
+                    Dm[i, bb] = d * d
+            for i in range(p):
+                for bb in range(n):
+                    t[bb] = w[bb] * Dm[i, bb]
+                for j in range(i, p):
+                    s = 0.0
+                    for bb in range(n):
+                        s += t[bb] * Dm[j, bb]
+                    acc[i, j] += s
         for i in range(p):
             for j in range(i, p):
                 out[c, i, j] = acc[i, j]
@@ -205,15 +222,15 @@ def ard_kernel(X, beta, kernel: str = "gaussian", degree: int = 2, Z=None) -> np
         return U**degree
     act = _active(beta)
     b = np.ascontiguousarray(beta[act])
-    Xa = np.ascontiguousarray(X[:, act])
+    XaT = np.ascontiguousarray(X[:, act].T)
     if Z is None:
         if act.size == 0:
             return np.ones((X.shape[0], X.shape[0]))
-        return _gauss_kernel_sym(Xa, b)
-    Za = np.ascontiguousarray(np.asarray(Z, dtype=float)[:, act])
+        return _gauss_kernel_sym(XaT, b)
+    ZaT = np.ascontiguousarray(np.asarray(Z, dtype=float)[:, act].T)
     if act.size == 0:
-        return np.ones((Za.shape[0], X.shape[0]))
-    return _gauss_kernel_cross(Za, Xa, b)
+        return np.ones((ZaT.shape[1], X.shape[0]))
+    return _gauss_kernel_cross(ZaT, XaT, b)
 
 
 def ard_grad_columns(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 2, features=None) -> np.ndarray:
@@ -277,7 +294,7 @@ def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "gaussia
     Xp = np.ascontiguousarray(X[:, feats])
     n = X.shape[0]
     if kernel == "gaussian":
-        return _hess_contract_gauss(Xp, np.ascontiguousarray(K), alpha, _n_chunks(n))
+        return _hess_contract_gauss(np.ascontiguousarray(Xp.T), np.ascontiguousarray(K), alpha, _n_chunks(n))
     U, T = _poly_u(X, np.asarray(beta, dtype=float))
     return _hess_contract_poly(Xp, np.ascontiguousarray(U), alpha, float(degree), float(T), _n_chunks(n))
 

@@ -25,7 +25,12 @@ The alternating algorithm of Lin & Zhang, repeated to convergence:
    natively by default), the exact minimiser of J over θ.
 
 Each step minimises J exactly over its block, so J never increases
-(:attr:`COSSOFit.objective_history`).  Only the n x p matrix G and the
+(:attr:`COSSOFit.objective_history`).  Plain alternation converges slowly
+(hundreds of alternations, like EM); by default the garrote step is
+over-relaxed, θ + ω(θ' - θ) with ω > 1 accepted only when the following
+ridge step gives J no larger than the plain garrote step did, which keeps J
+monotone and the fixed points unchanged (``accelerate=False`` switches it
+off; measured 5-10x fewer alternations on the KNIFE sinusoid).  Only the n x p matrix G and the
 n x n sum :math:`K_\theta` are formed (:mod:`numkfs.kernels.additive`,
 recomputing the per-feature kernels), never an n x n x p array.
 
@@ -182,7 +187,7 @@ def _max_step(theta, direction, M):
     return s
 
 
-def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, step, extrapolate=True):
+def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, step, extrapolate):
     """COSSO's alternating algorithm on scaled inputs Z; returns a COSSOFit.
 
     Over-relaxation (``extrapolate``): after a garrote step θ → θ', the ridge
@@ -263,17 +268,17 @@ def _prepare(X, y, kernel, gamma, lambda0):
     return scaling, Z, float(lambda0)
 
 
-def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver):
+def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate=True):
     # One BLAS thread: the n x n Cholesky per alternation is small, and
     # threaded BLAS on a shared 2-core machine measured 5-60x slower
     # (n = 200-1000) than one thread.  Parallelism is over CV folds (n_jobs).
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1, user_api="blas"):
-        return _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver)
+        return _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
 
 
-def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver):
+def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate):
     scaling, Z, lambda0 = _prepare(X, y, kernel, gamma, lambda0)
     n, p = Z.shape
     step = GarroteStep(np.zeros((n, p)), np.zeros(n), np.zeros(p), scale=1.0 / n, M=float(Ms[0]))
@@ -282,7 +287,7 @@ def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver):
     for M in Ms:
         if theta.sum() > M:
             theta = theta * (M / theta.sum())
-        fit = _alternate(Z, y, kernel, gamma, lambda0, float(M), theta, max_iter, tol, solver, step)
+        fit = _alternate(Z, y, kernel, gamma, lambda0, float(M), theta, max_iter, tol, solver, step, accelerate)
         fit._scaling = scaling
         fits.append(fit)
         theta = fit.theta
@@ -297,7 +302,7 @@ def _check(X, y, kernel, gamma, lambda0, max_iter, tol, caller):
 
 
 def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
-          max_iter: int = 200, tol: float = 1e-6, solver="auto") -> COSSOFit:
+          max_iter: int = 200, tol: float = 1e-6, solver="auto", accelerate: bool = True) -> COSSOFit:
     r"""Fit COSSO for one budget M (see the module docstring for the objective).
 
     Parameters
@@ -319,6 +324,9 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
         relative decrease of J below which they stop.
     solver : str or list
         Backend of the garrote step (:func:`numkfs.solvers.solve`).
+    accelerate : bool
+        Over-relax the garrote step (accepted only when J does not increase;
+        same fixed points, typically 5-10x fewer alternations).
 
     Returns
     -------
@@ -337,7 +345,7 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso")
     if not (np.isfinite(M) and M > 0):
         raise ValueError(f"cosso: M must be a float > 0; got {M!r}.")
-    return _path_fits(X, y, [float(M)], kernel, gamma, lambda0, max_iter, tol, solver)[0]
+    return _path_fits(X, y, [float(M)], kernel, gamma, lambda0, max_iter, tol, solver, accelerate)[0]
 
 
 def default_Ms(p: int, n_Ms: int = 20) -> np.ndarray:

@@ -601,6 +601,7 @@ def knife(
 
     Examples
     --------
+    >>> import numpy as np
     >>> from numkfs.datasets._knife import make_sinusoid
     >>> from numkfs.methods.knife import knife
     >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)

@@ -757,7 +757,7 @@ class _PCTracker:
         for it in range(self.max_newton):
             F = sysm.residual(zp, P)
             r = _norm(F)
-            if r < self.tol * 0.1:
+            if r < self.tol:
                 return zp, d1 if d1 is not None else 0.0, kappa
             dz = _mp_step(qr, F)
             nd = float(np.linalg.norm(dz))
@@ -824,18 +824,18 @@ class _PCTracker:
 
 
 class _ODETracker(_PCTracker):
-    """``scipy.integrate.solve_ivp`` on dz/ds = v(z) for one adaptive step at a
-    time (so events and orientation are handled as in the PC tracker), then a
-    Newton correction when the KKT residual exceeds ``tol``."""
+    """One adaptive step of a ``scipy.integrate`` solver (RK45, RK23, DOP853,
+    LSODA) on ``dz/ds = v(z)`` at a time, so that events and the tangent
+    orientation are handled as in the PC tracker; a Newton correction
+    follows whenever the KKT residual exceeds ``tol``.  The solver is
+    restarted from every corrected point (its step size carried over, at
+    most doubled); a step whose correction fails is retried with a quarter
+    of the step."""
 
     def __init__(self, sysm, tol, max_angle, method="RK45", tangent="lu"):
         super().__init__(sysm, tol, max_angle, tangent=tangent)
         self.method = method
-        self.solver = None
         self.v_ref = None
-
-    def reset(self):
-        self.solver = None
 
     def _rhs(self, P):
         def f(s, z):
@@ -846,43 +846,35 @@ class _ODETracker(_PCTracker):
         return f
 
     def step(self, z, P, v, qr, h, info):
-        from scipy.integrate import solve_ivp  # noqa: F401  (method classes below)
         import scipy.integrate as si
 
+        cls = {"RK45": si.RK45, "RK23": si.RK23, "DOP853": si.DOP853, "LSODA": si.LSODA}[self.method]
         self.v_ref = v
-        if self.solver is None or self.solver.n != z.size or self._P != P:
-            cls = {"RK45": si.RK45, "RK23": si.RK23, "DOP853": si.DOP853, "LSODA": si.LSODA}[self.method]
-            self._P = list(P)
-            self.solver = cls(self._rhs(P), 0.0, z, t_bound=np.inf, rtol=1e-6, atol=1e-8 * (1 + np.linalg.norm(z)),
-                              first_step=h)
-        sol = self.solver
-        # restart from the corrected point when the last step was corrected
-        if not np.array_equal(sol.y, z):
-            cls = type(sol)
-            self.solver = sol = cls(self._rhs(P), sol.t, z, t_bound=np.inf, rtol=1e-6,
-                                    atol=1e-8 * (1 + np.linalg.norm(z)), first_step=h)
-        t0 = sol.t
-        try:
-            msg = sol.step()
-        except PathTrackingError:
-            return None
-        if sol.status == "failed" or msg is not None:
-            return None
-        zp = sol.y.copy()
-        hs = sol.t - t0
-        F = self.sysm.residual(zp, P)
-        if _norm(F) > self.tol:
-            zc, _, _ = self._correct(zp, P, qr)
-            if zc is None:
-                return None
-            zp = zc
-        info_new = self.sysm.full(zp, P)
-        v_new, qr_new = _tangent_and_corrector(info_new["J"], v, self.tangent)
-        self._last = (z, zp)
-        return zp, info_new, v_new, qr_new, hs, hs
-
-    def arc(self, z0, z1, h):
-        return h
+        hmin = 1e-12 * (1.0 + np.linalg.norm(z))
+        while h > hmin:
+            sol = cls(self._rhs(P), 0.0, z, t_bound=np.inf, rtol=1e-6, atol=1e-8, first_step=h, max_step=2.0 * h)
+            try:
+                msg = sol.step()
+            except PathTrackingError:
+                msg = "singular"
+            if sol.status == "failed" or msg is not None:
+                self.n_rejected += 1
+                h *= 0.25
+                continue
+            zp = sol.y.copy()
+            hs = float(sol.t)
+            if _norm(self.sysm.residual(zp, P)) > self.tol:
+                zc, _, _ = self._correct(zp, P, qr)
+                if zc is None:
+                    self.n_rejected += 1
+                    h *= 0.25
+                    continue
+                zp = zc
+            info_new = self.sysm.full(zp, P)
+            v_new, qr_new = _tangent_and_corrector(info_new["J"], v, self.tangent)
+            h_next = sol.step_size if sol.step_size else hs
+            return zp, info_new, v_new, qr_new, hs, min(max(h_next, hs), 2.0 * hs)
+        return None
 
 
 # --------------------------------------------------------------------------

@@ -46,13 +46,14 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import Interval, NoneOr, Options, check_random_state, validate_params
+from .._validation import ConstantFeatureWarning
 from ..kernels.alignment import combined_kernel, feature_alignments, resolve_gamma
 from ..paths import FeaturePath
 from ..solvers.native.lpkta_newton import lpkta_path_kernel
@@ -223,7 +224,7 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
     -------
     eta : ndarray (n_points, n_features)
     info : dict
-        ``juncture_p`` (per feature, NaN if never eliminated),
+        ``objective`` (per point), ``juncture_p`` (per feature, NaN if never eliminated),
         ``newton_iterations`` (total), ``max_G_residual``,
         ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
     """
@@ -244,14 +245,17 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
     junct = np.empty(d)
     n_chunks = max(1, min(8 * numba.get_num_threads(), d // 512))
     stats = np.zeros((n_chunks, 3))
+    obj = np.zeros((n_chunks, P))
     u_hi = np.log(np.ascontiguousarray(br.upper_bracket(a, float(lambda1)), dtype=float))
     zero_grad = float(br.zero_gradient(lambda1))
     order = _PREDICTORS[predictor]
     n_fixed = {0: 4, 1: 3, 2: 2}[order]
     lpkta_path_kernel(
         a, g, float(lambda1), float(lambda2), br.code, br.x0, zero_grad, u_hi, float(eps), order,
-        float(tol), int(max_iter), n_fixed, n_chunks, eta, junct, stats,
+        float(tol), int(max_iter), n_fixed, n_chunks, eta, junct, stats, obj,
     )
+    nnz = np.count_nonzero(eta, axis=1)
+    objective = obj.sum(axis=0) + lambda1 * float(br.value(0.0)) * (d - nnz)
     # features that left the path at their exact zero are not approximations
     left = ~np.isnan(junct)
     at_zero = a <= zero_grad + lambda2 * (np.where(left, junct, 2.0) <= 1.0)
@@ -266,18 +270,9 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
         "lemma1_bound": r_elim * term,
         "lemma1_bound_paper": d * term if eps > 0 else np.zeros(P),
         "n_eliminated": r_elim,
+        "objective": objective,
     }
     return eta, info
-
-
-def _path_objective(eta, a, grid, lam1, lam2, br):
-    """Objective at every path point, visiting only the non-zero weights."""
-    P, d = eta.shape
-    r, c = np.nonzero(eta)
-    v = eta[r, c]
-    per = lam1 * br.value(v) + lam2 * v ** grid[r] - v * a[c]
-    nnz = np.bincount(r, minlength=P)
-    return np.bincount(r, weights=per, minlength=P) + lam1 * float(br.value(0.0)) * (d - nnz)
 
 
 def _default_lambda(a):
@@ -362,6 +357,12 @@ def lpkta_path(
     if alignments is None:
         a, det = feature_alignments(X, y, kernel=kernel, gamma=gamma, target=target, return_details=True)
         gam = det.gamma
+        if det.constant.any():
+            idx = np.flatnonzero(det.constant)
+            names = ", ".join(str(feature_names[j]) if feature_names is not None else str(j) for j in idx[:10])
+            more = "" if len(idx) <= 10 else f", ... ({len(idx)} in all)"
+            warnings.warn(f"lpkta_path: feature(s) [{names}{more}] are constant; they get weight 0.",
+                          ConstantFeatureWarning, stacklevel=2)
     else:
         a = np.asarray(alignments, dtype=float).ravel()
         if a.shape[0] != X.shape[1]:
@@ -374,7 +375,7 @@ def lpkta_path(
     eta, info = lpkta_weights(a, grid, lambda1=lam1, lambda2=lam2, bregman=br, eps=eps,
                               predictor=predictor, tol=tol)
     t2 = time.perf_counter()
-    objective = _path_objective(eta, a, grid, lam1, lam2, br)
+    objective = info.pop("objective")
     extra = dict(info)
     extra.update(
         alignments=a, lambda1=float(lam1), lambda2=float(lam2), eps=float(eps), predictor=predictor,

@@ -412,8 +412,8 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
     Examples
     --------
     >>> from numkfs.datasets._nmmkl import make_nmmkl_toy
-    >>> X, y, _ = make_nmmkl_toy(n_samples=300, random_state=0)
-    >>> nmmkl(X, y, 1).selected.tolist(), nmmkl(X, y, 2).selected.tolist()
+    >>> X, y, _ = make_nmmkl_toy(n_samples=500, random_state=0)
+    >>> nmmkl(X, y, 1, C=0.003).selected.tolist(), nmmkl(X, y, 2, C=0.003).selected.tolist()
     ([2], [0, 1])
     """
     caller = "nmmkl"

@@ -58,6 +58,14 @@ def bregman_terms(code, u, eta, x0, logx0):
     return u - logx0, 1.0, -1.0
 
 
+@jit(inline=True)
+def bregman_value(code, u, eta, x0, logx0):
+    """B_F(η) at η = e^u for Bregman ``code``."""
+    if code == 0:
+        return (eta - x0) * (eta - x0)
+    return eta * (u - logx0) - eta + x0
+
+
 @jit
 def lpkta_G(eta, p, a, lam1, lam2, code, x0):
     """G(η, p) and ∂G/∂η at η > 0 (reference evaluation, libm)."""
@@ -176,8 +184,9 @@ def _residual(ua, aa, p, lam1, lam2, code, x0, logx0, res):
 
 @jit
 def _path_chunk(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol, max_iter,
-                n_fixed, out, junct, lo, hi, stats):
-    """Algorithm 1 of the paper (with safeguards) for features lo..hi-1."""
+                n_fixed, out, junct, lo, hi, stats, obj):
+    """Algorithm 1 of the paper (with safeguards) for features lo..hi-1;
+    ``obj[k]`` gets the objective terms of the non-zero weights at point k."""
     P = p_grid.shape[0]
     logx0 = math.log(x0) if x0 > 0 else 0.0
     d = hi - lo
@@ -235,19 +244,23 @@ def _path_chunk(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, to
                     n_safe += 1
         # juncture elimination and output
         w = 0
+        ok = 0.0
         for j in range(m):
             i = idx[j]
-            eta = fast_exp(ua[j])
+            u = ua[j]
+            eta = fast_exp(u)
             if eta < eps or eta == 0.0:
                 junct[i] = p
                 continue
             out[k, i] = eta
+            ok += lam1 * bregman_value(code, u, eta, x0, logx0) + lam2 * eta * fast_exp((p - 1.0) * u) - aa[j] * eta
             if res[j] > rmax:
                 rmax = res[j]
             idx[w] = i
             ua[w] = ua[j]
             w += 1
         m = w
+        obj[k] = ok
     stats[0] = n_iter
     stats[1] = n_safe
     stats[2] = rmax
@@ -255,7 +268,7 @@ def _path_chunk(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, to
 
 @pjit
 def lpkta_path_kernel(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol,
-                      max_iter, n_fixed, n_chunks, out, junct, stats):
+                      max_iter, n_fixed, n_chunks, out, junct, stats, obj):
     """The whole path: one parallel region over chunks of features, each
     chunk following Algorithm 1 with vectorised predictor/corrector loops.
 
@@ -274,10 +287,11 @@ def lpkta_path_kernel(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, ord
     junct : (d,) p at which a feature left the path (NaN if never)
     stats : (n_chunks, 3) Newton iterations, safeguarded re-solves,
         largest relative |G| of a returned weight
+    obj : (n_chunks, P) objective terms of the non-zero weights per chunk
     """
     d = a.shape[0]
     for c in prange(n_chunks):
         lo = (c * d) // n_chunks
         hi = ((c + 1) * d) // n_chunks
         _path_chunk(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol, max_iter,
-                    n_fixed, out, junct, lo, hi, stats[c])
+                    n_fixed, out, junct, lo, hi, stats[c], obj[c])

@@ -1,0 +1,271 @@
+"""Linear garrote (jointly convex linear KNIFE): closed forms, KKT, solver
+agreement, the equivalence with the alternating linear-KNIFE fixed point and
+with numkfs.methods.knife, the path and the estimator."""
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from numkfs.estimators._garrote import GarroteRegressor
+from numkfs.methods.garrote import garrote_path, garrote_step
+from numkfs.solvers import cross_check, solve
+from numkfs.solvers.native.boxqp import solve_box_qp
+from numkfs.solvers.native.garrote import (GarroteStep, LinearGarrote, berhu_penalty, garrote_lambda2_max,
+                                           garrote_weights)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    n, p = 80, 8
+    X = rng.standard_normal((n, p))
+    X[:, 5] = 0.7 * X[:, 0] + 0.3 * X[:, 5]  # correlated features
+    X -= X.mean(0)
+    y = X @ np.array([3.0, -2.0, 1.0, 0.5, 0, 0, 0, 0]) + rng.standard_normal(n)
+    return X, y - y.mean()
+
+
+def _kkt_residual(X, y, beta, lam1, lam2):
+    """numpy subgradient check of min ||y - Xb||² + Σ ρ(b_j) (independent of the Numba loop)."""
+    z = X.T @ (y - X @ beta)
+    mu, kappa = np.sqrt(lam1 * lam2), np.sqrt(lam2 / lam1)
+    r = np.where(beta == 0, np.maximum(np.abs(z) - mu, 0),
+                 np.where(np.abs(beta) <= kappa, np.abs(z - mu * np.sign(beta)), np.abs(z - lam1 * beta)))
+    return r.max()
+
+
+# --------------------------------------------------------------------------
+# closed forms
+
+
+def test_berhu_is_the_minimum_over_w():
+    rng = np.random.default_rng(1)
+    for lam1, lam2 in [(1.0, 4.0), (0.3, 0.05), (2.0, 50.0)]:
+        b = rng.standard_normal(12) * 3 * np.sqrt(lam2 / lam1)
+        for bj, rho, wj in zip(b, berhu_penalty(b, lam1, lam2), garrote_weights(b, lam1, lam2)):
+            opt = minimize_scalar(lambda w: lam1 * bj**2 / w + lam2 * w, bounds=(1e-12, 1.0), method="bounded",
+                                  options={"xatol": 1e-12})
+            assert rho == pytest.approx(opt.fun, rel=1e-7)
+            assert wj == pytest.approx(opt.x, abs=1e-5)
+            assert rho == pytest.approx(lam1 * bj**2 / max(wj, 1e-300) + lam2 * wj, rel=1e-12)
+
+
+def test_native_solution_satisfies_kkt_and_weights(data):
+    X, y = data
+    lam1 = 1.0
+    lmax = garrote_lambda2_max(X, y, lam1)
+    prob = LinearGarrote(X, y, lam1, 0.0)
+    for frac in [0.0, 0.01, 0.1, 0.5]:
+        prob.update(lambda2=frac * lmax)
+        res = solve(prob, "native", fallback=False)
+        b, w = res["beta"], res["w"]
+        assert _kkt_residual(X, y, b, lam1, frac * lmax) < 1e-8 * np.abs(X.T @ y).max()
+        expect = np.ones_like(w) if frac == 0 else np.minimum(1, np.abs(b) * np.sqrt(lam1 / (frac * lmax)))
+        assert np.array_equal(w, expect)
+        assert res.objective == pytest.approx(prob.reduced_objective(b), rel=1e-12)
+    # λ2 = 0 is ridge regression
+    prob.update(lambda2=0.0)
+    b = solve(prob, "native", fallback=False)["beta"]
+    assert np.allclose(b, np.linalg.solve(X.T @ X + lam1 * np.eye(X.shape[1]), X.T @ y), atol=1e-9)
+
+
+def test_lambda2_max_closed_form(data):
+    """β̃ = 0 is optimal iff |x_jᵀy| ≤ sqrt(λ1 λ2) for all j, i.e. λ2 ≥ max_j (x_jᵀy)²/λ1;
+    checked with an independent conic solver on both sides of the threshold."""
+    X, y = data
+    for lam1 in [0.5, 3.0]:
+        lmax = garrote_lambda2_max(X, y, lam1)
+        assert lmax == pytest.approx(np.max((X.T @ y) ** 2) / lam1)
+        prob = LinearGarrote(X, y, lam1, lmax * (1 + 1e-9))
+        res = solve(prob, "native", fallback=False)
+        assert np.all(res["w"] == 0) and np.all(res["beta"] == 0)  # exact zeros just above
+        prob.update(lambda2=lmax * (1 - 1e-9))
+        assert solve(prob, "native", fallback=False)["w"].max() > 0  # ... and not just below
+        # an independent conic solver finds no point better than β̃ = 0 above the
+        # threshold (its answer is only ~1e-4-close to 0 there: the kink is flat) ...
+        f0 = y @ y
+        prob.update(lambda2=lmax * (1 + 1e-2))
+        res = solve(prob, "CLARABEL", fallback=False)
+        assert res.objective >= f0 * (1 - 1e-10)
+        assert np.max(res["w"]) < 1e-5
+        # ... and a strictly better one below it, led by the feature of max |x_jᵀy|
+        prob.update(lambda2=lmax * 0.9)
+        for solver in ["native", "CLARABEL"]:
+            res = solve(prob, solver, fallback=False)
+            w = res["w"]
+            assert w.max() > 1e-4 and res.objective < f0 * (1 - 1e-9)
+            assert int(np.argmax(w)) == int(np.argmax(np.abs(X.T @ y)))  # the first feature in
+
+
+def test_solvers_agree_cross_check(data):
+    """native, CLARABEL (1e-9), ECOS (1e-8) and SCS (1e-9) on the QR-compressed form."""
+    X, y = data
+    lmax = garrote_lambda2_max(X, y, 1.0)
+    for frac in [0.005, 0.05, 0.3]:
+        prob = LinearGarrote(X, y, 1.0, frac * lmax)
+        table = cross_check(prob, ["native", "CLARABEL", "ECOS", "SCS"])
+        assert table.reference == "native"
+        for row in table.rows:
+            assert row["status"] == "optimal", (frac, row)
+            assert row["same_selection"] is True, (frac, row)
+            assert row["solution_distance"] < 1e-3, (frac, row)
+        assert abs(table["CLARABEL"]["objective_gap"]) < 1e-9
+        # interior point ECOS and first-order SCS stop less precisely near w_j -> 0
+        assert abs(table["ECOS"]["objective_gap"]) < 1e-5
+        assert abs(table["SCS"]["objective_gap"]) < 1e-4
+        # the native answer is never worse than a conic one
+        assert all(r["objective_gap"] >= -1e-12 for r in table.rows)
+
+
+def test_qr_compression_keeps_the_objective(data):
+    X, y = data
+    sol = {}
+    for compress in [True, False]:
+        prob = LinearGarrote(X, y, 1.0, 0.05 * garrote_lambda2_max(X, y, 1.0), compress=compress)
+        res = solve(prob, "CLARABEL", fallback=False)
+        cvx_value = prob.cvxpy_problem.value
+        assert cvx_value == pytest.approx(res.objective, rel=1e-7)  # the compressed objective is exact
+        sol[compress] = res["beta"]
+    assert np.allclose(sol[True], sol[False], atol=1e-6)
+
+
+# --------------------------------------------------------------------------
+# equivalence with linear KNIFE
+
+
+def _alternating_linear_knife(X, y, lam1, lam2, n_iter=20000, tol=1e-13):
+    """Self-contained reference: block descent on KNIFE with weights entering the
+    linear kernel linearly, K_v = X diag(v) Xᵀ (paper eq. 3 with W = diag(v)).
+    α-step: (K_v + λ1 I) α = y; v-step: min ||y - X diag(β) v||² + Σ (λ1 β_j² + λ2) v_j,
+    0 ≤ v ≤ 1, with β = Xᵀα (a box QP)."""
+    n, p = X.shape
+    v = np.ones(p)
+    f_old = np.inf
+    for _ in range(n_iter):
+        alpha = np.linalg.solve(X @ (v[:, None] * X.T) + lam1 * np.eye(n), y)
+        beta = X.T @ alpha
+        Gb = X * beta
+        Q = 2 * Gb.T @ Gb
+        c = -2 * Gb.T @ y + lam1 * beta**2 + lam2
+        v, _, _ = solve_box_qp(Q, c, 0.0, 1.0, v, tol=1e-13)
+        r = y - Gb @ v
+        f = r @ r + lam1 * np.sum(v * beta**2) + lam2 * v.sum()
+        if f_old - f <= tol * f:
+            break
+        f_old = f
+    return v * beta, v, f
+
+
+def test_equals_alternating_linear_knife_fixed_point(data):
+    X, y = data
+    lam1 = 1.0
+    lmax = garrote_lambda2_max(X, y, lam1)
+    for frac in [0.02, 0.2]:
+        bt_ref, v_ref, f_ref = _alternating_linear_knife(X, y, lam1, frac * lmax)
+        prob = LinearGarrote(X, y, lam1, frac * lmax)
+        res = solve(prob, "native", fallback=False)
+        assert res.objective == pytest.approx(f_ref, rel=1e-8)
+        assert np.allclose(res["beta"], bt_ref, atol=1e-5)
+        assert np.allclose(res["w"], v_ref, atol=1e-4)
+        assert np.array_equal(res["w"] > 0, v_ref > 1e-8)
+
+
+def test_shared_garrote_step_is_the_knife_weight_step(data):
+    """GarroteStep(upper=1) through the registry = the alternating reference's v-step."""
+    X, y = data
+    rng = np.random.default_rng(3)
+    beta = rng.standard_normal(X.shape[1])
+    lam1, lam2 = 1.0, 20.0
+    G = X * beta
+    d = lam1 * beta**2 + lam2
+    v_ref, _, _ = solve_box_qp(2 * G.T @ G, -2 * G.T @ y + d, 0.0, 1.0, None, tol=1e-13)
+    for solver in ["native", "CLARABEL"]:
+        theta, res = garrote_step(G, y, d, upper=1.0, solver=solver)
+        assert np.allclose(theta, v_ref, atol=1e-6), solver
+    table = cross_check(GarroteStep(G, y, d, upper=1.0, M=0.5 * v_ref.sum()), ["native", "CLARABEL", "ECOS", "SCS"])
+    assert table.agree(1e-6), table
+    assert table.results["native"]["theta"].sum() == pytest.approx(0.5 * v_ref.sum(), rel=1e-10)
+
+
+def test_equals_knife_module_reweighted():
+    """numkfs.methods.knife (weights squared in the kernel, MATH.md) at (λ1, λ2) with
+    weights w*: the garrote with the adaptive penalty Σ λ2/(2 w*_j) v_j on the
+    support of w* (the tangent of KNIFE's λ2 Σ sqrt(v_j), v = w²) returns v = w*²
+    and β̃ = w*² ∘ Xᵀα. The plain garrote at the same (λ1, λ2) differs: squared-weight
+    KNIFE is not eq. 4 (see numkfs.methods.garrote)."""
+    knife_mod = pytest.importorskip("numkfs.methods.knife")
+    from numkfs.datasets._knife import make_sinusoid
+
+    X, y, _ = make_sinusoid(60, random_state=1)
+    X = (X - X.mean(0)) / X.std(0)
+    y = y - y.mean()
+    lam1, lam2 = 1.0, 60.0
+    res = knife_mod.knife(X, y, kernel="linear", loss="squared", lambda1=lam1, lambda2=lam2, random_state=0,
+                          tol=1e-14, max_iter=5000)
+    w = res.weights
+    act = w > 0
+    assert 0 < act.sum() < X.shape[1]
+    bt_knife = w[act] ** 2 * (X[:, act].T @ res.alpha)
+    path = garrote_path(X[:, act], y, lam1, [lam2], fit_intercept=False, penalty_weights=1 / (2 * w[act]))
+    assert np.allclose(path.weights[0], w[act] ** 2, atol=1e-5)
+    assert np.allclose(path.extra["coef"][0], bt_knife, atol=1e-5 * np.abs(bt_knife).max())
+    plain = garrote_path(X, y, lam1, [lam2], fit_intercept=False)
+    assert np.max(np.abs(plain.weights[0] - w**2)) > 1e-2
+
+
+# --------------------------------------------------------------------------
+# the path
+
+
+def test_path_native_matches_conic_and_is_warm(data):
+    X, y = data
+    Xs = X + 5.0  # the intercept is handled by centring
+    path = garrote_path(Xs, y + 2.0, n_lambdas=15)
+    assert path.grid_name == "lambda2" and path.weights.shape == (15, X.shape[1])
+    assert path.n_selected()[0] == 0 and path.n_selected()[-1] >= 4
+    assert set(path.extra["solver"]) == {"native"}
+    ref = garrote_path(Xs, y + 2.0, lambda2s=path.grid[[3, 9, 14]], solver="CLARABEL")
+    assert np.allclose(ref.weights, path.weights[[3, 9, 14]], atol=1e-5)
+    assert np.allclose(ref.objective, path.objective[[3, 9, 14]], rtol=1e-8)
+    pred = Xs @ path.extra["coef"][9] + path.extra["intercept"][9]
+    assert np.allclose(pred.mean(), (y + 2.0).mean())
+    import matplotlib
+
+    matplotlib.use("Agg")
+    assert path.plot() is not None
+
+
+def test_input_errors(data):
+    X, y = data
+    with pytest.raises(ValueError, match="lambda1"):
+        garrote_path(X, y, lambda1=0.0)
+    with pytest.raises(ValueError, match="lambda2s"):
+        garrote_path(X, y, lambda2s=[-1.0])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        garrote_path(X, y[:-1])
+    with pytest.raises(ValueError, match="lambda2"):
+        GarroteRegressor(lambda2=-1).fit(X, y)
+
+
+# --------------------------------------------------------------------------
+# the estimator
+
+
+def test_estimator_matches_path(data):
+    X, y = data
+    l2 = 0.1 * garrote_lambda2_max(X, y, 1.0)
+    est = GarroteRegressor(lambda2=l2).fit(X, y)
+    path = garrote_path(X, y, 1.0, [l2])
+    assert np.allclose(est.coef_, path.extra["coef"][0])
+    assert np.array_equal(est.get_support(), path.selected(0))
+    assert est.transform(X).shape[1] == est.get_support().sum()
+    assert np.allclose(est.predict(X), X @ est.coef_ + est.intercept_)
+
+
+@parametrize_with_checks([GarroteRegressor()])
+def test_sklearn_contract(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
