@@ -145,7 +145,7 @@ def integrator_section(lines):
         lines.append(f"| {r[0]} | {r[1]:.2f} | {r[2]} | {r[3]} | {r[4]:.2f} | {r[5]} | {r[6]:.0f} | {r[7]} | {r[8]:.1e} | {r[9]} |")
 
 
-def table_section(lines, n_trials, cv):
+def table_section(lines, n_trials, cv, settings=None):
     from sklearn.kernel_ridge import KernelRidge
     from sklearn.linear_model import LassoCV
     from sklearn.model_selection import GridSearchCV
@@ -153,8 +153,9 @@ def table_section(lines, n_trials, cv):
     from sklearn.preprocessing import StandardScaler
 
     rows = []
-    for which in (1, 2, 3):
-        for setting in ("clean", "snr10"):
+    settings = settings or [(w, st) for w in (1, 2, 3) for st in ("clean", "snr10")]
+    for which, setting in settings:
+        if True:
             res = {"l1kr": [], "krr": [], "lasso": [], "true": [], "noise": [], "noise_share": [], "time": [],
                    "lam": []}
             for trial in range(n_trials):
@@ -204,21 +205,44 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--cv", type=int, default=3)
     ap.add_argument("--skip-table", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--settings", default=None,
+                    help="subset of the table, e.g. '1:clean,1:snr10' (to run parts in separate processes)")
+    ap.add_argument("--part", default=None, help="write this part's lines to results/l1kr_paper.<part>.part")
+    ap.add_argument("--merge", nargs="*", default=None, help="merge part files into results/l1kr_paper.md")
     args = ap.parse_args(argv)
     n_trials = args.trials or (5 if args.quick else 30)
-    lines = ["# L1KR: Friedman benchmarks against the paper (Li & Sminchisescu 2010, Table 1)", "",
-             f"Machine: {os.cpu_count()} cores, shared with other jobs (timings noisy; ratios measured in the same run).",
-             f"Command: `python benchmarks/l1kr_paper.py {' '.join(argv if argv is not None else sys.argv[1:])}`", ""]
-    speed_section(lines)
-    integrator_section(lines)
-    print("\n".join(lines), flush=True)
+    res_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    os.makedirs(res_dir, exist_ok=True)
+    if args.merge is not None:
+        parts = [open(os.path.join(res_dir, f"l1kr_paper.{p}.part")).read() for p in args.merge]
+        head = ["# L1KR: Friedman benchmarks against the paper (Li & Sminchisescu 2010, Table 1)", "",
+                f"Machine: {os.cpu_count()} cores, shared with other jobs (timings noisy; ratios measured in the same run).", ""]
+        text = "\n".join(head) + "\n" + "\n".join(parts)
+        with open(os.path.join(res_dir, "l1kr_paper.md"), "w") as fh:
+            fh.write(text)
+        print(text)
+        return
+    lines = [f"Command: `python benchmarks/l1kr_paper.py {' '.join(argv if argv is not None else sys.argv[1:])}`", ""]
+    if not args.skip_speed:
+        speed_section(lines)
+        integrator_section(lines)
+        print("\n".join(lines), flush=True)
     if not args.skip_table:
-        table_section(lines, n_trials, args.cv)
+        settings = None
+        if args.settings:
+            settings = [(int(a.split(":")[0]), a.split(":")[1]) for a in args.settings.split(",")]
+        table_section(lines, n_trials, args.cv, settings)
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(os.path.join(os.path.dirname(__file__), "results"), exist_ok=True)
-    with open(os.path.join(os.path.dirname(__file__), "results", "l1kr_paper.md"), "w") as fh:
-        fh.write(text)
+    if args.part:
+        with open(os.path.join(res_dir, f"l1kr_paper.{args.part}.part"), "w") as fh:
+            fh.write(text)
+    else:
+        head = ["# L1KR: Friedman benchmarks against the paper (Li & Sminchisescu 2010, Table 1)", "",
+                f"Machine: {os.cpu_count()} cores, shared with other jobs (timings noisy; ratios measured in the same run).", ""]
+        with open(os.path.join(res_dir, "l1kr_paper.md"), "w") as fh:
+            fh.write("\n".join(head) + "\n" + text)
 
 
 if __name__ == "__main__":

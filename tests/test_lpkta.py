@@ -127,6 +127,21 @@ def test_lemma1_bound_approximate_vs_exact(bregman):
     np.testing.assert_allclose(approx[keep], exact[keep], rtol=1e-12)
 
 
+@pytest.mark.parametrize("bregman,x0", [("euclidean", 0.0), ("euclidean", 0.2), ("kl", 1.0)])
+def test_native_newton_agrees_with_conic_solver(bregman, x0):
+    from numkfs.solvers import cross_check
+    from numkfs.solvers.native.lpkta_newton import LpKTAProblem
+
+    a = np.concatenate([RNG.uniform(-0.5, 3.0, 25), [0.0]])
+    prob = LpKTAProblem(a, 1.37, LAM1, LAM2, bregman=bregman, x0=x0)
+    table = cross_check(prob, ["native", "CLARABEL"])
+    rows = {r["solver"]: r for r in table.rows}
+    assert rows["native"]["status"] == "optimal"
+    nat, cla = rows["native"]["objective"], rows["CLARABEL"]["objective"]
+    # the native answer is at least as good as the interior-point one, and they agree
+    assert nat <= cla + 1e-9 and abs(nat - cla) <= 1e-6 * (1 + abs(nat))
+
+
 def test_parameter_errors():
     with pytest.raises(ValueError, match="eps"):
         lpkta_weights(A, GRID, lambda1=1.0, lambda2=1.0, eps=0.5)

@@ -143,7 +143,9 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     lambda0 : float, optional
         Smoothing parameter; default by GCV with every θ_j = 1.
     Ms : array-like, optional
-        Budgets for CV (default: 20 log-spaced values in [0.1, 1.5 p]).
+        Budgets for CV (default: ``n_Ms`` log-spaced values from the scale where
+        the fit starts, n λ0 / max_j tr K_j, to 1.5 p; see
+        :func:`numkfs.methods.cosso.default_Ms`).
     n_Ms : int
         Number of default budgets.
     cv : int or splitter
@@ -187,7 +189,7 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     }
 
     def __init__(self, M: float | None = None, *, kernel: str = "sobolev", gamma: float = 1.0,
-                 lambda0: float | None = None, Ms=None, n_Ms: int = 20, cv=5, max_iter: int = 200,
+                 lambda0: float | None = None, Ms=None, n_Ms: int = 25, cv=5, max_iter: int = 200,
                  tol: float = 1e-6, solver="auto", n_jobs=None, random_state=None):
         self.M = M
         self.kernel = kernel

@@ -101,6 +101,15 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     curve_ : SelectionCurve or None
         CV accuracy along the path (when ``cv`` is given).
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from numkfs.datasets._lpkta import make_madelon_like
+    >>> from numkfs.estimators._lpkta import LpKTASelector
+    >>> X, y, support = make_madelon_like(200, 30, n_redundant=5, random_state=0)
+    >>> sel = LpKTASelector(n_features_to_select=5).fit(X, y)
+    >>> bool(support[sel.get_support()].all())
+    True
     """
 
     _parameter_constraints = dict(_CONSTRAINTS, random_state=[NoneOr, Interval(numbers.Integral, 0, None)])
@@ -201,6 +210,15 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
     classes_ : ndarray
     support_mask_ : ndarray of bool
         Features used by the kernel.
+
+    Examples
+    --------
+    >>> from numkfs.datasets._lpkta import make_madelon_like
+    >>> from numkfs.estimators._lpkta import LpKTAClassifier
+    >>> X, y, _ = make_madelon_like(300, 30, n_redundant=5, random_state=0)
+    >>> clf = LpKTAClassifier().fit(X[:200], y[:200])
+    >>> clf.score(X[200:], y[200:]) > 0.7
+    True
     """
 
     def fit(self, X, y):

@@ -55,7 +55,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
 
 from .._validation import Interval, NoneOr, Options, check_X_y, validate_params
-from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc
+from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import cross_val_path
 from ..paths import FeaturePath
 from ..solvers.native.garrote import GarroteStep
@@ -348,13 +348,30 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     return _path_fits(X, y, [float(M)], kernel, gamma, lambda0, max_iter, tol, solver, accelerate)[0]
 
 
-def default_Ms(p: int, n_Ms: int = 20) -> np.ndarray:
-    """Budgets log-spaced from 0.1 to 1.5 p (θ = 1 for every feature has Σθ = p)."""
-    return np.geomspace(0.1, 1.5 * p, n_Ms)
+def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) -> np.ndarray:
+    r"""Budgets log-spaced from :math:`M_0 = n\lambda_0 / \max_j \mathrm{tr} K_j` to 1.5 p.
+
+    Only :math:`\lambda_0 / M` matters for the fitted function (θ → sθ
+    with λ0 → sλ0 leaves f unchanged), and the fit is negligible until
+    :math:`\sum_j \theta_j K_j` is comparable to :math:`n\lambda_0 I`, i.e. until
+    M is of order :math:`M_0`; Σθ = p (every θ_j = 1, the GCV fit) is near
+    the other end.  On the KNIFE sinusoid the sparse part of the path (the
+    five true components only) lies at 20-100 M_0, far below the fixed
+    grid [0.1, 1.5 p] one might take by default.
+    """
+    X = np.asarray(X, dtype=float)
+    n, p = X.shape
+    if kernel == "sobolev":
+        Z = _Scaling.fit(X, kernel).transform(X)
+        trace = float(np.max(sobolev_kernel(Z, Z).sum(axis=0)))
+    else:
+        trace = float(n)
+    lo = min(n * lambda0 / max(trace, 1e-300), 0.1 * p)
+    return np.geomspace(lo, 1.5 * p, n_Ms)
 
 
 def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
-               n_Ms: int = 20, cv=5, max_iter: int = 200, tol: float = 1e-6, solver="auto", n_jobs=None,
+               n_Ms: int = 25, cv=5, max_iter: int = 200, tol: float = 1e-6, solver="auto", n_jobs=None,
                random_state=None, feature_names=None, true_support=None) -> FeaturePath:
     r"""COSSO along increasing budgets M (warm-started), with K-fold CV of M.
 
@@ -382,11 +399,11 @@ def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, la
         feature_names = [str(c) for c in X.columns]
     X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso_path")
     validate_params({"n_Ms": n_Ms}, _CONSTRAINTS, "cosso_path")
-    Ms = default_Ms(X.shape[1], n_Ms) if Ms is None else np.sort(np.asarray(Ms, dtype=float).ravel())
-    if Ms.size == 0 or not np.all(np.isfinite(Ms)) or np.any(Ms <= 0):
-        raise ValueError(f"cosso_path: Ms must be finite and > 0; got {Ms!r}.")
     if lambda0 is None:
         lambda0 = _prepare(X, y, kernel, gamma, None)[2]
+    Ms = default_Ms(X, lambda0, kernel=kernel, n_Ms=n_Ms) if Ms is None else np.sort(np.asarray(Ms, dtype=float).ravel())
+    if Ms.size == 0 or not np.all(np.isfinite(Ms)) or np.any(Ms <= 0):
+        raise ValueError(f"cosso_path: Ms must be finite and > 0; got {Ms!r}.")
     fits = _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver)
     scores = None
     if cv is not None:

@@ -23,7 +23,12 @@ convex; eliminating w there gives the non-convex bridge penalty
 instead of the convex berHu penalty of the garrote.  So the garrote equals
 the fixed point of the alternating (α-step / w-step) linear KNIFE with
 linearly entering weights, i.e. squared-weight KNIFE with :math:`v = w^2`
-as its weights and penalty :math:`\lambda_2 \sum_j v_j`.
+as its weights and penalty :math:`\lambda_2 \sum_j v_j`.  What links the
+garrote to numkfs's (squared-weight) KNIFE exactly: a KNIFE stationary point
+:math:`w^*` solves the garrote restricted to the support of :math:`w^*` with
+the adaptive penalty :math:`\sum_j \lambda_2/(2 w^*_j)\, v_j`
+(``penalty_weights``), returning :math:`v = w^{*2}` (tested in
+``tests/test_garrote.py``).
 
 The same non-negative garrote step (:class:`~numkfs.solvers.native.garrote.GarroteStep`,
 :func:`garrote_step`) is the w-step of that alternating form (``G[:, j] =
@@ -59,13 +64,13 @@ def _center(X, y, fit_intercept: bool):
 
 
 def _solve(problem, solver, tol):
-    """``solve(problem, solver, tol=tol)``, but with ``solver="auto"`` the
-    native solver is tried alone first: the registry's full ``auto`` order
-    checks every conic backend's installation (tens of ms per call), which
-    would dominate the millisecond native solves of a path or of COSSO's
-    alternations.  An inaccurate native answer still falls back through
-    the registry."""
-    if isinstance(solver, str) and solver.lower() == "auto" and problem.kind in native_solvers():
+    """``solve(problem, solver, tol=tol)``, but with ``solver="auto"`` or
+    ``"native"`` the native solver is tried alone first: building the
+    registry's fall-back order checks every conic backend's installation
+    (about 50 ms per call here), which would dominate the sub-millisecond
+    native solves of a path or of COSSO's alternations.  An inaccurate
+    native answer still falls back through the registry."""
+    if isinstance(solver, str) and solver.lower() in ("auto", "native") and problem.kind in native_solvers():
         try:
             return solve(problem, "native", tol=tol, fallback=False)
         except SolverError:

@@ -133,15 +133,20 @@ def _check_solver(solver, caller):
 
 @contextlib.contextmanager
 def _numba_threads_for(n: int):
-    """Small problems run Numba serially: a parallel region costs more than
-    the work (and far more on a loaded machine)."""
+    """Small problems run serially (Numba and BLAS): a parallel region costs
+    more than the work there, and far more on a loaded machine."""
     import numba
+
+    if n > 400:
+        yield
+        return
+    from threadpoolctl import threadpool_limits
 
     old = numba.get_num_threads()
     try:
-        if n <= 400:
-            numba.set_num_threads(1)
-        yield
+        numba.set_num_threads(1)
+        with threadpool_limits(1, user_api="blas"):
+            yield
     finally:
         numba.set_num_threads(old)
 
@@ -328,41 +333,53 @@ def _ridge_solve(K, y, lam):
 def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100):
     r"""Newton/IRLS for :math:`\min L(y, K\alpha + \alpha_0) + \lambda_1 \alpha^\top K\alpha`.
 
-    The Newton system :math:`H\Delta = -G` with :math:`H = [[KDK + 2\lambda_1
-    K, KD1], [1^\top DK, 1^\top D1]]` is solved through the equivalent
-    (K-preconditioned) system :math:`[[DK + 2\lambda_1 I, D1], [1^\top DK,
-    1^\top D1]]`, whose solution solves :math:`H\Delta = -G` even when K is
-    singular; Armijo backtracking on the objective.
+    The Newton system :math:`H\Delta = -G`, :math:`H = [[KDK + 2\lambda_1 K,
+    KD1], [1^\top DK, 1^\top D1]]`, is solved through the K-preconditioned
+    system :math:`(DK + 2\lambda_1 I)\,d\alpha + D1\,d\alpha_0 = -(g +
+    2\lambda_1\alpha)`, :math:`1^\top D(K d\alpha + 1 d\alpha_0) = -1^\top g`,
+    whose solution solves :math:`H\Delta = -G` even when K is singular.  With
+    :math:`S = D^{1/2}` and :math:`v = K d\alpha + 1 d\alpha_0` it reduces to
+    one Cholesky factorisation of the SPD matrix :math:`I + SKS/(2\lambda_1)`
+    and a scalar equation for :math:`d\alpha_0`.  Armijo backtracking on the
+    objective.
     """
     n = K.shape[0]
     alpha = alpha.copy()
     Ka = K @ alpha
+    two_l = 2.0 * lam1
 
     def obj(Ka_, alpha_, a0_):
         return loss.value(y, Ka_ + a0_) + lam1 * float(alpha_ @ Ka_)
 
     F = obj(Ka, alpha, a0)
-    M = np.empty((n + 1, n + 1))
+    M = np.empty((n, n))
+    ones = np.ones(n)
     for _ in range(max_iter):
         u = Ka + a0
         g = loss.gradient(y, u)
         D = loss.hessian_diag(y, u)
-        r1 = g + 2.0 * lam1 * alpha
+        r1 = g + two_l * alpha
         r2 = float(g.sum())
         scale = max(1.0, float(np.max(np.abs(g))))
         if max(float(np.max(np.abs(r1))), abs(r2)) <= tol * scale:
             break
-        M[:n, :n] = D[:, None] * K
-        M[np.arange(n), np.arange(n)] += 2.0 * lam1
-        M[:n, n] = D
-        M[n, :n] = D @ K
-        M[n, n] = D.sum() + 1e-10 * max(1.0, n * float(np.max(D, initial=0.0)))
+        S = np.sqrt(D)
+        np.multiply(S[:, None] * K, S[None, :] / two_l, out=M)
+        M[np.diag_indices(n)] += 1.0
+        Kr1 = K @ r1
+        rhs = np.column_stack([-S * Kr1 / two_l, S])
         try:
-            step = scipy.linalg.solve(M, -np.concatenate([r1, [r2]]), check_finite=False)
-        except (np.linalg.LinAlgError, ValueError):
-            step = np.linalg.lstsq(M, -np.concatenate([r1, [r2]]), rcond=None)[0]
-        da, db = step[:n], float(step[n])
-        Kd = K @ da
+            cf = scipy.linalg.cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+            Z = scipy.linalg.cho_solve(cf, rhs, check_finite=False)
+        except np.linalg.LinAlgError:
+            Z = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        za, zb = Z[:, 0], Z[:, 1]
+        den = float(S @ zb)
+        db = (-r2 - float(S @ za)) / (den + 1e-12 * max(1.0, n * float(np.max(D, initial=0.0))) + 1e-300)
+        z = za + db * zb
+        v = -(Kr1 + K @ (S * z)) / two_l + db
+        da = -(r1 + D * v) / two_l
+        Kd = v - db  # K @ da
         slope = float(r1 @ Kd) + r2 * db
         if not slope < 0.0:
             break

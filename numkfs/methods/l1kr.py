@@ -852,7 +852,7 @@ class _ODETracker(_PCTracker):
         self.v_ref = v
         hmin = 1e-12 * (1.0 + np.linalg.norm(z))
         while h > hmin:
-            sol = cls(self._rhs(P), 0.0, z, t_bound=np.inf, rtol=1e-6, atol=1e-8, first_step=h, max_step=2.0 * h)
+            sol = cls(self._rhs(P), 0.0, z, t_bound=np.inf, rtol=1e-6, atol=1e-8, first_step=h, max_step=4.0 * h)
             try:
                 msg = sol.step()
             except PathTrackingError:
@@ -872,8 +872,8 @@ class _ODETracker(_PCTracker):
                 zp = zc
             info_new = self.sysm.full(zp, P)
             v_new, qr_new = _tangent_and_corrector(info_new["J"], v, self.tangent)
-            h_next = sol.step_size if sol.step_size else hs
-            return zp, info_new, v_new, qr_new, hs, min(max(h_next, hs), 2.0 * hs)
+            h_next = getattr(sol, "h_abs", None) or 2.0 * hs  # the solver's proposal for the next step
+            return zp, info_new, v_new, qr_new, hs, min(h_next, 4.0 * hs)
         return None
 
 

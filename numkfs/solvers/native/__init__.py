@@ -6,3 +6,4 @@ __all__ = ["BoxQP", "solve_box_qp"]
 from . import nmmkl as _nmmkl  # registers the native NMMKL QCQP solver
 from . import garrote as _garrote  # registers the native linear-garrote and garrote-step solvers
 from . import knife_wstep as _knife_wstep  # registers the native KNIFE weight-step solver
+from . import lpkta_newton as _lpkta_newton  # registers the native lp-KTA solver (LpKTAProblem)

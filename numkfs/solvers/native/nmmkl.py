@@ -630,9 +630,13 @@ def solve_nmmkl(Z, y, m, C, tau, *, offsets=None, alpha0=None, tol=1e-9, working
         # every feature selected: the plain SVM dual (the QCQP's ρ is then
         # unbounded below along the optimal face, which an interior-point
         # method cannot follow); SMO solves it exactly
+        a0 = None
+        if alpha0 is not None:
+            a0 = np.asarray(alpha0, dtype=np.float64)
+            if np.any(a0 < 0) or np.any(a0 > C) or abs(a0 @ y) > 1e-12 * max(1.0, a0.sum()):
+                a0 = None  # SMO must start feasible
         with threadpool_limits(limits=n_threads, user_api="blas"):
-            alpha, _, it, kkt = svm_dual_smo(Z @ Z.T, y, C, tau, alpha0 if alpha0 is not None else None,
-                                             eps=1e-12)
+            alpha, _, it, kkt = svm_dual_smo(Z @ Z.T, y, C, tau, a0, eps=1e-12)
         phi = phi_of(alpha)
         rho = float(phi.min())
         nu = phi - rho
