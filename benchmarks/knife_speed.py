@@ -68,6 +68,8 @@ def np_knife(X, y, w0, *, lam1=1.0, lam2=1.0, gamma=None, n_iter=10):
     hist = [f]
     for _ in range(n_iter):
         act = np.flatnonzero(w > 0)
+        if act.size == 0:
+            break
         A = np_A(X, w, alpha, K, gamma)[:, act]
         u0 = K @ alpha - A @ w[act]
         Q = 2 * A.T @ A
@@ -117,6 +119,15 @@ def data(n, p, seed=0):
     return X, y - y.mean(), rng.uniform(0.2, 1.0, p)
 
 
+def _same_threads(n):
+    """The baseline runs with the BLAS thread count numkfs uses for this n."""
+    from threadpoolctl import threadpool_limits
+
+    from numkfs.methods.knife import SERIAL_MAX_SAMPLES
+
+    return threadpool_limits(1 if n <= SERIAL_MAX_SAMPLES else None, user_api="blas")
+
+
 def timed(f, repeat=1):
     best = np.inf
     out = None
@@ -138,7 +149,8 @@ def bench_fit(n, p, n_iter, baseline):
     row = {"n": n, "p": p, "iters": n_iter, "numkfs_s": t_nk, "numpy_s": np.nan, "speedup": np.nan,
            "obj_rel_diff": np.nan}
     if baseline:
-        t_np, (w, f, hist) = timed(lambda: np_knife(X, y, w0, lam2=lam2, n_iter=n_iter), 1)
+        with _same_threads(n):
+            t_np, (w, f, hist) = timed(lambda: np_knife(X, y, w0, lam2=lam2, n_iter=n_iter), 1)
         row.update(numpy_s=t_np, speedup=t_np / t_nk, obj_rel_diff=abs(f - res.objective) / abs(f))
     return row
 
@@ -153,7 +165,8 @@ def bench_path(n, p, n_lambdas, n_iter):
                                        stop_at_zero=True), 1)
     rng = np.random.default_rng(0)
     w_start = rng.uniform(0.0, 1.0, p)  # the path's own first start (same generator)
-    t_np, _ = timed(lambda: np_path(X, y, grid, w_start, n_iter), 1)
+    with _same_threads(n):
+        t_np, _ = timed(lambda: np_path(X, y, grid, w_start, n_iter), 1)
     return {"n": n, "p": p, "points": len(grid), "iters/point": n_iter, "numkfs_s": t_nk, "numpy_s": t_np,
             "speedup": t_np / t_nk}
 
@@ -162,6 +175,7 @@ def bench_forms(cases):
     import numba
 
     from numkfs.kernels.weighted import weight_gradient_matrix, weighted_kernel
+    from numkfs.methods.knife import SERIAL_MAX_SAMPLES
 
     rows = []
     rng = np.random.default_rng(0)
@@ -171,29 +185,43 @@ def bench_forms(cases):
         a = rng.standard_normal(n)
         for kernel in ("rbf", "poly"):
             r = {"n": n, "p": p, "kernel": kernel}
+            serial = n <= SERIAL_MAX_SAMPLES
+            old_threads = numba.get_num_threads()
+            numba.set_num_threads(1 if serial else old_threads)
             for method in ("blas", "numba"):
                 K = weighted_kernel(X, w, kernel, method=method)
                 weight_gradient_matrix(X, w, a, K, kernel, method=method)
-                rep = 5 if n <= 1000 else 2
-                r[f"K_{method}_ms"] = 1e3 * timed(lambda: weighted_kernel(X, w, kernel, method=method), rep)[0]
-                r[f"A_{method}_ms"] = 1e3 * timed(
-                    lambda: weight_gradient_matrix(X, w, a, K, kernel, method=method), rep)[0]
+                rep = 7 if n <= 1000 else 3
+                with _same_threads(n):
+                    r[f"K_{method}_ms"] = 1e3 * timed(lambda: weighted_kernel(X, w, kernel, method=method), rep)[0]
+                    r[f"A_{method}_ms"] = 1e3 * timed(
+                        lambda: weight_gradient_matrix(X, w, a, K, kernel, method=method), rep)[0]
             r["threads"] = numba.get_num_threads()
+            numba.set_num_threads(old_threads)
             rows.append(r)
     return rows
 
 
 _MEM_SNIPPET = r"""
-import json, resource, sys, numpy as np
+import json, sys, threading, time, numpy as np
 sys.path.insert(0, {root!r})
 from numkfs.methods.knife import knife
+def rss():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
 rng = np.random.default_rng(0)
 X = rng.standard_normal(({n}, {p})); y = rng.standard_normal({n})
 knife(X[:40], y[:40], lambda2=1.0, max_iter=2, tol=0.0, random_state=0)
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = rss(); peak = [base]; done = [False]
+def watch():
+    while not done[0]:
+        peak[0] = max(peak[0], rss()); time.sleep(0.0005)
+t = threading.Thread(target=watch); t.start()
 knife(X, y, lambda2=1.0, max_iter=3, tol=0.0, random_state=0)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"extra_MiB": (peak - base) / 1024}}))
+done[0] = True; t.join()
+print(json.dumps({{"extra_MiB": peak[0] - base}}))
 """
 
 
@@ -233,7 +261,7 @@ def main():
     out = ["# KNIFE speed: numkfs against plain numpy (same algorithm, same iterations)\n",
            f"Machine: {os.cpu_count()} cores, shared with other jobs (timings noisy; ratios are from the same run). "
            f"rbf kernel, squared loss, λ1 = 1, λ2 = 0.02 n, {n_iter} outer iterations from the same start "
-           "(tol = 0). `obj_rel_diff`: relative difference of the final objectives (same iterates up to the "
+           "(tol = 0); both run with the same BLAS thread count (1 up to n = 2000, like numkfs). `obj_rel_diff`: relative difference of the final objectives (same iterates up to the "
            "inner solvers' tolerances). numpy baseline skipped where it would take minutes (NaN).\n",
            "## Fit\n"]
     rows = []
@@ -249,15 +277,15 @@ def main():
         print(r, flush=True)
         rows.append(r)
     out.append(table(rows, ["n", "p", "points", "iters/point", "numkfs_s", "numpy_s", "speedup"], fmt))
-    out.append("\n## Kernel forms: BLAS (GEMM + map) against Numba loops, milliseconds (best of several)\n")
+    out.append("\n## Kernel forms: BLAS (GEMM + map) against Numba loops, milliseconds (best of several; serial up to n = 2000 like the fits)\n")
     rows = bench_forms(form_cases)
     for r in rows:
         print(r, flush=True)
     f2 = {k: "{:.2f}" for k in ("K_blas_ms", "K_numba_ms", "A_blas_ms", "A_numba_ms")}
     out.append(table(rows, ["n", "p", "kernel", "threads", "K_blas_ms", "K_numba_ms", "A_blas_ms", "A_numba_ms"], f2))
-    out.append("\n`method=\"auto\"` uses the Numba loops for at most "
-               "`AUTO_NUMBA_MAX_CELLS` = 40,000 kernel entries and BLAS above (numkfs.kernels.weighted).\n")
-    out.append("\n## Peak extra resident memory of a numkfs fit (fresh process)\n")
+    out.append("\n`method=\"auto\"` (numkfs.kernels.weighted) uses the Numba loops for the rbf kernel with at "
+               "most `AUTO_NUMBA_MAX_FEATURES` = 32 active features and BLAS otherwise.\n")
+    out.append("\n## Peak extra resident memory of a numkfs fit (fresh process, VmRSS sampled every 0.5 ms, minus the RSS before the fit)\n")
     rows = [bench_memory(n, p) for n, p in mem_cases]
     for r in rows:
         print(r, flush=True)

@@ -4,13 +4,12 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._knife import make_orange, make_sinusoid
 from numkfs.estimators._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
 from numkfs.kernels.weighted import weighted_kernel
 from numkfs.losses import get_loss
-from numkfs.methods.knife import (knife, knife_gradient_w, knife_objective, knife_path,
+from numkfs.methods.knife import (knife, knife_gradient_w, knife_lambda2_max, knife_objective, knife_path,
                                   path_decision_function)
 from numkfs.solvers import solve
 from numkfs.solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
@@ -242,6 +241,9 @@ def test_path_top_is_found_and_grid(sinusoid):
     assert not np.any(path.weights[-1] > 0)  # ends where every weight is zero
     assert np.any(path.weights[-2] > 0)
     top = path.extra["lambda2_top"]
+    assert knife_lambda2_max(X, y, random_state=0) == pytest.approx(top, rel=1e-12)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        knife_lambda2_max(X, y, lambda2=1.0)
     assert path.grid[-1] <= top * 1.0000001 or len(path) > 30
     # an objective along the path, models that predict
     assert path.objective.shape == (len(path),)
@@ -301,21 +303,6 @@ def test_classifier_cv_scores_per_fold(orange):
     assert est.cv_scores_.shape == (len(est.path_), 3)
     assert np.all((est.cv_scores_ >= 0) & (est.cv_scores_ <= 1))
     assert est.lambda2_ == est.path_.grid[est.best_index_]
-
-
-# The contract is about the API, not about convergence: few outer iterations
-# keep the ~300 checks fast (the algorithm itself is tested above).
-@parametrize_with_checks(
-    [KNIFERegressor(max_iter=10, random_state=0), KNIFEClassifier(max_iter=10, random_state=0),
-     KNIFEClassifier(loss="logistic", max_iter=10, random_state=0),
-     KNIFERegressorCV(cv=3, n_lambdas=4, max_iter=5, random_state=0),
-     KNIFEClassifierCV(cv=3, n_lambdas=4, max_iter=5, random_state=0)],
-    expected_failed_checks=lambda est: {},
-)
-def test_sklearn_contract(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check(estimator)
 
 
 # --------------------------------------------------------------------------

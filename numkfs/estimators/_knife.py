@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Interval, NoneOr, Options, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
-                             knife_path, path_decision_function)
+                             knife_lambda2_max, knife_path, path_decision_function)
 from ..model_selection import cross_val_path
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
 
@@ -98,11 +98,6 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
     def _kernel_params(self):
         return dict(kernel=self.kernel, lambda1=self.lambda1, gamma=self.gamma, degree=self.degree,
                     coef0=self.coef0, solver=self.solver, max_iter=self.max_iter, tol=self.tol)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        return tags
 
 
 # --------------------------------------------------------------------------
@@ -530,9 +525,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
                                lambda_min_ratio=self.lambda_min_ratio, verbose=self.verbose,
                                feature_names=getattr(self, "feature_names_in_", None), **common)]
         if grid is None:  # one-vs-rest: a shared grid up to the largest top
-            tops = [knife_path(Xs, yk, n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio,
-                               **common).grid[-1] for yk in problems]
-            top = max(tops)
+            top = max(knife_lambda2_max(Xs, yk, **common) for yk in problems)
             grid = np.concatenate([[0.0], np.geomspace(self.lambda_min_ratio * top, top, self.n_lambdas - 1)])
         return [knife_path(Xs, yk, lambda2_grid=grid, **common) for yk in problems]
 

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import Interval, InstanceOf, NoneOr, Options
-from ..kernels.alignment import combined_kernel, feature_alignments, resolve_gamma
+from ..kernels.alignment import combined_kernel, feature_alignments
 from ..methods.lpkta import (
     Bregman,
     _check_grid,

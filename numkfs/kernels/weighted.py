@@ -32,10 +32,13 @@ Every kernel and every :math:`A` exists twice: a BLAS form (GEMM, then an
 element-wise map) and a Numba loop form (``prange`` over rows, inner loops
 over the contiguous sample axis so that they vectorise).  ``method="auto"``
 picks the faster one per case; the rule is backed by
-``benchmarks/results/knife_speed.md`` (section "kernel forms"): BLAS wins
-for every case measured except the smallest ones (fewer than
-:data:`AUTO_NUMBA_MAX_CELLS` kernel entries), where the loops avoid the
-temporaries and the per-call overhead.  Memory is O(n² + np) in both forms.
+``benchmarks/results/knife_speed.md`` (section "kernel forms", measured
+single-threaded as the fits run up to n = 2000): the Numba loops win for
+the rbf kernel with few active features (at most
+:data:`AUTO_NUMBA_MAX_FEATURES`: a GEMM with a short inner dimension is
+inefficient and the loops need no n x n temporaries), BLAS wins for rbf
+with more features and for the polynomial and linear kernels.  Memory is
+O(n² + np) in both forms.
 
 Features whose weight is exactly zero are skipped: they contribute nothing
 to the kernel and their column of :math:`A` is zero (``∂k/∂w_k ∝ w_k``),
@@ -50,7 +53,7 @@ from .fastexp import fast_exp, fast_exp_array
 
 __all__ = [
     "KERNELS",
-    "AUTO_NUMBA_MAX_CELLS",
+    "AUTO_NUMBA_MAX_FEATURES",
     "weighted_kernel",
     "weight_gradient_matrix",
     "kernel_weight_derivative",
@@ -59,8 +62,8 @@ __all__ = [
 #: Kernel names understood by this module.
 KERNELS = ("linear", "rbf", "poly")
 
-#: ``method="auto"`` uses the Numba loops when n_rows * n_cols is at most this.
-AUTO_NUMBA_MAX_CELLS = 40_000
+#: ``method="auto"`` uses the Numba loops for the rbf kernel with at most this many active features.
+AUTO_NUMBA_MAX_FEATURES = 32
 
 
 def _check_kernel(kernel: str) -> None:
@@ -73,10 +76,10 @@ def _check_method(method: str) -> None:
         raise ValueError(f"method must be 'auto', 'blas' or 'numba'; got {method!r}.")
 
 
-def _choose(method: str, n_cells: int) -> str:
+def _choose(method: str, kind: int, n_active: int) -> str:
     if method != "auto":
         return method
-    return "numba" if n_cells <= AUTO_NUMBA_MAX_CELLS else "blas"
+    return "numba" if kind == 1 and n_active <= AUTO_NUMBA_MAX_FEATURES else "blas"
 
 
 def _active(X, w):
@@ -289,7 +292,7 @@ def weighted_kernel(
         return np.full((n, m), value)
     Xw = Xa * wa
     Yw = Xw if symmetric else Ya * wa
-    if _choose(method, n * m) == "numba":
+    if _choose(method, kind, act.size) == "numba":
         return _kernel_loops(Xw, np.ascontiguousarray(Yw.T), kind, float(gamma), int(degree),
                              float(coef0), symmetric)
     return _kernel_blas(Xw, Yw, kind, float(gamma), int(degree), float(coef0), symmetric)
@@ -352,7 +355,7 @@ def weight_gradient_matrix(
             G = np.ones_like(G)
         elif degree > 2:
             np.power(G, degree - 1, out=G)
-    use = _choose(method, n * n)
+    use = _choose(method, kind, act.size)
     if use == "numba":
         dummy = np.empty((0, 0))
         Aa = _gradient_loops(Xa, np.ascontiguousarray(Xa.T), wa, alpha,

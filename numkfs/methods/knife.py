@@ -33,8 +33,9 @@ Algorithm (paper Algorithms 1 and 3), one iteration from :math:`(\alpha, w)`:
    fit stops.
 
 The objective is recorded after every α-step and every w-step
-(``objective_history``); by construction it never increases.  A final
-α-step at the returned weights makes α exactly optimal for them.
+(``objective_history``); by construction it never increases.  Every
+iteration ends with an α-step, so the returned α is optimal for the
+returned weights.
 
 Decisions where the paper and MATH.md leave room:
 
@@ -44,7 +45,10 @@ Decisions where the paper and MATH.md leave room:
   applies; :math:`\gamma = 1/p` by default, p counting every column of X.
 * Weights that reach exactly 0 stay 0 (:math:`\partial k/\partial w_k
   \propto w_k`, "sticky"), and kernels and A are computed on the active
-  features only.  Weights below ``1e-12`` are set to 0.
+  features only.  Weights below ``1e-12`` are set to 0.  The linearised
+  w-step can put a weight on the bound 0 even at λ2 = 0 (the objective
+  still decreases, so the step is accepted); such a weight then stays 0.
+  Random restarts (``n_restarts``) are the remedy the paper recommends.
 * The λ2 path starts at 0 and its top is *found*: at the λ2 = 0 solution
   the w-step surrogate has :math:`w = 0` as minimiser exactly when
   :math:`\lambda_2 \ge \max_k -\partial_k S(0)` (its KKT condition at 0);
@@ -81,7 +85,6 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,11 +97,14 @@ from ..losses import get_loss
 from ..paths import FeaturePath
 from ..solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
 
-__all__ = ["knife", "knife_path", "KNIFEResult", "knife_objective", "knife_gradient_w",
+__all__ = ["knife", "knife_path", "knife_lambda2_max", "KNIFEResult", "knife_objective", "knife_gradient_w",
            "path_decision_function", "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]
 
 REGRESSION_LOSSES = ("squared",)
 CLASSIFICATION_LOSSES = ("squared_hinge", "huberized_hinge", "logistic")
+
+#: Fits with at most this many samples run single-threaded (see _numba_threads_for).
+SERIAL_MAX_SAMPLES = 2000
 
 #: Weights at or below this are set to exactly zero (and stay there).
 ZERO_TOL = 1e-12
@@ -133,11 +139,14 @@ def _check_solver(solver, caller):
 
 @contextlib.contextmanager
 def _numba_threads_for(n: int):
-    """Small problems run serially (Numba and BLAS): a parallel region costs
-    more than the work there, and far more on a loaded machine."""
+    """Problems up to :data:`SERIAL_MAX_SAMPLES` samples run serially (Numba
+    and BLAS): a parallel region costs more than its work there, and on a
+    shared machine the threads wait for each other (measured 7x slower at
+    n = 1000 with two threads on the loaded 2-core test machine,
+    benchmarks/results/knife_speed.md)."""
     import numba
 
-    if n > 400:
+    if n > SERIAL_MAX_SAMPLES:
         yield
         return
     from threadpoolctl import threadpool_limits
@@ -175,7 +184,6 @@ class _Knife:
         self._act_key = None
         self._Xa = None
         self._problem = None
-        self.n_wstep_fallbacks = 0
 
     # -- kernel on the active set -----------------------------------------
     def active_data(self, w):
@@ -192,13 +200,9 @@ class _Knife:
                                coef0=self.coef0, method=self.kernel_method)
 
     # -- objective ---------------------------------------------------------
-    def objective_parts(self, K, alpha, a0, w, lambda2):
-        Ka = K @ alpha
-        u = Ka + a0
-        return self.loss.value(self.y, u) + self.lambda1 * float(alpha @ Ka) + lambda2 * float(w.sum()), u
-
     def objective(self, K, alpha, a0, w, lambda2):
-        return self.objective_parts(K, alpha, a0, w, lambda2)[0]
+        Ka = K @ alpha
+        return self.loss.value(self.y, Ka + a0) + self.lambda1 * float(alpha @ Ka) + lambda2 * float(w.sum())
 
     # -- α-step --------------------------------------------------------------
     def alpha_step(self, K, alpha, a0):
@@ -227,7 +231,6 @@ class _Knife:
             scale = max(1.0, float(np.max(np.abs(c))))
             if kkt > 1e-6 * scale and solver.lower() == "auto":
                 # the native answer is not accurate enough: ask the conic backends
-                self.n_wstep_fallbacks += 1
                 wa = self._conic_wstep(A, u0, c, w[act], "auto")
         else:
             wa = self._conic_wstep(A, u0, c, w[act], solver)
@@ -248,12 +251,12 @@ class _Knife:
         return np.asarray(res.solution["w"], dtype=float)
 
     # -- one KNIFE fit from a start ---------------------------------------------
-    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, history=None):
+    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6):
         n = self.X.shape[0]
         w = np.clip(np.asarray(w, dtype=float), 0.0, 1.0)
         w[w <= ZERO_TOL] = 0.0
         alpha = np.zeros(n) if alpha is None else np.asarray(alpha, dtype=float).copy()
-        hist = [] if history is None else history
+        hist = []
         K = self.kernel_matrix(w)
         alpha, a0 = self.alpha_step(K, alpha, a0)
         f = self.objective(K, alpha, a0, w, lambda2)
@@ -554,6 +557,17 @@ def _starts(rng, p, const, n_restarts, w0):
     return starts
 
 
+def _best_start(model, starts, lambda2, max_iter, tol):
+    """Fit from every start; return (best state, objective of every start)."""
+    best, objs = None, []
+    for start in starts:
+        st = model.fit(start, lambda2, max_iter=max_iter, tol=tol)
+        objs.append(st.objective)
+        if best is None or st.objective < best.objective:
+            best = st
+    return best, objs
+
+
 def knife(
     X,
     y,
@@ -631,14 +645,9 @@ def knife(
                   coef0=coef0, delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver)
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
     rng = check_random_state(random_state)
-    best = None
-    objs = []
     with _numba_threads_for(X.shape[0]):
-        for start in _starts(rng, X.shape[1], const, n_restarts, w0):
-            st = model.fit(start, float(lambda2), max_iter=max_iter, tol=tol)
-            objs.append(st.objective)
-            if best is None or st.objective < best.objective:
-                best = st
+        best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
+                                 max_iter, tol)
     public["lambda2"] = float(lambda2)
     return KNIFEResult(weights=best.w, alpha=best.alpha, intercept=best.a0, objective=best.objective,
                        objective_history=np.asarray(best.history), n_iter=best.n_iter,
@@ -653,6 +662,54 @@ def _lambda2_top(model, st):
     act, A, u0, c = model.wstep_data(st.K, st.alpha, st.a0, st.w, 0.0)
     g0 = A.T @ model.loss.gradient(model.y, u0) + c
     return max(0.0, float(np.max(-g0)))
+
+
+def _find_top(model, st, max_iter, tol):
+    """λ2 at which every weight is zero, from the state ``st`` (see the module docstring)."""
+    top = _lambda2_top(model, st)
+    if top <= 0:
+        return 1.0
+    for _ in range(60):  # verify: the warm-started fit at `top` must zero every weight
+        probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
+        if not np.any(probe.w > 0):
+            break
+        top *= 2.0
+    return top
+
+
+#: Defaults of the fitting keywords of :func:`knife` (shared with :func:`knife_lambda2_max`).
+_FIT_DEFAULTS = dict(kernel="rbf", loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
+                     n_restarts=1, solver="auto", max_iter=100, tol=1e-6)
+
+
+def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
+    r"""The top of the default λ2 grid of :func:`knife_path` (found, not guessed).
+
+    KNIFE is fitted at λ2 = 0; the smallest λ2 for which the linearised
+    w-step at that solution returns w = 0 is :math:`\max_k -\partial_k S(0)`
+    (the KKT condition of the surrogate at 0); it is verified by a
+    warm-started fit and doubled until every weight is zero.
+
+    Parameters
+    ----------
+    X, y, random_state
+        As in :func:`knife`.
+    **params
+        The fitting keywords of :func:`knife` (kernel, loss, lambda1, gamma,
+        degree, coef0, delta, n_restarts, solver, max_iter, tol).
+    """
+    caller = "knife_lambda2_max"
+    unknown = sorted(set(params) - set(_FIT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}; "
+                        f"it accepts {sorted(_FIT_DEFAULTS)} and random_state.")
+    params = {**_FIT_DEFAULTS, **params}
+    X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
+    rng = check_random_state(random_state)
+    with _numba_threads_for(X.shape[0]):
+        st, _ = _best_start(model, _starts(rng, X.shape[1], const, params["n_restarts"], None), 0.0,
+                            params["max_iter"], params["tol"])
+        return float(_find_top(model, st, params["max_iter"], params["tol"]))
 
 
 def knife_path(
@@ -741,22 +798,10 @@ def knife_path(
 
     with _numba_threads_for(X.shape[0]):
         lam_first = grid[0] if user_grid else 0.0
-        st = None
-        for start in _starts(rng, X.shape[1], const, n_restarts, None):
-            cand = model.fit(start, lam_first, max_iter=max_iter, tol=tol)
-            if st is None or cand.objective < st.objective:
-                st = cand
+        st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None), lam_first, max_iter, tol)
         top = np.nan
         if not user_grid:
-            top = _lambda2_top(model, st)
-            if top > 0:
-                for _ in range(60):  # verify: the warm-started fit at `top` must zero every weight
-                    probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
-                    if not np.any(probe.w > 0):
-                        break
-                    top *= 2.0
-            else:
-                top = 1.0
+            top = _find_top(model, st, max_iter, tol)
             grid = np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_lambdas - 1)])
         ratio = (1.0 / lambda_min_ratio) ** (1.0 / max(n_lambdas - 2, 1))
         record(st)

@@ -29,7 +29,7 @@ from . import clarabel as _clarabel
 from . import ecos as _ecos
 from . import scs as _scs
 from ._base import ConvexProblem, SolverError, SolverNotInstalledError, SolverResult, Status, as_problem
-from ._cvxpy_backend import CvxpyBackend
+from ._cvxpy_backend import CvxpyBackend, cvxpy_installed_solvers
 
 __all__ = [
     "BACKENDS",
@@ -139,14 +139,13 @@ def get_backend(name: str, kind: str | None = None):
                 f"The solver {b.name!r} is not installed. Install it with `{b.install}`."
             )
         return b
-    import cvxpy as cp
-
-    if key in cp.installed_solvers():  # any other conic solver CVXPY knows
+    installed = cvxpy_installed_solvers()
+    if key in installed:  # any other conic solver CVXPY knows
         return CvxpyBackend(key, module="cvxpy", install="", method="(CVXPY)", default_tol=np.nan,
                             tol_options=lambda tol: {})
     raise ValueError(
         f"Unknown solver {name!r}. Known: 'auto', 'native', {sorted(BACKENDS)} and the other solvers "
-        f"CVXPY has installed: {sorted(set(cp.installed_solvers()) - set(BACKENDS))}."
+        f"CVXPY has installed: {sorted(installed - set(BACKENDS))}."
     )
 
 

@@ -56,7 +56,9 @@ is below ``tol`` times :math:`\max(1, \|X^\top y\|_\infty)`.  As a
 by-product, :math:`\tilde\beta = 0` is optimal iff :math:`|x_j^\top y| \le \mu`
 for all j, i.e. iff :math:`\lambda_2 \ge \max_j (x_j^\top y)^2 / \lambda_1`
 (:func:`garrote_lambda2_max`).  At :math:`\lambda_2 = 0` the problem is ridge
-regression and w = 1.
+regression and w = 1.  A per-feature penalty :math:`\lambda_2 \sum_j \pi_j w_j`
+(``penalty_weights``, an adaptive garrote) only replaces λ2 by
+:math:`\lambda_2 \pi_j` in μ and κ coordinate by coordinate.
 
 **Garrote step** (kind ``"garrote_step"``): the weight step shared by COSSO
 and the alternating form of linear KNIFE,
@@ -77,7 +79,6 @@ final interpolation between the bracket solutions meets the budget.
 """
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
