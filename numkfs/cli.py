@@ -26,11 +26,78 @@ def _cmd_solvers(args) -> int:
     return 0 if all(r["works"] is not False for r in rows if r["installed"]) else 1
 
 
+def _load(args):
+    from ._data_io import DataError, read_table
+
+    try:
+        return read_table(args.data, args.target)
+    except DataError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _cmd_select(args) -> int:
+    import json
+    import warnings
+
+    from .selection import METHODS, select
+
+    if args.method not in METHODS:
+        raise CLIError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
+    X, y, names, target, task = _load(args)
+    task = args.task or task
+    with warnings.catch_warnings():
+        if args.quiet:
+            warnings.simplefilter("ignore")
+        try:
+            res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
+                         feature_names=names, random_state=args.seed, verbose=not args.quiet)
+        except (ValueError, TypeError) as exc:
+            raise CLIError(str(exc).splitlines()[0]) from None
+    print(f"data: {args.data} ({X.shape[0]} samples, {X.shape[1]} features), target: {target}")
+    print(res.summary())
+    print()
+    print(res.table())
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        if res.path is not None:
+            ax = res.path.plot()
+        else:
+            from .plotting import plot_weights
+
+            ax = plot_weights(res.weights, res.feature_names, selected=res.selected)
+        ax.figure.tight_layout()
+        ax.figure.savefig(args.plot, dpi=120)
+        plt.close(ax.figure)
+        print(f"\nplot written to {args.plot}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(dict(res.to_dict(), data=args.data, target=target), fh, indent=2)
+        print(f"results written to {args.json}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("solvers", help="list the solver backends, their versions and whether they work")
     p.set_defaults(func=_cmd_solvers)
+
+    p = sub.add_parser("select", help="select features of a CSV file or shipped dataset")
+    p.add_argument("data", help="a CSV file with a header row, or a shipped dataset name (e.g. ozone)")
+    p.add_argument("--target", help="response column (default: the last column)")
+    p.add_argument("--method", default="knife", help="knife, lpkta, nmmkl, l1kr, garrote or cosso")
+    p.add_argument("--task", choices=["regression", "classification"], help="default: inferred from the target")
+    p.add_argument("--n-features", type=int, dest="n_features", help="number of features to select")
+    p.add_argument("--cv", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--plot", help="write the feature path plot (PNG) here")
+    p.add_argument("--json", help="write the results as JSON here")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or warnings")
+    p.set_defaults(func=_cmd_select)
     return parser
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check"]
+__all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check", "plot_weights"]
 
 
 def _axes(ax):
@@ -101,4 +101,16 @@ def plot_cross_check(table, ax=None, *, what="solve_time"):
     if what in ("solve_time", "max_violation", "solution_distance"):
         ax.set_yscale("log")
     ax.set_title("solver cross-check")
+    return ax
+
+
+def plot_weights(weights, feature_names, ax=None, *, selected=None):
+    """Horizontal bars of feature weights (selected features coloured)."""
+    ax = _axes(ax)
+    weights = np.asarray(weights, dtype=float)
+    sel = np.abs(weights) > 0 if selected is None else np.asarray(selected, dtype=bool)
+    order = np.argsort(np.abs(weights))
+    ax.barh([str(feature_names[j]) for j in order], weights[order],
+            color=["tab:blue" if sel[j] else "0.7" for j in order])
+    ax.set_xlabel("feature weight")
     return ax

@@ -117,6 +117,23 @@ def _cv_score_linear_svm(X, y, mask, cv, random_state):
     return float(np.mean(cross_val_score(model, X[:, mask], y, cv=folds)))
 
 
+def _garrote_cv_path(X, y, names, cv, random_state, **params):
+    """The garrote path on all the data, with K-fold CV scores (negative test
+    MSE) of each λ2 on the same grid."""
+    from .methods.garrote import garrote_path
+    from .model_selection import cross_val_path
+
+    path = garrote_path(X, y, feature_names=names, **params)
+
+    def fold(train, test):
+        p = garrote_path(X[train], y[train], lambda2s=path.grid, **params)
+        pred = X[test] @ np.asarray(p.extra["coef"]).T + np.asarray(p.extra["intercept"])
+        return -np.mean((pred - y[test][:, None]) ** 2, axis=0)
+
+    path.cv_scores = cross_val_path(fold, X, y, cv, random_state=random_state)
+    return path
+
+
 def select(X, y, method: str = "knife", *, task: str | None = None, n_features: int | None = None,
            cv: int = 5, feature_names=None, random_state=0, verbose: bool = False, **params) -> SelectionResult:
     """Select features with one of numkfs's methods.
@@ -191,17 +208,12 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         solver = est.solver_result_.solver if getattr(est, "solver_result_", None) is not None else solver
         extra["scores"] = est.scores_
     elif method == "garrote":
-        from .methods.garrote import garrote_path
-
-        est = E.GarroteRegressorCV(cv=cv, random_state=random_state, **params).fit(X, y) \
-            if hasattr(E, "GarroteRegressorCV") else None
-        if est is None:
-            raise ValueError("garrote selection needs GarroteRegressorCV")
-        path = est.path_
-        i = est.best_index_ if n_features is None else _pick_by_count(path, n_features)
-        weights = path.weights[i]
-        score = float(np.nanmean(path.cv_scores[i]))
-        score_name = "CV score"
+        path = _garrote_cv_path(X, y, names, cv, random_state, **params)
+        i = path.best_index if n_features is None else _pick_by_count(path, n_features)
+        weights, est = path.weights[i], None
+        score = float(path.mean_cv_score[i])
+        score_name = "neg. MSE"
+        solver = ", ".join(sorted(set(path.extra.get("solver", [solver]))))
     else:  # cosso
         est = E.COSSORegressor(cv=cv, random_state=random_state, **params).fit(X, y)
         weights = est.feature_weights_
