@@ -18,11 +18,24 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import InstanceOf, Interval, NoneOr, Options
+from .._validation import InstanceOf, Interval, NoneOr, Options, check_X
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_path
 from ..methods.garrote import garrote_path
 from ._base import NumkfsEstimator, WeightSelectorMixin
+
+
+def _validated(est, X, y="no_validation", *, reset):
+    """``validate_data``; a non-finite X is refused by numkfs's own check,
+    whose message names the column (scikit-learn's only says "Input X contains NaN")."""
+    try:
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(est, X, reset=reset, dtype=np.float64)
+        return validate_data(est, X, y, y_numeric=True, dtype=np.float64)
+    except ValueError as exc:
+        if "Input X contains" in str(exc):
+            check_X(X, caller=type(est).__name__, min_samples=1)
+        raise
 
 __all__ = ["GarroteRegressor", "COSSORegressor"]
 
@@ -101,7 +114,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     def fit(self, X, y):
         """Fit the garrote at ``(lambda1, lambda2)``."""
         self._validate_params()
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = _validated(self, X, y, reset=True)
         path = garrote_path(X, y, self.lambda1, [self.lambda2], fit_intercept=self.fit_intercept,
                             solver=self.solver, tol=self.tol)
         self.coef_ = path.extra["coef"][0].copy()
@@ -114,7 +127,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     def predict(self, X):
         """``X @ coef_ + intercept_``."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated(self, X, reset=False)
         return X @ self.coef_ + self.intercept_
 
 
@@ -207,7 +220,7 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     def fit(self, X, y):
         """Fit COSSO (choosing M by CV unless it is given)."""
         self._validate_params()
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = _validated(self, X, y, reset=True)
         opts = dict(kernel=self.kernel, gamma=self.gamma, lambda0=self.lambda0, max_iter=self.max_iter,
                     tol=self.tol, solver=self.solver)
         if self.M is None:
@@ -229,5 +242,5 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     def predict(self, X):
         """:math:`b + \\sum_j \\theta_j (K_j c)(x)`."""
         check_is_fitted(self, "model_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated(self, X, reset=False)
         return self.model_.predict(X)

@@ -760,7 +760,8 @@ def knife_path(
         Stop once every weight is zero; default True for the default grid,
         False for a given grid.
     feature_names, true_support : optional
-        Stored on the path (plots highlight the true support).
+        Stored on the path (plots highlight the true support); feature names
+        default to the columns of a DataFrame X.
     random_state : int, Generator or None
     verbose : bool
         A tqdm progress bar over the grid.
@@ -776,6 +777,8 @@ def knife_path(
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
                   delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
                   n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio)
+    if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
+        feature_names = [str(c) for c in X.columns]
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
     rng = check_random_state(random_state)
     user_grid = lambda2_grid is not None

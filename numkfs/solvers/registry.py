@@ -14,8 +14,9 @@ Rule of ``solver="auto"`` (backed by ``benchmarks/results/solvers.md``):
 Only installed backends are tried.  Every backend's answer is checked by
 numkfs (status *and* constraint violation at the returned point); an answer
 that is not accurate makes the registry warn, naming both backends, and try
-the next one.  When none succeeds a :class:`SolverError` lists what each
-said.  A wrong answer is never returned silently.
+the next one; a backend that raises an exception counts as a failed solve
+(its exception is named in the warning).  When none succeeds a
+:class:`SolverError` lists what each said.  A wrong answer is never returned silently.
 """
 from __future__ import annotations
 
@@ -215,7 +216,13 @@ def solve(
     backends = [get_backend(name, spec.kind) for name in names]
     tried: list[SolverResult] = []
     for i, backend in enumerate(backends):
-        res = backend.solve(spec, tol=tol, warm_start=warm_start, verbose=verbose, **options)
+        try:
+            res = backend.solve(spec, tol=tol, warm_start=warm_start, verbose=verbose, **options)
+        except (MemoryError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a crashing backend counts as a failed solve: fall back, never crash
+            res = SolverResult(getattr(backend, "name", str(backend)), Status.FAILED,
+                               message=f"raised {type(exc).__name__}: {exc}")
         if res.status is Status.OPTIMAL and res.solution and not np.isfinite(res.max_violation):
             res.objective, res.max_violation = spec.evaluate(res.solution)
         if _accurate(res, violation_tol):

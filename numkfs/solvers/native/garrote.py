@@ -505,11 +505,12 @@ def _native_linear_garrote(problem: LinearGarrote, *, tol, warm_start=True, max_
     beta, w, sweeps, res = solve_linear_garrote(problem.H, problem.q, problem.lambda1, problem.lambda2_vector,
                                                 beta0, tol=tol, max_sweeps=max_sweeps)
     elapsed = time.perf_counter() - t0
-    problem.beta_warm = beta.copy()
     sol = {"beta": beta, "w": w}
     obj, viol = problem.evaluate(sol)
     scale = max(1.0, float(np.max(np.abs(problem.q), initial=0.0)))
     status = Status.OPTIMAL if res <= tol * scale else Status.INACCURATE
+    if status is Status.OPTIMAL and np.all(np.isfinite(beta)):  # never warm-start from a failed solve
+        problem.beta_warm = beta.copy()
     return SolverResult(solver="native", status=status, objective=obj, solution=sol, iterations=sweeps,
                         solve_time=elapsed, max_violation=viol, tolerance={"kkt": tol},
                         message=f"KKT residual {res:.1e}")
@@ -524,13 +525,14 @@ def _native_garrote_step(problem: GarroteStep, *, tol, warm_start=True):
                                                 upper=problem.upper, M=problem.M if problem.budget else None,
                                                 theta0=theta0, tol=tol)
     elapsed = time.perf_counter() - t0
-    problem.theta_warm = theta.copy()
     sol = {"theta": theta}
     obj, viol = problem.evaluate(sol)
     # the box-QP solves stop at tol * max|linear term|; allow the interpolation's round-off
     kscale = max(1.0, float(np.max(np.abs(problem.d), initial=0.0)),
                  float(2.0 * problem.scale * np.max(np.abs(problem.G.T @ problem.z), initial=0.0)))
     status = Status.OPTIMAL if res <= 100.0 * tol * kscale else Status.INACCURATE
+    if status is Status.OPTIMAL and np.all(np.isfinite(theta)):  # never warm-start from a failed solve
+        problem.theta_warm = theta.copy()
     return SolverResult(solver="native", status=status, objective=obj, solution=sol, iterations=solves,
                         solve_time=elapsed, max_violation=viol, tolerance={"kkt": tol},
                         message=f"KKT residual {res:.1e}, budget multiplier {nu:.3g}")
