@@ -80,6 +80,38 @@ def _cmd_select(args) -> int:
     return 0
 
 
+def _cmd_cross_check(args) -> int:
+    import warnings
+
+    from ._crosscheck_problems import build_problem
+    from .solvers import cross_check
+
+    X, y, names, target, task = _load(args)
+    kw = {"m": args.n_features} if args.problem == "nmmkl" and args.n_features else {}
+    try:
+        problem = build_problem(args.problem, X, y, **kw)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(str(exc).splitlines()[0]) from None
+    solvers = args.solvers.split(",") if args.solvers else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            table = cross_check(problem, solvers)
+        except (ValueError, ImportError) as exc:
+            raise CLIError(str(exc).splitlines()[0]) from None
+    print(f"problem: {args.problem} on {args.data} ({X.shape[0]} x {X.shape[1]}), {problem.size} variables")
+    print(table)
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from .plotting import plot_cross_check
+
+        ax = plot_cross_check(table)
+        ax.figure.savefig(args.plot, dpi=120)
+    return 0 if table.agree(1e-6) else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -98,6 +130,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or warnings")
     p.set_defaults(func=_cmd_select)
+
+    p = sub.add_parser("cross-check", help="solve one method subproblem with every backend and compare")
+    p.add_argument("data", help="a CSV file or a shipped dataset name")
+    p.add_argument("--problem", required=True, choices=["nmmkl", "knife-wstep", "garrote"])
+    p.add_argument("--target", help="response column (default: the last column)")
+    p.add_argument("--solvers", help="comma-separated backends (default: all installed, native first)")
+    p.add_argument("--n-features", type=int, dest="n_features", help="m for the NMMKL problem")
+    p.add_argument("--plot", help="write a bar chart of solve times (PNG) here")
+    p.set_defaults(func=_cmd_cross_check)
     return parser
 
 
@@ -106,6 +147,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # output piped into head & co.
+        return 0
     except CLIError as exc:
         print(f"numkfs: error: {exc}", file=sys.stderr)
         return 2

@@ -221,5 +221,8 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         score = float(np.nanmax(path.mean_cv_score)) if path is not None and path.cv_scores is not None else float("nan")
         score_name = "CV score"
     weights = np.asarray(weights, dtype=float)
-    selected = np.abs(weights) > 0
+    if method == "nmmkl":
+        selected = est.get_support()  # the top-m rule, not p > 0 (p has rounding-level entries)
+    else:
+        selected = np.abs(weights) > 0
     return SelectionResult(method, task, names, weights, selected, score, score_name, str(solver), path, est, extra)

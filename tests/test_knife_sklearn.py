@@ -14,10 +14,10 @@ from numkfs.estimators._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERe
 # The contract is about the API, not about convergence: few outer iterations
 # keep the ~300 checks fast (the algorithm itself is tested in test_knife.py).
 @parametrize_with_checks(
-    [KNIFERegressor(max_iter=10, random_state=0), KNIFEClassifier(max_iter=10, random_state=0),
-     KNIFEClassifier(loss="logistic", max_iter=10, random_state=0),
-     KNIFERegressorCV(cv=3, n_lambdas=4, max_iter=5, random_state=0),
-     KNIFEClassifierCV(cv=3, n_lambdas=4, max_iter=5, random_state=0)],
+    [KNIFERegressor(max_iter=5, random_state=0), KNIFEClassifier(max_iter=5, random_state=0),
+     KNIFEClassifier(loss="logistic", max_iter=5, random_state=0),
+     KNIFERegressorCV(cv=2, n_lambdas=3, max_iter=5, random_state=0),
+     KNIFEClassifierCV(cv=2, n_lambdas=3, max_iter=5, random_state=0)],
     expected_failed_checks=lambda est: {},
 )
 def test_sklearn_contract(estimator, check):

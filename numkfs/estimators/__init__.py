@@ -3,4 +3,21 @@
 One private module per method (``_knife.py``, ``_lpkta.py``, ...); this
 package re-exports them.
 """
-__all__: list[str] = []
+from ._garrote import COSSORegressor, GarroteRegressor
+from ._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
+from ._l1kr import L1KRRegressor
+from ._lpkta import LpKTAClassifier, LpKTASelector
+from ._nmmkl import NMMKLSelector
+
+__all__ = [
+    "COSSORegressor",
+    "GarroteRegressor",
+    "KNIFEClassifier",
+    "KNIFEClassifierCV",
+    "KNIFERegressor",
+    "KNIFERegressorCV",
+    "L1KRRegressor",
+    "LpKTAClassifier",
+    "LpKTASelector",
+    "NMMKLSelector",
+]

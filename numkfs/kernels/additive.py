@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from .._jit import jit
+from .._validation import check_memory
 
 __all__ = [
     "ADDITIVE_KERNELS",
@@ -160,6 +161,7 @@ def feature_kernel(x1, x2=None, *, kernel: str = "sobolev", gamma: float = 1.0) 
     """The kernel matrix ``K_j`` of a single feature (``x1``, ``x2`` are 1-D)."""
     x1 = np.ascontiguousarray(x1, dtype=np.float64).ravel()
     x2 = x1 if x2 is None else np.ascontiguousarray(x2, dtype=np.float64).ravel()
+    check_memory(8.0 * x1.shape[0] * x2.shape[0], f"The {x1.shape[0]} x {x2.shape[0]} kernel matrix")
     out = np.empty((x1.shape[0], x2.shape[0]))
     _feature_kernel(x1, x2, _code(kernel), float(gamma), out)
     return out
@@ -184,6 +186,7 @@ def additive_gram(X1, X2=None, theta=None, *, kernel: str = "sobolev", gamma: fl
     theta = np.ones(p) if theta is None else np.ascontiguousarray(theta, dtype=np.float64).ravel()
     if theta.shape[0] != p:
         raise ValueError(f"theta has {theta.shape[0]} entries for {p} features.")
+    check_memory(8.0 * X1.shape[0] * X2.shape[0], f"The {X1.shape[0]} x {X2.shape[0]} additive kernel matrix")
     out = np.empty((X1.shape[0], X2.shape[0]))
     _additive_gram(X1, X2, theta, _code(kernel), float(gamma), out)
     return out

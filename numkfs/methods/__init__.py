@@ -1,7 +1,40 @@
 """One module per paper: plain functions that compute a method's answer.
 
-``knife``, ``knife_path`` (KNIFE), ``l1kr_path`` (L1KR), ``lpkta_path``
-(generalized lp-KTA), ``nmmkl``, ``nmmkl_path`` (NMMKL), ``garrote_path``
-(COSSO-like garrote, COSSO).
+=================  ============================================  ==========================
+function           method                                        returns
+=================  ============================================  ==========================
+``knife``          KNIFE fit at one (λ1, λ2)                     :class:`KNIFEResult`
+``knife_path``     KNIFE feature path over λ2                    :class:`~numkfs.FeaturePath`
+``l1kr_path``      L1KR homotopy path over D / arc length        :class:`~numkfs.FeaturePath`
+``lpkta_path``     generalized lp-KTA path over p                :class:`~numkfs.FeaturePath`
+``nmmkl``          NMMKL top-m selection (QCQP relaxation)       :class:`NMMKLResult`
+``nmmkl_path``     NMMKL selections over m                       :class:`~numkfs.FeaturePath`
+``garrote_path``   linear garrote path over λ2                   :class:`~numkfs.FeaturePath`
+``cosso``          COSSO additive model at one budget M          :class:`COSSOFit`
+``cosso_path``     COSSO path over M (with CV)                   :class:`~numkfs.FeaturePath`
+=================  ============================================  ==========================
 """
-__all__: list[str] = []
+from .cosso import COSSOFit, cosso, cosso_path
+from .garrote import garrote_path, garrote_step
+from .knife import KNIFEResult, knife, knife_path
+from .l1kr import l1kr_cv_path, l1kr_path
+from .lpkta import feature_selection_path, lpkta_path
+from .nmmkl import NMMKLResult, nmmkl, nmmkl_path
+
+__all__ = [
+    "COSSOFit",
+    "KNIFEResult",
+    "NMMKLResult",
+    "cosso",
+    "cosso_path",
+    "feature_selection_path",
+    "garrote_path",
+    "garrote_step",
+    "knife",
+    "knife_path",
+    "l1kr_cv_path",
+    "l1kr_path",
+    "lpkta_path",
+    "nmmkl",
+    "nmmkl_path",
+]

@@ -54,7 +54,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
 
-from .._validation import Interval, NoneOr, Options, check_X_y, validate_params
+from .._validation import Interval, NoneOr, Options, check_memory, check_X_y, validate_params
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import cross_val_path
 from ..paths import FeaturePath
@@ -243,6 +243,7 @@ def cosso_gcv_lambda0(K, y, grid=None) -> tuple[float, np.ndarray, np.ndarray]:
     whole grid.  Returns ``(lambda0, grid, gcv)``.
     """
     n = y.shape[0]
+    check_memory(2 * 8.0 * n * n, f"The eigendecomposition of the {n} x {n} kernel matrix (GCV of lambda0)")
     ev, U = eigh(K, check_finite=False)
     ev = np.maximum(ev, 0.0)
     if grid is None:

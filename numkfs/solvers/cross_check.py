@@ -122,7 +122,6 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
     ref = next((n for n in names if results[n].status.value == "optimal"
                 and results[n].max_violation <= violation_tol), None)
     var_names = sorted(results[ref].solution) if ref else []
-    ref_x = _flat(results[ref].solution, var_names) if ref else None
     ref_sel = spec.selected(results[ref].solution) if ref else None
     rows = []
     for n in names:
@@ -134,7 +133,9 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
         dist = np.nan
         gap = np.nan
         if ref is not None and r.solution:
-            dist = float(np.max(np.abs(_flat(r.solution, var_names) - ref_x))) if ref_x.size else 0.0
+            common = [v for v in var_names if v in r.solution and np.size(r.solution[v]) == np.size(results[ref].solution[v])]
+            a, b = _flat(r.solution, common), _flat(results[ref].solution, common)
+            dist = float(np.max(np.abs(a - b))) if a.size else np.nan
             ref_obj = results[ref].objective
             gap = (r.objective - ref_obj) / max(1.0, abs(ref_obj))
         rows.append({

@@ -84,6 +84,7 @@ import time
 import numpy as np
 
 from ..._jit import jit
+from ..._validation import check_memory
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import register_native
 from .boxqp import solve_box_qp
@@ -278,6 +279,7 @@ class LinearGarrote(_StoredParameters):
                                 else np.asarray(penalty_weights, dtype=float).ravel().copy())
         if self.penalty_weights.shape != (p,) or np.any(~(self.penalty_weights >= 0)):
             raise ValueError(f"LinearGarrote: penalty_weights must be {p} values >= 0.")
+        check_memory(8.0 * p * p, f"The {p} x {p} Gram matrix X^T X of the linear garrote")
         self.H = self.X.T @ self.X
         self.q = self.X.T @ self.y
         self._values = {"lambda1": float(lambda1), "lambda2": float(lambda2)}

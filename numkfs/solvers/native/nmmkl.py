@@ -75,6 +75,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..._jit import jit
+from ..._validation import check_memory
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import register_native
 
@@ -635,6 +636,7 @@ def solve_nmmkl(Z, y, m, C, tau, *, offsets=None, alpha0=None, tol=1e-9, working
             a0 = np.asarray(alpha0, dtype=np.float64)
             if np.any(a0 < 0) or np.any(a0 > C) or abs(a0 @ y) > 1e-12 * max(1.0, a0.sum()):
                 a0 = None  # SMO must start feasible
+        check_memory(8.0 * Z.shape[0] ** 2, f"The {Z.shape[0]} x {Z.shape[0]} kernel matrix of the SVM dual (m = d)")
         with threadpool_limits(limits=n_threads, user_api="blas"):
             alpha, _, it, kkt = svm_dual_smo(Z @ Z.T, y, C, tau, a0, eps=1e-12)
         phi = phi_of(alpha)
