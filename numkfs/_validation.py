@@ -36,11 +36,17 @@ __all__ = [
     "check_random_state",
     "check_memory",
     "ConstantFeatureWarning",
+    "NumericalWarning",
 ]
 
 
 class ConstantFeatureWarning(UserWarning):
     """A feature is constant on the training data; it gets weight 0."""
+
+
+class NumericalWarning(UserWarning):
+    """Numerical trouble (a singular system, a degenerate path...) was met and
+    a documented safeguard applied; the message says what happened and what was done."""
 
 
 # --------------------------------------------------------------------------

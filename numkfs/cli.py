@@ -64,7 +64,8 @@ def _cmd_select(args) -> int:
         import matplotlib.pyplot as plt
 
         if res.path is not None:
-            ax = res.path.plot()
+            same_grid = res.method in ("knife", "garrote")  # the chosen index refers to this path
+            ax = res.path.plot(mark=res.extra.get("index") if same_grid else None)
         else:
             from .plotting import plot_weights
 

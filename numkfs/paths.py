@@ -133,14 +133,15 @@ class FeaturePath:
             df.insert(pos, "cv_score", self.mean_cv_score)
         return df
 
-    def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None):
+    def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None,
+             mark: int | None = None):
         """Draw the feature path (weights against the path parameter).
 
         See :func:`numkfs.plotting.plot_path` for the parameters.
         """
         from .plotting import plot_path
 
-        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend)
+        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend, mark=mark)
 
     def __repr__(self) -> str:
         g = self.grid

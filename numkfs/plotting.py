@@ -19,7 +19,7 @@ def _axes(ax):
     return ax
 
 
-def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None):
+def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None, mark=None):
     """Feature weights against the path parameter (the KNIFE paper's Figure 1).
 
     Parameters
@@ -37,6 +37,9 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None)
         to ``path.true_support`` when known, else every feature.
     legend : bool, optional
         Default: a legend when at most 15 features are labelled.
+    mark : int, optional
+        Index of a path point to mark with a vertical line (e.g. the point
+        chosen by cross-validation).
 
     Returns
     -------
@@ -59,12 +62,17 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None)
         else:
             ax.plot(xs, path.weights[:, j], "--", lw=0.9, color="0.6", label="_" + str(path.feature_names[j]))
     if log_x is None:
-        log_x = xlabel.startswith("lambda") and np.all(xs > 0)
+        log_x = xlabel.startswith("lambda") and np.all(xs >= 0) and np.any(xs > 0)
     if log_x:
-        ax.set_xscale("log")
+        if np.all(xs > 0):
+            ax.set_xscale("log")
+        else:  # a penalty grid that starts at 0: linear near 0, log beyond
+            ax.set_xscale("symlog", linthresh=float(np.min(xs[xs > 0])))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("feature weight")
     ax.set_title(f"{path.method} feature path" if path.method else "feature path")
+    if mark is not None:
+        ax.axvline(xs[mark], color="k", ls=":", lw=1, label="chosen")
     if legend is None:
         legend = hl.sum() <= 15
     if legend:

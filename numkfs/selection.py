@@ -168,11 +168,12 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
-    path, solver, extra = None, params.get("solver", "auto"), {}
+    path, solver, extra, i = None, params.get("solver", "auto"), {}, None
     score_name = "R^2" if task == "regression" else "accuracy"
 
     if method == "knife":
         cls = E.KNIFERegressorCV if task == "regression" else E.KNIFEClassifierCV
+        params.setdefault("n_lambdas", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
         est = cls(cv=cv, random_state=random_state, verbose=verbose, **params).fit(X, y)
         path = est.path_
         i = est.best_index_ if n_features is None else _pick_by_count(path, n_features)
@@ -182,9 +183,9 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     elif method == "l1kr":
         est = E.L1KRRegressor(cv=cv, random_state=random_state, **params).fit(X, y)
         cvp = est.cv_path_
-        i = cvp.best_index if n_features is None else _pick_by_count(cvp, n_features)
-        weights, path = cvp.weights[i], est.path_
-        score = float(cvp.mean_cv_score[i])
+        k = cvp.best_index if n_features is None else _pick_by_count(cvp, n_features)
+        weights, path = cvp.weights[k], est.path_
+        score = float(cvp.mean_cv_score[k])
         score_name = "CV score"
         solver = "homotopy (native)"
     elif method == "lpkta":
@@ -221,6 +222,10 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         score = float(np.nanmax(path.mean_cv_score)) if path is not None and path.cv_scores is not None else float("nan")
         score_name = "CV score"
     weights = np.asarray(weights, dtype=float)
+    if path is not None and path.n_features == len(names):
+        path.feature_names = np.asarray([str(f) for f in names], dtype=object)
+    if i is not None:
+        extra["index"] = int(i)  # the chosen point of ``path`` (knife, garrote)
     if method == "nmmkl":
         selected = est.get_support()  # the top-m rule, not p > 0 (p has rounding-level entries)
     else:

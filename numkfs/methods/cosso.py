@@ -48,13 +48,14 @@ relative decrease of J is below ``tol`` (``max_iter=1`` gives one-step).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, eigh
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 
-from .._validation import Interval, NoneOr, Options, check_memory, check_X_y, validate_params
+from .._validation import Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, validate_params
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import cross_val_path
 from ..paths import FeaturePath
@@ -105,10 +106,23 @@ class _Scaling:
 
 
 def _ridge_step(K, y, nlam):
-    """(K + nλ0 I) c + b 1 = y, 1ᵀc = 0."""
+    """(K + nλ0 I) c + b 1 = y, 1ᵀc = 0.
+
+    Safeguard: when K + nλ0 I is numerically singular (duplicated samples
+    with a tiny λ0, so round-off makes it indefinite) the ridge is raised to
+    1e-10 · max(1, max diag K), with a :class:`NumericalWarning`.
+    """
     n = y.shape[0]
     A = K + nlam * np.eye(n)
-    f = cho_factor(A, lower=True, check_finite=False)
+    try:
+        f = cho_factor(A, lower=True, check_finite=False)
+    except LinAlgError:
+        ridge = max(nlam, 1e-10 * max(1.0, float(np.max(np.diag(K)))))
+        warnings.warn(
+            f"COSSO: the kernel matrix K + n*lambda0*I (n*lambda0 = {nlam:.1e}) is numerically singular "
+            f"(duplicated samples or lambda0 too small); its ridge was raised to {ridge:.1e}.",
+            NumericalWarning, stacklevel=3)
+        f = cho_factor(K + ridge * np.eye(n), lower=True, check_finite=False)
     U = cho_solve(f, np.column_stack([y, np.ones(n)]), check_finite=False)
     b = U[:, 0].sum() / U[:, 1].sum()
     return U[:, 0] - b * U[:, 1], float(b)
