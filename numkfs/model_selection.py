@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-__all__ = ["cross_val_path", "make_cv", "numba_threads_for"]
+__all__ = ["cross_val_path", "make_cv", "numba_threads_for", "parallel_map"]
 
 
 def make_cv(cv, y, *, classifier: bool, random_state=None):
@@ -38,13 +38,14 @@ def numba_threads_for(n_workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, n_workers))
 
 
-def _run_fold(fold_fn, train, test, n_threads):
+def _with_threads(n_threads, fn, *args):
+    """``fn(*args)`` with Numba limited to ``n_threads`` threads."""
     import numba
 
     old = numba.get_num_threads()
     numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
     try:
-        return np.asarray(fold_fn(train, test), dtype=float)
+        return fn(*args)
     finally:
         numba.set_num_threads(old)
 
@@ -75,8 +76,28 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     splits = list(splitter.split(X, y))
     n_workers = min(effective_n_jobs(n_jobs), len(splits))
     threads = numba_threads_for(n_workers)
-    scores = Parallel(n_jobs=n_jobs)(delayed(_run_fold)(fold_fn, tr, te, threads) for tr, te in splits)
+    scores = Parallel(n_jobs=n_jobs)(delayed(_with_threads)(threads, fold_fn, tr, te) for tr, te in splits)
+    scores = [np.asarray(s, dtype=float) for s in scores]
     lengths = {len(s) for s in scores}
     if len(lengths) != 1:
         raise RuntimeError(f"folds returned different numbers of path points: {sorted(lengths)}")
     return np.column_stack(scores)
+
+
+def parallel_map(fn, items, n_jobs=None) -> list:
+    """``[fn(item) for item in items]``, over joblib workers when ``n_jobs``
+    asks for more than one (same thread policy as :func:`cross_val_path`;
+    runs on a Dask cluster under ``joblib.parallel_backend("dask")``).
+
+    The order of the results is the order of ``items``, so whatever is chosen
+    from them (e.g. the best of several random starts) does not depend on
+    ``n_jobs``.
+    """
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    items = list(items)
+    n_workers = min(effective_n_jobs(n_jobs), len(items))
+    if n_workers <= 1:
+        return [fn(item) for item in items]
+    threads = numba_threads_for(n_workers)
+    return Parallel(n_jobs=n_jobs)(delayed(_with_threads)(threads, fn, item) for item in items)

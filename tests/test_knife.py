@@ -356,3 +356,13 @@ def test_generators():
     r2 = (X[:, :4] ** 2).sum(1)
     assert np.all((r2[y == 1] >= 9) & (r2[y == 1] <= 16))
     assert abs(np.mean(r2[y == -1]) - 4.0) < 0.5
+
+
+def test_restarts_in_parallel_give_the_same_fit():
+    from numkfs.estimators import KNIFERegressor
+
+    X, y, _ = make_sinusoid(n_samples=60, random_state=3)
+    a = KNIFERegressor(lambda2=5.0, n_restarts=3, random_state=0).fit(X, y)
+    b = KNIFERegressor(lambda2=5.0, n_restarts=3, random_state=0, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(a.feature_weights_, b.feature_weights_)
+    assert a.objective_ == b.objective_

@@ -345,7 +345,19 @@ def run_case(entry: Entry, case: Case) -> Outcome:
 # Failures found in files owned by other helpers (report to the lead);
 # {(entry, kind): reason}.  Checked strictly: when the owner fixes one,
 # the xfail fails and must be removed here.
-KNOWN_FAILURES: dict[tuple[str, str], str] = {}
+_NAN_MSG = ("fit goes through sklearn validate_data, whose 'Input X contains NaN/infinity' does not name the "
+            "column; should use numkfs._validation.check_X first (see estimators/_garrote.py::_validated)")
+_L1KR_SINGULAR = ("PathTrackingError (RuntimeError) 'the KKT Jacobian is singular (rank-deficient)'; should "
+                  "return the path up to the degeneracy with a warning, or a ValueError naming the problem")
+_NAMES = "DataFrame columns not used as path.feature_names (gives x0, x1, ...)"
+KNOWN_FAILURES: dict[tuple[str, str], str] = {
+    ("LpKTASelector", "nan"): _NAN_MSG, ("LpKTASelector", "inf"): _NAN_MSG,
+    ("LpKTAClassifier", "nan"): _NAN_MSG, ("LpKTAClassifier", "inf"): _NAN_MSG,
+    ("L1KRRegressor", "nan"): _NAN_MSG, ("L1KRRegressor", "inf"): _NAN_MSG,
+    ("L1KRRegressor", "n2"): _L1KR_SINGULAR, ("L1KRRegressor", "duplicate_col"): _L1KR_SINGULAR,
+    ("l1kr_path", "n2"): _L1KR_SINGULAR, ("l1kr_path", "duplicate_col"): _L1KR_SINGULAR,
+    ("lpkta_path", "dataframe"): _NAMES, ("l1kr_path", "dataframe"): _NAMES,
+}
 
 
 def _params():
@@ -438,14 +450,22 @@ def test_nmmkl_degenerate_rbf_kernels_agree_with_conic_solver(gamma):
 
 
 def test_garrote_duplicated_and_rescaled_columns_native_matches_conic():
+    """Duplicated column: native == CLARABEL.  A column scaled by 1e6 as well: the native answer is
+    never worse than CLARABEL's (which, accepted as 'optimal', can be 4e-5 too high there)."""
     from numkfs.methods.garrote import garrote_path
 
     X, y = _reg_data(2)
-    Xbad = np.column_stack([X, X[:, 0], X[:, 1] * 1e6])
-    a = garrote_path(Xbad, y, n_lambdas=5, solver="native")
-    b = garrote_path(Xbad, y, lambda2s=a.grid, solver="CLARABEL")
-    assert np.all(np.isfinite(a.weights))
-    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-5, atol=1e-7)
+    Xdup = np.column_stack([X, X[:, 0], X[:, 1]])
+    a = garrote_path(Xdup, y, n_lambdas=5, solver="native")
+    b = garrote_path(Xdup, y, lambda2s=a.grid, solver="CLARABEL")
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-7)
+    Xbad = Xdup * np.array([1, 1, 1, 1, 1, 1e6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = garrote_path(Xbad, y, n_lambdas=5, solver="native")
+        b = garrote_path(Xbad, y, lambda2s=a.grid, solver="CLARABEL")
+    assert np.all(np.isfinite(a.weights)) and set(a.extra["solver"]) == {"native"}
+    assert np.all(a.objective <= b.objective * (1 + 1e-9))
 
 
 @pytest.mark.parametrize("gamma", [1e8, 1e-8])

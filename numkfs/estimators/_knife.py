@@ -41,6 +41,7 @@ _COMMON = {k: KNIFE_CONSTRAINTS[k] for k in
            ("kernel", "lambda1", "gamma", "degree", "coef0", "n_restarts", "max_iter", "tol")}
 _COMMON["solver"] = [Options(("auto", "native", "ECOS", "SCS", "CLARABEL"))]
 _COMMON["verbose"] = [Options((True, False))]
+_N_JOBS = [NoneOr, Interval(numbers.Integral, None, None)]
 
 
 class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
@@ -132,6 +133,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     tol : float, default=1e-6
     random_state : int, Generator or None
     verbose : bool, default=False
+    n_jobs : int, optional
+        joblib workers over the random starts (the result does not depend on it).
 
     Attributes
     ----------
@@ -160,11 +163,12 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     """
 
     _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)],
-                              "lambda2": KNIFE_CONSTRAINTS["lambda2"]}
+                              "lambda2": KNIFE_CONSTRAINTS["lambda2"], "n_jobs": _N_JOBS}
 
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=None,
-                 verbose=False):
+                 verbose=False, n_jobs=None):
+        self.n_jobs = n_jobs
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -185,7 +189,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Xs, y = self._check_fit_input(X, y)
         self.y_mean_ = float(y.mean())
         res = knife(Xs, y - self.y_mean_, loss=self.loss, lambda2=self.lambda2, n_restarts=self.n_restarts,
-                    random_state=self.random_state, **self._kernel_params())
+                    random_state=self.random_state, n_jobs=self.n_jobs, **self._kernel_params())
         self._store(res, Xs)
         return self
 
@@ -234,7 +238,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     loss : {"squared_hinge", "huberized_hinge", "logistic"}, default="squared_hinge"
-    lambda1, lambda2, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose
+    lambda1, lambda2, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose, n_jobs
         As in :class:`KNIFERegressor`.
     delta : float, default=1.0
         Width of the huberized hinge.
@@ -255,12 +259,13 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     """
 
     _classifier = True
-    _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)],
+    _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)], "n_jobs": _N_JOBS,
                               "lambda2": KNIFE_CONSTRAINTS["lambda2"], "delta": KNIFE_CONSTRAINTS["delta"]}
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6,
-                 random_state=None, verbose=False):
+                 random_state=None, verbose=False, n_jobs=None):
+        self.n_jobs = n_jobs
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -292,7 +297,8 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         Xs, y = self._check_fit_input(X, y)
         problems = self._targets(y)
         results = [knife(Xs, yk, loss=self.loss, lambda2=self.lambda2, delta=self.delta,
-                         n_restarts=self.n_restarts, random_state=self.random_state, **self._kernel_params())
+                         n_restarts=self.n_restarts, random_state=self.random_state, n_jobs=self.n_jobs,
+                         **self._kernel_params())
                    for yk in problems]
         self._store(results, Xs)
         return self

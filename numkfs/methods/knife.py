@@ -94,6 +94,7 @@ from .._validation import (Interval, NoneOr, Options, check_binary_labels, check
                            check_X, check_y, constant_columns, validate_params)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
 from ..losses import get_loss
+from ..model_selection import parallel_map
 from ..paths import FeaturePath
 from ..solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
 
@@ -557,15 +558,23 @@ def _starts(rng, p, const, n_restarts, w0):
     return starts
 
 
-def _best_start(model, starts, lambda2, max_iter, tol):
-    """Fit from every start; return (best state, objective of every start)."""
-    best, objs = None, []
-    for start in starts:
-        st = model.fit(start, lambda2, max_iter=max_iter, tol=tol)
-        objs.append(st.objective)
-        if best is None or st.objective < best.objective:
-            best = st
-    return best, objs
+class _FitFrom:
+    """``model.fit(start, ...)`` as a picklable callable (for joblib workers)."""
+
+    def __init__(self, model, lambda2, max_iter, tol):
+        self.model, self.lambda2, self.max_iter, self.tol = model, lambda2, max_iter, tol
+
+    def __call__(self, start):
+        return self.model.fit(start, self.lambda2, max_iter=self.max_iter, tol=self.tol)
+
+
+def _best_start(model, starts, lambda2, max_iter, tol, n_jobs=None):
+    """Fit from every start (in parallel with ``n_jobs``); return (best state,
+    objective of every start).  The first start with the lowest objective
+    wins, whatever ``n_jobs`` is."""
+    states = parallel_map(_FitFrom(model, lambda2, max_iter, tol), starts, n_jobs)
+    objs = [st.objective for st in states]
+    return states[int(np.argmin(objs))], objs
 
 
 def knife(
@@ -586,6 +595,7 @@ def knife(
     tol: float = 1e-6,
     w0=None,
     random_state=None,
+    n_jobs=None,
 ) -> KNIFEResult:
     r"""Fit KNIFE at one :math:`(\lambda_1, \lambda_2)`.
 
@@ -625,6 +635,8 @@ def knife(
     w0 : array (p,), optional
         A starting point in [0, 1] (used as the first start).
     random_state : int, Generator or None
+    n_jobs : int, optional
+        joblib workers over the random starts (results do not depend on it).
 
     Returns
     -------
@@ -647,7 +659,7 @@ def knife(
     rng = check_random_state(random_state)
     with _numba_threads_for(X.shape[0]):
         best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
-                                 max_iter, tol)
+                                 max_iter, tol, n_jobs)
     public["lambda2"] = float(lambda2)
     return KNIFEResult(weights=best.w, alpha=best.alpha, intercept=best.a0, objective=best.objective,
                        objective_history=np.asarray(best.history), n_iter=best.n_iter,
