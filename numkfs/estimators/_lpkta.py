@@ -49,6 +49,7 @@ _CONSTRAINTS = {
     "p_grid": [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of decreasing p values")],
     "eps": [Interval(numbers.Real, 0, float(np.exp(-1.0)), closed="left")],
     "predictor": [Options({"warm", "first", "second"})],
+    "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
 }
 
 
@@ -90,6 +91,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     predictor : {"warm", "first", "second"}
     random_state : None or int
         Seeds the CV splits.
+    n_jobs : int, optional
+        joblib workers over the CV folds.
 
     Attributes
     ----------
@@ -118,7 +121,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, cv=None, C=1.0, p_grid=None, eps=1e-3,
-                 predictor="second", random_state=None):
+                 predictor="second", random_state=None, n_jobs=None):
+        self.n_jobs = n_jobs
         self.kernel = kernel
         self.gamma = gamma
         self.lambda1 = lambda1
@@ -153,7 +157,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         if self.cv is not None:
             kw.pop("p_grid")
             self.curve_ = feature_selection_path(X, y, p_grid=grid, cv=self.cv, C=self.C, n_points=None,
-                                                 baseline=False, random_state=self.random_state, **kw)
+                                                 baseline=False, random_state=self.random_state,
+                                                 n_jobs=self.n_jobs, **kw)
             k = self.curve_.best_index
         elif self.n_features_to_select is not None:
             ok = np.flatnonzero(path.n_selected() <= self.n_features_to_select)
