@@ -87,7 +87,8 @@ def test_knife_restarts_depend_on_random_state_only():
     lambda nj: COSSORegressor(n_Ms=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
     lambda nj: L1KRRegressor(cv=3, n_grid=4, D_max=2.0, max_steps=200, random_state=0, n_jobs=nj),
     lambda nj: KNIFERegressorCV(n_lambdas=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
-], ids=["COSSORegressor", "L1KRRegressor", "KNIFERegressorCV"])
+    lambda nj: KNIFERegressor(lambda2=0.05, n_restarts=3, max_iter=30, random_state=0, n_jobs=nj),
+], ids=["COSSORegressor", "L1KRRegressor", "KNIFERegressorCV", "KNIFERegressor-restarts"])
 def test_same_answer_across_n_jobs(make):
     X, y = _data("reg", seed=5, n=30)
     outs = [_fit_out(make(nj), X, y) for nj in (None, 1, 2)]

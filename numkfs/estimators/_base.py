@@ -8,7 +8,7 @@ from sklearn.feature_selection import SelectorMixin
 
 from .._validation import validate_params
 
-__all__ = ["NumkfsEstimator", "WeightSelectorMixin", "Standardizer"]
+__all__ = ["NumkfsEstimator", "WeightSelectorMixin", "Standardizer", "validate_data_named"]
 
 
 class NumkfsEstimator(BaseEstimator):
@@ -63,3 +63,22 @@ class Standardizer:
 
     def fit_transform(self, X):
         return self.fit(X).transform(X)
+
+
+def validate_data_named(est, X, y="no_validation", *, reset=True, **kwargs):
+    """scikit-learn's ``validate_data``, but a non-finite X is refused with
+    numkfs's message naming the column (:func:`numkfs._validation.check_X`)
+    instead of scikit-learn's "Input X contains NaN".  ``kwargs`` go to
+    ``validate_data`` (``accept_sparse``, ``dtype``, ``y_numeric``...)."""
+    from sklearn.utils.validation import validate_data
+
+    from .._validation import check_X
+
+    try:
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(est, X, reset=reset, **kwargs)
+        return validate_data(est, X, y, reset=reset, **kwargs)
+    except ValueError as exc:
+        if "Input X contains" in str(exc):
+            check_X(X, caller=type(est).__name__, min_samples=1, accept_sparse=bool(kwargs.get("accept_sparse")))
+        raise

@@ -16,26 +16,20 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import InstanceOf, Interval, NoneOr, Options, check_X
+from .._validation import InstanceOf, Interval, NoneOr, Options
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_path
 from ..methods.garrote import garrote_path
-from ._base import NumkfsEstimator, WeightSelectorMixin
+from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 
 
 def _validated(est, X, y="no_validation", *, reset):
-    """``validate_data``; a non-finite X is refused by numkfs's own check,
-    whose message names the column (scikit-learn's only says "Input X contains NaN")."""
-    try:
-        if isinstance(y, str) and y == "no_validation":
-            return validate_data(est, X, reset=reset, dtype=np.float64)
-        return validate_data(est, X, y, y_numeric=True, dtype=np.float64)
-    except ValueError as exc:
-        if "Input X contains" in str(exc):
-            check_X(X, caller=type(est).__name__, min_samples=1)
-        raise
+    if isinstance(y, str) and y == "no_validation":
+        return validate_data_named(est, X, reset=reset, dtype=np.float64)
+    return validate_data_named(est, X, y, reset=reset, y_numeric=True, dtype=np.float64)
+
 
 __all__ = ["GarroteRegressor", "COSSORegressor"]
 

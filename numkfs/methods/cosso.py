@@ -295,6 +295,24 @@ def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelera
 
 def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate):
     scaling, Z, lambda0 = _prepare(X, y, kernel, gamma, lambda0)
+    const = np.all(Z == Z[:1], axis=0)
+    if const.any() and not const.all():
+        # a constant feature has K_j c = 0 (1ᵀc = 0): θ_j is a flat direction of the garrote step,
+        # which leaves the native step's budget multiplier undetermined; it gets θ_j = 0.
+        keep = np.flatnonzero(~const)
+        fits = _alternate_path(Z[:, keep], y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
+        for fit in fits:
+            theta = np.zeros(Z.shape[1])
+            theta[keep] = fit.theta
+            fit.theta, fit._Z = theta, Z
+    else:
+        fits = _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
+    for fit in fits:
+        fit._scaling = scaling
+    return fits
+
+
+def _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate):
     n, p = Z.shape
     step = GarroteStep(np.zeros((n, p)), np.zeros(n), np.zeros(p), scale=1.0 / n, M=float(Ms[0]))
     theta = np.full(p, min(1.0, float(Ms[0]) / p))
@@ -303,7 +321,6 @@ def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, a
         if theta.sum() > M:
             theta = theta * (M / theta.sum())
         fit = _alternate(Z, y, kernel, gamma, lambda0, float(M), theta, max_iter, tol, solver, step, accelerate)
-        fit._scaling = scaling
         fits.append(fit)
         theta = fit.theta
     return fits
