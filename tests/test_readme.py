@@ -19,6 +19,7 @@ def test_readme_example_runs():
     assert ns["est"].get_support()[:5].all()
     # NMMKL on the toy data picks the pair {X, Y} at m = 2
     assert list(ns["sel"].get_support()) == [True, True, False]
+    assert ns["m_path"].extra["selection"].astype(int).tolist() == [[0, 0, 1], [1, 1, 0], [1, 1, 1]]
     assert ns["res"].selected.sum() >= 1 and "temp" in ns["res"].summary()
 
 
