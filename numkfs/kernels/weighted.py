@@ -49,7 +49,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from .fastexp import fast_exp, fast_exp_array
+from ._distances import _sq_dists_blas
+from .fastexp import fast_exp
 
 __all__ = [
     "KERNELS",
@@ -176,28 +177,14 @@ def _gradient_loops(X, XT, w, alpha, K, G, kind, gamma, degree):
 # BLAS forms
 
 
-def _sq_dists_blas(Xw, Yw, symmetric):
-    sx = np.einsum("ij,ij->i", Xw, Xw)
-    if symmetric:
-        D = Xw @ Xw.T
-        sy = sx
-    else:
-        D = Xw @ Yw.T
-        sy = np.einsum("ij,ij->i", Yw, Yw)
-    D *= -2.0
-    D += sx[:, None]
-    D += sy[None, :]
-    np.maximum(D, 0.0, out=D)
-    if symmetric:
-        np.fill_diagonal(D, 0.0)
-    return D
-
-
 def _kernel_blas(Xw, Yw, kind, gamma, degree, coef0, symmetric):
     if kind == 1:
         D = _sq_dists_blas(Xw, Yw, symmetric)
         D *= -gamma
-        return fast_exp_array(D)
+        # numpy's exp is SIMD-vectorised and runs in the calling thread: right
+        # after a threaded GEMM it beats a parallel Numba map, whose threads
+        # would compete with BLAS's spinning ones (benchmarks/results/kernels.md).
+        return np.exp(D, out=D)
     S = Xw @ Xw.T if symmetric else Xw @ Yw.T
     if kind == 0:
         return S
