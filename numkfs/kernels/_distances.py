@@ -1,13 +1,12 @@
-"""Squared Euclidean distances by one GEMM, shared by the rbf-type kernels."""
+"""Squared Euclidean distances by one GEMM (for KNIFE's weighted rbf kernel)."""
 from __future__ import annotations
 
 import numpy as np
 
 
 def _sq_dists_blas(Xw, Yw, symmetric):
-    """``D[a, b] = ||Xw[a] - Yw[b]||²``, clipped at 0; in the symmetric case D is
-    made exactly symmetric (the two triangles add the row norms in different
-    orders) with a zero diagonal."""
+    """``D[a, b] = ||Xw[a] - Yw[b]||²``, clipped at 0 (zero diagonal in the
+    symmetric case)."""
     sx = np.einsum("ij,ij->i", Xw, Xw)
     if symmetric:
         D = Xw @ Xw.T
@@ -18,9 +17,7 @@ def _sq_dists_blas(Xw, Yw, symmetric):
     D *= -2.0
     D += sx[:, None]
     D += sy[None, :]
-    if symmetric:
-        D += D.T  # numpy buffers the overlapping operand; a + b == b + a exactly
-        D *= 0.5
-        np.fill_diagonal(D, 0.0)
     np.maximum(D, 0.0, out=D)
+    if symmetric:
+        np.fill_diagonal(D, 0.0)
     return D
