@@ -366,19 +366,7 @@ def run_case(entry: Entry, case: Case) -> Outcome:
 # Failures found in files owned by other helpers (report to the lead);
 # {(entry, kind): reason}.  Checked strictly: when the owner fixes one,
 # the xfail fails and must be removed here.
-_NAN_MSG = ("fit goes through sklearn validate_data, whose 'Input X contains NaN/infinity' does not name the "
-            "column; use numkfs.estimators._base.validate_data_named instead (as estimators/_garrote.py does)")
-_L1KR_SINGULAR = ("PathTrackingError (RuntimeError) 'the KKT Jacobian is singular (rank-deficient)'; should "
-                  "return the path up to the degeneracy with a warning, or a ValueError naming the problem")
-_NAMES = "DataFrame columns not used as path.feature_names (gives x0, x1, ...)"
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("LpKTASelector", "nan"): _NAN_MSG, ("LpKTASelector", "inf"): _NAN_MSG,
-    ("LpKTAClassifier", "nan"): _NAN_MSG, ("LpKTAClassifier", "inf"): _NAN_MSG,
-    ("L1KRRegressor", "nan"): _NAN_MSG, ("L1KRRegressor", "inf"): _NAN_MSG,
-    ("L1KRRegressor", "n2"): _L1KR_SINGULAR, ("L1KRRegressor", "duplicate_col"): _L1KR_SINGULAR,
-    ("l1kr_path", "n2"): _L1KR_SINGULAR, ("l1kr_path", "duplicate_col"): _L1KR_SINGULAR,
-    ("lpkta_path", "dataframe"): _NAMES, ("l1kr_path", "dataframe"): _NAMES,
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _params():
@@ -509,12 +497,6 @@ def test_lpkta_newton_near_eta_zero(kw):
     assert np.all(np.isfinite(path.weights)) and np.all(path.weights >= 0)
 
 
-L1KR_DEGENERATE = ("l1kr_path raises PathTrackingError (a RuntimeError) 'the KKT Jacobian is singular' on a "
-                   "duplicated column; should return the path up to the degeneracy with a warning (or handle "
-                   "the tie) -- reported to the lead")
-
-
-@pytest.mark.xfail(strict=True, reason=L1KR_DEGENERATE)
 def test_l1kr_degenerate_jacobian_duplicated_column():
     from numkfs.methods.l1kr import l1kr_path
 
@@ -618,11 +600,6 @@ def test_cosso_constant_column_is_dropped_not_a_flat_direction():
     np.testing.assert_allclose(a.predict(X), b.predict(X2), atol=1e-10)
 
 
-_NO_MEMORY_CHECK = ("no numkfs._validation.check_memory before the n x n kernel allocations "
-                    "(knife.py _newton_alpha, kernels/weighted.py, l1kr.py, lpkta SVM scoring); reported to the lead")
-
-
-@pytest.mark.xfail(strict=True, reason=_NO_MEMORY_CHECK)
 @pytest.mark.parametrize("what", ["KNIFERegressor", "l1kr_path", "LpKTAClassifier"])
 def test_n_by_n_allocations_checked_other_methods(what, small_memory):
     rng = np.random.default_rng(0)

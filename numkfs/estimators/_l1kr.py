@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from .._validation import Interval, NoneOr, Options, InstanceOf
-from ._base import NumkfsEstimator, WeightSelectorMixin
+from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 
 __all__ = ["L1KRRegressor"]
 
@@ -116,9 +116,8 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         from ..methods.l1kr import l1kr_cv_path, l1kr_objective, l1kr_path_at
 
         self._validate_params()
-        from sklearn.utils.validation import validate_data
 
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64)
         names = getattr(self, "feature_names_in_", None)
         cv = self.cv
         if isinstance(cv, (int, np.integer)):
@@ -155,10 +154,9 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
 
         from ..methods.l1kr import _predict_one
 
-        from sklearn.utils.validation import validate_data
 
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data_named(self, X, reset=False, dtype=np.float64)
         ex = self.path_.extra
         Z = (X - ex["x_mean"]) / ex["x_scale"]
         return _predict_one(self.path_, Z, self.feature_weights_, self.dual_coef_)

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, InstanceOf, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
@@ -27,7 +27,7 @@ from ..methods.lpkta import (
     lpkta_path,
     svm_kernel_scale,
 )
-from ._base import NumkfsEstimator, WeightSelectorMixin
+from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 
 __all__ = ["LpKTASelector", "LpKTAClassifier"]
 
@@ -188,7 +188,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
+        X, y = validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
                              ensure_min_samples=2)
         self._fit_path(X, y)
         return self
@@ -235,7 +235,7 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         """
         from sklearn.svm import SVC
 
-        X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
+        X, y = validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
                              ensure_min_samples=2)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
@@ -266,7 +266,7 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
 
     def _test_kernel(self, X):
         check_is_fitted(self, "svm_")
-        X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64, reset=False)
+        X = validate_data_named(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64, reset=False)
         if sp.issparse(X):
             X = sp.csc_matrix(X)
         Xs = X[:, self.support_mask_] if self.support_mask_.any() else X[:, :0]

@@ -67,7 +67,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._jit import jit, pjit, prange
-from .._validation import check_X, check_y
+from .._validation import check_memory, check_X, check_y
 from .fastexp import fast_exp_kernel
 
 __all__ = [
@@ -750,6 +750,8 @@ def combined_kernel(
         Y = _as_float(Y, min_samples=1)
         if Y.shape[1] != d:
             raise ValueError(f"combined_kernel: Y has {Y.shape[1]} features but X has {d}.")
+    m = n if Y is None else Y.shape[0]
+    check_memory(8.0 * m * n, f"The {m} x {n} combined kernel matrix")
     sel = np.flatnonzero(eta > 0)
     g = resolve_gamma(X, gamma) if kernel == "rbf" else None
     if normalize:

@@ -90,7 +90,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_random_state,
+from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
                            check_X, check_y, constant_columns, validate_params)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
 from ..losses import get_loss
@@ -533,6 +533,9 @@ def _prepare(X, y, params, caller):
         y_pm, classes = check_binary_labels(y, caller=caller)
     else:
         y_pm, classes = check_y(y, X.shape[0], caller=caller), None
+    n = X.shape[0]
+    # K_w, its Cholesky factor (or Newton matrix) and a work copy live at once
+    check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of {caller}")
     const = constant_columns(X, caller=caller)
     gamma = 1.0 / X.shape[1] if params["gamma"] is None else float(params["gamma"])
     model = _Knife(X, y_pm, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,

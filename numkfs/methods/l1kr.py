@@ -70,7 +70,7 @@ import numpy as np
 from scipy.linalg import qr as _qr
 from scipy.linalg import solve_triangular
 
-from .._validation import check_X_y, validate_params, Interval, Options, NoneOr
+from .._validation import check_memory, check_X_y, validate_params, Interval, Options, NoneOr
 from ..kernels.ard import (
     ard_grad_columns,
     ard_hessian_contractions,
@@ -89,6 +89,10 @@ EVENT_NAMES = {0: "", 1: "start", 2: "E1", 3: "E2", 4: "stationary", 5: "D_max"}
 
 class PathTrackingError(RuntimeError):
     """The tracker could not continue the path (e.g. a singular Jacobian)."""
+
+
+class PathDegeneracyWarning(UserWarning):
+    """The path stopped early because the KKT Jacobian became singular."""
 
 
 # --------------------------------------------------------------------------
@@ -453,7 +457,12 @@ def l1kr_path(
     >>> path.extra["events"][0][1]
     'start'
     """
+    if feature_names is None and hasattr(X, "columns"):
+        feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="l1kr_path")
+    n = X.shape[0]
+    # K, the Jacobian's n x n block and its factorisation live at once
+    check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of l1kr_path")
     validate_params(
         dict(kernel=kernel, degree=degree, fix=fix, lam=lam, C=C, eps=eps, D_max=D_max, max_steps=max_steps,
              tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent, n_threads=n_threads),
@@ -551,82 +560,91 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
         raise PathTrackingError(f"start point does not satisfy the KKT system ({_norm(info['F']):.2e})")
     e = np.zeros(z.size)
     e[n] = 1.0
-    v, qr = _tangent_and_corrector(info["J"], e, tangent)
     stop_abs = eps
     rec.add(z, P, info, 0.0, EVENT_START, i0)
-    tracker = _PCTracker if integrator == "pc" else _ODETracker
-    trk = tracker(sysm, tol=tol, max_angle=max_angle, method=integrator, tangent=tangent)
-    s = 0.0
-    h = h0 if h0 is not None else 1e-2 * (1.0 + np.linalg.norm(z))
-    n_steps = 0
     finished = None
-    while n_steps < max_steps:
-        step = trk.step(z, P, v, qr, h, info)
-        if step is None:
-            warnings.warn("l1kr_path: step size underflow; the path stops here.", RuntimeWarning, stacklevel=2)
-            finished = "step size underflow"
-            break
-        z_new, info_new, v_new, qr_new, h_used, h_next = step
-        n_steps += 1
-        E_old = _event_functions(sysm, info, P, z, D_max, stop_abs)
-        E_new = _event_functions(sysm, info_new, P, z_new, D_max, stop_abs)
-        crossed = (E_old < 0) & (E_new >= 0)
-        if not crossed.any():
-            s += trk.arc(z, z_new, h_used)
-            z, info, v, qr, h = z_new, info_new, v_new, qr_new, h_next
-            trk.accepted(v)
-            rec.add(z, P, info, s, EVENT_NONE, -1)
-            continue
-        # ---- event: interpolating line search on [0, h_used] ----------
-        z_e, info_e, s_e, k = _locate_event(trk, sysm, z, P, v, qr, h_used, E_old, E_new, z_new, info_new, D_max,
-                                            stop_abs)
-        kind, idx = _decode_event(k, d)
-        s += s_e
-        if kind == EVENT_STOP:
-            rec.add(z_e, P, info_e, s, EVENT_STOP, -1)
-            finished = "stationary point"
-            break
-        z_e, res = _newton_square(sysm, z_e, P, kind, idx, D_max, tol * 1e-2)
-        info_e = sysm.full(z_e, P)
-        if res > tol:
-            warnings.warn(f"l1kr_path: event polish reached only {res:.1e}", RuntimeWarning, stacklevel=2)
-        if kind == EVENT_DMAX:
-            rec.add(z_e, P, info_e, s, EVENT_DMAX, -1)
-            finished = "D_max"
-            break
-        rec.add(z_e, P, info_e, s, kind, idx)
-        if verbose:
-            print(f"[l1kr] s={s:.4g} D={z_e[n:n + len(P)].sum():.4g} {EVENT_NAMES[kind]} feature {idx}")
-        # ---- update the active set and orient the new tangent -----------
-        if kind == EVENT_E1:
-            p = len(P)
-            z = np.concatenate([z_e[: n + p], [0.0], z_e[n + p :]])
-            P = P + [idx]
-            info = sysm.full(z, P)
-            e = np.zeros(z.size)
-            e[n + p] = 1.0
-            v, qr = _tangent_and_corrector(info["J"], e, tangent)
-        else:
-            k_i = P.index(idx)
-            if len(P) == 1:
-                warnings.warn("l1kr_path: the last active feature left; the path returned to beta = 0.",
-                              RuntimeWarning, stacklevel=2)
-                finished = "back to beta = 0"
+    n_steps = 0
+    trk = None
+    try:
+        v, qr = _tangent_and_corrector(info["J"], e, tangent)
+        tracker = _PCTracker if integrator == "pc" else _ODETracker
+        trk = tracker(sysm, tol=tol, max_angle=max_angle, method=integrator, tangent=tangent)
+        s = 0.0
+        h = h0 if h0 is not None else 1e-2 * (1.0 + np.linalg.norm(z))
+        while n_steps < max_steps:
+            step = trk.step(z, P, v, qr, h, info)
+            if step is None:
+                warnings.warn("l1kr_path: step size underflow; the path stops here.", RuntimeWarning, stacklevel=2)
+                finished = "step size underflow"
                 break
-            z = np.delete(z_e, n + k_i)
-            P = [q for q in P if q != idx]
-            info = sysm.full(z, P)
-            v, qr = _tangent_and_corrector(info["J"], np.delete(v, n + k_i), tangent)
-            v = _probe_e2(trk, sysm, z, P, v, qr, idx, max(h_used * 0.1, 1e-8 * (1 + np.linalg.norm(z))))
-        trk.reset()
-        h = max(h_used * 0.5, 1e-6 * (1.0 + np.linalg.norm(z)))
-    else:
-        finished = "max_steps"
+            z_new, info_new, v_new, qr_new, h_used, h_next = step
+            n_steps += 1
+            E_old = _event_functions(sysm, info, P, z, D_max, stop_abs)
+            E_new = _event_functions(sysm, info_new, P, z_new, D_max, stop_abs)
+            crossed = (E_old < 0) & (E_new >= 0)
+            if not crossed.any():
+                s += trk.arc(z, z_new, h_used)
+                z, info, v, qr, h = z_new, info_new, v_new, qr_new, h_next
+                trk.accepted(v)
+                rec.add(z, P, info, s, EVENT_NONE, -1)
+                continue
+            # ---- event: interpolating line search on [0, h_used] ----------
+            z_e, info_e, s_e, k = _locate_event(trk, sysm, z, P, v, qr, h_used, E_old, E_new, z_new, info_new, D_max,
+                                                stop_abs)
+            kind, idx = _decode_event(k, d)
+            s += s_e
+            if kind == EVENT_STOP:
+                rec.add(z_e, P, info_e, s, EVENT_STOP, -1)
+                finished = "stationary point"
+                break
+            z_e, res = _newton_square(sysm, z_e, P, kind, idx, D_max, tol * 1e-2)
+            info_e = sysm.full(z_e, P)
+            if res > tol:
+                warnings.warn(f"l1kr_path: event polish reached only {res:.1e}", RuntimeWarning, stacklevel=2)
+            if kind == EVENT_DMAX:
+                rec.add(z_e, P, info_e, s, EVENT_DMAX, -1)
+                finished = "D_max"
+                break
+            rec.add(z_e, P, info_e, s, kind, idx)
+            if verbose:
+                print(f"[l1kr] s={s:.4g} D={z_e[n:n + len(P)].sum():.4g} {EVENT_NAMES[kind]} feature {idx}")
+            # ---- update the active set and orient the new tangent -----------
+            if kind == EVENT_E1:
+                p = len(P)
+                z = np.concatenate([z_e[: n + p], [0.0], z_e[n + p :]])
+                P = P + [idx]
+                info = sysm.full(z, P)
+                e = np.zeros(z.size)
+                e[n + p] = 1.0
+                v, qr = _tangent_and_corrector(info["J"], e, tangent)
+            else:
+                k_i = P.index(idx)
+                if len(P) == 1:
+                    warnings.warn("l1kr_path: the last active feature left; the path returned to beta = 0.",
+                                  RuntimeWarning, stacklevel=2)
+                    finished = "back to beta = 0"
+                    break
+                z = np.delete(z_e, n + k_i)
+                P = [q for q in P if q != idx]
+                info = sysm.full(z, P)
+                v, qr = _tangent_and_corrector(info["J"], np.delete(v, n + k_i), tangent)
+                v = _probe_e2(trk, sysm, z, P, v, qr, idx, max(h_used * 0.1, 1e-8 * (1 + np.linalg.norm(z))))
+            trk.reset()
+            h = max(h_used * 0.5, 1e-6 * (1.0 + np.linalg.norm(z)))
+        else:
+            finished = "max_steps"
+    except PathTrackingError as exc:
+        # e.g. duplicated columns (two features with identical gradients) or
+        # n = 2: the KKT Jacobian loses rank; keep what was traced so far
+        warnings.warn(f"l1kr_path: {exc}; the path stops at the last point reached (duplicated or "
+                      "degenerate features?).", PathDegeneracyWarning, stacklevel=2)
+        finished = "singular Jacobian"
     return rec.to_path(
         method="L1KR", feature_names=feature_names, true_support=true_support,
         scalars=dict(
             scalars, n_jacobian_evals=sysm.n_jac, time=time.perf_counter() - t_start,
-            time_per_jacobian=sysm.t_jac / max(sysm.n_jac, 1), n_steps=n_steps, n_rejected=trk.n_rejected,
+            time_per_jacobian=sysm.t_jac / max(sysm.n_jac, 1), n_steps=n_steps,
+            n_rejected=0 if trk is None else trk.n_rejected,
             finished=finished,
         ),
     )

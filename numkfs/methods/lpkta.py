@@ -356,6 +356,8 @@ def lpkta_path(
     >>> path.grid[[0, -1]].tolist(), int(path.selected(len(path) - 1).argmax())
     ([2.0, 1.0], 0)
     """
+    if feature_names is None and hasattr(X, "columns"):
+        feature_names = [str(c) for c in X.columns]
     t0 = time.perf_counter()
     if sp.issparse(X):
         X = sp.csc_matrix(X)
