@@ -75,6 +75,11 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
         keep = ~np.isnan(X).any(axis=1)
         if y.dtype.kind == "f":
             keep &= ~np.isnan(y)
+        if not keep.all():
+            import warnings
+
+            warnings.warn(f"{source}: dropped {int((~keep).sum())} row(s) with missing values.", UserWarning,
+                          stacklevel=2)
         X, y = X[keep], y[keep]
     return X, y, names, tname, None
 

@@ -353,9 +353,16 @@ def check_memory(n_bytes: float, what: str, *, limit: float | None = None) -> No
         limit *= 0.8
     if n_bytes > limit:
         raise MemoryError(
-            f"{what} would need about {n_bytes / 2**30:.1f} GiB, more than the "
-            f"{limit / 2**30:.1f} GiB available; reduce n_samples or use a low-rank/screened method."
+            f"{what} would need about {_human_bytes(n_bytes)}, more than the "
+            f"{_human_bytes(limit)} available; reduce n_samples or use a low-rank/screened method."
         )
+
+
+def _human_bytes(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:.0f} bytes"
 
 
 def _available_memory() -> float | None:

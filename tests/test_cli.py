@@ -59,3 +59,13 @@ def test_cross_check_nmmkl_agrees(capsys):
     assert main(["cross-check", "sonar", "--problem", "nmmkl", "--solvers", "native,CLARABEL,ECOS"]) == 0
     out = capsys.readouterr().out
     assert "native" in out and "CLARABEL" in out and "(reference: native)" in out
+
+
+def test_rows_with_missing_values_are_dropped_with_a_warning(tmp_path):
+    from numkfs._data_io import read_table
+
+    f = tmp_path / "d.csv"
+    f.write_text("a,b,y\n1,2,1\n2,,2\n3,1,3\n4,5,4\n")
+    with pytest.warns(UserWarning, match="dropped 1 row"):
+        X, y, names, target, task = read_table(str(f))
+    assert X.shape == (3, 2) and target == "y" and names == ["a", "b"]

@@ -139,3 +139,8 @@ def test_random_state_and_memory():
         check_random_state("seed")
     with pytest.raises(MemoryError, match=r"about 8.0 GiB"):
         check_memory(8 * 2**30, "The 32768 x 32768 kernel", limit=2**30)
+
+
+def test_memory_message_units():
+    with pytest.raises(MemoryError, match=r"about 1.2 MiB, more than the 800.0 KiB available"):
+        check_memory(1.28e6, "The 400 x 400 kernel", limit=800 * 1024)
