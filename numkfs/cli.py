@@ -48,9 +48,12 @@ def _cmd_select(args) -> int:
     with warnings.catch_warnings():
         if args.quiet:
             warnings.simplefilter("ignore")
+        from .model_selection import show_progress
+
         try:
-            res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
-                         feature_names=names, random_state=args.seed, verbose=not args.quiet)
+            with show_progress(not args.quiet):
+                res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
+                             feature_names=names, random_state=args.seed, verbose=not args.quiet)
         except (ValueError, TypeError) as exc:
             raise CLIError(str(exc).splitlines()[0]) from None
     print(f"data: {args.data} ({X.shape[0]} samples, {X.shape[1]} features), target: {target}")

@@ -12,11 +12,32 @@ threads never oversubscribe the cores.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
 
-__all__ = ["cross_val_path", "make_cv", "numba_threads_for", "parallel_map"]
+__all__ = ["cross_val_path", "make_cv", "numba_threads_for", "parallel_map", "show_progress"]
+
+
+_PROGRESS = {"on": False}
+
+
+@contextlib.contextmanager
+def show_progress(on: bool = True):
+    """Within this block every cross-validation shows a tqdm progress bar over
+    its folds (on stderr).  The command line turns it on unless ``-q``.
+
+    >>> from numkfs.model_selection import show_progress
+    >>> with show_progress():
+    ...     pass
+    """
+    old = _PROGRESS["on"]
+    _PROGRESS["on"] = bool(on)
+    try:
+        yield
+    finally:
+        _PROGRESS["on"] = old
 
 
 def make_cv(cv, y, *, classifier: bool, random_state=None):
@@ -76,6 +97,10 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     splits = list(splitter.split(X, y))
     n_workers = min(effective_n_jobs(n_jobs), len(splits))
     threads = numba_threads_for(n_workers)
+    if _PROGRESS["on"]:
+        from tqdm.auto import tqdm
+
+        splits = tqdm(splits, desc="CV folds", leave=False)
     scores = Parallel(n_jobs=n_jobs)(delayed(_with_threads)(threads, fold_fn, tr, te) for tr, te in splits)
     scores = [np.asarray(s, dtype=float) for s in scores]
     lengths = {len(s) for s in scores}

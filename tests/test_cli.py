@@ -69,3 +69,10 @@ def test_rows_with_missing_values_are_dropped_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="dropped 1 row"):
         X, y, names, target, task = read_table(str(f))
     assert X.shape == (3, 2) and target == "y" and names == ["a", "b"]
+
+
+def test_progress_bar_over_cv_folds_unless_quiet(capsys):
+    assert main(["select", "ozone", "--method", "garrote", "--cv", "3"]) == 0
+    assert "CV folds" in capsys.readouterr().err
+    assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "-q"]) == 0
+    assert "CV folds" not in capsys.readouterr().err
