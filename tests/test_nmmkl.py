@@ -252,3 +252,23 @@ def test_selector_attributes():
 @parametrize_with_checks([NMMKLSelector(), NMMKLSelector(kernel="rbf", n_features_to_select=1)])
 def test_sklearn_contract(estimator, check):
     check(estimator)
+
+
+def test_multiclass_path_same_with_parallel_classes():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((90, 6))
+    y = np.argmax(X[:, :3] + 0.3 * rng.standard_normal((90, 3)), axis=1)
+    a = nmmkl_path(X, y, [1, 2, 3], C=0.1)
+    b = nmmkl_path(X, y, [1, 2, 3], C=0.1, n_jobs=2)
+    np.testing.assert_array_equal(a.extra["selection"], b.extra["selection"])
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-12)
+    np.testing.assert_allclose(a.extra["phi"], b.extra["phi"], rtol=1e-12)
+
+
+def test_binary_path_chunked_over_workers_gives_the_same_selections():
+    X, y, _ = make_nmmkl_toy(n_samples=300, random_state=1)
+    Xw = np.column_stack([X, np.random.default_rng(0).standard_normal((300, 5))])
+    a = nmmkl_path(Xw, y, [1, 2, 3, 4, 5, 6], C=0.01)
+    b = nmmkl_path(Xw, y, [1, 2, 3, 4, 5, 6], C=0.01, n_jobs=2)
+    np.testing.assert_array_equal(a.extra["selection"], b.extra["selection"])
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-6)

@@ -52,6 +52,7 @@ Decisions where this module goes beyond or differs from the paper
 """
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass, field
 
@@ -61,6 +62,7 @@ from .._validation import (Interval, NoneOr, Options, check_X, check_binary_labe
                            validate_params)
 from ..estimators._base import Standardizer
 from ..kernels.lowrank import rbf_feature_factors
+from ..model_selection import parallel_map
 from ..paths import FeaturePath
 from ..solvers import solve
 from ..solvers.native.nmmkl import NMMKLProblem, svm_dual_smo
@@ -451,10 +453,24 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
                        classes=classes, m=m, extra={"class_supports": supports})
 
 
+def _target_path(y_pm, *, Z, offsets, ms, C, tau, solver, tol, tie_tol):
+    """The warm-started sequence over ``ms`` for one ±1 target:
+    a list of ``(phi, p, rho, support, objective)`` per m."""
+    problem, warm, out = None, None, []
+    for m in ms:
+        problem, res, alpha, phi, p = _solve_binary(Z, offsets, y_pm, m, C, tau, solver, tol, warm=warm,
+                                                    problem=problem)
+        rho = float(np.sort(phi)[::-1][m - 1])
+        support, ties = _select(phi, p, m, tie_tol)
+        warm = (alpha, np.flatnonzero((p > 1e-8) | ties))
+        out.append((phi, p, rho, support, res.objective))
+    return out
+
+
 def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: float = 0.1, gamma="scale",
                rank_tol: float = 1e-6, max_rank: int | None = None, standardize: bool = True,
                solver="auto", tol: float | None = None, tie_tol: float = 1e-6, multiclass: str = "vote",
-               weights: str = "selection", feature_names=None) -> FeaturePath:
+               weights: str = "selection", feature_names=None, n_jobs=None) -> FeaturePath:
     r"""NMMKL selections for several ``m``, warm-started, as a :class:`FeaturePath`.
 
     The QCQP is built once; along the path only the parameter ``m`` changes
@@ -468,6 +484,12 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
     weights : {"selection", "p"}
         Row content of ``path.weights``: the 0/1 selection indicator or the
         relaxed selection p (binary) / the merged score (multiclass).
+    n_jobs : int, optional
+        joblib workers: over the one-vs-rest classes (each keeps its own
+        warm-started sequence over m: identical results), or, for a binary
+        problem, over contiguous chunks of ``m_values`` (each chunk
+        warm-started from its first point: the same answers to the solver
+        tolerance).
     Other parameters as :func:`nmmkl`.
 
     Returns
@@ -494,18 +516,22 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
         raise ValueError(f"{caller}: m_values is empty.")
     Z, offsets = nmmkl_factors(X, kernel, gamma, rank_tol, max_rank)
     targets = _binary_targets(y, classes, caller)
-    problems = [None] * len(targets)
-    warm = [None] * len(targets)
+    # one warm-started sequence over m per binary target (one-vs-rest classes
+    # are independent: joblib workers with n_jobs), then merged per m
+    # a binary problem with n_jobs cuts the m grid into contiguous chunks, each
+    # warm-started from its own first (cold) point: same answers to the solver tolerance
+    from joblib import effective_n_jobs
+
+    n_chunks = 1 if (n_jobs is None or len(targets) > 1) else min(effective_n_jobs(n_jobs), len(ms))
+    chunks = [c for c in np.array_split(np.arange(len(ms)), n_chunks) if c.size]
+    tasks = [(targets[k], [ms[i] for i in c]) for k in range(len(targets)) for c in chunks]
+    run = functools.partial(_target_path, Z=Z, offsets=offsets, C=C, tau=tau, solver=solver, tol=tol,
+                            tie_tol=tie_tol)
+    outs = parallel_map(lambda task: run(task[0], ms=task[1]), tasks, n_jobs)
+    seqs = [sum(outs[k * len(chunks):(k + 1) * len(chunks)], []) for k in range(len(targets))]
     sel, P, PHI, RHO, OBJ = [], [], [], [], []
-    for m in ms:
-        phis, ps, rhos, sups, objs = [], [], [], [], []
-        for k, y_pm in enumerate(targets):
-            problems[k], res, alpha, phi, p = _solve_binary(Z, offsets, y_pm, m, C, tau, solver, tol,
-                                                            warm=warm[k], problem=problems[k])
-            rho = float(np.sort(phi)[::-1][m - 1])
-            support, ties = _select(phi, p, m, tie_tol)
-            warm[k] = (alpha, np.flatnonzero((p > 1e-8) | ties))
-            phis.append(phi), ps.append(p), rhos.append(rho), sups.append(support), objs.append(res.objective)
+    for i, m in enumerate(ms):
+        phis, ps, rhos, sups, objs = (list(v) for v in zip(*(seq[i] for seq in seqs)))
         if len(targets) == 1:
             sel.append(sups[0]), P.append(ps[0]), PHI.append(phis[0]), RHO.append(rhos[0]), OBJ.append(objs[0])
         else:
