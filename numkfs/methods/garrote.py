@@ -43,7 +43,7 @@ import numpy as np
 
 from .._validation import Interval, NoneOr, check_X_y, constant_columns, validate_params
 from ..paths import FeaturePath
-from ..solvers import SolverError, native_solvers, solve
+from ..solvers import solve
 from ..solvers.native.garrote import GarroteStep, LinearGarrote, garrote_lambda2_max
 
 __all__ = ["garrote_path", "garrote_step", "garrote_lambda2_max"]
@@ -61,21 +61,6 @@ def _center(X, y, fit_intercept: bool):
         x_mean, y_mean = X.mean(axis=0), float(y.mean())
         return X - x_mean, y - y_mean, x_mean, y_mean
     return X, y, np.zeros(X.shape[1]), 0.0
-
-
-def _solve(problem, solver, tol):
-    """``solve(problem, solver, tol=tol)``, but with ``solver="auto"`` or
-    ``"native"`` the native solver is tried alone first: building the
-    registry's fall-back order checks every conic backend's installation
-    (about 50 ms per call here), which would dominate the sub-millisecond
-    native solves of a path or of COSSO's alternations.  An inaccurate
-    native answer still falls back through the registry."""
-    if isinstance(solver, str) and solver.lower() in ("auto", "native") and problem.kind in native_solvers():
-        try:
-            return solve(problem, "native", tol=tol, fallback=False)
-        except SolverError:
-            pass
-    return solve(problem, solver=solver, tol=tol)
 
 
 def garrote_path(
@@ -159,7 +144,7 @@ def garrote_path(
     used, times = [], np.empty(lambda2s.size)
     for i, l2 in enumerate(lambda2s):
         problem.update(lambda2=float(l2))
-        res = _solve(problem, solver, tol)
+        res = solve(problem, solver, tol=tol)
         B[i] = res["beta"]
         W[i] = np.clip(res["w"], 0.0, 1.0)
         obj[i] = res.objective
@@ -201,7 +186,7 @@ def garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M: float
         problem.update(**values)
         if theta0 is not None:
             problem.theta_warm = np.asarray(theta0, dtype=float)
-    res = _solve(problem, solver, tol)
+    res = solve(problem, solver, tol=tol)
     theta = np.clip(res["theta"], 0.0, problem.upper)
     problem.theta_warm = theta.copy()
     return theta, res

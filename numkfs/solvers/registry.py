@@ -207,15 +207,19 @@ def solve(
         No backend gave an accurate answer (the message lists each one's).
     """
     spec = as_problem(problem)
-    if isinstance(solver, str) and solver.lower() == "auto":
-        names = solver_order(spec)
+    auto = isinstance(solver, str) and solver.lower() == "auto"
+    if auto:
+        # a native solver goes first; the rest of the order (which needs the
+        # problem's size, i.e. its CVXPY formulation) is worked out only if
+        # the native answer is not accurate
+        names = ["native"] if spec.kind in _NATIVE else solver_order(spec)
     else:
         names = [solver] if isinstance(solver, str) else list(solver)
-        if fallback:
-            names += [s for s in solver_order(spec) if s.upper() not in {n.upper() for n in names}]
-    backends = [get_backend(name, spec.kind) for name in names]
+    complete = not fallback or (auto and spec.kind not in _NATIVE)
     tried: list[SolverResult] = []
-    for i, backend in enumerate(backends):
+    backend = get_backend(names[0], spec.kind)
+    i = 0
+    while True:
         try:
             res = backend.solve(spec, tol=tol, warm_start=warm_start, verbose=verbose, **options)
         except (MemoryError, KeyboardInterrupt):
@@ -235,13 +239,19 @@ def solve(
         tried.append(res)
         if not fallback:
             break
-        if i + 1 < len(backends):
-            warnings.warn(
-                f"solver {backend.name} returned '{res.status}' ({res.message}); "
-                f"falling back to {backends[i + 1].name}.",
-                SolverFallbackWarning,
-                stacklevel=2,
-            )
+        if i + 1 == len(names) and not complete:
+            names += [s for s in solver_order(spec) if s.upper() not in {n.upper() for n in names}]
+            complete = True
+        if i + 1 == len(names):
+            break
+        i += 1
+        nxt = get_backend(names[i], spec.kind)
+        warnings.warn(
+            f"solver {backend.name} returned '{res.status}' ({res.message}); falling back to {nxt.name}.",
+            SolverFallbackWarning,
+            stacklevel=2,
+        )
+        backend = nxt
     detail = "; ".join(f"{r.solver}: {r.status} ({r.message})" for r in tried)
     raise SolverError(f"No solver returned an accurate solution for this {spec.kind} problem. {detail}")
 
