@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 
 from _common import best_of, markdown_table, save
+from alignment_kernels import numpy_alignments  # the one numpy reference of the alignments
 from numkfs.kernels import ard_kernel, feature_alignments, weight_gradient_matrix, weighted_kernel
 
 
@@ -34,20 +35,6 @@ def numpy_A(X, w, alpha, K, gamma):
         D = (X[:, k][:, None] - X[:, k][None, :]) ** 2
         A[:, k] = -2 * gamma * w[k] * ((D * K) @ alpha)
     return A
-
-
-def numpy_alignments(X, y):
-    n = X.shape[0]
-    H = np.eye(n) - 1.0 / n
-    yy = y - 0 * y.mean()
-    out = np.empty(X.shape[1])
-    for i in range(X.shape[1]):
-        x = X[:, i]
-        g = 1.0 / x.var()
-        K = np.exp(-g * (x[:, None] - x[None, :]) ** 2)
-        Kc = H @ K @ H
-        out[i] = yy @ Kc @ yy / np.trace(Kc)
-    return out
 
 
 def main():

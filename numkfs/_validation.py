@@ -189,8 +189,13 @@ def check_X(
     min_samples: int = 2,
     dtype=np.float64,
     allow_nd: bool = False,
+    copy: bool = True,
 ):
     """Validate a design matrix; return a new float64 array (or CSC matrix).
+
+    ``copy=False`` (dense input only) skips the defensive copy when ``X`` is
+    already a C-contiguous array of ``dtype``: for read-only callers on large
+    data (the per-feature alignments), whose result never aliases ``X``.
 
     Raises a ValueError that names the offending column for NaN/inf, refuses
     non-2-D input, fewer than ``min_samples`` rows and zero columns. The input
@@ -219,7 +224,7 @@ def check_X(
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{caller}: X has non-numeric columns ({exc}).") from None
         try:
-            X = np.array(X, dtype=dtype, copy=True)
+            X = np.array(X, dtype=dtype, copy=True) if copy else np.asarray(X, dtype=dtype)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{caller}: X could not be converted to float: {exc}") from None
         if X.ndim != 2 and not allow_nd:

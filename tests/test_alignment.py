@@ -11,7 +11,15 @@ from numkfs.kernels.alignment import (
     resolve_gamma,
 )
 from numkfs._jit import jit
-from numkfs.kernels.fastexp import fast_exp_array, fast_exp_kernel
+from numkfs.kernels.fastexp import fast_exp2_kernel, fast_exp_array, fast_exp_kernel
+
+
+@jit
+def _exp2_array(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = fast_exp2_kernel(x[i])
+    return out
 
 
 @jit
@@ -39,6 +47,44 @@ def test_fast_exp_kernel_variant():
     assert np.max(np.abs(_kernel_exp_array(x) / ref - 1.0)) < 5e-16
     # below the normal range: flushed to 0 (absolute change < 2.3e-308)
     assert np.all(_kernel_exp_array(np.array([-708.0, -745.0, -1e6, -np.inf])) == 0.0)
+
+
+def test_fast_exp2_kernel_accuracy_and_clamp():
+    # the base-2 exponential of the alignment pair sums: 2e-14 relative over
+    # its whole domain, (about) 2**-1021 below it (never a subnormal or garbage)
+    x = -np.concatenate([np.linspace(0.0, 1021.0, 2_000_001), np.geomspace(1e-300, 1.0, 1001),
+                         np.arange(0.0, 60.0, 0.5)])
+    rel = np.abs(_exp2_array(x) / np.exp2(x) - 1.0)
+    assert rel.max() < 2e-14
+    low = _exp2_array(np.array([-1021.5, -1e4, -1e300]))
+    assert np.all(np.abs(low / 2.0**-1021 - 1.0) < 2e-14)
+
+
+def test_dense_column_stats_match_numpy():
+    from numkfs.kernels.alignment import _dense_column_stats
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(37, 75)) * rng.uniform(0.1, 1e3, 75) + 1e4
+    X[:, 5] = 0.1
+    X[:, 40] = -7.0
+    X[1:, 41] = X[0, 41]
+    X[20, 41] = np.nextafter(X[0, 41], np.inf)  # one ulp away: not constant
+    mean, var, const = _dense_column_stats(X)
+    np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(var, X.var(axis=0), rtol=1e-9, atol=1e-20)
+    assert np.flatnonzero(const).tolist() == [5, 40]
+
+
+def test_alignments_of_f_ordered_and_int_input_do_not_touch_it():
+    rng = np.random.default_rng(4)
+    X = np.asfortranarray(rng.normal(size=(64, 40)))
+    y = np.sign(X[:, 3] + 0.1)
+    before = X.copy()
+    a = feature_alignments(X, y)
+    assert np.array_equal(X, before) and X.flags.f_contiguous
+    assert _rel(a, reference_alignments(X, y)) < 1e-10
+    Xi = rng.integers(-3, 4, size=(64, 40))
+    assert _rel(feature_alignments(Xi, y), reference_alignments(Xi.astype(float), y)) < 1e-10
 
 
 def test_fast_exp_subnormal_underflow_and_overflow():

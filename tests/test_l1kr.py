@@ -193,6 +193,42 @@ def test_cv_path_and_prediction(friedman):
     assert by_index.shape == (5,)
 
 
+def test_budget_D_scales_with_n():
+    """Columns are scaled to unit norm, so β (and D) of the same kernel grow
+    with n: every row of the data twice (2n rows, λ doubled, which is the
+    same ridge problem) gives the same predictions at 2D as the original
+    data at D.  This is why CV reads a fold's path at D·n_train/n."""
+    X, y, _ = make_friedman_noise(1, n_samples=40, random_state=5)
+    p1 = l1kr_path(X, y, lam=1e-2, D_max=12.0)
+    p2 = l1kr_path(np.vstack([X, X]), np.concatenate([y, y]), lam=2e-2, D_max=24.0)
+    Xq = make_friedman_noise(1, n_samples=15, random_state=6)[0]
+    D = np.array([0.5, 3.0, 8.0, 11.0])
+    a = l1kr_predict(p1, Xq, D=D)
+    b = l1kr_predict(p2, Xq, D=2 * D)
+    assert np.allclose(a, b, rtol=1e-6, atol=1e-6 * np.abs(a).max())
+    # ... and read at the same D they differ (the old CV behaviour)
+    c = l1kr_predict(p2, Xq, D=D)
+    assert np.abs(a - c).max() > 0.05 * np.abs(a).std()
+
+
+def test_cv_reads_fold_paths_at_the_equivalent_budget():
+    X, y, _ = make_friedman_noise(1, n_samples=45, random_state=7)
+    tr, te = np.arange(30), np.arange(30, 45)
+    splitter = [(tr, te)]
+    kw = dict(lam=1e-2, D_max=15.0)
+    G = np.array([0.0, 2.0, 5.0, 9.0, 14.0])
+    cvp = l1kr_cv_path(X, y, cv=splitter, D_grid=G, **kw)
+    p = l1kr_path(X[tr], y[tr], **kw)
+    want = -((l1kr_predict(p, X[te], D=G * 30 / 45) - y[te]) ** 2).mean(axis=1)
+    assert np.allclose(cvp.cv_scores[:, 0], want, rtol=1e-10)
+    old = l1kr_cv_path(X, y, cv=splitter, D_grid=G, D_scaling="none", **kw)
+    want_old = -((l1kr_predict(p, X[te], D=G) - y[te]) ** 2).mean(axis=1)
+    assert np.allclose(old.cv_scores[:, 0], want_old, rtol=1e-10)
+    assert not np.allclose(cvp.cv_scores[1:, 0], old.cv_scores[1:, 0], rtol=1e-3)
+    with pytest.raises(ValueError, match="D_scaling"):
+        l1kr_cv_path(X, y, cv=splitter, D_grid=G, D_scaling="sqrt", **kw)
+
+
 def test_plot_against_D_and_arc_length(path_lambda):
     import matplotlib
 

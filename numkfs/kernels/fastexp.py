@@ -36,7 +36,7 @@ from numba.extending import intrinsic
 
 from .._jit import jit, pjit, prange
 
-__all__ = ["fast_exp", "fast_exp_kernel", "fast_exp_array"]
+__all__ = ["fast_exp", "fast_exp_kernel", "fast_exp2_kernel", "fast_exp_array", "LOG2E"]
 
 
 @intrinsic
@@ -66,6 +66,8 @@ def _bits_f64(typingctx, x):
 
 
 _LOG2E = 1.4426950408889634
+#: log2(e): scale a squared distance by it to use :func:`fast_exp2_kernel`.
+LOG2E = _LOG2E
 _LN2_HI = 6.93147180369123816490e-01  # 0x3fe62e42fee00000: 32 trailing zero bits
 _LN2_LO = 1.90821492927058770002e-10
 _MAGIC = 6755399441055744.0  # 1.5 * 2**52: adding it puts an integer in the low mantissa bits
@@ -144,6 +146,56 @@ def fast_exp_kernel(x):
     r = (xc - kf * _LN2_HI) - kf * _LN2_LO
     v = _poly(r) * _bits_f64((ki + 1023) << 52)
     return v if x > -708.0 else 0.0
+
+
+# Degree-9 polynomial interpolating 2^f at the Chebyshev nodes of [-1/2, 1/2]
+# (mpmath, 40 digits, then rounded): relative error 1.85e-14 on the interval.
+_E0 = 1.0000000000000135
+_E1 = 0.6931471805599462
+_E2 = 0.2402265069564034
+_E3 = 0.05550410866465167
+_E4 = 0.009618129193934313
+_E5 = 0.0013333558200794592
+_E6 = 0.0001540343375125101
+_E7 = 1.5252672924850737e-05
+_E8 = 1.325964524488711e-06
+_E9 = 1.0205905413765595e-07
+_EXP2_LO = -1021.0
+
+
+@jit(inline=True)
+def _poly2(f):
+    p = _E9
+    p = p * f + _E8
+    p = p * f + _E7
+    p = p * f + _E6
+    p = p * f + _E5
+    p = p * f + _E4
+    p = p * f + _E3
+    p = p * f + _E2
+    p = p * f + _E1
+    return p * f + _E0
+
+
+@jit
+def fast_exp2_kernel(x):
+    """``2**x`` for ``x <= 0``, the cheapest exact-enough exponential for
+    the per-feature alignment pair sums (about 1.3x :func:`fast_exp_kernel`).
+
+    The caller pre-scales its data by ``sqrt(LOG2E)`` so that a squared
+    distance is already in base-2 units; the reduction is then one rounding
+    ``k = round(x)`` and an *exact* subtraction ``f = x - k``, and
+    :math:`2^f` is a degree-9 polynomial on :math:`[-1/2, 1/2]`.
+    Relative error below 2e-14 against ``np.exp2`` for
+    ``-1021 <= x <= 0``; ``x < -1021`` returns ``2**-1021`` to 2e-14 (an
+    absolute change below 4.5e-308, nothing in a kernel sum that contains its
+    diagonal).  Not for ``x > 0``.
+    """
+    xc = x if x > _EXP2_LO else _EXP2_LO  # (Numba's max() here does not vectorise: 1.5x slower)
+    t = xc + _MAGIC
+    kf = t - _MAGIC
+    ki = _f64_bits(t) - _MAGIC_BITS
+    return _poly2(xc - kf) * _bits_f64((ki + 1023) << 52)
 
 
 @pjit

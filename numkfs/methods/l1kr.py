@@ -1003,7 +1003,7 @@ def _predict_one(path, Z, beta, alpha):
 
 
 def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=None, cv=5, n_jobs=None,
-                 random_state=None, **path_kwargs) -> FeaturePath:
+                 random_state=None, D_scaling: str = "n", **path_kwargs) -> FeaturePath:
     """K-fold cross-validation of the L1KR path on a common grid of D.
 
     Every fold traces its own path (paths differ per fold); each is scored
@@ -1024,6 +1024,16 @@ def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=Non
         joblib workers over folds.
     random_state : int, optional
         Shuffling of the folds.
+    D_scaling : {"n", "none"}
+        How a fold's path is read at a budget D of the grid.  Columns are
+        centred and scaled to unit norm on the data each path is traced on,
+        so a standardised value scales as ``1/sqrt(n)`` and the same kernel
+        in the units of X has ``β ∝ n``: with ``"n"`` (default) the fold's
+        path (n_train rows) is read at ``D · n_train / n``, the budget
+        equivalent to D on the full-data path.  ``"none"`` reads every path
+        at the same D (before 2026-11: it chose D in the units of paths on
+        (K-1)/K of the data and applied it to the full-data path, a kernel
+        ~K/(K-1) times too wide).
     **path_kwargs
         Passed to :func:`l1kr_path`.
 
@@ -1037,6 +1047,8 @@ def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=Non
     from ..model_selection import cross_val_path
 
     X, y = check_X_y(X, y, caller="l1kr_cv_path")
+    if D_scaling not in ("n", "none"):
+        raise ValueError(f"l1kr_cv_path: D_scaling must be 'n' or 'none'; got {D_scaling!r}.")
     full = l1kr_path(X, y, kernel, **path_kwargs)
     if D_grid is None:
         D_grid = np.linspace(0.0, max(full.grid.max(), 1e-12), int(n_grid))
@@ -1045,11 +1057,18 @@ def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=Non
     path_kwargs.pop("feature_names", None)
     path_kwargs.pop("true_support", None)
 
+    n_full = X.shape[0]
+
     def fold_fn(train, test):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             p = l1kr_path(X[train], y[train], kernel, **path_kwargs)
-        pred = l1kr_predict(p, X[test], D=D_grid)
+        # columns are scaled to unit norm, so a standardised value is
+        # ~ 1/sqrt(n): the same kernel (in the units of X) has β ∝ n.  The
+        # grid is in the units of the full-data path; a fold's path is read
+        # at the equivalent budget D·n_train/n (D_scaling="n").
+        Df = D_grid * (len(train) / n_full) if D_scaling == "n" else D_grid
+        pred = l1kr_predict(p, X[test], D=Df)
         return -((pred - y[test][None, :]) ** 2).mean(axis=1)
 
     scores = cross_val_path(fold_fn, X, y, cv, n_jobs=n_jobs, random_state=random_state)
