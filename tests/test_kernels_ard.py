@@ -102,3 +102,23 @@ def test_bad_kernel_name():
         ard_kernel(X, beta, "laplace")
     with pytest.raises(ValueError, match="degree"):
         ard_kernel(X, beta, "poly", 0)
+
+
+def test_gaussian_with_negative_weights_and_many_features():
+    # the tracker probes past E2 events, where some β_i < 0: the kernel must
+    # stay exp(-Σ β_i d_i²), exactly symmetric, for any mix of signs and for
+    # feature counts that are not multiples of the 4-feature pass
+    rng = np.random.default_rng(11)
+    for p in (1, 3, 4, 9):
+        X = rng.normal(size=(23, p))
+        beta = rng.uniform(0.01, 0.5, size=p)
+        beta[rng.random(p) < 0.3] *= -0.01
+        beta[0] = 0.0 if p > 2 else beta[0]
+        K = ard_kernel(X, beta)
+        d = (X[:, None, :] - X[None, :, :]) ** 2
+        ref = np.exp(-(d * beta).sum(-1))
+        assert np.max(np.abs(K / ref - 1.0)) < 1e-13
+        assert np.array_equal(K, K.T) and np.all(np.diag(K) == 1.0)
+        Z = rng.normal(size=(5, p))
+        refz = np.exp(-(((Z[:, None, :] - X[None, :, :]) ** 2) * beta).sum(-1))
+        assert np.max(np.abs(ard_kernel(X, beta, Z=Z) / refz - 1.0)) < 1e-13

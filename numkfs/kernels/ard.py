@@ -21,7 +21,9 @@ Nothing of size n x n x p is ever formed.  What was measured
 (``benchmarks/l1kr_paper.py``) decided the form of each piece:
 
 * K (Gaussian): a Numba loop over pairs with exact coordinate differences
-  (no ``|x|² + |z|² - 2 xᵀz`` cancellation); only the active features enter.
+  of the features pre-scaled by ``sqrt(|β|)`` (no ``|x|² + |z|² - 2 xᵀz``
+  cancellation; 2 flops per pair and feature, four features per pass over a
+  row's exponents); only the active features enter.
 * A: BLAS.  For the Gaussian ``(∂K_i α)_a = -[x_ai² (Kα)_a - 2 x_ai (K(α∘x_i))_a
   + (K(α∘x_i²))_a]``, so one GEMM ``K @ [α, α∘X, α∘X²]`` gives every column;
   for the polynomial kernel ``(∂K_i α)_a = (d/T) [x_ai (G (α∘x_i))_a - (G' α)_a]``
@@ -68,46 +70,63 @@ def _active(beta: np.ndarray) -> np.ndarray:
 
 
 @pjit
-def _gauss_kernel_sym(XaT, b):
-    """Rows of K from the transposed active columns ``XaT`` (p, n): the
-    exponent is accumulated feature by feature along a row (a contiguous
-    loop LLVM vectorises) and exponentiated with the vectorisable
-    ``fast_exp`` (relative error < 4e-16).  Both triangles are computed in
-    the same order, so K is exactly symmetric."""
-    p, n = XaT.shape
-    K = np.empty((n, n))
-    for a in prange(n):
-        e = np.zeros(n)
-        for i in range(p):
-            xa = XaT[i, a]
-            bi = b[i]
-            row = XaT[i]
-            for bb in range(n):
-                d = xa - row[bb]
-                e[bb] += bi * d * d
-        for bb in range(n):
-            K[a, bb] = fast_exp(-e[bb])
-        K[a, a] = 1.0
-    return K
+def _gauss_kernel_rows(SZ, ST, npos, symmetric):
+    """``K[a, c] = exp(-Σ_i s_i (SZ[i, a] - ST[i, c])²)`` for features
+    pre-scaled by ``sqrt(|β_i|)``, the ``npos`` first with ``s_i = +1`` and
+    the rest (β_i < 0, met only while the path tracker probes past an E2
+    event) with ``s_i = -1``.
 
-
-@pjit
-def _gauss_kernel_cross(ZaT, XaT, b):
-    p, m = ZaT.shape
-    n = XaT.shape[1]
+    The exponent of a row is accumulated with exact coordinate differences
+    (no ``|x|² + |z|² - 2 xᵀz`` cancellation), four features per pass over
+    the row (a contiguous loop LLVM vectorises: 2 flops per pair and feature,
+    a quarter of the loads and stores of the row), then exponentiated with
+    the vectorisable ``fast_exp`` (relative error < 4e-16).  With
+    ``symmetric`` (SZ is ST) the diagonal is 1 and K is exactly symmetric:
+    (a, c) and (c, a) run the same operations on negated differences."""
+    p, m = SZ.shape
+    n = ST.shape[1]
     K = np.empty((m, n))
     for a in prange(m):
         e = np.zeros(n)
-        for i in range(p):
-            za = ZaT[i, a]
-            bi = b[i]
-            row = XaT[i]
-            for bb in range(n):
-                d = za - row[bb]
-                e[bb] += bi * d * d
-        for bb in range(n):
-            K[a, bb] = fast_exp(-e[bb])
+        i = 0
+        while i + 3 < npos:
+            x1 = SZ[i, a]
+            x2 = SZ[i + 1, a]
+            x3 = SZ[i + 2, a]
+            x4 = SZ[i + 3, a]
+            r1 = ST[i]
+            r2 = ST[i + 1]
+            r3 = ST[i + 2]
+            r4 = ST[i + 3]
+            for c in range(n):
+                d1 = x1 - r1[c]
+                d2 = x2 - r2[c]
+                d3 = x3 - r3[c]
+                d4 = x4 - r4[c]
+                e[c] += ((d1 * d1 + d2 * d2) + d3 * d3) + d4 * d4
+            i += 4
+        while i < p:
+            x1 = SZ[i, a]
+            r1 = ST[i]
+            sg = 1.0 if i < npos else -1.0
+            for c in range(n):
+                d1 = x1 - r1[c]
+                e[c] += sg * (d1 * d1)
+            i += 1
+        for c in range(n):
+            K[a, c] = fast_exp(-e[c])
+        if symmetric:
+            K[a, a] = 1.0
     return K
+
+
+def _scaled_active(X, beta):
+    """Active features of ``X`` scaled by sqrt(|β|), feature-major, positive
+    weights first; returns (columns, number of positive weights)."""
+    pos = np.flatnonzero(beta > 0.0)
+    neg = np.flatnonzero(beta < 0.0)
+    act = np.concatenate([pos, neg])
+    return act, np.sqrt(np.abs(beta[act])), pos.size
 
 
 @pjit(fast=True)
@@ -220,17 +239,17 @@ def ard_kernel(X, beta, kernel: str = "gaussian", degree: int = 2, Z=None) -> np
     if kernel == "poly":
         U, _ = _poly_u(X, beta, Z)
         return U**degree
-    act = _active(beta)
-    b = np.ascontiguousarray(beta[act])
-    XaT = np.ascontiguousarray(X[:, act].T)
+    act, sb, npos = _scaled_active(X, beta)
     if Z is None:
         if act.size == 0:
             return np.ones((X.shape[0], X.shape[0]))
-        return _gauss_kernel_sym(XaT, b)
-    ZaT = np.ascontiguousarray(np.asarray(Z, dtype=float)[:, act].T)
+        ST = np.ascontiguousarray((X[:, act] * sb).T)
+        return _gauss_kernel_rows(ST, ST, npos, True)
+    Z = np.asarray(Z, dtype=float)
     if act.size == 0:
-        return np.ones((ZaT.shape[1], X.shape[0]))
-    return _gauss_kernel_cross(ZaT, XaT, b)
+        return np.ones((Z.shape[0], X.shape[0]))
+    ST = np.ascontiguousarray((X[:, act] * sb).T)
+    return _gauss_kernel_rows(np.ascontiguousarray((Z[:, act] * sb).T), ST, npos, False)
 
 
 def ard_grad_columns(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 2, features=None) -> np.ndarray:
