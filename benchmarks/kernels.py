@@ -81,11 +81,14 @@ def main():
     body += ("\n\nnumpy alignment times are measured on 40 features and scaled linearly (the work is exactly "
              "linear in d). Errors: absolute for kernels, relative for A and the alignments. "
              "KNIFE's K_w uses one GEMM and numpy's SIMD exp, like scikit-learn (a parallel Numba exp right after "
-             "a threaded GEMM was 2x slower: the two thread pools compete). L1KR's ARD kernel stays a Numba loop "
-             "that accumulates the exponent feature by feature: faster than rbf_kernel at L1KR's sizes (n = 200) "
-             "when run alone, slower at n >= 1000 or right after a threaded GEMM (shared cores), but the "
-             "GEMM form's cancellation error (about 1e-16 times the row norms) made the homotopy tracker's step "
-             "size underflow on Friedman #1 (tests/test_l1kr.py), so exactness wins there.")
+             "a threaded GEMM was 2x slower: the two thread pools compete). L1KR's ARD kernel is a Numba loop over "
+             "exact coordinate differences of sqrt(β)-scaled features (2 flops per pair and feature, four features "
+             "per pass), never the GEMM form, whose cancellation error (about 1e-16 times the row norms) made the "
+             "homotopy tracker's step size underflow on Friedman #1 (tests/test_l1kr.py). Run alone it beats "
+             "rbf_kernel up to n = 1000 and ties at n = 2000; in this script, where every numkfs call follows "
+             "threaded BLAS/numpy work, its parallel region often waits a few ms for the cores (the rows "
+             "of one run often show a flat ~6-8 ms): at n >= 1000 it is then slower, and the small alignment case "
+             "(400 x 200: 4.3-4.7 ms alone, about 24x numpy) loses its 20x here.")
     save("kernels", "Kernels: numkfs against scikit-learn and numpy", body)
 
 

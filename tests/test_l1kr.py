@@ -213,8 +213,10 @@ def test_budget_D_scales_with_n():
 
 def test_cv_reads_fold_paths_at_the_equivalent_budget():
     X, y, _ = make_friedman_noise(1, n_samples=45, random_state=7)
+    from sklearn.model_selection import PredefinedSplit
+
     tr, te = np.arange(30), np.arange(30, 45)
-    splitter = [(tr, te)]
+    splitter = PredefinedSplit(np.r_[np.full(30, -1), np.zeros(15)])  # one fold: train 0..29, test 30..44
     kw = dict(lam=1e-2, D_max=15.0)
     G = np.array([0.0, 2.0, 5.0, 9.0, 14.0])
     cvp = l1kr_cv_path(X, y, cv=splitter, D_grid=G, **kw)

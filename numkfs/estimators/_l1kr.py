@@ -27,8 +27,9 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     the penalty, as in the paper).  The whole path in D is traced by
     homotopy (:func:`~numkfs.methods.l1kr.l1kr_path`); every CV fold traces
     its own path, scored on a common grid of D
-    (:func:`~numkfs.methods.l1kr.l1kr_cv_path`); the D with the best mean
-    score is taken on the path of all the data.
+    (:func:`~numkfs.methods.l1kr.l1kr_cv_path`; a fold's path on n_train
+    rows is read at ``D · n_train / n``, the same kernel in the units of X);
+    the D with the best mean score is taken on the path of all the data.
 
     Parameters
     ----------
