@@ -98,16 +98,23 @@ def sklearn_validated(make, params, Xtr, ytr, Xva, yva, Xte, yte, classify):
     return np.mean((m.predict(Xtr) - ytr) ** 2), np.mean((m.predict(Xte) - yte) ** 2), None
 
 
+def _replicate(make, r, n_val):
+    """Replicate r: training (100), validation and test (1000) sets from
+    ``make``, standardised with the training statistics; and the support."""
+    Xtr, ytr, sup = make(100, random_state=1000 + r)
+    Xva, yva, _ = make(n_val, random_state=2000 + r)
+    Xte, yte, _ = make(1000, random_state=3000 + r)
+    Xtr, Xva, Xte = _std(Xtr, Xva, Xte)
+    return Xtr, ytr, Xva, yva, Xte, yte, sup
+
+
 def run_sinusoid(reps, n_val, n_lambdas):
     from sklearn.kernel_ridge import KernelRidge
     from sklearn.linear_model import Ridge
 
     res = {k: [] for k in PAPER_T1}
     for r in range(reps):
-        Xtr, ytr, sup = make_sinusoid(100, random_state=1000 + r)
-        Xva, yva, _ = make_sinusoid(n_val, random_state=2000 + r)
-        Xte, yte, _ = make_sinusoid(1000, random_state=3000 + r)
-        Xtr, Xva, Xte = _std(Xtr, Xva, Xte)
+        Xtr, ytr, Xva, yva, Xte, yte, sup = _replicate(make_sinusoid, r, n_val)
         mu = ytr.mean()
         ytr_c, yva_c, yte_c = ytr - mu, yva - mu, yte - mu
         p = Xtr.shape[1]
@@ -130,10 +137,7 @@ def run_orange(reps, n_val, n_lambdas):
 
     res = {k: [] for k in PAPER_T2}
     for r in range(reps):
-        Xtr, ytr, sup = make_orange(100, random_state=1000 + r)
-        Xva, yva, _ = make_orange(n_val, random_state=2000 + r)
-        Xte, yte, _ = make_orange(1000, random_state=3000 + r)
-        Xtr, Xva, Xte = _std(Xtr, Xva, Xte)
+        Xtr, ytr, Xva, yva, Xte, yte, sup = _replicate(make_orange, r, n_val)
         tr, te, sel, dg = knife_validated(Xtr, ytr, Xva, yva, Xte, yte, kernel="poly", loss="squared_hinge",
                                           classify=True, n_lambdas=n_lambdas, seed=r)
         res["KNIFE / SVM - poly"].append((tr, te, 100 * sel[sup].mean(), 100 * sel[~sup].mean()) + dg)
