@@ -174,7 +174,8 @@ def _dense_moments(X, block, mean, var, spread):
         for k in range(n):
             for i in range(i0, i1):
                 mean[i] += X[k, i]
-                spread[i] = max(spread[i], abs(X[k, i] - X[0, i]))
+                dv = abs(X[k, i] - X[0, i])
+                spread[i] = dv if dv > spread[i] else spread[i]  # (Numba's max() does not vectorise)
         for i in range(i0, i1):
             mean[i] /= n
         for k in range(n):
@@ -204,7 +205,7 @@ def _dense_column_stats(X):
     mean = np.empty(d)
     var = np.empty(d)
     spread = np.empty(d)
-    _dense_moments(np.ascontiguousarray(X, dtype=np.float64), FEATURE_BLOCK, mean, var, spread)
+    _dense_moments(np.ascontiguousarray(X, dtype=np.float64), _block_size(d), mean, var, spread)
     return mean, var, spread == 0.0
 
 
