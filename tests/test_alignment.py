@@ -171,6 +171,59 @@ def test_sorted_grouping_path_for_long_columns_with_ties(kind):
     assert _rel(a, reference_alignments(X, y)) < 1e-10
 
 
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
+def test_zero_merging_path_for_short_columns_with_many_zeros(kind):
+    # n < SORT_MIN_SAMPLES: exact zeros (sparse data stored dense, as Arcene)
+    # are merged into one weighted entry without sorting; the rest stays raw
+    rng = np.random.default_rng(11)
+    n = 137
+    X = rng.normal(size=(n, 5))
+    X[rng.random((n, 5)) < np.array([0.45, 0.9, 0.0, 0.0, 0.3])] = 0.0
+    X[5, 2] = 0.0                 # a single zero: nothing to merge
+    X[:, 3] = np.abs(X[:, 3])     # no zero at all
+    X[:3, 4] = 0.0
+    y = {"binary": np.sign(X[:, 0] + 0.3 * rng.normal(size=n)), "multiclass": rng.integers(0, 3, n),
+         "regression": X[:, 0] ** 2 + rng.normal(size=n)}[kind]
+    a, det = feature_alignments(X, y, return_details=True)
+    nz = (X == 0).sum(axis=0)
+    assert list(det.n_groups) == [n - nz[0] + 1, n - nz[1] + 1, n, n, n - nz[4] + 1]
+    assert _rel(a, reference_alignments(X, y)) < 1e-10
+
+
+def test_small_value_sets_are_grouped_up_to_the_cap():
+    # 16 distinct values (0.0 and -0.0 are one) are grouped, 17 are not; the
+    # hash-bucket pre-check may only reject columns with more than 16 values
+    rng = np.random.default_rng(5)
+    n = 300
+    levels = np.concatenate([1.0 + 0.37 * np.arange(15), [0.0, -0.0]])
+    x16 = levels[rng.integers(0, 17, n)]
+    x16[:17] = levels
+    x17 = np.concatenate([1.0 + 0.37 * np.arange(16), [0.5]])[rng.integers(0, 17, n)]
+    x17[:17] = np.concatenate([1.0 + 0.37 * np.arange(16), [0.5]])
+    X = np.column_stack([x16, x17])
+    y = np.sign(X[:, 0] - 3.0 + rng.normal(size=n))
+    a, det = feature_alignments(X, y, return_details=True)
+    assert list(det.n_groups) == [16, n]
+    assert _rel(a, reference_alignments(X, y)) < 1e-10
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 8, 9, 15, 16, 17, 33])
+def test_alignments_for_every_short_length(n):
+    # the pair loops run over rows padded to multiples of PAD = 8 with zero
+    # weights: lengths around the padding must give the exact sums
+    rng = np.random.default_rng(n)
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n) * (rng.random(n) < 0.5),
+                         rng.integers(0, 3, n).astype(float)])
+    X[0, 0] = X[-1, 0] + 1.0  # never constant
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    yr = rng.normal(size=n)
+    for target, yy in (("binary", y), ("regression", yr), ("multiclass", np.arange(n) % 3)):
+        a = feature_alignments(X, yy, target=target)
+        r = reference_alignments(X, yy, target=target)
+        assert np.max(np.abs(a - r)) <= 1e-10 * max(1.0, np.max(np.abs(r)))
+
+
 def test_linear_kernel_and_gamma_overrides():
     rng = np.random.default_rng(1)
     X = _mixed(90, rng)

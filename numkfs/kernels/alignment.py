@@ -74,7 +74,7 @@ import scipy.sparse as sp
 
 from .._jit import jit, pjit, prange
 from .._validation import check_memory, check_X, check_y
-from .fastexp import LOG2E, fast_exp2_kernel, fast_exp_kernel
+from .fastexp import LOG2E, _f64_bits, fast_exp2_kernel, fast_exp_kernel
 
 __all__ = [
     "feature_alignments",
@@ -161,29 +161,36 @@ def alignment_target(y, target: str = "auto"):
 def _dense_moments(X, block, mean, var, spread):
     """Column means, (population) variances and ``max_k |x_ki - x_0i|`` (0 for
     a constant column) of a C-ordered finite ``X``, by blocks of columns:
-    two passes over contiguous row segments, no temporary of the size of X."""
+    two passes over contiguous row segments into task-local accumulators
+    (no aliasing with the outputs, so the row loops vectorise), no temporary
+    of the size of X."""
     n, d = X.shape
     nb = (d + block - 1) // block
     for b in prange(nb):
         i0 = b * block
-        i1 = min(d, i0 + block)
-        for i in range(i0, i1):
-            mean[i] = 0.0
-            var[i] = 0.0
-            spread[i] = 0.0
+        w = min(d, i0 + block) - i0
+        mu = np.zeros(w)
+        sq = np.zeros(w)
+        spr = np.zeros(w)
+        x0 = X[0, i0:i0 + w].copy()
         for k in range(n):
-            for i in range(i0, i1):
-                mean[i] += X[k, i]
-                dv = abs(X[k, i] - X[0, i])
-                spread[i] = dv if dv > spread[i] else spread[i]  # (Numba's max() does not vectorise)
-        for i in range(i0, i1):
-            mean[i] /= n
+            row = X[k, i0:i0 + w]
+            for i in range(w):
+                xv = row[i]
+                mu[i] += xv
+                dv = abs(xv - x0[i])
+                spr[i] = dv if dv > spr[i] else spr[i]  # (Numba's max() does not vectorise)
+        for i in range(w):
+            mu[i] /= n
         for k in range(n):
-            for i in range(i0, i1):
-                dv = X[k, i] - mean[i]
-                var[i] += dv * dv
-        for i in range(i0, i1):
-            var[i] /= n
+            row = X[k, i0:i0 + w]
+            for i in range(w):
+                dv = row[i] - mu[i]
+                sq[i] += dv * dv
+        for i in range(w):
+            mean[i0 + i] = mu[i]
+            var[i0 + i] = sq[i] / n
+            spread[i0 + i] = spr[i]
 
 
 def _column_moments(X):
@@ -245,9 +252,30 @@ def _resolve_gamma(X, gamma=None, var=None):
 
 
 @jit
-def _group_small(t, ZT, cnt, m, cap, vals, zs, cs):
-    """Group the first ``m`` entries by value in one pass; -1 if more than ``cap`` values."""
-    r = ZT.shape[0]
+def _hash_buckets(t, m):
+    """A lower bound on the number of distinct values among the first ``m``
+    entries: the number of the 64 hash buckets they occupy (equal values,
+    -0.0 and 0.0 included, share a bucket).  Branch-free and vectorised,
+    about 4x cheaper than a failed :func:`_group_small` scan."""
+    mask = np.uint64(0)
+    for j in range(m):
+        h = (np.uint64(_f64_bits(t[j] + 0.0)) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(58)
+        mask |= np.uint64(1) << h
+    k = 0
+    while mask:
+        mask &= mask - np.uint64(1)
+        k += 1
+    return k
+
+
+@jit
+def _group_small(t, cnt, m, cap, vals, cs, gid):
+    """Group the first ``m`` entries by value in one pass (group of entry j
+    in ``gid[j]``, values in ``vals``, summed counts in ``cs``); returns the
+    number of groups, or -1 if there are more than ``cap`` (decided at once
+    when more than ``cap`` hash buckets are occupied)."""
+    if m > cap and _hash_buckets(t, m) > cap:
+        return -1
     u = 0
     for j in range(m):
         v = t[j]
@@ -262,19 +290,15 @@ def _group_small(t, ZT, cnt, m, cap, vals, zs, cs):
             g = u
             vals[g] = v
             cs[g] = 0.0
-            for c in range(r):
-                zs[c, g] = 0.0
             u += 1
         cs[g] += cnt[j]
-        for c in range(r):
-            zs[c, g] += ZT[c, j]
+        gid[j] = g
     return u
 
 
 @jit
-def _group_sorted(t, ZT, cnt, m, vals, zs, cs):
-    """Sort the first ``m`` entries and group equal values; returns the number of groups."""
-    r = ZT.shape[0]
+def _group_sorted(t, cnt, m, vals, cs, gid):
+    """Sort the first ``m`` entries and group equal values (as :func:`_group_small`, no cap)."""
     order = np.argsort(t[:m])
     u = 0
     for idx in range(m):
@@ -283,13 +307,60 @@ def _group_sorted(t, ZT, cnt, m, vals, zs, cs):
         if u == 0 or v != vals[u - 1]:
             vals[u] = v
             cs[u] = 0.0
-            for c in range(r):
-                zs[c, u] = 0.0
             u += 1
         cs[u - 1] += cnt[j]
-        for c in range(r):
-            zs[c, u - 1] += ZT[c, j]
+        gid[j] = u - 1
     return u
+
+
+@jit
+def _compress_zeros(t, ZT, m, vals, zs, cs):
+    """Group only the exact zeros of the first ``m`` entries (unit counts):
+    non-zeros keep their order, the zeros become one last group of count
+    ``n_zeros``; values, target sums and counts go to ``vals``, ``zs``,
+    ``cs``.  Returns the number of groups, or -1 (nothing written) when
+    fewer than two entries are zero.  O(m r) and branch-free: zeros are the
+    one value worth grouping without sorting (sparse data stored dense;
+    Arcene's columns are 45 % zeros at the median)."""
+    nz = 0
+    for j in range(m):
+        nz += t[j] == 0.0
+    if nz < 2:
+        return -1
+    last = m - nz
+    u = 0
+    for j in range(m):
+        v = t[j]
+        vals[u] = v
+        u += v != 0.0
+    for q in range(ZT.shape[0]):
+        zq = ZT[q]
+        out = zs[q]
+        u = 0
+        s0 = 0.0
+        for j in range(m):
+            nzj = t[j] != 0.0
+            out[u] = zq[j]
+            s0 += 0.0 if nzj else zq[j]
+            u += nzj
+        out[last] = s0
+    for j in range(last):
+        cs[j] = 1.0
+    vals[last] = 0.0
+    cs[last] = nz
+    return last + 1
+
+
+@jit
+def _gather_targets(ZT, gid, m, u, zs):
+    """``zs[:, g] = Σ_{gid[j] = g} ZT[:, j]`` for the ``u`` groups."""
+    for q in range(ZT.shape[0]):
+        zq = ZT[q]
+        out = zs[q]
+        for g in range(u):
+            out[g] = 0.0
+        for j in range(m):
+            out[gid[j]] += zq[j]
 
 
 @jit
@@ -304,34 +375,29 @@ def _has_tie(t, m):
 # ----------------------------------------------------------------------------
 # Numba kernels: pair sums  S1 = sum_jk <z_j, z_k> e_jk,  S2 = sum_jk c_j c_k e_jk
 # (values t in base-2 units, e_jk = 2**-(t_j - t_k)², see _rbf_pair_sums)
+#
+# Every array holding entries is PAD longer than its entries, with counts and
+# targets 0 (values finite) in the pad: each row's inner loop then runs over a
+# multiple of PAD pairs with no scalar remainder, and the padded pairs add
+# exact zeros.  Measured on n = 100 columns (Arcene): 1.2x faster.
+
+#: Padding of the entry arrays (one AVX-512 vector of float64).
+PAD = 8
 
 
-@jit(fast=True)
-def _pairs_unit1(t, z, m):
-    """Rank-1 target, unit counts: the hot loop (vectorised over k)."""
-    s1 = 0.0
-    s2 = 0.0
-    zz = 0.0
-    for j in range(m - 1):
-        tj = t[j]
-        a1 = 0.0
-        a2 = 0.0
-        for kk in range(m - j - 1):
-            k = j + 1 + kk
-            dl = tj - t[k]
-            e = fast_exp2_kernel(-(dl * dl))
-            a1 += z[k] * e
-            a2 += e
-        s1 += z[j] * a1
-        s2 += a2
-    for j in range(m):
-        zz += z[j] * z[j]
-    return zz + 2.0 * s1, m + 2.0 * s2
+@jit
+def _zero_pad(vals, zs, cs, u):
+    """Write the zero padding after ``u`` entries (see ``PAD``)."""
+    for k in range(u, u + PAD):
+        vals[k] = 0.0
+        cs[k] = 0.0
+        for q in range(zs.shape[0]):
+            zs[q, k] = 0.0
 
 
 @jit(fast=True)
 def _pairs_weighted1(t, z, c, m):
-    """Rank-1 target, group counts ``c``."""
+    """Rank-1 target, entry counts ``c`` (the hot loop, vectorised over k)."""
     s1 = 0.0
     s2 = 0.0
     zz = 0.0
@@ -340,7 +406,7 @@ def _pairs_weighted1(t, z, c, m):
         tj = t[j]
         a1 = 0.0
         a2 = 0.0
-        for kk in range(m - j - 1):
+        for kk in range((m - j - 1 + PAD - 1) // PAD * PAD):
             k = j + 1 + kk
             dl = tj - t[k]
             e = fast_exp2_kernel(-(dl * dl))
@@ -362,7 +428,7 @@ def _pairs_rank(t, ZT, c, m, buf):
     s2 = 0.0
     for j in range(m - 1):
         tj = t[j]
-        L = m - j - 1
+        L = (m - j - 1 + PAD - 1) // PAD * PAD
         for kk in range(L):
             dl = tj - t[j + 1 + kk]
             buf[kk] = fast_exp2_kernel(-(dl * dl))
@@ -386,25 +452,36 @@ def _pairs_rank(t, ZT, c, m, buf):
 
 
 @jit
-def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, buf):
-    """(S1, S2, n_groups) for one feature given its entries (values ``t``,
-    target columns ``ZT``, counts ``cnt``); ``unit`` says all counts are 1."""
-    u = _group_small(t, ZT, cnt, m, cap, vals, zs, cs)
-    if u < 0 and probe > 1 and _has_tie(t, min(probe, m)):
-        u = _group_sorted(t, ZT, cnt, m, vals, zs, cs)
-    if u < 0 and not unit:
-        u = _group_sorted(t, ZT, cnt, m, vals, zs, cs)
-    if u >= 0:
-        if ZT.shape[0] == 1:
-            s1, s2 = _pairs_weighted1(vals, zs[0], cs, u)
-        else:
-            s1, s2 = _pairs_rank(vals, zs, cs, u, buf)
-        return s1, s2, u
+def _pair_sums(t, ZT, c, m, buf):
+    """(S1, S2) over ``m`` padded entries, rank-1 or rank-r target."""
     if ZT.shape[0] == 1:
-        s1, s2 = _pairs_unit1(t, ZT[0], m)
-    else:
-        s1, s2 = _pairs_rank(t, ZT, cnt, m, buf)
-    return s1, s2, m
+        return _pairs_weighted1(t, ZT[0], c, m)
+    return _pairs_rank(t, ZT, c, m, buf)
+
+
+@jit
+def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
+    """(S1, S2, n_entries) for one feature given its ``m`` entries (values
+    ``t``, target columns ``ZT``, counts ``cnt``, all padded, see ``PAD``;
+    ``unit`` says all counts are 1): the pair sums run over groups of equal
+    values when a column has at most ``cap`` values, ties among its first
+    ``probe`` values (then sorted), or at least two exact zeros (unit counts;
+    merged without sorting), else over the raw entries.  ``vals, zs, cs,
+    gid`` (length m + PAD) receive the groups, ``buf`` is scratch for rank-r
+    targets."""
+    u = _group_small(t, cnt, m, cap, vals, cs, gid)
+    if u < 0 and (not unit or (probe > 1 and _has_tie(t, min(probe, m)))):
+        u = _group_sorted(t, cnt, m, vals, cs, gid)
+    if u >= 0:
+        _gather_targets(ZT, gid, m, u, zs)
+    elif unit:
+        u = _compress_zeros(t, ZT, m, vals, zs, cs)
+    if u < 0:
+        s1, s2 = _pair_sums(t, ZT, cnt, m, buf)
+        return s1, s2, m
+    _zero_pad(vals, zs, cs, u)
+    s1, s2 = _pair_sums(vals, zs, cs, u, buf)
+    return s1, s2, u
 
 
 @pjit
@@ -420,17 +497,19 @@ def _rbf_sums_dense(X, scale, ZT, cap, probe, block, S1, S2, U):
     for b in prange(nb):
         i0 = b * block
         w = min(d, i0 + block) - i0
-        T = np.empty((w, n))
+        T = np.zeros((w, n + PAD))
         for k in range(n):
             for q in range(w):
                 T[q, k] = X[k, i0 + q] * scale[i0 + q]
-        vals = np.empty(n)
-        zs = np.empty((r, n))
-        cs = np.empty(n)
-        buf = np.empty(n)
-        cnt = np.ones(n)
+        vals = np.empty(n + PAD)
+        zs = np.empty((r, n + PAD))
+        cs = np.empty(n + PAD)
+        buf = np.empty(n + PAD)
+        cnt = np.ones(n + PAD)
+        cnt[n:] = 0.0
+        gid = np.empty(n, dtype=np.int64)
         for q in range(w):
-            s1, s2, u = _entry_sums(T[q], ZT, cnt, n, True, cap, probe, vals, zs, cs, buf)
+            s1, s2, u = _entry_sums(T[q], ZT, cnt, n, True, cap, probe, vals, zs, cs, gid, buf)
             S1[i0 + q] = s1
             S2[i0 + q] = s2
             U[i0 + q] = u
@@ -450,9 +529,10 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
         lo = indptr[i]
         nnz = indptr[i + 1] - lo
         m = nnz + 1 if nnz < n else nnz
-        t = np.empty(m)
-        zt = np.empty((r, m))
-        cnt = np.ones(m)
+        t = np.zeros(m + PAD)
+        zt = np.zeros((r, m + PAD))
+        cnt = np.ones(m + PAD)
+        cnt[m:] = 0.0
         for q in range(r):
             zsum = 0.0
             for k in range(nnz):
@@ -466,11 +546,12 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
         if m > nnz:
             t[nnz] = 0.0
             cnt[nnz] = n - nnz
-        vals = np.empty(m)
-        zs = np.empty((r, m))
-        cs = np.empty(m)
-        buf = np.empty(m)
-        s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, buf)
+        vals = np.empty(m + PAD)
+        zs = np.empty((r, m + PAD))
+        cs = np.empty(m + PAD)
+        buf = np.empty(m + PAD)
+        gid = np.empty(m, dtype=np.int64)
+        s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
         S1[i] = s1
         S2[i] = s2
         U[i] = u
@@ -514,7 +595,7 @@ def _block_size(d):
 
 
 def _rbf_pair_sums(X, g, ZT):
-    """(S1, S2, n_groups) for every column of X (dense ndarray or CSC)."""
+    """(S1, S2, n_entries) for every column of X (dense ndarray or CSC)."""
     n, d = X.shape
     S1 = np.empty(d)
     S2 = np.empty(d)
@@ -529,7 +610,9 @@ def _rbf_pair_sums(X, g, ZT):
         )
     else:
         probe = TIE_PROBE if n >= SORT_MIN_SAMPLES else 0
-        _rbf_sums_dense(np.ascontiguousarray(X), sq, ZT, SMALL_DISTINCT, probe, _block_size(d), S1, S2, U)
+        ZTp = np.zeros((ZT.shape[0], n + PAD))  # zero targets in the pad (see PAD)
+        ZTp[:, :n] = ZT
+        _rbf_sums_dense(np.ascontiguousarray(X), sq, ZTp, SMALL_DISTINCT, probe, _block_size(d), S1, S2, U)
     return S1, S2, U
 
 
