@@ -17,6 +17,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from _common import best_time
 from numkfs._jit import pjit, prange
 from numkfs.kernels.alignment import alignment_target, feature_alignments, resolve_gamma
 
@@ -74,26 +75,6 @@ def libm_alignments(X, y):
     _libm_pairs(T, z, S1, S2)
     zz = z @ z
     return (zz + 2 * S1) / (n - (n + 2 * S2) / n)
-
-
-def best_time(f, *args, min_repeat=3, budget=1.0, cpu=False):
-    """Best wall time of ``f(*args)`` over at least ``min_repeat`` runs and
-    as many more as fit in ``budget`` seconds (at most 50): the minimum is
-    the least disturbed run on a shared machine, and numkfs and its
-    baselines are timed by the same rule."""
-    best = np.inf
-    best_cpu = np.inf
-    out = None
-    start = time.perf_counter()
-    k = 0
-    while k < min_repeat or (time.perf_counter() - start < budget and k < 50):
-        t = time.perf_counter()
-        c = time.process_time()
-        out = f(*args)
-        best = min(best, time.perf_counter() - t)
-        best_cpu = min(best_cpu, time.process_time() - c)
-        k += 1
-    return (best, best_cpu, out) if cpu else (best, out)
 
 
 def load_csv(name):

@@ -13,11 +13,14 @@ Run: ``python benchmarks/kernels.py [--quick]``; writes ``results/kernels.md``.
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 
-from _common import best_of, markdown_table, save
+from threadpoolctl import threadpool_limits
+
+from _common import best_time, markdown_table, save
 from alignment_kernels import numpy_alignments  # the one numpy reference of the alignments
 from numkfs.kernels import ard_kernel, feature_alignments, weight_gradient_matrix, weighted_kernel
 
@@ -37,6 +40,30 @@ def numpy_A(X, w, alpha, K, gamma):
     return A
 
 
+def best(fn, budget=0.5):
+    return best_time(fn, budget=budget)[0]
+
+
+def after_gemm(fn, gemm="threaded", trials=15):
+    """Median time of ``fn()`` called right after a 600 x 600 GEMM, run
+    threaded (OpenBLAS's threads then busy-wait about 0.1 s) or single-threaded
+    under ``threadpool_limits(1)``, or after no GEMM (``gemm=None``); each
+    trial starts after 0.25 s idle, when every thread pool sleeps."""
+    A = np.random.default_rng(1).standard_normal((600, 600))
+    times = []
+    for _ in range(trials):
+        time.sleep(0.25)
+        if gemm == "threaded":
+            A @ A
+        elif gemm == "single":
+            with threadpool_limits(1, user_api="blas"):
+                A @ A
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -51,44 +78,69 @@ def main():
         gamma = 1.0 / p
         K = weighted_kernel(X, w, "rbf", gamma=gamma)
         err = np.max(np.abs(K - rbf_kernel(X * w, gamma=gamma)))
-        t_nk = best_of(lambda: weighted_kernel(X, w, "rbf", gamma=gamma))
-        t_sk = best_of(lambda: rbf_kernel(X * w, gamma=gamma))
-        t_np = best_of(lambda: numpy_weighted_rbf(X, w, gamma))
+        t_nk = best(lambda: weighted_kernel(X, w, "rbf", gamma=gamma))
+        t_sk = best(lambda: rbf_kernel(X * w, gamma=gamma))
+        t_np = best(lambda: numpy_weighted_rbf(X, w, gamma))
         rows.append([f"K_w rbf {n} x {p}", t_nk, t_sk, t_np, min(t_sk, t_np) / t_nk, err])
         A = weight_gradient_matrix(X, w, alpha, K, "rbf", gamma=gamma)
-        t_nk = best_of(lambda: weight_gradient_matrix(X, w, alpha, K, "rbf", gamma=gamma))
-        t_np = best_of(lambda: numpy_A(X, w, alpha, K, gamma), repeat=1)
+        t_nk = best(lambda: weight_gradient_matrix(X, w, alpha, K, "rbf", gamma=gamma))
+        t_np = best(lambda: numpy_A(X, w, alpha, K, gamma))
         err = np.max(np.abs(A - numpy_A(X, w, alpha, K, gamma))) / np.max(np.abs(A))
         rows.append([f"A (KNIFE) rbf {n} x {p}", t_nk, float("nan"), t_np, t_np / t_nk, err])
         beta = rng.uniform(0.0, 0.2, p)
         Kb = ard_kernel(X, beta, "gaussian")
         err = np.max(np.abs(Kb - rbf_kernel(X * np.sqrt(beta), gamma=1.0)))
-        t_nk = best_of(lambda: ard_kernel(X, beta, "gaussian"))
-        t_sk = best_of(lambda: rbf_kernel(X * np.sqrt(beta), gamma=1.0))
+        t_nk = best(lambda: ard_kernel(X, beta, "gaussian"))
+        t_sk = best(lambda: rbf_kernel(X * np.sqrt(beta), gamma=1.0))
         rows.append([f"ARD gaussian {n} x {p}", t_nk, t_sk, float("nan"), t_sk / t_nk, err])
+    align_cases = {}
     for n, d in ([(400, 200), (800, 500)] if not args.quick else [(400, 200)]):
         X = rng.standard_normal((n, d))
         y = np.sign(X[:, 0] + 0.5 * rng.standard_normal(n))
+        align_cases[(n, d)] = (X, y)
         a = feature_alignments(X, y, kernel="rbf")
         cols = 40
         ref = numpy_alignments(X[:, :cols], y)
         err = np.max(np.abs(a[:cols] - ref) / np.abs(ref))
-        t_nk = best_of(lambda: feature_alignments(X, y, kernel="rbf"))
-        t_np = best_of(lambda: numpy_alignments(X[:, :cols], y), repeat=1) * d / cols
+        t_nk = best(lambda: feature_alignments(X, y, kernel="rbf"))
+        t_np = best(lambda: numpy_alignments(X[:, :cols], y)) * d / cols
         rows.append([f"alignments rbf {n} x {d}", t_nk, float("nan"), t_np, t_np / t_nk, err])
     body = markdown_table(["kernel, n x p", "numkfs s", "scikit-learn s", "numpy s", "best baseline / numkfs",
                            "max error vs baseline"], rows)
-    body += ("\n\nnumpy alignment times are measured on 40 features and scaled linearly (the work is exactly "
-             "linear in d). Errors: absolute for kernels, relative for A and the alignments. "
-             "KNIFE's K_w uses one GEMM and numpy's SIMD exp, like scikit-learn (a parallel Numba exp right after "
-             "a threaded GEMM was 2x slower: the two thread pools compete). L1KR's ARD kernel is a Numba loop over "
-             "exact coordinate differences of sqrt(β)-scaled features (2 flops per pair and feature, four features "
-             "per pass), never the GEMM form, whose cancellation error (about 1e-16 times the row norms) made the "
-             "homotopy tracker's step size underflow on Friedman #1 (tests/test_l1kr.py). Run alone it beats "
-             "rbf_kernel up to n = 1000 and ties at n = 2000; in this script, where every numkfs call follows "
-             "threaded BLAS/numpy work, its parallel region often waits a few ms for the cores (the rows "
-             "of one run often show a flat ~6-8 ms): at n >= 1000 it is then slower, and the small alignment case "
-             "(400 x 200: 4.3-4.7 ms alone, about 24x numpy) loses its 20x here.")
+
+    # the same calls right after threaded BLAS work (see the notes below)
+    X, y = align_cases[(400, 200)]
+    Xa = rng.standard_normal((1000, 50))
+    beta = rng.uniform(0.0, 0.2, 50)
+    stall = []
+    for name, fn in [("alignments rbf 400 x 200", lambda: feature_alignments(X, y, kernel="rbf")),
+                     ("ARD gaussian 1000 x 50", lambda: ard_kernel(Xa, beta, "gaussian")),
+                     ("scikit-learn rbf_kernel 1000 x 50", lambda: rbf_kernel(Xa * np.sqrt(beta), gamma=1.0))]:
+        stall.append([name, best(fn), after_gemm(fn, None), after_gemm(fn, "threaded"), after_gemm(fn, "single")])
+    body += "\n\n### Right after a threaded GEMM\n\n" + markdown_table(
+        ["call", "repeated (best) s", "after 0.25 s idle (median) s", "idle, then a 2-thread GEMM s",
+         "idle, then the GEMM under threadpool_limits(1) s"],
+        stall)
+    body += (
+        "\n\nTimes are the best of at least 3 runs and as many more as fit in 0.5 s, numkfs and its baselines "
+        "by the same rule. numpy alignment times are measured on 40 features and scaled linearly (the work is "
+        "exactly linear in d). Errors: absolute for kernels, relative for A and the alignments.\n\n"
+        "KNIFE's K_w (BLAS form, from 8 active features) is one GEMM of the rows scaled by sqrt(2γ) and one "
+        "fused serial Numba pass exp(min(G - h_a - h_b, 0)) instead of scikit-learn's five numpy passes and "
+        "np.exp. L1KR's ARD kernel is a Numba loop over exact coordinate differences of sqrt(β)-scaled "
+        "features (2 flops per pair and feature, four features per pass; from 32 active features over "
+        "L1-sized tiles of 8 rows x 512 columns), never the GEMM form, whose cancellation error (about 1e-16 "
+        "times the row norms) made the homotopy tracker's step size underflow on Friedman #1 "
+        "(tests/test_l1kr.py). Exactness has a price at many features: a GEMM spends one FMA per pair and "
+        "feature, the exact loop a subtraction and an FMA, so from a few hundred active features "
+        "rbf_kernel on pre-scaled X is faster (1000 x 500: about 11 ms against 17 ms).\n\n"
+        "A Numba parallel region needs both cores at once. A call that finds the other core asleep (after "
+        "idle time; on these VMs an idle vCPU is halted) or busy waits a few ms for it: the first call after "
+        "0.25 s idle takes several times the repeated call (second table). Threaded BLAS adds to it: after a "
+        "threaded call OpenBLAS's worker thread busy-waits for new work (about 0.1 s), and a Numba region "
+        "started in that window shares the cores with it. scikit-learn's BLAS-based call is not affected. "
+        "Scripts that alternate BLAS and short numkfs calls on few cores can set `OPENBLAS_THREAD_TIMEOUT=4` "
+        "before starting Python or run their BLAS work under `threadpoolctl.threadpool_limits(1, 'blas')`.")
     save("kernels", "Kernels: numkfs against scikit-learn and numpy", body)
 
 

@@ -108,10 +108,12 @@ def test_gaussian_with_negative_weights_and_many_features():
     # the tracker probes past E2 events, where some β_i < 0: the kernel must
     # stay exp(-Σ β_i d_i²), exactly symmetric, for any mix of signs and for
     # feature counts that are not multiples of the 4-feature pass
+    # (from TILED_MIN_FEATURES = 32 active features on, the tiled loop: n
+    # larger than one 512-column tile and not a multiple of its 8 rows)
     rng = np.random.default_rng(11)
-    for p in (1, 3, 4, 9):
-        X = rng.normal(size=(23, p))
-        beta = rng.uniform(0.01, 0.5, size=p)
+    for p, n in ((1, 23), (3, 23), (4, 23), (9, 23), (33, 23), (38, 531)):
+        X = rng.normal(size=(n, p))
+        beta = rng.uniform(0.01, 0.5, size=p) / max(1, p // 8)
         beta[rng.random(p) < 0.3] *= -0.01
         beta[0] = 0.0 if p > 2 else beta[0]
         K = ard_kernel(X, beta)
@@ -119,6 +121,19 @@ def test_gaussian_with_negative_weights_and_many_features():
         ref = np.exp(-(d * beta).sum(-1))
         assert np.max(np.abs(K / ref - 1.0)) < 1e-13
         assert np.array_equal(K, K.T) and np.all(np.diag(K) == 1.0)
-        Z = rng.normal(size=(5, p))
+        Z = rng.normal(size=(13, p))
         refz = np.exp(-(((Z[:, None, :] - X[None, :, :]) ** 2) * beta).sum(-1))
         assert np.max(np.abs(ard_kernel(X, beta, Z=Z) / refz - 1.0)) < 1e-13
+
+
+def test_tiled_and_row_loops_give_identical_kernels():
+    # the tiled loop (many features) runs the row loop's operations in the
+    # same order per entry: bit-identical K, so the path tracker cannot tell
+    from numkfs.kernels.ard import _gauss_kernel_rows, _gauss_kernel_tiles
+
+    rng = np.random.default_rng(4)
+    ST = 0.2 * rng.normal(size=(37, 600))
+    SZ = 0.2 * rng.normal(size=(37, 19))
+    for npos in (37, 30):
+        assert np.array_equal(_gauss_kernel_rows(ST, ST, npos, True), _gauss_kernel_tiles(ST, ST, npos, True))
+        assert np.array_equal(_gauss_kernel_rows(SZ, ST, npos, False), _gauss_kernel_tiles(SZ, ST, npos, False))

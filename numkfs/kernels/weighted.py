@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ._distances import _sq_dists_blas
+from ._distances import rbf_by_gemm
 from .fastexp import fast_exp
 
 __all__ = [
@@ -179,12 +179,7 @@ def _gradient_loops(X, XT, w, alpha, K, G, kind, gamma, degree):
 
 def _kernel_blas(Xw, Yw, kind, gamma, degree, coef0, symmetric):
     if kind == 1:
-        D = _sq_dists_blas(Xw, Yw, symmetric)
-        D *= -gamma
-        # numpy's exp is SIMD-vectorised and runs in the calling thread: right
-        # after a threaded GEMM it beats a parallel Numba map, whose threads
-        # would compete with BLAS's spinning ones (benchmarks/results/kernels.md).
-        return np.exp(D, out=D)
+        return rbf_by_gemm(Xw, Yw, gamma, symmetric)
     S = Xw @ Xw.T if symmetric else Xw @ Yw.T
     if kind == 0:
         return S
