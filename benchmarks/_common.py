@@ -37,6 +37,18 @@ def best_time(fn, *args, min_repeat: int = 3, budget: float = 1.0, max_repeat: i
     return (best, best_cpu, out) if cpu else (best, out)
 
 
+def best_times(fns, rounds: int = 3, budget: float = 0.3, min_repeat: int = 1):
+    """Best wall times of several callables timed in interleaved rounds
+    (each round gives every callable ``budget`` seconds, at least
+    ``min_repeat`` runs): a slow phase of a shared machine then hits numkfs
+    and its baselines alike, and their ratio comes from the same minutes."""
+    best = [np.inf] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            best[i] = min(best[i], best_time(fn, min_repeat=min_repeat, budget=budget)[0])
+    return best
+
+
 def best_of(fn, repeat: int = 3, warmup: bool = True) -> float:
     """Median wall time of ``fn()`` over ``repeat`` runs (after a warm-up)."""
     if warmup:

@@ -20,7 +20,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 from threadpoolctl import threadpool_limits
 
-from _common import best_time, markdown_table, save
+from _common import best_time, best_times, markdown_table, save
 from alignment_kernels import numpy_alignments  # the one numpy reference of the alignments
 from numkfs.kernels import ard_kernel, feature_alignments, weight_gradient_matrix, weighted_kernel
 
@@ -78,20 +78,20 @@ def main():
         gamma = 1.0 / p
         K = weighted_kernel(X, w, "rbf", gamma=gamma)
         err = np.max(np.abs(K - rbf_kernel(X * w, gamma=gamma)))
-        t_nk = best(lambda: weighted_kernel(X, w, "rbf", gamma=gamma))
-        t_sk = best(lambda: rbf_kernel(X * w, gamma=gamma))
-        t_np = best(lambda: numpy_weighted_rbf(X, w, gamma))
+        t_nk, t_sk, t_np = best_times([lambda: weighted_kernel(X, w, "rbf", gamma=gamma),
+                                       lambda: rbf_kernel(X * w, gamma=gamma),
+                                       lambda: numpy_weighted_rbf(X, w, gamma)])
         rows.append([f"K_w rbf {n} x {p}", t_nk, t_sk, t_np, min(t_sk, t_np) / t_nk, err])
         A = weight_gradient_matrix(X, w, alpha, K, "rbf", gamma=gamma)
-        t_nk = best(lambda: weight_gradient_matrix(X, w, alpha, K, "rbf", gamma=gamma))
-        t_np = best(lambda: numpy_A(X, w, alpha, K, gamma))
+        t_nk, t_np = best_times([lambda: weight_gradient_matrix(X, w, alpha, K, "rbf", gamma=gamma),
+                                 lambda: numpy_A(X, w, alpha, K, gamma)])
         err = np.max(np.abs(A - numpy_A(X, w, alpha, K, gamma))) / np.max(np.abs(A))
         rows.append([f"A (KNIFE) rbf {n} x {p}", t_nk, float("nan"), t_np, t_np / t_nk, err])
         beta = rng.uniform(0.0, 0.2, p)
         Kb = ard_kernel(X, beta, "gaussian")
         err = np.max(np.abs(Kb - rbf_kernel(X * np.sqrt(beta), gamma=1.0)))
-        t_nk = best(lambda: ard_kernel(X, beta, "gaussian"))
-        t_sk = best(lambda: rbf_kernel(X * np.sqrt(beta), gamma=1.0))
+        t_nk, t_sk = best_times([lambda: ard_kernel(X, beta, "gaussian"),
+                                 lambda: rbf_kernel(X * np.sqrt(beta), gamma=1.0)])
         rows.append([f"ARD gaussian {n} x {p}", t_nk, t_sk, float("nan"), t_sk / t_nk, err])
     align_cases = {}
     for n, d in ([(400, 200), (800, 500)] if not args.quick else [(400, 200)]):
@@ -102,8 +102,9 @@ def main():
         cols = 40
         ref = numpy_alignments(X[:, :cols], y)
         err = np.max(np.abs(a[:cols] - ref) / np.abs(ref))
-        t_nk = best(lambda: feature_alignments(X, y, kernel="rbf"))
-        t_np = best(lambda: numpy_alignments(X[:, :cols], y)) * d / cols
+        t_nk, t_np = best_times([lambda: feature_alignments(X, y, kernel="rbf"),
+                                 lambda: numpy_alignments(X[:, :cols], y)])
+        t_np *= d / cols
         rows.append([f"alignments rbf {n} x {d}", t_nk, float("nan"), t_np, t_np / t_nk, err])
     body = markdown_table(["kernel, n x p", "numkfs s", "scikit-learn s", "numpy s", "best baseline / numkfs",
                            "max error vs baseline"], rows)
@@ -122,8 +123,9 @@ def main():
          "idle, then the GEMM under threadpool_limits(1) s"],
         stall)
     body += (
-        "\n\nTimes are the best of at least 3 runs and as many more as fit in 0.5 s, numkfs and its baselines "
-        "by the same rule. numpy alignment times are measured on 40 features and scaled linearly (the work is "
+        "\n\nTimes are the best runs of numkfs and its baselines timed in three interleaved rounds (each "
+        "callable gets 0.3 s, at least one run, per round), so that a slow phase of the shared machine hits "
+        "both sides of a ratio alike. numpy alignment times are measured on 40 features and scaled linearly (the work is "
         "exactly linear in d). Errors: absolute for kernels, relative for A and the alignments.\n\n"
         "KNIFE's K_w (BLAS form, from 8 active features) is one GEMM of the rows scaled by sqrt(2γ) and one "
         "fused serial Numba pass exp(min(G - h_a - h_b, 0)) instead of scikit-learn's five numpy passes and "

@@ -42,17 +42,22 @@ Algorithms (all exact)
 For each feature (a Numba ``prange`` over features):
 
 * at most 16 distinct values (binary, categorical, one-hot columns): values
-  are grouped in one O(n u) pass and the pair sums run over the
-  :math:`u^2/2` pairs of groups, weighted by group counts and target sums;
+  are grouped in one O(n u) pass (after an O(n) hash-bucket check that
+  rejects most columns with more values at once) and the pair sums run over
+  the :math:`u^2/2` pairs of groups, weighted by group counts and target
+  sums;
 * otherwise, if n >= 512 and a probe of the first 128 values finds a tie,
   the column is sorted and grouped (O(n log n + u²));
-* otherwise the O(n²/2) loop over pairs, vectorised, with the base-2
-  :func:`~numkfs.kernels.fastexp.fast_exp2_kernel` on columns pre-scaled by
-  :math:`\sqrt{\gamma_i \log_2 e}` (one rounding and an exact subtraction
-  for the range reduction, a degree-9 polynomial: relative error below
-  2e-14 per term, 1.3x faster than the 4e-16 ``fast_exp_kernel``; terms
-  below 4.5e-308 are replaced by 2**-1021, an absolute change below 4.5e-308
-  per pair).
+* otherwise, if at least two values are exactly 0 (sparse data stored
+  dense), the zeros are merged into one weighted entry in an O(n) pass;
+* and then the O(m²/2) loop over the m entries' pairs, vectorised, with
+  the base-2 :func:`~numkfs.kernels.fastexp.fast_exp2_neg` on columns
+  pre-scaled by :math:`\sqrt{\gamma_i \log_2 e}` (one rounding and an
+  exact subtraction for the range reduction, a degree-9 polynomial, the
+  power of 2 added to the exponent bits: relative error below 2e-14 per
+  term; terms below 2**-1020 are replaced by 2**-1020, an absolute change
+  below 9e-308 per pair).  Entry arrays are padded to a multiple of 8 with
+  zero weights, so that no row of the loop ends in a scalar remainder.
 
 ``scipy.sparse`` input is handled column by column from CSC without
 densifying: the implicit zeros form one group, so a binary column costs
@@ -74,7 +79,7 @@ import scipy.sparse as sp
 
 from .._jit import jit, pjit, prange
 from .._validation import check_memory, check_X, check_y
-from .fastexp import LOG2E, _f64_bits, fast_exp2_kernel, fast_exp_kernel
+from .fastexp import LOG2E, _f64_bits, fast_exp2_neg, fast_exp_kernel
 
 __all__ = [
     "feature_alignments",
@@ -409,7 +414,7 @@ def _pairs_weighted1(t, z, c, m):
         for kk in range((m - j - 1 + PAD - 1) // PAD * PAD):
             k = j + 1 + kk
             dl = tj - t[k]
-            e = fast_exp2_kernel(-(dl * dl))
+            e = fast_exp2_neg(dl * dl)
             a1 += z[k] * e
             a2 += c[k] * e
         s1 += z[j] * a1
@@ -431,7 +436,7 @@ def _pairs_rank(t, ZT, c, m, buf):
         L = (m - j - 1 + PAD - 1) // PAD * PAD
         for kk in range(L):
             dl = tj - t[j + 1 + kk]
-            buf[kk] = fast_exp2_kernel(-(dl * dl))
+            buf[kk] = fast_exp2_neg(dl * dl)
         a2 = 0.0
         for kk in range(L):
             a2 += c[j + 1 + kk] * buf[kk]
@@ -600,7 +605,7 @@ def _rbf_pair_sums(X, g, ZT):
     S1 = np.empty(d)
     S2 = np.empty(d)
     U = np.empty(d, dtype=np.int64)
-    # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_kernel
+    # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)
     if sp.issparse(X):
         X = sp.csc_matrix(X)

@@ -36,7 +36,7 @@ from numba.extending import intrinsic
 
 from .._jit import jit, pjit, prange
 
-__all__ = ["fast_exp", "fast_exp_kernel", "fast_exp2_kernel", "fast_exp_array", "LOG2E"]
+__all__ = ["fast_exp", "fast_exp_kernel", "fast_exp2_neg", "fast_exp_array", "LOG2E"]
 
 
 @intrinsic
@@ -66,7 +66,7 @@ def _bits_f64(typingctx, x):
 
 
 _LOG2E = 1.4426950408889634
-#: log2(e): scale a squared distance by it to use :func:`fast_exp2_kernel`.
+#: log2(e): scale a squared distance by it to use :func:`fast_exp2_neg`.
 LOG2E = _LOG2E
 _LN2_HI = 6.93147180369123816490e-01  # 0x3fe62e42fee00000: 32 trailing zero bits
 _LN2_LO = 1.90821492927058770002e-10
@@ -160,42 +160,48 @@ _E6 = 0.0001540343375125101
 _E7 = 1.5252672924850737e-05
 _E8 = 1.325964524488711e-06
 _E9 = 1.0205905413765595e-07
-_EXP2_LO = -1021.0
+# The same polynomial in g = -f (odd coefficients negated): q(g) = p(-g).
+_EXP2_HI = 1020.0
+_Q0, _Q1, _Q2, _Q3, _Q4 = _E0, -_E1, _E2, -_E3, _E4
+_Q5, _Q6, _Q7, _Q8, _Q9 = -_E5, _E6, -_E7, _E8, -_E9
 
 
 @jit(inline=True)
-def _poly2(f):
-    p = _E9
-    p = p * f + _E8
-    p = p * f + _E7
-    p = p * f + _E6
-    p = p * f + _E5
-    p = p * f + _E4
-    p = p * f + _E3
-    p = p * f + _E2
-    p = p * f + _E1
-    return p * f + _E0
+def _poly2q(g):
+    q = _Q9
+    q = q * g + _Q8
+    q = q * g + _Q7
+    q = q * g + _Q6
+    q = q * g + _Q5
+    q = q * g + _Q4
+    q = q * g + _Q3
+    q = q * g + _Q2
+    q = q * g + _Q1
+    return q * g + _Q0
 
 
 @jit
-def fast_exp2_kernel(x):
-    """``2**x`` for ``x <= 0``, the cheapest exact-enough exponential for
-    the per-feature alignment pair sums (about 1.3x :func:`fast_exp_kernel`).
+def fast_exp2_neg(y):
+    """``2**-y`` for ``y >= 0``, the cheapest exact-enough exponential for
+    the per-feature alignment pair sums (squared distances ``y``).
 
     The caller pre-scales its data by ``sqrt(LOG2E)`` so that a squared
-    distance is already in base-2 units; the reduction is then one rounding
-    ``k = round(x)`` and an *exact* subtraction ``f = x - k``, and
-    :math:`2^f` is a degree-9 polynomial on :math:`[-1/2, 1/2]`.
-    Relative error below 2e-14 against ``np.exp2`` for
-    ``-1021 <= x <= 0``; ``x < -1021`` returns ``2**-1021`` to 2e-14 (an
-    absolute change below 4.5e-308, nothing in a kernel sum that contains its
-    diagonal).  Not for ``x > 0``.
+    distance is already in base-2 units.  The reduction is one rounding
+    ``t = MAGIC - y`` (``k = round(y)`` in the low mantissa bits of ``t``)
+    and an *exact* ``g = y - k``; :math:`2^{-g}` is a degree-9 polynomial
+    on :math:`[-1/2, 1/2]`, and :math:`2^{-k}` is applied by adding
+    ``-k`` to the result's exponent bits (an integer add, no multiply: the
+    result stays normal because ``y`` is clamped at 1020).  Taking ``y``
+    rather than ``-y`` spares the sign flip.  Relative error below 2e-14
+    against ``np.exp2(-y)`` for ``0 <= y <= 1020``; ``y > 1020`` (and
+    ``inf``) give ``2**-1020`` to 2e-14 (an absolute change below 9e-308,
+    nothing in a kernel sum that contains its diagonal).  Not for ``y < 0``.
     """
-    xc = x if x > _EXP2_LO else _EXP2_LO  # (Numba's max() here does not vectorise: 1.5x slower)
-    t = xc + _MAGIC
-    kf = t - _MAGIC
-    ki = _f64_bits(t) - _MAGIC_BITS
-    return _poly2(xc - kf) * _bits_f64((ki + 1023) << 52)
+    yc = y if y < _EXP2_HI else _EXP2_HI  # (Numba's min() here does not vectorise)
+    t = _MAGIC - yc
+    g = yc + (t - _MAGIC)
+    # the low 12 bits of MAGIC's bit pattern are 0: bits(t) << 52 == -k << 52
+    return _bits_f64(_f64_bits(_poly2q(g)) + (_f64_bits(t) << 52))
 
 
 @pjit
