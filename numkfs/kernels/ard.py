@@ -70,6 +70,27 @@ def _active(beta: np.ndarray) -> np.ndarray:
 # compiled loops
 
 
+@jit(inline=True)
+def _add_sq4(e, x1, x2, x3, x4, r1, r2, r3, r4, w):
+    """``e[c] += Σ_q (x_q - r_q[c])²`` over four features, ``c < w`` (the
+    contiguous loop LLVM vectorises; the one order of operations of both
+    Gaussian loops, so that they give the same bits)."""
+    for c in range(w):
+        d1 = x1 - r1[c]
+        d2 = x2 - r2[c]
+        d3 = x3 - r3[c]
+        d4 = x4 - r4[c]
+        e[c] += ((d1 * d1 + d2 * d2) + d3 * d3) + d4 * d4
+
+
+@jit(inline=True)
+def _add_sq1(e, x1, r1, sg, w):
+    """``e[c] += sg (x1 - r1[c])²`` for one feature of sign ``sg``, ``c < w``."""
+    for c in range(w):
+        d1 = x1 - r1[c]
+        e[c] += sg * (d1 * d1)
+
+
 @pjit
 def _gauss_kernel_rows(SZ, ST, npos, symmetric):
     """``K[a, c] = exp(-Σ_i s_i (SZ[i, a] - ST[i, c])²)`` for features
@@ -91,28 +112,10 @@ def _gauss_kernel_rows(SZ, ST, npos, symmetric):
         e = np.zeros(n)
         i = 0
         while i + 3 < npos:
-            x1 = SZ[i, a]
-            x2 = SZ[i + 1, a]
-            x3 = SZ[i + 2, a]
-            x4 = SZ[i + 3, a]
-            r1 = ST[i]
-            r2 = ST[i + 1]
-            r3 = ST[i + 2]
-            r4 = ST[i + 3]
-            for c in range(n):
-                d1 = x1 - r1[c]
-                d2 = x2 - r2[c]
-                d3 = x3 - r3[c]
-                d4 = x4 - r4[c]
-                e[c] += ((d1 * d1 + d2 * d2) + d3 * d3) + d4 * d4
+            _add_sq4(e, SZ[i, a], SZ[i + 1, a], SZ[i + 2, a], SZ[i + 3, a], ST[i], ST[i + 1], ST[i + 2], ST[i + 3], n)
             i += 4
         while i < p:
-            x1 = SZ[i, a]
-            r1 = ST[i]
-            sg = 1.0 if i < npos else -1.0
-            for c in range(n):
-                d1 = x1 - r1[c]
-                e[c] += sg * (d1 * d1)
+            _add_sq1(e, SZ[i, a], ST[i], 1.0 if i < npos else -1.0, n)
             i += 1
         for c in range(n):
             K[a, c] = fast_exp(-e[c])
@@ -159,27 +162,13 @@ def _gauss_kernel_tiles(SZ, ST, npos, symmetric):
                 r3 = ST[i + 2, c0:c0 + w]
                 r4 = ST[i + 3, c0:c0 + w]
                 for a in range(ra):
-                    x1 = SZ[i, a0 + a]
-                    x2 = SZ[i + 1, a0 + a]
-                    x3 = SZ[i + 2, a0 + a]
-                    x4 = SZ[i + 3, a0 + a]
-                    ea = E[a]
-                    for cc in range(w):
-                        d1 = x1 - r1[cc]
-                        d2 = x2 - r2[cc]
-                        d3 = x3 - r3[cc]
-                        d4 = x4 - r4[cc]
-                        ea[cc] += ((d1 * d1 + d2 * d2) + d3 * d3) + d4 * d4
+                    b = a0 + a
+                    _add_sq4(E[a], SZ[i, b], SZ[i + 1, b], SZ[i + 2, b], SZ[i + 3, b], r1, r2, r3, r4, w)
                 i += 4
             while i < p:
                 r1 = ST[i, c0:c0 + w]
-                sg = 1.0 if i < npos else -1.0
                 for a in range(ra):
-                    x1 = SZ[i, a0 + a]
-                    ea = E[a]
-                    for cc in range(w):
-                        d1 = x1 - r1[cc]
-                        ea[cc] += sg * (d1 * d1)
+                    _add_sq1(E[a], SZ[i, a0 + a], r1, 1.0 if i < npos else -1.0, w)
                 i += 1
             for a in range(ra):
                 ka = K[a0 + a]
