@@ -31,6 +31,34 @@ __all__ = ["pivoted_cholesky", "rbf_feature_factors"]
 
 
 @jit
+def _next_pivot(diag):
+    """(remaining trace, largest remaining diagonal entry, its index)."""
+    res = 0.0
+    j = 0
+    best = -1.0
+    for i in range(diag.shape[0]):
+        if diag[i] > 0.0:
+            res += diag[i]
+        if diag[i] > best:
+            best = diag[i]
+            j = i
+    return res, best, j
+
+
+@jit
+def _add_column(L, r, j, col, piv, diag):
+    """Column r of the factor from the pivot's kernel column ``col``."""
+    for i in range(L.shape[0]):
+        s = col[i]
+        for q in range(r):
+            s -= L[i, q] * L[j, q]
+        L[i, r] = s / piv
+    for i in range(L.shape[0]):
+        diag[i] -= L[i, r] * L[i, r]
+    diag[j] = 0.0
+
+
+@jit
 def _pivoted_cholesky_dense(K, tol, max_rank):
     n = K.shape[0]
     diag = np.empty(n)
@@ -45,26 +73,10 @@ def _pivoted_cholesky_dense(K, tol, max_rank):
     L = np.zeros((n, max_rank))
     r = 0
     while r < max_rank:
-        res = 0.0
-        j = 0
-        best = -1.0
-        for i in range(n):
-            if diag[i] > 0.0:
-                res += diag[i]
-            if diag[i] > best:
-                best = diag[i]
-                j = i
+        res, best, j = _next_pivot(diag)
         if res <= tol * total or best <= floor:
             break
-        piv = np.sqrt(best)
-        for i in range(n):
-            s = K[i, j]
-            for q in range(r):
-                s -= L[i, q] * L[j, q]
-            L[i, r] = s / piv
-        for i in range(n):
-            diag[i] -= L[i, r] * L[i, r]
-        diag[j] = 0.0
+        _add_column(L, r, j, K[:, j], np.sqrt(best), diag)
         r += 1
     return L[:, :r].copy()
 
@@ -76,30 +88,17 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
     diag = np.ones(n)
     total = float(n)
     L = np.zeros((n, max_rank))
+    col = np.empty(n)
     r = 0
     while r < max_rank:
-        res = 0.0
-        j = 0
-        best = -1.0
-        for i in range(n):
-            if diag[i] > 0.0:
-                res += diag[i]
-            if diag[i] > best:
-                best = diag[i]
-                j = i
+        res, best, j = _next_pivot(diag)
         if res <= tol * total or best <= 1e-13:
             break
-        piv = np.sqrt(best)
         xj = x[j]
         for i in range(n):
             t = x[i] - xj
-            s = np.exp(-gamma * t * t)
-            for q in range(r):
-                s -= L[i, q] * L[j, q]
-            L[i, r] = s / piv
-        for i in range(n):
-            diag[i] -= L[i, r] * L[i, r]
-        diag[j] = 0.0
+            col[i] = np.exp(-gamma * t * t)
+        _add_column(L, r, j, col, np.sqrt(best), diag)
         r += 1
     return L[:, :r].copy()
 

@@ -126,32 +126,21 @@ def _smo(K, y, tau, C, alpha, G, eps, max_iter):
         j = -1
         obj_min = np.inf
         for t in range(n):
-            if y[t] > 0.0:
-                if alpha[t] > 0.0:
-                    gd = gmax + G[t]
-                    if G[t] >= gmax2:
-                        gmax2 = G[t]
-                    if gd > 0.0:
-                        quad = qdi + K[t, t] + tau - 2.0 * K[i, t]
-                        if quad <= 1e-12:
-                            quad = 1e-12
-                        od = -(gd * gd) / quad
-                        if od <= obj_min:
-                            obj_min = od
-                            j = t
-            else:
-                if alpha[t] < C:
-                    gd = gmax - G[t]
-                    if -G[t] >= gmax2:
-                        gmax2 = -G[t]
-                    if gd > 0.0:
-                        quad = qdi + K[t, t] + tau - 2.0 * K[i, t]
-                        if quad <= 1e-12:
-                            quad = 1e-12
-                        od = -(gd * gd) / quad
-                        if od <= obj_min:
-                            obj_min = od
-                            j = t
+            pos = y[t] > 0.0
+            # I_low: y = +1 above its lower bound, y = -1 below C
+            if (alpha[t] > 0.0) if pos else (alpha[t] < C):
+                v = G[t] if pos else -G[t]
+                gd = gmax + v
+                if v >= gmax2:
+                    gmax2 = v
+                if gd > 0.0:
+                    quad = qdi + K[t, t] + tau - 2.0 * K[i, t]
+                    if quad <= 1e-12:
+                        quad = 1e-12
+                    od = -(gd * gd) / quad
+                    if od <= obj_min:
+                        obj_min = od
+                        j = t
         viol = gmax + gmax2
         if viol < eps or j < 0:
             break
