@@ -97,7 +97,7 @@ TIE_PROBE = 128
 #: Columns shorter than this are never sorted: the O(n²) pair loop is
 #: cheaper than argsort + grouping there (measured on Arcene, n = 100).
 SORT_MIN_SAMPLES = 512
-#: Columns per parallel task in the dense kernels (work arrays allocated
+#: Most columns per parallel task in the dense kernels (work arrays allocated
 #: once per block, contiguous reads of a block's values in each row).
 FEATURE_BLOCK = 32
 
@@ -163,17 +163,16 @@ def alignment_target(y, target: str = "auto"):
 
 
 @pjit
-def _dense_moments(X, block, mean, var, spread):
+def _dense_moments(X, nb, mean, var, spread):
     """Column means, (population) variances and ``max_k |x_ki - x_0i|`` (0 for
-    a constant column) of a C-ordered finite ``X``, by blocks of columns:
+    a constant column) of a C-ordered finite ``X``, by ``nb`` blocks of columns:
     two passes over contiguous row segments into task-local accumulators
     (no aliasing with the outputs, so the row loops vectorise), no temporary
     of the size of X."""
     n, d = X.shape
-    nb = (d + block - 1) // block
     for b in prange(nb):
-        i0 = b * block
-        w = min(d, i0 + block) - i0
+        i0 = b * d // nb
+        w = (b + 1) * d // nb - i0
         mu = np.zeros(w)
         sq = np.zeros(w)
         spr = np.zeros(w)
@@ -217,7 +216,7 @@ def _dense_column_stats(X):
     mean = np.empty(d)
     var = np.empty(d)
     spread = np.empty(d)
-    _dense_moments(np.ascontiguousarray(X, dtype=np.float64), _block_size(d), mean, var, spread)
+    _dense_moments(np.ascontiguousarray(X, dtype=np.float64), _n_blocks(d), mean, var, spread)
     return mean, var, spread == 0.0
 
 
@@ -490,18 +489,18 @@ def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
 
 
 @pjit
-def _rbf_sums_dense(X, scale, ZT, cap, probe, block, S1, S2, U):
+def _rbf_sums_dense(X, scale, ZT, cap, probe, nb, S1, S2, U):
     """Pair sums of every column of the C-ordered (n, d) ``X``, each scaled
-    by ``scale`` (to base-2 units).  One parallel task per ``block`` columns:
-    the task copies its columns, scaled, into a small feature-major buffer
-    (contiguous reads of ``block`` values per row), so no transposed copy of
-    ``X`` is ever allocated."""
+    by ``scale`` (to base-2 units).  One parallel task per block of columns
+    (``nb`` blocks whose widths differ by at most one): the task copies its
+    columns, scaled, into a small feature-major buffer (contiguous reads of
+    the block's values in each row), so no transposed copy of ``X`` is ever
+    allocated."""
     n, d = X.shape
     r = ZT.shape[0]
-    nb = (d + block - 1) // block
     for b in prange(nb):
-        i0 = b * block
-        w = min(d, i0 + block) - i0
+        i0 = b * d // nb
+        w = (b + 1) * d // nb - i0
         T = np.zeros((w, n + PAD))
         for k in range(n):
             for q in range(w):
@@ -593,10 +592,14 @@ class AlignmentDetails:
     constant: np.ndarray
 
 
-def _block_size(d):
-    """Columns per parallel task: FEATURE_BLOCK, smaller when d is small so
-    that every thread gets about 8 tasks (balance)."""
-    return int(min(FEATURE_BLOCK, max(1, d // (8 * numba.get_num_threads()))))
+def _n_blocks(d):
+    """Parallel tasks over d columns: blocks of at most FEATURE_BLOCK
+    columns, at least 8 per thread, a multiple of the thread count, sizes
+    differing by at most one column (no thread left with an extra block)."""
+    nt = numba.get_num_threads()
+    nb = max(-(-d // FEATURE_BLOCK), 8 * nt)
+    nb = -(-nb // nt) * nt
+    return int(max(1, min(nb, d)))
 
 
 def _rbf_pair_sums(X, g, ZT):
@@ -617,7 +620,7 @@ def _rbf_pair_sums(X, g, ZT):
         probe = TIE_PROBE if n >= SORT_MIN_SAMPLES else 0
         ZTp = np.zeros((ZT.shape[0], n + PAD))  # zero targets in the pad (see PAD)
         ZTp[:, :n] = ZT
-        _rbf_sums_dense(np.ascontiguousarray(X), sq, ZTp, SMALL_DISTINCT, probe, _block_size(d), S1, S2, U)
+        _rbf_sums_dense(np.ascontiguousarray(X), sq, ZTp, SMALL_DISTINCT, probe, _n_blocks(d), S1, S2, U)
     return S1, S2, U
 
 
