@@ -470,8 +470,8 @@ def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
     ``unit`` says all counts are 1): the pair sums run over groups of equal
     values when a column has at most ``cap`` values, ties among its first
     ``probe`` values (then sorted), or at least two exact zeros (unit counts;
-    merged without sorting), else over the raw entries.  ``vals, zs, cs,
-    gid`` (length m + PAD) receive the groups, ``buf`` is scratch for rank-r
+    merged without sorting), else over the raw entries.  ``vals, zs, cs``
+    (length m + PAD) and ``gid`` (length m) receive the groups, ``buf`` is scratch for rank-r
     targets."""
     u = _group_small(t, cnt, m, cap, vals, cs, gid)
     if u < 0 and (not unit or (probe > 1 and _has_tie(t, min(probe, m)))):
