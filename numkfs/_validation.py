@@ -37,6 +37,7 @@ __all__ = [
     "check_memory",
     "ConstantFeatureWarning",
     "NumericalWarning",
+    "warn_not_converged",
 ]
 
 
@@ -47,6 +48,43 @@ class ConstantFeatureWarning(UserWarning):
 class NumericalWarning(UserWarning):
     """Numerical trouble (a singular system, a degenerate path...) was met and
     a documented safeguard applied; the message says what happened and what was done."""
+
+
+def warn_not_converged(method: str, *, max_iter: int, where: str = "", what: str = "iterations",
+                       hint: str = "increase max_iter or loosen tol", stacklevel: int = 3) -> None:
+    """Raise scikit-learn's ``ConvergenceWarning`` for an iteration that
+    stopped at its limit, naming the method, the path point and the limit.
+
+    Parameters
+    ----------
+    method : str
+        The method or solver that stopped (``"KNIFE"``, ``"COSSO"``...).
+    max_iter : int
+        The limit that was reached.
+    where : str, optional
+        The path point or sub-problem, e.g. ``"lambda2=0.5"``.
+    what : str, default="iterations"
+        What was counted (``"iterations"``, ``"sweeps"``, ``"steps"``).
+    hint : str
+        What the user can change.
+    stacklevel : int
+        Passed to :func:`warnings.warn`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from numkfs._validation import warn_not_converged
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_not_converged("KNIFE", max_iter=100, where="lambda2=0.5")
+    >>> str(w[0].message)
+    'KNIFE did not converge at lambda2=0.5 within max_iter=100 iterations; increase max_iter or loosen tol.'
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    at = f" at {where}" if where else ""
+    warnings.warn(f"{method} did not converge{at} within max_iter={int(max_iter)} {what}; {hint}.",
+                  ConvergenceWarning, stacklevel=stacklevel)
 
 
 # --------------------------------------------------------------------------
