@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
+from .._preprocessing import Standardizer  # noqa: F401  (re-exported; it lives below methods/)
 from .._validation import validate_params
 
 __all__ = ["NumkfsEstimator", "WeightSelectorMixin", "Standardizer", "validate_data_named"]
@@ -32,37 +33,6 @@ class WeightSelectorMixin(SelectorMixin):
 
         check_is_fitted(self, "feature_weights_")
         return np.abs(self.feature_weights_) > self._selection_tol
-
-
-class Standardizer:
-    """Centre and scale columns (constant columns are left at scale 1).
-
-    Stored on fitted estimators so that ``predict`` applies the training
-    transformation.
-    """
-
-    def __init__(self, center: bool = True, scale: str = "std"):
-        self.center = center
-        self.scale = scale
-
-    def fit(self, X):
-        X = np.asarray(X, dtype=float)
-        self.mean_ = X.mean(axis=0) if self.center else np.zeros(X.shape[1])
-        Xc = X - self.mean_
-        if self.scale == "std":
-            s = Xc.std(axis=0)
-        elif self.scale == "norm":
-            s = np.linalg.norm(Xc, axis=0)
-        else:
-            s = np.ones(X.shape[1])
-        self.scale_ = np.where(s > 0, s, 1.0)
-        return self
-
-    def transform(self, X):
-        return (np.asarray(X, dtype=float) - self.mean_) / self.scale_
-
-    def fit_transform(self, X):
-        return self.fit(X).transform(X)
 
 
 def validate_data_named(est, X, y="no_validation", *, reset=True, **kwargs):

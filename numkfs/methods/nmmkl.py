@@ -60,7 +60,7 @@ import numpy as np
 
 from .._validation import (Interval, NoneOr, Options, check_X, check_binary_labels, check_y, constant_columns,
                            validate_params)
-from ..estimators._base import Standardizer
+from .._preprocessing import Standardizer
 from ..kernels.lowrank import rbf_feature_factors
 from ..model_selection import parallel_map
 from ..paths import FeaturePath
