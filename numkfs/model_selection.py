@@ -1,6 +1,28 @@
-"""Cross-validation over a path, shared by every ``*CV`` estimator.
+"""The selection contract: how a path becomes a chosen point and a support.
 
-A method gives a ``fold_fn(train_index, test_index) -> scores`` that fits its
+Every cross-validating estimator and :func:`numkfs.select` go through this
+module, so that every method turns its path into features the same way:
+
+* **Folds.**  :func:`make_cv` gives stratified folds for classification;
+  :func:`fold_data` fits the preprocessing (:class:`numkfs._preprocessing.Standardizer`)
+  on the training rows of each fold only.
+* **Scores.**  One score per path point and fold, always *higher is better*,
+  with its name stored on the path (:attr:`FeaturePath.score_name`):
+  regression ``"neg_mean_squared_error"``; classification a continuous score
+  by default (the held-out deviance, ``"neg_log_loss"``, or the method's own
+  loss, ``"neg_<loss>"``), ``"accuracy"`` on request (:func:`path_scores`).
+* **Rule.**  :func:`choose_index` with ``cv_rule="best"`` (highest mean
+  score) or ``"1se"`` (glmnet's ``lambda.1se``: the sparsest point whose
+  mean score is within one standard error of the best); ties go to the
+  sparser point whichever way the grid runs.  :func:`index_for_count`
+  honours a requested number of features exactly.
+* **Support.**  The features with ``|weight| > path.tol`` at the chosen
+  point (:func:`numkfs.paths.support_mask`), the same rule in paths,
+  estimators, :func:`numkfs.select` and the command line.
+* **Edges.**  :func:`check_grid_edge` warns (:class:`GridEdgeWarning`) when the
+  chosen point is at an edge of the grid the user can widen.
+
+Cross-validation over a path: a method gives a ``fold_fn(train_index, test_index) -> scores`` that fits its
 path on the training rows and returns one score per path point (higher is
 better) on the test rows.  :func:`cross_val_path` runs the folds (in
 parallel with joblib when ``n_jobs`` asks for it) and stacks the scores as
@@ -17,7 +39,15 @@ import os
 
 import numpy as np
 
-__all__ = ["cross_val_path", "make_cv", "numba_threads_for", "parallel_map", "show_progress"]
+__all__ = ["CV_RULES", "GridEdgeWarning", "check_grid_edge", "choose_index", "cross_val_path", "fold_data",
+           "index_for_count", "make_cv", "numba_threads_for", "parallel_map", "path_scores", "show_progress"]
+
+#: The rules that turn CV scores into a chosen point.
+CV_RULES = ("best", "1se")
+
+
+class GridEdgeWarning(UserWarning):
+    """The chosen point is at an edge of a grid the user can widen."""
 
 
 _PROGRESS = {"on": False}
@@ -41,17 +71,323 @@ def show_progress(on: bool = True):
 
 
 def make_cv(cv, y, *, classifier: bool, random_state=None):
-    """An sklearn splitter: an int gives (Stratified)KFold with shuffling."""
+    """A scikit-learn splitter: an int gives (Stratified)KFold with shuffling.
+
+    Parameters
+    ----------
+    cv : int or splitter
+        Number of folds (at least 2 and at most the number of rows, or of the
+        rarest class's rows for classification), or any object with ``split``.
+    y : array-like
+        The target (its length and, for classification, its class counts).
+    classifier : bool
+        Stratify the folds.
+    random_state : int, Generator or None
+        Seeds the shuffling.
+
+    Returns
+    -------
+    a splitter
+    """
     from sklearn.model_selection import KFold, StratifiedKFold
 
-    if isinstance(cv, (int, np.integer)):
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
         if cv < 2:
             raise ValueError(f"cv must be at least 2 folds; got {cv}.")
+        n = len(y)
+        if cv > n:
+            raise ValueError(f"cv={cv} folds but only {n} rows: use at most {n} folds.")
+        if classifier:
+            _, counts = np.unique(np.asarray(y), return_counts=True)
+            if cv > counts.min():
+                raise ValueError(f"cv={cv} stratified folds but the rarest class has only {counts.min()} rows: "
+                                 f"use at most {counts.min()} folds.")
         seed = None if random_state is None else np.random.default_rng(random_state).integers(2**31 - 1)
         if classifier:
             return StratifiedKFold(int(cv), shuffle=True, random_state=seed)
         return KFold(int(cv), shuffle=True, random_state=seed)
+    if not hasattr(cv, "split") or isinstance(cv, str):
+        raise ValueError(f"cv must be an int (number of folds) or a splitter with a split method; got {cv!r}.")
     return cv
+
+
+def fold_data(X, train, test, *, standardize: bool = True):
+    """Training and test rows of one fold, preprocessed with statistics of
+    the training rows only (no information from the held-out rows leaks
+    into the fit).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    train, test : index arrays
+    standardize : bool, default=True
+        Centre and scale with the training rows' means and standard
+        deviations (:class:`numkfs._preprocessing.Standardizer`).
+
+    Returns
+    -------
+    X_train, X_test : ndarrays
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.model_selection import fold_data
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> Xtr, Xte = fold_data(X, [0, 1], [3])
+    >>> Xtr[:, 0].tolist(), Xte[:, 0].tolist()
+    ([-1.0, 1.0], [5.0])
+    """
+    from ._preprocessing import Standardizer
+
+    Xtr, Xte = X[train], X[test]
+    if not standardize:
+        return Xtr, Xte
+    sc = Standardizer().fit(Xtr)
+    return sc.transform(Xtr), sc.transform(Xte)
+
+
+# --------------------------------------------------------------------------
+# scores
+
+
+def _loss_values(margin, loss: str, delta: float = 1.0):
+    """Per-row classification losses of the margins ``y·f`` (y in {-1, +1})."""
+    if loss == "logistic":
+        return np.logaddexp(0.0, -margin)
+    if loss == "squared_hinge":
+        return np.maximum(0.0, 1.0 - margin) ** 2
+    if loss == "hinge":
+        return np.maximum(0.0, 1.0 - margin)
+    if loss == "huberized_hinge":
+        t = 1.0 - margin
+        return np.where(t <= 0, 0.0, np.where(t <= delta, t * t / (2 * delta), t - delta / 2))
+    raise ValueError(f"unknown classification loss {loss!r}.")
+
+
+def path_scores(y, decision, scoring: str, *, classes=None, loss: str | None = None, delta: float = 1.0):
+    """Held-out scores (higher is better) of every path point.
+
+    Parameters
+    ----------
+    y : array of shape (n_test,)
+        True targets (class labels for classification).
+    decision : ndarray
+        Predictions along the path: shape (n_test, n_points) for regression
+        and binary problems (decision values, positive meaning
+        ``classes[1]``), (n_problems, n_test, n_points) for one-vs-rest
+        problems (one decision function per class).
+    scoring : str
+        ``"neg_mean_squared_error"`` (regression), ``"accuracy"``,
+        ``"neg_log_loss"`` (the deviance of the logistic link, per row) or
+        ``"neg_loss"`` (the method's own loss ``loss`` of the margins,
+        summed over the one-vs-rest problems, per row).
+    classes : array, optional
+        Class labels in the order of the decision functions (classification).
+    loss : str, optional
+        The method's loss for ``"neg_loss"``: ``"squared_hinge"``,
+        ``"huberized_hinge"``, ``"hinge"`` or ``"logistic"``.
+    delta : float, default=1.0
+        Width of the huberized hinge.
+
+    Returns
+    -------
+    ndarray of shape (n_points,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.model_selection import path_scores
+    >>> y = np.array([1.0, 2.0])
+    >>> path_scores(y, np.array([[1.0, 0.0], [2.0, 0.0]]), "neg_mean_squared_error").tolist()
+    [-0.0, -2.5]
+    """
+    decision = np.asarray(decision, dtype=float)
+    y = np.asarray(y)
+    if scoring == "neg_mean_squared_error":
+        return -np.mean((decision - y.astype(float)[:, None]) ** 2, axis=0)
+    classes = np.asarray(classes)
+    if decision.ndim == 2:  # binary: one decision function
+        D = decision[None]
+        signs = np.where(y == classes[1], 1.0, -1.0)[None, :, None]
+    else:
+        D = decision
+        signs = np.stack([np.where(y == c, 1.0, -1.0) for c in classes])[:, :, None]
+    if scoring == "accuracy":
+        pred = (D[0] > 0).astype(int) if D.shape[0] == 1 else np.argmax(D, axis=0)
+        truth = np.searchsorted(classes, y) if D.shape[0] > 1 else (y == classes[1]).astype(int)
+        return np.mean(pred == truth[:, None], axis=0)
+    if scoring == "neg_log_loss":
+        return -np.mean(np.sum(np.logaddexp(0.0, -signs * D), axis=0), axis=0)
+    if scoring == "neg_loss":
+        if loss is None:
+            raise ValueError("scoring='neg_loss' needs the method's loss.")
+        return -np.mean(np.sum(_loss_values(signs * D, loss, delta), axis=0), axis=0)
+    raise ValueError(f"unknown scoring {scoring!r}; use 'neg_mean_squared_error', 'neg_log_loss', "
+                     "'neg_loss' or 'accuracy'.")
+
+
+# --------------------------------------------------------------------------
+# the rule
+
+
+def _sparsity_order(path) -> np.ndarray:
+    """A key per point, smaller = sparser: the number of selected features,
+    then the distance from the path's sparse end (whichever end of the grid
+    has fewer selected features, the end with the larger penalty on ties)."""
+    ns = path.n_selected().astype(float)
+    pos = np.arange(path.n_points, dtype=float)
+    dense_first = ns[0] > ns[-1] or (ns[0] == ns[-1] and path.grid[0] < path.grid[-1])
+    if not dense_first:
+        pos = pos[::-1]
+    return ns * (path.n_points + 1) + (path.n_points - 1 - pos)
+
+
+def choose_index(path, rule: str = "best") -> int:
+    """The chosen point of a cross-validated path.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        With ``cv_scores`` of shape (n_points, n_folds), higher is better
+        (NaN for a fold that could not score a point).
+    rule : {"best", "1se"}, default="best"
+        ``"best"``: the highest mean score; ``"1se"``: the sparsest point
+        whose mean score is at least the best mean minus one standard error
+        of the best point's fold scores (glmnet's ``lambda.1se``).  Ties go to
+        the sparser point: fewer selected features, then the point nearer the
+        sparse end of the grid, whichever way the grid runs.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import FeaturePath
+    >>> from numkfs.model_selection import choose_index
+    >>> W = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    >>> scores = np.array([[-1.0, -1.2], [-1.05, -1.1], [-1.4, -1.5]])
+    >>> path = FeaturePath([0.1, 1.0, 10.0], W, cv_scores=scores)
+    >>> choose_index(path, "best"), choose_index(path, "1se")
+    (1, 1)
+    """
+    if rule not in CV_RULES:
+        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {rule!r}.")
+    if path.cv_scores is None:
+        raise ValueError("choose_index: the path has no cv_scores.")
+    S = np.asarray(path.cv_scores, dtype=float)
+    valid = np.isfinite(S)
+    if not valid.any():
+        raise ValueError("choose_index: no fold scored any path point (every CV score is NaN).")
+    counts = valid.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(counts > 0, np.nansum(np.where(valid, S, 0.0), axis=1) / np.maximum(counts, 1), -np.inf)
+    best = float(np.max(mean))
+    key = _sparsity_order(path)
+    if rule == "best":
+        threshold = best - 1e-12 * max(1.0, abs(best))
+    else:
+        ib = int(np.flatnonzero(mean == best)[0])
+        v = S[ib][valid[ib]]
+        se = float(np.std(v, ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
+        threshold = best - se - 1e-12 * max(1.0, abs(best))
+    candidates = np.flatnonzero(mean >= threshold)
+    return int(candidates[np.argmin(key[candidates])])
+
+
+def index_for_count(path, k: int, *, warn: bool = True):
+    """The point and support for a requested number ``k`` of features.
+
+    Walking from the sparse end of the path, the first point with at least
+    ``k`` selected features is taken; if it selects more, its ``k`` largest
+    weights (in absolute value) are kept.  A ``UserWarning`` says so when
+    ties at the k-th weight make the choice arbitrary (the lower feature
+    index wins), or when no point reaches ``k`` (the densest point is taken
+    and fewer features are returned).
+
+    Parameters
+    ----------
+    path : FeaturePath
+    k : int
+        Number of features wanted (at least 1).
+    warn : bool, default=True
+        Emit the warnings described above.
+
+    Returns
+    -------
+    index : int
+    mask : ndarray of bool of shape (n_features,)
+        Exactly ``k`` features, unless the path never selects ``k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import FeaturePath
+    >>> from numkfs.model_selection import index_for_count
+    >>> W = np.array([[0.9, 0.5, 0.2, 0.1], [0.8, 0.3, 0.0, 0.0], [0.7, 0.0, 0.0, 0.0]])
+    >>> i, mask = index_for_count(FeaturePath([0.1, 1.0, 10.0], W), 3)
+    >>> i, mask.tolist()
+    (0, [True, True, True, False])
+    """
+    import warnings
+
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"the number of features to select must be at least 1; got {k}.")
+    ns = path.n_selected()
+    order = np.argsort(_sparsity_order(path), kind="stable")
+    reach = [i for i in order if ns[i] >= k]
+    if not reach:
+        i = int(order[-1])
+        if warn:
+            warnings.warn(f"{k} features were requested but the {path.method or 'path'} path selects at most "
+                          f"{int(ns.max())}; returning {int(ns[i])}.", UserWarning, stacklevel=2)
+        return i, path.selected(i)
+    i = int(reach[0])
+    mask = path.selected(i)
+    if ns[i] > k:
+        a = np.abs(path.weights[i])
+        top = np.argsort(-a, kind="stable")[:k]
+        if warn and a[top[-1]] == np.sort(a)[::-1][k]:
+            warnings.warn(f"features tie at the {k}-th largest weight at {path.grid_name}={path.grid[i]:.4g}; "
+                          "the lower feature indices were kept.", UserWarning, stacklevel=2)
+        mask = np.zeros(path.n_features, dtype=bool)
+        mask[top] = True
+    return i, mask
+
+
+def check_grid_edge(path, index: int, *, parameter: str, stacklevel: int = 3) -> bool:
+    """Warn when ``index`` is the first or last point of a grid that has more
+    than two points: the score might still improve beyond it.
+
+    Parameters
+    ----------
+    path : FeaturePath
+    index : int
+        The chosen point.
+    parameter : str
+        The estimator parameter that widens the grid (named in the warning).
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn`.
+
+    Returns
+    -------
+    bool
+        True when a warning was emitted.
+    """
+    import warnings
+
+    if path.n_points <= 2 or index not in (0, path.n_points - 1):
+        return False
+    mean = path.mean_cv_score
+    if mean is not None and np.all(np.isclose(mean, mean[index], rtol=1e-12, atol=0.0)):
+        return False  # a flat score: no edge effect to speak of
+    warnings.warn(f"the chosen {path.grid_name}={path.grid[index]:.4g} is at the edge of the {path.method or ''} "
+                  f"grid ({path.grid_name} from {path.grid.min():.4g} to {path.grid.max():.4g}); the score may "
+                  f"still improve beyond it: widen the grid with {parameter!r}.", GridEdgeWarning,
+                  stacklevel=stacklevel)
+    return True
 
 
 def numba_threads_for(n_workers: int) -> int:

@@ -13,7 +13,60 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FeaturePath"]
+__all__ = ["FeaturePath", "SELECTION_TOL", "selection_tol", "support_mask"]
+
+#: The selection rule of every method, in one place: a feature is selected
+#: when the absolute value of its weight is above the method's tolerance.
+#: KNIFE's and the garrote's weights lie in [0, 1] and COSSO's θ sum to at
+#: most M; every conic backend leaves its unused weights below 1e-8
+#: (interior-point solvers stop strictly inside the feasible set), so 1e-6
+#: gives the same support whichever backend solved the problem.  L1KR,
+#: lp-KTA and NMMKL set exact zeros (events, eliminations, top-m).
+SELECTION_TOL = {"knife": 1e-6, "garrote": 1e-6, "cosso": 1e-6}
+
+
+def selection_tol(method: str) -> float:
+    """The selection tolerance of ``method`` (0 for methods with exact zeros).
+
+    Parameters
+    ----------
+    method : str
+        A method name as stored in :attr:`FeaturePath.method` (any case).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from numkfs.paths import selection_tol
+    >>> selection_tol("KNIFE"), selection_tol("lpkta")
+    (1e-06, 0.0)
+    """
+    return float(SELECTION_TOL.get(str(method).lower(), 0.0))
+
+
+def support_mask(weights, tol: float) -> np.ndarray:
+    """``|weights| > tol``: the one support rule of numkfs.
+
+    Parameters
+    ----------
+    weights : array-like
+        Feature weights (any shape).
+    tol : float
+        The method's selection tolerance (:func:`selection_tol`).
+
+    Returns
+    -------
+    ndarray of bool, the shape of ``weights``
+
+    Examples
+    --------
+    >>> from numkfs.paths import support_mask
+    >>> support_mask([0.5, 4e-12, 0.0], 1e-6).tolist()
+    [True, False, False]
+    """
+    return np.abs(np.asarray(weights, dtype=float)) > tol
 
 
 @dataclass
@@ -40,10 +93,26 @@ class FeaturePath:
     extra : dict
         Further per-point arrays (``"arc_length"``, ``"events"``, ...) and
         scalars (``"n_jacobian_evals"``, ...).
-    tol : float
-        A weight whose absolute value is above ``tol`` counts as selected.
+    tol : float, optional
+        A weight whose absolute value is above ``tol`` counts as selected
+        (:func:`support_mask`); default: the method's tolerance
+        (:data:`SELECTION_TOL`, 0 for methods that set exact zeros).
     true_support : ndarray of bool, optional
         The true features when known (simulations); highlighted in plots.
+    chosen_index : int, optional
+        The point an estimator or :func:`numkfs.select` chose (set by
+        :func:`numkfs.model_selection.choose_index` and friends); marked in
+        plots.
+    cv_rule : str, optional
+        How ``chosen_index`` was chosen: ``"best"`` (highest mean CV score),
+        ``"1se"`` (sparsest point within one standard error of the best),
+        ``"n_features"`` (the first point reaching a requested count),
+        ``"fixed"`` (a parameter value given by the user).
+    score_name : str, optional
+        What ``cv_scores`` hold (``"neg_mean_squared_error"``,
+        ``"neg_log_loss"``, ``"accuracy"``...): always higher is better.
+    converged : ndarray of bool of shape (n_points,), optional
+        Whether the iteration at each point met its tolerance.
     """
 
     grid: np.ndarray
@@ -54,8 +123,12 @@ class FeaturePath:
     method: str = ""
     cv_scores: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
-    tol: float = 0.0
+    tol: float | None = None
     true_support: np.ndarray | None = None
+    chosen_index: int | None = None
+    cv_rule: str | None = None
+    score_name: str | None = None
+    converged: np.ndarray | None = None
 
     def __post_init__(self):
         self.grid = np.asarray(self.grid, dtype=float).ravel()
@@ -82,6 +155,11 @@ class FeaturePath:
                 self.cv_scores = self.cv_scores[:, None]
         if self.true_support is not None:
             self.true_support = np.asarray(self.true_support, dtype=bool)
+        self.tol = selection_tol(self.method) if self.tol is None else float(self.tol)
+        if self.converged is not None:
+            self.converged = np.asarray(self.converged, dtype=bool).ravel()
+        if self.chosen_index is not None:
+            self.chosen_index = int(self.chosen_index)
 
     # ------------------------------------------------------------------
     @property
@@ -97,11 +175,20 @@ class FeaturePath:
 
     def selected(self, i: int) -> np.ndarray:
         """Boolean mask of the features selected at path point ``i``."""
-        return np.abs(self.weights[i]) > self.tol
+        return support_mask(self.weights[i], self.tol)
+
+    def support(self, i: int | None = None) -> np.ndarray:
+        """Boolean mask of the selected features at point ``i`` (default: the
+        chosen point).  Raises ``ValueError`` when no point was chosen."""
+        if i is None:
+            i = self.chosen_index
+        if i is None:
+            raise ValueError("FeaturePath.support: no point was chosen on this path; pass an index.")
+        return self.selected(i)
 
     def n_selected(self) -> np.ndarray:
         """Number of selected features at every path point."""
-        return (np.abs(self.weights) > self.tol).sum(axis=1)
+        return support_mask(self.weights, self.tol).sum(axis=1)
 
     @property
     def mean_cv_score(self) -> np.ndarray | None:
@@ -112,9 +199,14 @@ class FeaturePath:
 
     @property
     def best_index(self) -> int | None:
-        """Index of the point with the highest mean CV score, if CV was run."""
-        s = self.mean_cv_score
-        return None if s is None else int(np.nanargmax(s))
+        """Index of the point with the highest mean CV score (ties: the
+        sparser point), if CV was run; see
+        :func:`numkfs.model_selection.choose_index`."""
+        if self.cv_scores is None:
+            return None
+        from .model_selection import choose_index
+
+        return choose_index(self, "best")
 
     def to_pandas(self):
         """A DataFrame with one row per path point: the grid, the objective,

@@ -8,6 +8,7 @@ from sklearn.feature_selection import SelectorMixin
 
 from .._preprocessing import Standardizer  # noqa: F401  (re-exported; it lives below methods/)
 from .._validation import validate_params
+from ..paths import selection_tol, support_mask
 
 __all__ = ["NumkfsEstimator", "WeightSelectorMixin", "Standardizer", "validate_data_named"]
 
@@ -23,16 +24,29 @@ class NumkfsEstimator(BaseEstimator):
 
 
 class WeightSelectorMixin(SelectorMixin):
-    """Selection from ``feature_weights_``: a feature is selected when its
-    weight is above ``_selection_tol`` (default 0)."""
+    """Selection from ``feature_weights_`` by the one rule of numkfs
+    (:func:`numkfs.paths.support_mask`): a feature is selected when its
+    weight is above the tolerance of the fitted path (``path_.tol``) or,
+    without a path, of the estimator's method (``_method``, looked up in
+    :data:`numkfs.paths.SELECTION_TOL`).  ``n_features_selected_`` is the
+    size of that support."""
 
-    _selection_tol = 0.0
+    _method = ""
+
+    def _selection_tol(self) -> float:
+        path = getattr(self, "path_", None)
+        return float(path.tol) if path is not None else selection_tol(self._method)
 
     def _get_support_mask(self):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "feature_weights_")
-        return np.abs(self.feature_weights_) > self._selection_tol
+        return support_mask(self.feature_weights_, self._selection_tol())
+
+    @property
+    def n_features_selected_(self) -> int:
+        """Number of selected features (the size of :meth:`get_support`)."""
+        return int(self._get_support_mask().sum())
 
 
 def validate_data_named(est, X, y="no_validation", *, reset=True, **kwargs):

@@ -87,6 +87,8 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     [False, True, False, False]
     """
 
+    _method = "garrote"
+
     _parameter_constraints = {
         "lambda1": [Interval(Real, 0, None, closed="neither")],
         "lambda2": [Interval(Real, 0, None, closed="left")],
@@ -181,6 +183,8 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     path_ : FeaturePath or None
         The CV path over M (None when M was given).
     """
+
+    _method = "cosso"
 
     _parameter_constraints = {
         "M": [Interval(Real, 0, None, closed="neither"), NoneOr],

@@ -47,6 +47,8 @@ _N_JOBS = [NoneOr, Interval(numbers.Integral, None, None)]
 class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
     """Shared fitting machinery (private)."""
 
+    _method = "knife"
+
     _classifier = False
 
     # -- input -------------------------------------------------------------

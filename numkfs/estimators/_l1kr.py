@@ -82,6 +82,8 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     (2,)
     """
 
+    _method = "l1kr"
+
     _parameter_constraints = {
         "kernel": [Options(["gaussian", "poly"])],
         "degree": [Interval(Integral, 1, None)],

@@ -115,6 +115,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     True
     """
 
+    _method = "lpkta"
+
     _parameter_constraints = dict(_CONSTRAINTS, random_state=[NoneOr, Interval(numbers.Integral, 0, None)])
 
     path = staticmethod(lpkta_path)

@@ -446,7 +446,7 @@ def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, la
         scores = cross_val_path(fold_fn, X, y, cv, classifier=False, n_jobs=n_jobs, random_state=random_state)
     return FeaturePath(
         grid=Ms, weights=np.array([f.theta for f in fits]), grid_name="M", feature_names=feature_names,
-        objective=np.array([f.objective for f in fits]), method="cosso", cv_scores=scores, tol=1e-8,
+        objective=np.array([f.objective for f in fits]), method="cosso", cv_scores=scores,
         true_support=true_support,
         extra={"models": fits, "lambda0": float(lambda0), "n_iter": np.array([f.n_iter for f in fits]),
                "kernel": kernel, "gamma": float(gamma)},

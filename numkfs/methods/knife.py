@@ -856,4 +856,4 @@ def knife_path(
              "params": public, "classes": classes}
     return FeaturePath(grid=np.asarray(out_grid), weights=np.asarray(rows), grid_name="lambda2",
                        feature_names=feature_names, objective=np.asarray(objs), method="KNIFE",
-                       extra=extra, tol=0.0, true_support=true_support)
+                       extra=extra, true_support=true_support)
