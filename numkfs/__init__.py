@@ -12,7 +12,9 @@ __version__ = "0.1.0"
 from . import datasets, estimators, kernels, methods, solvers
 from .estimators import (
     COSSORegressor,
+    COSSORegressorCV,
     GarroteRegressor,
+    GarroteRegressorCV,
     KNIFEClassifier,
     KNIFEClassifierCV,
     KNIFERegressor,
@@ -38,8 +40,10 @@ from .selection import SelectionResult, select
 
 __all__ = [
     "COSSORegressor",
+    "COSSORegressorCV",
     "FeaturePath",
     "GarroteRegressor",
+    "GarroteRegressorCV",
     "KNIFEClassifier",
     "KNIFEClassifierCV",
     "KNIFERegressor",

@@ -40,7 +40,7 @@ import os
 import numpy as np
 
 __all__ = ["CV_RULES", "GridEdgeWarning", "check_grid_edge", "choose_index", "cross_val_path", "fold_data",
-           "index_for_count", "make_cv", "numba_threads_for", "parallel_map", "path_scores", "show_progress"]
+           "index_for_count", "make_cv", "numba_threads_for", "parallel_map", "path_scores", "record_cv", "show_progress"]
 
 #: The rules that turn CV scores into a chosen point.
 CV_RULES = ("best", "1se")
@@ -355,6 +355,33 @@ def index_for_count(path, k: int, *, warn: bool = True):
         mask = np.zeros(path.n_features, dtype=bool)
         mask[top] = True
     return i, mask
+
+
+def record_cv(path, scores, *, rule: str, score_name: str) -> int:
+    """Store cross-validation results on ``path`` and choose its point.
+
+    Sets ``path.cv_scores``, ``path.score_name``, ``path.cv_rule`` and
+    ``path.chosen_index`` (:func:`choose_index`); every CV estimator ends
+    its ``fit`` with this call, so all of them report the same way.
+
+    Parameters
+    ----------
+    path : FeaturePath
+    scores : ndarray of shape (n_points, n_folds)
+        Higher is better.
+    rule : {"best", "1se"}
+    score_name : str
+
+    Returns
+    -------
+    int
+        The chosen index.
+    """
+    path.cv_scores = np.asarray(scores, dtype=float)
+    path.score_name = score_name
+    path.cv_rule = rule
+    path.chosen_index = choose_index(path, rule)
+    return path.chosen_index
 
 
 def check_grid_edge(path, index: int, *, parameter: str, stacklevel: int = 3) -> bool:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from numkfs.estimators._garrote import COSSORegressor
+from numkfs.estimators._garrote import COSSORegressor, COSSORegressorCV
 from numkfs.kernels.additive import additive_gram, additive_kc, feature_kernel, sobolev_kernel
 from numkfs.methods.cosso import _ridge_step, cosso, cosso_gcv_lambda0, cosso_path
 from numkfs.solvers import cross_check
@@ -152,7 +152,7 @@ def test_gcv_matches_explicit_smoother(additive):
 
 def test_additive_truth_is_recovered(additive):
     X, y = additive
-    est = COSSORegressor(n_Ms=8, random_state=0).fit(X, y)
+    est = COSSORegressorCV(n_Ms=8, random_state=0).fit(X, y)
     path = est.path_
     assert path.cv_scores.shape == (8, 5) and path.grid_name == "M"
     assert est.M_ == path.grid[np.argmax(path.cv_scores.mean(1))]
@@ -190,7 +190,7 @@ def test_input_errors(additive):
         cosso(X, y[:-1], M=1.0)
 
 
-@parametrize_with_checks([COSSORegressor(M=1.0, max_iter=30)])
+@parametrize_with_checks([COSSORegressor(M=1.0, max_iter=30), COSSORegressorCV(n_Ms=3, cv=3, max_iter=10)])
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from test_robustness import ENTRIES, ENTRY, make_estimator
 
-from numkfs.estimators._garrote import COSSORegressor
+from numkfs.estimators._garrote import COSSORegressorCV
 from numkfs.estimators._knife import KNIFERegressor, KNIFERegressorCV
 from numkfs.estimators._l1kr import L1KRRegressor
 from numkfs.estimators._lpkta import LpKTASelector
@@ -66,7 +66,7 @@ def _fit_out(est, X, y):
 
 @pytest.mark.parametrize("make", [
     lambda rs: KNIFERegressor(lambda2=0.05, n_restarts=3, max_iter=30, random_state=rs),
-    lambda rs: COSSORegressor(n_Ms=4, cv=3, max_iter=30, random_state=rs),
+    lambda rs: COSSORegressorCV(n_Ms=4, cv=3, max_iter=30, random_state=rs),
     lambda rs: L1KRRegressor(cv=3, n_grid=4, D_max=2.0, max_steps=200, random_state=rs),
     lambda rs: LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 11), random_state=rs),
 ], ids=["KNIFERegressor", "COSSORegressor", "L1KRRegressor", "LpKTASelector"])
@@ -84,7 +84,7 @@ def test_knife_restarts_depend_on_random_state_only():
 
 
 @pytest.mark.parametrize("make", [
-    lambda nj: COSSORegressor(n_Ms=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
+    lambda nj: COSSORegressorCV(n_Ms=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
     lambda nj: L1KRRegressor(cv=3, n_grid=4, D_max=2.0, max_steps=200, random_state=0, n_jobs=nj),
     lambda nj: KNIFERegressorCV(n_lambdas=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
     lambda nj: KNIFERegressor(lambda2=0.05, n_restarts=3, max_iter=30, random_state=0, n_jobs=nj),

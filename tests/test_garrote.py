@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from numkfs.estimators._garrote import GarroteRegressor
+from numkfs.estimators._garrote import GarroteRegressor, GarroteRegressorCV
 from numkfs.methods.garrote import garrote_path, garrote_step
 from numkfs.solvers import cross_check, solve
 from numkfs.solvers.native.boxqp import solve_box_qp
@@ -264,7 +264,7 @@ def test_estimator_matches_path(data):
     assert np.allclose(est.predict(X), X @ est.coef_ + est.intercept_)
 
 
-@parametrize_with_checks([GarroteRegressor()])
+@parametrize_with_checks([GarroteRegressor(), GarroteRegressorCV(n_lambdas=5, cv=3)])
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

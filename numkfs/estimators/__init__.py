@@ -3,7 +3,7 @@
 One private module per method (``_knife.py``, ``_lpkta.py``, ...); this
 package re-exports them.
 """
-from ._garrote import COSSORegressor, GarroteRegressor
+from ._garrote import COSSORegressor, COSSORegressorCV, GarroteRegressor, GarroteRegressorCV
 from ._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
 from ._l1kr import L1KRRegressor
 from ._lpkta import LpKTAClassifier, LpKTASelector
@@ -11,7 +11,9 @@ from ._nmmkl import NMMKLSelector
 
 __all__ = [
     "COSSORegressor",
+    "COSSORegressorCV",
     "GarroteRegressor",
+    "GarroteRegressorCV",
     "KNIFEClassifier",
     "KNIFEClassifierCV",
     "KNIFERegressor",

@@ -3,16 +3,22 @@ r"""scikit-learn estimators for the linear garrote and COSSO.
 * :class:`GarroteRegressor`: the linear garrote (jointly convex linear
   KNIFE, :mod:`numkfs.methods.garrote`) at one :math:`(\lambda_1, \lambda_2)`;
   ``coef_`` is β̃, ``feature_weights_`` is w.
+* :class:`GarroteRegressorCV`: the garrote's λ2 path with λ2 chosen by
+  K-fold cross-validation (the selection contract of
+  :mod:`numkfs.model_selection`).
 * :class:`COSSORegressor`: COSSO (:mod:`numkfs.methods.cosso`), an additive
-  kernel model with component weights θ (``feature_weights_``), M chosen
-  by K-fold CV unless given.
+  kernel model with component weights θ (``feature_weights_``) at a budget M.
+* :class:`COSSORegressorCV`: COSSO with M chosen by K-fold CV.
 
-Both are predictors and feature selectors (``get_support``, ``transform``):
-a feature is selected when its weight is positive.
+All are predictors and feature selectors (``get_support``, ``transform``):
+a feature is selected when its weight is above the method's selection
+tolerance (:data:`numkfs.paths.SELECTION_TOL`), whichever solver found it.
 """
 from __future__ import annotations
 
 from numbers import Integral, Real
+
+import warnings
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -22,6 +28,7 @@ from .._validation import InstanceOf, Interval, NoneOr, Options
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_path
 from ..methods.garrote import garrote_path
+from ..model_selection import CV_RULES, check_grid_edge, cross_val_path, path_scores, record_cv
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 
 
@@ -31,10 +38,26 @@ def _validated(est, X, y="no_validation", *, reset):
     return validate_data_named(est, X, y, reset=reset, y_numeric=True, dtype=np.float64)
 
 
-__all__ = ["GarroteRegressor", "COSSORegressor"]
+__all__ = ["GarroteRegressor", "GarroteRegressorCV", "COSSORegressor", "COSSORegressorCV"]
 
 _BOOL = InstanceOf((bool, np.bool_), "a bool")
 _SOLVER = InstanceOf((str, list, tuple), "a solver name or a list of names")
+
+
+class _Splitter:
+    """Constraint: a scikit-learn CV splitter (anything with ``split``)."""
+
+    def is_satisfied_by(self, value):
+        return hasattr(value, "split") and not isinstance(value, str)
+
+    def __str__(self):
+        return "a CV splitter"
+
+
+_CV = [Interval(Integral, 2, None, closed="left"), _Splitter()]
+_CV_RULE = [Options(CV_RULES)]
+_N_JOBS = [NoneOr, Interval(Integral, None, None)]
+_GRID = [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of grid values")]
 
 
 class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
@@ -113,18 +136,171 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         X, y = _validated(self, X, y, reset=True)
         path = garrote_path(X, y, self.lambda1, [self.lambda2], fit_intercept=self.fit_intercept,
                             solver=self.solver, tol=self.tol)
-        self.coef_ = path.extra["coef"][0].copy()
-        self.intercept_ = float(path.extra["intercept"][0])
-        self.feature_weights_ = path.weights[0].copy()
-        self.objective_ = float(path.objective[0])
-        self.solver_ = path.extra["solver"][0]
+        self._store(path, 0)
         return self
+
+    def _store(self, path, i):
+        self.coef_ = path.extra["coef"][i].copy()
+        self.intercept_ = float(path.extra["intercept"][i])
+        self.feature_weights_ = path.weights[i].copy()
+        self.objective_ = float(path.objective[i])
+        self.solver_ = path.extra["solver"][i]
+        self.converged_ = True  # every backend's answer is checked by the registry, or it raises
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""
         check_is_fitted(self, "coef_")
         X = _validated(self, X, reset=False)
         return X @ self.coef_ + self.intercept_
+
+
+class GarroteRegressorCV(GarroteRegressor):
+    r"""The linear garrote with λ2 chosen on its path by K-fold cross-validation.
+
+    The λ2 path (:func:`numkfs.garrote_path`) is computed on all the rows;
+    every fold recomputes it on its training rows (centring inside the
+    fold) at the same λ2 values and scores the held-out rows (negative mean
+    squared error).  The point is chosen by ``cv_rule``
+    (:func:`numkfs.model_selection.choose_index`) and the fitted model is the
+    full-data path's point there.  The default grid runs from
+    :math:`\lambda_{2,\max}` (no feature) down to ``lambda_min_ratio`` times it
+    and then to λ2 = 0 (ridge regression on every feature), so both ends of
+    the grid are ends of the path; with a grid of your own, a choice at its
+    edge raises :class:`~numkfs.model_selection.GridEdgeWarning`.
+
+    Parameters
+    ----------
+    lambda1 : float > 0, default=1.0
+        Ridge parameter.
+    lambda2s : array-like, optional
+        λ2 values to cross-validate (default: the grid above).
+    n_lambdas : int, default=50
+        Number of positive λ2 values of the default grid.
+    lambda_min_ratio : float in (0, 1), default=1e-3
+        Smallest positive λ2 of the default grid, relative to
+        :math:`\lambda_{2,\max}`.
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept.
+    cv : int or splitter, default=5
+        Folds (shuffled ``KFold`` for an int).
+    cv_rule : {"best", "1se"}, default="best"
+        ``"best"``: the highest mean score; ``"1se"``: the sparsest point
+        within one standard error of it (glmnet's ``lambda.1se``).
+    solver : str or list, default="auto"
+        As in :class:`GarroteRegressor`.
+    tol : float, optional
+        Solver tolerance.
+    n_jobs : int, optional
+        joblib workers over the folds.
+    random_state : int, optional
+        Seed of the fold shuffling.
+
+    Attributes
+    ----------
+    path_ : FeaturePath
+        The full-data path with ``cv_scores`` (n_points, n_folds),
+        ``score_name="neg_mean_squared_error"``, ``cv_rule`` and
+        ``chosen_index``.
+    best_index_ : int
+        The chosen point (``path_.chosen_index``).
+    cv_scores_ : ndarray of shape (n_points, n_folds)
+    lambda2_ : float
+        λ2 at the chosen point.
+    coef_, intercept_, feature_weights_, objective_, solver_
+        The full-data path's values at the chosen point.
+    n_features_selected_ : int
+    converged_ : ndarray of bool of shape (n_points,)
+        Per path point (every backend's answer is checked or it raises).
+
+    References
+    ----------
+    G. I. Allen. Automatic feature selection via weighted kernels and
+    regularization. *Journal of Computational and Graphical Statistics*,
+    22(2):284-299, 2013 (eq. 4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import GarroteRegressorCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((80, 6))
+    >>> y = 2 * X[:, 1] - X[:, 4] + 0.3 * rng.standard_normal(80)
+    >>> est = GarroteRegressorCV(cv_rule="1se", random_state=0).fit(X, y)
+    >>> est.get_support().tolist()
+    [False, True, False, False, True, False]
+    >>> GarroteRegressorCV(random_state=0).fit(X, y).lambda2_   # "best": ridge on every feature
+    0.0
+    """
+
+    _parameter_constraints = {
+        **GarroteRegressor._parameter_constraints,
+        "lambda2s": _GRID,
+        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
+        "cv": _CV,
+        "cv_rule": _CV_RULE,
+        "n_jobs": _N_JOBS,
+    }
+    _parameter_constraints.pop("lambda2")
+
+    def __init__(self, lambda1: float = 1.0, *, lambda2s=None, n_lambdas: int = 50,
+                 lambda_min_ratio: float = 1e-3, fit_intercept: bool = True, cv=5, cv_rule: str = "best",
+                 solver="auto", tol: float | None = None, n_jobs=None, random_state=None):
+        self.lambda1 = lambda1
+        self.lambda2s = lambda2s
+        self.n_lambdas = n_lambdas
+        self.lambda_min_ratio = lambda_min_ratio
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.cv_rule = cv_rule
+        self.solver = solver
+        self.tol = tol
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Compute the λ2 path, cross-validate it and keep the chosen point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X, y = _validated(self, X, y, reset=True)
+        names = getattr(self, "feature_names_in_", None)
+        opts = dict(fit_intercept=self.fit_intercept, solver=self.solver, tol=self.tol)
+        user_grid = self.lambda2s is not None
+        if user_grid:
+            grid = np.asarray(self.lambda2s, dtype=float).ravel()
+        else:
+            top = garrote_path(X, y, self.lambda1, n_lambdas=1, **opts).extra["lambda2_max"]
+            top = top if top > 0 else 1.0
+            grid = np.append(top * np.geomspace(1.0, self.lambda_min_ratio, self.n_lambdas), 0.0)
+        path = garrote_path(X, y, self.lambda1, grid, feature_names=names, **opts)
+
+        def fold(train, test):
+            fp = garrote_path(X[train], y[train], self.lambda1, grid, **opts)
+            pred = X[test] @ fp.extra["coef"].T + fp.extra["intercept"]
+            return path_scores(y[test], pred, "neg_mean_squared_error")
+
+        scores = cross_val_path(fold, X, y, self.cv, classifier=False, n_jobs=self.n_jobs,
+                                random_state=self.random_state)
+        i = record_cv(path, scores, rule=self.cv_rule, score_name="neg_mean_squared_error")
+        path.converged = np.ones(path.n_points, dtype=bool)
+        if user_grid:
+            check_grid_edge(path, i, parameter="lambda2s")
+        self.path_ = path
+        self.best_index_ = i
+        self.cv_scores_ = path.cv_scores
+        self.lambda2_ = float(grid[i])
+        self._store(path, i)
+        self.converged_ = path.converged.copy()
+        return self
 
 
 class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
@@ -193,7 +369,8 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         "lambda0": [Interval(Real, 0, None, closed="neither"), NoneOr],
         "Ms": [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of budgets > 0")],
         "n_Ms": [Interval(Integral, 1, None, closed="left")],
-        "cv": [Interval(Integral, 2, None, closed="left"), InstanceOf((object,), "a CV splitter")],
+        "cv": [NoneOr, *_CV],
+        "n_jobs": _N_JOBS,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "solver": [_SOLVER],
@@ -216,18 +393,38 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Fit COSSO (choosing M by CV unless it is given)."""
+        """Fit COSSO at the budget ``M``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
         self._validate_params()
         X, y = _validated(self, X, y, reset=True)
-        opts = dict(kernel=self.kernel, gamma=self.gamma, lambda0=self.lambda0, max_iter=self.max_iter,
-                    tol=self.tol, solver=self.solver)
         if self.M is None:
-            path = cosso_path(X, y, self.Ms, n_Ms=self.n_Ms, cv=self.cv, n_jobs=self.n_jobs,
-                              random_state=self.random_state, **opts)
-            model = path.extra["models"][path.best_index]
-        else:
-            path, model = None, cosso(X, y, self.M, **opts)
-        self.path_ = path
+            if self.cv is None:
+                raise ValueError("COSSORegressor: give a budget M, or choose it by cross-validation with "
+                                 "COSSORegressorCV (M=None with cv=None leaves nothing to fit).")
+            warnings.warn("COSSORegressor with M=None chooses M by cross-validation; this moves to "
+                          "COSSORegressorCV and COSSORegressor will require M in the next release.",
+                          FutureWarning, stacklevel=2)
+            self._fit_cv(X, y, self.Ms, self.cv, "best")
+            return self
+        self.path_ = None
+        self._store(cosso(X, y, self.M, **self._opts()))
+        self.converged_ = bool(self.model_.converged)
+        return self
+
+    def _opts(self):
+        return dict(kernel=self.kernel, gamma=self.gamma, lambda0=self.lambda0, max_iter=self.max_iter,
+                    tol=self.tol, solver=self.solver)
+
+    def _store(self, model):
         self.model_ = model
         self.M_ = model.M
         self.lambda0_ = model.lambda0
@@ -235,10 +432,132 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.intercept_ = model.intercept
         self.dual_coef_ = model.c.copy()
         self.n_iter_ = model.n_iter
-        return self
+
+    def _fit_cv(self, X, y, Ms, cv, rule):
+        path = cosso_path(X, y, Ms, n_Ms=self.n_Ms, cv=cv, n_jobs=self.n_jobs, random_state=self.random_state,
+                          feature_names=getattr(self, "feature_names_in_", None), **self._opts())
+        i = record_cv(path, path.cv_scores, rule=rule, score_name="neg_mean_squared_error")
+        models = path.extra["models"]
+        path.converged = np.array([m.converged for m in models], dtype=bool)
+        theta = path.weights
+        open_top = theta[-1].sum() >= path.grid[-1] * (1 - 1e-6)  # the budget still binds at the largest M
+        open_bottom = np.any(path.selected(0))  # features already in at the smallest M
+        if (i == path.n_points - 1 and open_top) or (i == 0 and open_bottom):
+            check_grid_edge(path, i, parameter="Ms")
+        self.path_ = path
+        self.best_index_ = i
+        self.cv_scores_ = path.cv_scores
+        self._store(models[i])
+        self.converged_ = path.converged.copy()
 
     def predict(self, X):
         """:math:`b + \\sum_j \\theta_j (K_j c)(x)`."""
         check_is_fitted(self, "model_")
         X = _validated(self, X, reset=False)
         return self.model_.predict(X)
+
+
+class COSSORegressorCV(COSSORegressor):
+    r"""COSSO with the budget M chosen by K-fold cross-validation.
+
+    The path over increasing budgets (:func:`numkfs.cosso_path`) is computed
+    on all the rows and, on every fold, on the training rows (inputs scaled
+    inside the fold); the held-out rows are scored by negative mean squared
+    error and the point chosen by ``cv_rule``
+    (:func:`numkfs.model_selection.choose_index`).  The smoothing parameter
+    λ0, when not given, is chosen once by GCV on all the rows with every
+    θ_j = 1 and shared by the folds, as in Lin & Zhang (2006).
+
+    Parameters
+    ----------
+    Ms : array-like, optional
+        Budgets to cross-validate (default: ``n_Ms`` values from
+        :func:`numkfs.methods.cosso.default_Ms`).
+    kernel : {"sobolev", "rbf"}, default="sobolev"
+        Per-feature kernel.
+    gamma : float, default=1.0
+        rbf width.
+    lambda0 : float, optional
+        Smoothing parameter (default by GCV).
+    n_Ms : int, default=25
+        Number of default budgets.
+    cv : int or splitter, default=5
+        Folds.
+    cv_rule : {"best", "1se"}, default="best"
+        How the point is chosen from the CV scores.
+    max_iter : int, default=200
+        Alternations per budget.
+    tol : float, default=1e-6
+        Relative stopping tolerance of the alternations.
+    solver : str or list, default="auto"
+        Backend of the garrote step.
+    n_jobs : int, optional
+        joblib workers over the folds.
+    random_state : int, optional
+        Seed of the fold shuffling.
+
+    Attributes
+    ----------
+    path_ : FeaturePath
+        Over M, with ``cv_scores``, ``score_name``, ``cv_rule``, ``chosen_index``.
+    best_index_ : int
+    cv_scores_ : ndarray of shape (n_Ms, n_folds)
+    feature_weights_ : ndarray of shape (n_features,)
+        θ at the chosen M.
+    M_, lambda0_, intercept_, dual_coef_, n_iter_, model_
+        As in :class:`COSSORegressor`, at the chosen M.
+    n_features_selected_ : int
+    converged_ : ndarray of bool of shape (n_Ms,)
+
+    References
+    ----------
+    Y. Lin and H. H. Zhang. Component selection and smoothing in
+    multivariate nonparametric regression. *Annals of Statistics*,
+    34(5):2272-2297, 2006.
+
+    Examples
+    --------
+    >>> from numkfs import COSSORegressorCV
+    >>> from numkfs.datasets import make_sinusoid
+    >>> X, y, truth = make_sinusoid(n_samples=60, random_state=0)
+    >>> est = COSSORegressorCV(n_Ms=6, cv=3, max_iter=30, random_state=0).fit(X, y)
+    >>> est.path_.cv_scores.shape
+    (6, 3)
+    """
+
+    _parameter_constraints = {**COSSORegressor._parameter_constraints, "cv_rule": _CV_RULE, "n_jobs": _N_JOBS,
+                              "cv": _CV}
+    _parameter_constraints.pop("M")
+
+    def __init__(self, *, Ms=None, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
+                 n_Ms: int = 25, cv=5, cv_rule: str = "best", max_iter: int = 200, tol: float = 1e-6,
+                 solver="auto", n_jobs=None, random_state=None):
+        self.Ms = Ms
+        self.kernel = kernel
+        self.gamma = gamma
+        self.lambda0 = lambda0
+        self.n_Ms = n_Ms
+        self.cv = cv
+        self.cv_rule = cv_rule
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Compute the path over M, cross-validate it and keep the chosen point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X, y = _validated(self, X, y, reset=True)
+        self._fit_cv(X, y, self.Ms, self.cv, self.cv_rule)
+        return self
