@@ -22,6 +22,7 @@ from .estimators import (
     L1KRRegressor,
     LpKTAClassifier,
     LpKTASelector,
+    LpKTASelectorCV,
     NMMKLSelector,
 )
 from .methods import (
@@ -51,6 +52,7 @@ __all__ = [
     "L1KRRegressor",
     "LpKTAClassifier",
     "LpKTASelector",
+    "LpKTASelectorCV",
     "NMMKLSelector",
     "SelectionResult",
     "__version__",

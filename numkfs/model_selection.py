@@ -39,7 +39,7 @@ import os
 
 import numpy as np
 
-__all__ = ["CV_RULES", "GridEdgeWarning", "check_grid_edge", "choose_index", "cross_val_path", "fold_data",
+__all__ = ["CV_RULES", "MAX_FLOAT_CLASSES", "target_type", "GridEdgeWarning", "check_grid_edge", "choose_index", "cross_val_path", "fold_data",
            "index_for_count", "make_cv", "numba_threads_for", "parallel_map", "path_scores", "record_cv", "show_progress"]
 
 #: The rules that turn CV scores into a chosen point.
@@ -68,6 +68,49 @@ def show_progress(on: bool = True):
         yield
     finally:
         _PROGRESS["on"] = old
+
+
+#: Float targets with more distinct (integer) values than this are regression targets.
+MAX_FLOAT_CLASSES = 10
+
+
+def target_type(y) -> str:
+    """``"binary"``, ``"multiclass"`` or ``"regression"``: the one rule of numkfs.
+
+    As scikit-learn's :func:`~sklearn.utils.multiclass.type_of_target`, except
+    that a float target whose values happen to be whole numbers (counts,
+    scores, a diabetes progression index) is a regression target when it
+    has more than :data:`MAX_FLOAT_CLASSES` distinct values; integer, string
+    and boolean labels are classes however many there are.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.model_selection import target_type
+    >>> target_type([0, 1, 1]), target_type(np.arange(30.0)), target_type(np.arange(30) % 3)
+    ('binary', 'regression', 'multiclass')
+    """
+    from sklearn.utils.multiclass import type_of_target
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    t = type_of_target(y)
+    if t == "continuous":
+        return "regression"
+    if t == "multiclass" and y.dtype.kind == "f" and np.unique(y).size > MAX_FLOAT_CLASSES:
+        return "regression"
+    if t in ("binary", "multiclass"):
+        return t
+    raise ValueError(f"Unknown label type {t!r}: y must be one column of class labels or real values.")
 
 
 def make_cv(cv, y, *, classifier: bool, random_state=None):
@@ -232,14 +275,21 @@ def path_scores(y, decision, scoring: str, *, classes=None, loss: str | None = N
 
 def _sparsity_order(path) -> np.ndarray:
     """A key per point, smaller = sparser: the number of selected features,
-    then the distance from the path's sparse end (whichever end of the grid
-    has fewer selected features, the end with the larger penalty on ties)."""
+    then the distance from the path's sparse end.  The sparse end is the end
+    of the grid with fewer selected features or, on equal counts, the one
+    whose weights are more concentrated (smaller ``sum |w| / max |w|``), so
+    the order does not depend on which way the grid runs."""
     ns = path.n_selected().astype(float)
-    pos = np.arange(path.n_points, dtype=float)
-    dense_first = ns[0] > ns[-1] or (ns[0] == ns[-1] and path.grid[0] < path.grid[-1])
-    if not dense_first:
-        pos = pos[::-1]
-    return ns * (path.n_points + 1) + (path.n_points - 1 - pos)
+    n = path.n_points
+
+    def spread(i):
+        a = np.abs(path.weights[i])
+        m = a.max() if a.size else 0.0
+        return a.sum() / m if m > 0 else 0.0
+
+    sparse_last = ns[-1] < ns[0] or (ns[-1] == ns[0] and spread(n - 1) <= spread(0))
+    dist = np.arange(n, dtype=float)[::-1] if sparse_last else np.arange(n, dtype=float)
+    return ns * (n + 1) + dist
 
 
 def choose_index(path, rule: str = "best") -> int:

@@ -8,7 +8,7 @@ from scipy.optimize import brentq
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
-from numkfs.estimators._lpkta import LpKTAClassifier, LpKTASelector
+from numkfs.estimators._lpkta import LpKTAClassifier, LpKTASelector, LpKTASelectorCV
 from numkfs.methods.lpkta import (
     GeneralizedKL,
     SquaredEuclidean,
@@ -211,26 +211,31 @@ def test_feature_selection_curve_and_plot():
 def test_selector_and_classifier_behaviour():
     X, y, support = make_madelon_like(300, 40, n_redundant=5, random_state=4)
     sel = LpKTASelector(n_features_to_select=8).fit(X, y)
-    assert 1 <= sel.get_support().sum() <= 8
+    assert sel.get_support().sum() == 8 == sel.n_features_selected_
     sel_p = LpKTASelector(p=1.5).fit(X, y)
     assert sel_p.p_ == pytest.approx(1.5)
-    # nested supports: the point with the smaller p selects a subset
-    small, large = (sel_p, sel) if sel.p_ >= sel_p.p_ else (sel, sel_p)
-    assert np.all(small.get_support() <= large.get_support())
-    # n_features_to_select picks the first point with at most 8 features
-    assert sel.index_ == 0 or sel.path_.n_selected()[sel.index_ - 1] > 8
+    # nested supports along the path: the point with the smaller p selects a subset
+    i, j = sorted([sel.index_, sel_p.index_])
+    assert np.all(sel.path_.selected(j) <= sel.path_.selected(i))
+    # n_features_to_select: the first point from p = 1 with at least 8 features, its 8 largest η
+    ns = sel.path_.n_selected()
+    assert ns[sel.index_] >= 8 and (sel.index_ == len(ns) - 1 or ns[sel.index_ + 1] < 8)
+    eta = sel.path_.weights[sel.index_]
+    assert eta[sel.get_support()].min() >= eta[~sel.get_support()].max()
     clf = LpKTAClassifier().fit(X[:200], y[:200])
     assert support[clf.support_mask_].all()
     assert clf.score(X[200:], y[200:]) > 0.75
     Xs = sp.csr_matrix(X)
     clf_s = LpKTAClassifier().fit(Xs[:200], y[:200])
     np.testing.assert_allclose(clf_s.decision_function(Xs[200:]), clf.decision_function(X[200:]), atol=1e-8)
-    cv_sel = LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 11), random_state=0).fit(X, y)
-    assert cv_sel.curve_.scores.shape == (11, 3)
-    assert cv_sel.index_ == cv_sel.curve_.best_index
+    cv_sel = LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 11), scoring="accuracy", random_state=0).fit(X, y)
+    assert cv_sel.curve_.scores.shape == (11, 3) == cv_sel.cv_scores_.shape
+    mean = cv_sel.cv_scores_.mean(axis=1)
+    assert mean[cv_sel.best_index_] == mean.max() == cv_sel.curve_.score.max()
 
 
 @parametrize_with_checks([LpKTASelector(p_grid=np.linspace(2, 1, 11)),
+                          LpKTASelectorCV(p_grid=np.linspace(2, 1, 6), cv=2),
                           LpKTAClassifier(p_grid=np.linspace(2, 1, 11))])
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():

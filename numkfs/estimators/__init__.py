@@ -6,7 +6,7 @@ package re-exports them.
 from ._garrote import COSSORegressor, COSSORegressorCV, GarroteRegressor, GarroteRegressorCV
 from ._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
 from ._l1kr import L1KRRegressor
-from ._lpkta import LpKTAClassifier, LpKTASelector
+from ._lpkta import LpKTAClassifier, LpKTASelector, LpKTASelectorCV
 from ._nmmkl import NMMKLSelector
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "L1KRRegressor",
     "LpKTAClassifier",
     "LpKTASelector",
+    "LpKTASelectorCV",
     "NMMKLSelector",
 ]

@@ -1,8 +1,12 @@
 """scikit-learn estimators for Generalized lp-KTA (:mod:`numkfs.methods.lpkta`).
 
 * :class:`LpKTASelector`: a feature selector; the path point is chosen by
-  ``p``, by ``n_features_to_select`` or by cross-validated SVM accuracy
-  (``cv``); default: the end of the path (p = 1).
+  ``p`` or by ``n_features_to_select`` (exactly that many features);
+  default: the end of the path (p = 1).
+* :class:`LpKTASelectorCV`: the point chosen by K-fold cross-validation of
+  a kernel model on the learned kernel (an SVM for class labels, kernel
+  ridge regression for a continuous target), by the selection contract of
+  :mod:`numkfs.model_selection`.
 * :class:`LpKTAClassifier`: the selector followed by an SVM
   (scikit-learn ``SVC``, precomputed kernel) on the learned kernel
   :math:`\\sum_i \\eta_i \\tilde K_i`.
@@ -10,6 +14,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._validation import Interval, InstanceOf, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..methods.lpkta import (
+    KERNEL_MODEL_SCORINGS,
     Bregman,
     _check_grid,
     default_p_grid,
@@ -27,9 +33,10 @@ from ..methods.lpkta import (
     lpkta_path,
     svm_kernel_scale,
 )
+from ..model_selection import CV_RULES, index_for_count, record_cv, target_type
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 
-__all__ = ["LpKTASelector", "LpKTAClassifier"]
+__all__ = ["LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier"]
 
 _ACCEPT_SPARSE = ["csc", "csr", "coo"]
 
@@ -50,7 +57,13 @@ _CONSTRAINTS = {
     "eps": [Interval(numbers.Real, 0, float(np.exp(-1.0)), closed="left")],
     "predictor": [Options({"warm", "first", "second"})],
     "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
+    "cv_rule": [Options(set(CV_RULES))],
+    "scoring": [NoneOr, Options(set(KERNEL_MODEL_SCORINGS))],
 }
+
+
+def _is_regression(y) -> bool:
+    return target_type(y) == "regression"
 
 
 class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
@@ -79,30 +92,51 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     p : float, optional
         Choose the path point nearest to this p.
     n_features_to_select : int, optional
-        Choose the first point (largest p) with at most this many features.
+        Select exactly this many features: walking from p = 1 towards p = 2,
+        the first point with at least this many features, ranked by η
+        (:func:`numkfs.model_selection.index_for_count`; a warning says so
+        when the path or ties force another count).
     cv : int or splitter, optional
-        Choose the point of best cross-validated SVM accuracy (classification).
+        Deprecated here (use :class:`LpKTASelectorCV`): choose the point by
+        cross-validation.
     C : float
-        SVM penalty used with ``cv``.
+        Penalty of the kernel model scored with ``cv`` (SVM ``C``; kernel
+        ridge penalty ``1/C``).
     p_grid : array, optional
         Default 2, 1.99, ..., 1.
     eps : float in [0, 1/e)
         Juncture elimination threshold.
     predictor : {"warm", "first", "second"}
+        Predictor of the per-feature path tracker.
     random_state : None or int
         Seeds the CV splits.
     n_jobs : int, optional
         joblib workers over the CV folds.
+    cv_rule : {"best", "1se"}, default="best"
+        With ``cv``: how the point is chosen from the CV scores
+        (:func:`numkfs.model_selection.choose_index`).
+    scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
+        With ``cv``: the held-out score; default ``"neg_hinge_loss"`` for
+        class labels, ``"neg_mean_squared_error"`` for a continuous target.
 
     Attributes
     ----------
     path_ : FeaturePath
+        With ``chosen_index`` and ``cv_rule`` (``"fixed"``, ``"n_features"``,
+        or the CV rule with ``cv_scores`` and ``score_name``).
     feature_weights_ : ndarray (n_features,)
-        η at the chosen point.
+        η at the chosen point (only the requested number of features
+        non-zero with ``n_features_to_select``).
     p_ : float
     alignments_ : ndarray (n_features,)
     curve_ : SelectionCurve or None
-        CV accuracy along the path (when ``cv`` is given).
+        CV scores along the path (when ``cv`` is given).
+    best_index_ : int
+        The chosen point (``path_.chosen_index``).
+    cv_scores_ : ndarray of shape (n_points, n_folds) or None
+    n_features_selected_ : int
+    converged_ : bool
+        Whether every per-feature Newton corrector met its tolerance.
     n_features_in_ : int
 
     Examples
@@ -123,8 +157,10 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, cv=None, C=1.0, p_grid=None, eps=1e-3,
-                 predictor="second", random_state=None, n_jobs=None):
+                 predictor="second", random_state=None, n_jobs=None, cv_rule="best", scoring=None):
         self.n_jobs = n_jobs
+        self.cv_rule = cv_rule
+        self.scoring = scoring
         self.kernel = kernel
         self.gamma = gamma
         self.lambda1 = lambda1
@@ -156,26 +192,40 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
                   predictor=self.predictor)
         path = lpkta_path(X, y, alignments=a, **kw)
         self.curve_ = None
+        weights = None
         if self.cv is not None:
+            if type(self) is LpKTASelector:
+                warnings.warn("LpKTASelector(cv=...) moves to LpKTASelectorCV; the cv parameter of "
+                              "LpKTASelector will be removed in the next release.", FutureWarning, stacklevel=3)
+            regression = _is_regression(y)
+            scoring = self.scoring or ("neg_mean_squared_error" if regression else "neg_hinge_loss")
+            if regression != (scoring == "neg_mean_squared_error"):
+                raise ValueError(f"{type(self).__name__}: scoring={scoring!r} does not fit a "
+                                 f"{'continuous' if regression else 'class-label'} target.")
             kw.pop("p_grid")
             self.curve_ = feature_selection_path(X, y, p_grid=grid, cv=self.cv, C=self.C, n_points=None,
-                                                 baseline=False, random_state=self.random_state,
+                                                 baseline=False, scoring=scoring, random_state=self.random_state,
                                                  n_jobs=self.n_jobs, **kw)
-            k = self.curve_.best_index
-        elif self.n_features_to_select is not None:
-            ok = np.flatnonzero(path.n_selected() <= self.n_features_to_select)
-            k = int(ok[0]) if ok.size else len(path) - 1
-        elif self.p is not None:
-            k = int(np.argmin(np.abs(path.grid - self.p)))
+            k = record_cv(path, self.curve_.scores, rule=self.cv_rule, score_name=scoring)
+        elif getattr(self, "n_features_to_select", None) is not None:
+            k, mask = index_for_count(path, self.n_features_to_select)
+            weights = np.where(mask, path.weights[k], 0.0)
+            path.chosen_index, path.cv_rule = k, "n_features"
         else:
-            k = len(path) - 1
+            p_wanted = getattr(self, "p", None)
+            k = len(path) - 1 if p_wanted is None else int(np.argmin(np.abs(path.grid - p_wanted)))
+            path.chosen_index, path.cv_rule = k, "fixed"
         self.path_ = path
         self.alignments_ = a
         self.traces_ = det.traces
         self.gamma_ = det.gamma
         self.index_ = k
+        self.best_index_ = k
+        self.cv_scores_ = path.cv_scores
         self.p_ = float(path.grid[k])
-        self.feature_weights_ = path.weights[k].copy()
+        self.feature_weights_ = (path.weights[k] if weights is None else weights).copy()
+        # the per-feature Newton correctors stop on a relative gradient residual
+        self.converged_ = bool(path.extra.get("max_G_residual", 0.0) <= 1e-8)
         return X
 
     def fit(self, X, y):
@@ -194,6 +244,83 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
                              ensure_min_samples=2)
         self._fit_path(X, y)
         return self
+
+
+class LpKTASelectorCV(LpKTASelector):
+    r"""Feature selection by the Generalized lp-KTA path, with the point on
+    the path chosen by K-fold cross-validation.
+
+    On every fold the alignments and the path are recomputed on the training
+    rows; a kernel model on the learned kernel :math:`\sum_i \eta_i \tilde
+    K_i` (an SVM for class labels, kernel ridge regression for a continuous
+    target) is scored on the held-out rows at every p, and the point is
+    chosen by ``cv_rule`` (:func:`numkfs.model_selection.choose_index`).
+
+    Parameters
+    ----------
+    kernel, gamma, lambda1, lambda2, bregman, x0, C, p_grid, eps, predictor, random_state, n_jobs
+        As in :class:`LpKTASelector`.
+    cv : int or splitter, default=5
+        Folds (stratified for class labels).
+    cv_rule : {"best", "1se"}, default="best"
+        ``"best"``: the highest mean score; ``"1se"``: the sparsest point
+        within one standard error of it.
+    scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
+        Default ``"neg_hinge_loss"`` (the SVM's own loss on the held-out
+        rows) for class labels, ``"neg_mean_squared_error"`` for a continuous
+        target.
+
+    Attributes
+    ----------
+    path_ : FeaturePath
+        With ``cv_scores``, ``score_name``, ``cv_rule`` and ``chosen_index``.
+    best_index_ : int
+    cv_scores_ : ndarray of shape (n_points, n_folds)
+    feature_weights_ : ndarray of shape (n_features,)
+        η at the chosen point.
+    p_ : float
+    curve_ : SelectionCurve
+    n_features_selected_ : int
+    converged_ : bool
+
+    References
+    ----------
+    P. Jawanpuria, M. Varma and J. S. Nath. On p-norm path following in
+    multiple kernel learning for non-linear feature selection. *ICML*, 2014.
+
+    Examples
+    --------
+    >>> from numkfs import LpKTASelectorCV
+    >>> from numkfs.datasets import make_madelon_like
+    >>> X, y, support = make_madelon_like(120, 12, n_redundant=3, random_state=0)
+    >>> sel = LpKTASelectorCV(cv=3, random_state=0).fit(X, y)
+    >>> sel.cv_scores_.shape, sel.path_.score_name
+    ((101, 3), 'neg_hinge_loss')
+    """
+
+    def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
+                 x0=None, cv=5, C=1.0, p_grid=None, eps=1e-3, predictor="second", random_state=None,
+                 n_jobs=None, cv_rule="best", scoring=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.bregman = bregman
+        self.x0 = x0
+        self.cv = cv
+        self.C = C
+        self.p_grid = p_grid
+        self.eps = eps
+        self.predictor = predictor
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.cv_rule = cv_rule
+        self.scoring = scoring
+
+    _parameter_constraints = {k: v for k, v in LpKTASelector._parameter_constraints.items()
+                              if k not in ("p", "n_features_to_select")}
+    _parameter_constraints["cv"] = [Interval(numbers.Integral, 2, None, closed="left"),
+                                    InstanceOf((object,), "a cross-validation splitter")]
 
 
 class LpKTAClassifier(ClassifierMixin, LpKTASelector):

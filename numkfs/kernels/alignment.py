@@ -113,9 +113,9 @@ def alignment_target(y, target: str = "auto"):
     ----------
     y : array-like of shape (n_samples,)
     target : {"auto", "binary", "multiclass", "regression"}
-        ``"auto"`` uses :func:`sklearn.utils.multiclass.type_of_target`:
+        ``"auto"`` uses :func:`numkfs.model_selection.target_type`:
         two classes -> binary (±1), more -> multiclass (one-hot),
-        continuous -> regression.
+        continuous (or float with many whole values) -> regression.
 
     Returns
     -------
@@ -124,21 +124,16 @@ def alignment_target(y, target: str = "auto"):
     kind : str
     classes : ndarray or None
     """
-    from sklearn.utils.multiclass import type_of_target
+    from ..model_selection import target_type
 
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if target == "auto":
-        t = type_of_target(y)
-        if t == "binary":
-            target = "binary"
-        elif t == "multiclass":
-            target = "multiclass"
-        elif t == "continuous":
-            target = "regression"
-        else:
-            raise ValueError(f"feature_alignments: Unknown label type {t!r} for y.")
+        try:
+            target = target_type(y)
+        except ValueError as exc:
+            raise ValueError(f"feature_alignments: {exc}") from None
     if target == "binary":
         classes = np.unique(y)
         if len(classes) != 2:

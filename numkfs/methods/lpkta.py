@@ -403,7 +403,7 @@ def lpkta_path(
 
 @dataclass
 class SelectionCurve:
-    """Accuracy of an SVM on the learned kernel along an lp-KTA path.
+    """Held-out score of a kernel model on the learned kernel along an lp-KTA path.
 
     Attributes
     ----------
@@ -411,35 +411,51 @@ class SelectionCurve:
     n_selected : ndarray (n_points,)
         Mean over folds when cross-validated.
     fraction : ndarray (n_points,)
-    accuracy : ndarray (n_points,)
-        Held-out (or mean CV) accuracy.
+    score : ndarray (n_points,)
+        Held-out (or mean CV) score, higher is better, named by ``score_name``.
     scores : ndarray (n_points, n_folds)
     baseline : float or None
-        Accuracy of the uniform kernel combination (all features, η_i = 1/d).
+        Score of the uniform kernel combination (all features, η_i = 1/d).
     path : FeaturePath
         The path on all the training data.
+    score_name : str
+        ``"accuracy"``, ``"neg_hinge_loss"`` or ``"neg_mean_squared_error"``.
+    index : ndarray of int (n_points,)
+        The indices of the scored points on ``path``.
     """
 
     p: np.ndarray
     n_selected: np.ndarray
     fraction: np.ndarray
-    accuracy: np.ndarray
+    score: np.ndarray
     scores: np.ndarray
     baseline: float | None = None
     path: FeaturePath | None = None
     extra: dict = field(default_factory=dict)
+    score_name: str = "accuracy"
+    index: np.ndarray | None = None
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        """The mean score when it is an accuracy (``score_name == "accuracy"``)."""
+        if self.score_name != "accuracy":
+            raise AttributeError(f"this curve holds {self.score_name!r}, not accuracy; read .score.")
+        return self.score
 
     @property
     def best_index(self) -> int:
-        return int(np.nanargmax(self.accuracy))
+        """Index (into the curve's points) of the best mean score."""
+        return int(np.nanargmax(self.score))
 
     def plot(self, ax=None, *, label="Gen lp-KTA"):
-        """Accuracy against the fraction of selected features
+        """Score against the fraction of selected features
         (:func:`numkfs.plotting.plot_accuracy_vs_fraction`)."""
         from ..plotting import plot_accuracy_vs_fraction
 
-        return plot_accuracy_vs_fraction(self.fraction, self.accuracy, ax=ax, label=label,
-                                         baseline=self.baseline)
+        ax = plot_accuracy_vs_fraction(self.fraction, self.score, ax=ax, label=label, baseline=self.baseline)
+        if self.score_name != "accuracy":
+            ax.set_ylabel(self.score_name.replace("_", " "))
+        return ax
 
 
 def svm_kernel_scale(K) -> float:
@@ -454,26 +470,56 @@ def svm_kernel_scale(K) -> float:
     return K.shape[0] / tr if tr > 0 else 1.0
 
 
-def _svm_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=None):
-    """Accuracy of SVC(precomputed Σ η_i K̃_i) at the path points ``idx``."""
+#: Scores of the kernel model on the learned kernel (higher is better).
+KERNEL_MODEL_SCORINGS = ("accuracy", "neg_hinge_loss", "neg_mean_squared_error")
+
+
+def _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=None, scoring="accuracy"):
+    """Held-out scores of a kernel model on Σ η_i K̃_i at the path points ``idx``.
+
+    Classification (``"accuracy"``, ``"neg_hinge_loss"``): ``SVC`` with the
+    precomputed kernel; the hinge loss is scikit-learn's
+    (:func:`sklearn.metrics.hinge_loss`, Crammer-Singer for more than two
+    classes).  Regression (``"neg_mean_squared_error"``): kernel ridge
+    regression with penalty ``1/C`` on the centred target.  The kernel is
+    rescaled to trace n (:func:`svm_kernel_scale`).  With no feature
+    selected the model is the constant one (majority class, zero decision
+    values, the training mean)."""
+    from sklearn.metrics import hinge_loss
     from sklearn.svm import SVC
 
+    regression = scoring == "neg_mean_squared_error"
+    labels = None if regression else np.unique(ytr)
     out = np.full(len(idx), np.nan)
     for q, k in enumerate(idx):
         eta = path.weights[k]
         if not np.any(eta > 0):
-            # no feature: the majority class
-            vals, counts = np.unique(ytr, return_counts=True)
-            out[q] = np.mean(yte == vals[np.argmax(counts)])
+            if regression:
+                out[q] = -np.mean((yte - ytr.mean()) ** 2)
+            elif scoring == "accuracy":
+                vals, counts = np.unique(ytr, return_counts=True)
+                out[q] = np.mean(yte == vals[np.argmax(counts)])
+            else:
+                zero = np.zeros(len(yte)) if len(labels) == 2 else np.zeros((len(yte), len(labels)))
+                out[q] = -hinge_loss(yte, zero, labels=labels)
             continue
         Ktr, cent = combined_kernel(Xtr, eta, kernel=kernel, gamma=gamma, traces=traces,
                                     return_centering=True)
         Kte = combined_kernel(Xtr, eta, Xte, kernel=kernel, gamma=gamma, traces=traces,
                               centering=cent)
         s = svm_kernel_scale(Ktr)
-        clf = SVC(kernel="precomputed", C=C).fit(Ktr * s, ytr)
+        Ktr *= s
         Kte *= s
-        out[q] = np.mean(clf.predict(Kte) == yte)
+        if regression:
+            m = ytr.mean()
+            coef = np.linalg.solve(Ktr + np.eye(Ktr.shape[0]) / C, ytr - m)
+            out[q] = -np.mean((Kte @ coef + m - yte) ** 2)
+            continue
+        clf = SVC(kernel="precomputed", C=C, decision_function_shape="ovr").fit(Ktr, ytr)
+        if scoring == "accuracy":
+            out[q] = np.mean(clf.predict(Kte) == yte)
+        else:
+            out[q] = -hinge_loss(yte, clf.decision_function(Kte), labels=labels)
     return out
 
 
@@ -496,10 +542,11 @@ def feature_selection_path(
     n_points: int | None = 21,
     spacing: str = "count",
     baseline: bool = True,
+    scoring: str = "accuracy",
     n_jobs=None,
     random_state=None,
 ) -> SelectionCurve:
-    r"""SVM accuracy on :math:`\sum_i \eta_i(p) \tilde K_i` along the lp-KTA path.
+    r"""Held-out score of a kernel model on :math:`\sum_i \eta_i(p) \tilde K_i` along the lp-KTA path.
 
     With ``test=(X_test, y_test)`` the path is fitted on ``X, y`` and scored
     on the test set; otherwise ``cv`` folds: on every fold the alignments and
@@ -519,6 +566,12 @@ def feature_selection_path(
     baseline : bool
         Also score the uniform combination :math:`\eta_i = 1/d` (the
         paper's "Uniform").
+    scoring : {"accuracy", "neg_hinge_loss", "neg_mean_squared_error"}
+        Classification: the SVM's test accuracy (the paper's figure) or its
+        hinge loss on the held-out rows; regression targets:
+        ``"neg_mean_squared_error"`` of kernel ridge regression (penalty
+        ``1/C``) on the learned kernel.  Folds are stratified for the two
+        classification scores only.
     Other parameters as in :func:`lpkta_path`.
 
     Returns
@@ -527,6 +580,9 @@ def feature_selection_path(
     """
     from ..model_selection import cross_val_path
 
+    if scoring not in KERNEL_MODEL_SCORINGS:
+        raise ValueError(f"feature_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
+                         f"got {scoring!r}.")
     kw = dict(kernel=kernel, gamma=gamma, lambda1=lambda1, lambda2=lambda2, bregman=bregman, x0=x0,
               p_grid=p_grid, eps=eps, predictor=predictor)
     if sp.issparse(X):
@@ -541,10 +597,12 @@ def feature_selection_path(
 
     def scores_for(Xtr, ytr, Xte, yte):
         path, info_tr = _fold_path(Xtr, ytr, kw)
-        s = _svm_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=info_tr)
+        s = _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=info_tr,
+                                 scoring=scoring)
         if baseline:
             u = FeaturePath([0.0], uniform_eta[None, :])
-            s = np.append(s, _svm_scores(Xtr, ytr, Xte, yte, u, [0], kernel, gamma, C, traces=info_tr))
+            s = np.append(s, _kernel_model_scores(Xtr, ytr, Xte, yte, u, [0], kernel, gamma, C, traces=info_tr,
+                                                  scoring=scoring))
         return s, path.n_selected()[idx]
 
     counts = []
@@ -560,16 +618,16 @@ def feature_selection_path(
             counts.append(c)
             return s
 
-        scores = cross_val_path(fold_fn, X, y, cv, classifier=True, n_jobs=n_jobs,
-                                random_state=random_state)
+        scores = cross_val_path(fold_fn, X, y, cv, classifier=scoring != "neg_mean_squared_error",
+                                n_jobs=n_jobs, random_state=random_state)
     base = None
     if baseline:
         base = float(np.mean(scores[-1]))
         scores = scores[:-1]
     n_sel = np.mean(counts, axis=0) if counts else full.n_selected()[idx]
     return SelectionCurve(
-        p=full.grid[idx], n_selected=n_sel, fraction=n_sel / d, accuracy=scores.mean(axis=1),
-        scores=scores, baseline=base, path=full,
+        p=full.grid[idx], n_selected=n_sel, fraction=n_sel / d, score=np.nanmean(scores, axis=1),
+        scores=scores, baseline=base, path=full, score_name=scoring, index=np.asarray(idx),
     )
 
 
