@@ -53,7 +53,8 @@ def _cmd_select(args) -> int:
         try:
             with show_progress(not args.quiet):
                 res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
-                             feature_names=names, random_state=args.seed, verbose=not args.quiet)
+                             cv_rule=args.cv_rule, scoring=args.scoring, feature_names=names,
+                             random_state=args.seed, verbose=not args.quiet)
         except (ValueError, TypeError) as exc:
             raise CLIError(str(exc).splitlines()[0]) from None
     print(f"data: {args.data} ({X.shape[0]} samples, {X.shape[1]} features), target: {target}")
@@ -67,8 +68,7 @@ def _cmd_select(args) -> int:
         import matplotlib.pyplot as plt
 
         if res.path is not None:
-            same_grid = res.method in ("knife", "garrote")  # the chosen index refers to this path
-            ax = res.path.plot(mark=res.extra.get("index") if same_grid else None)
+            ax = res.path.plot(mark=res.index)  # every method's chosen point, on its own path
         else:
             from .plotting import plot_weights
 
@@ -129,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", choices=["regression", "classification"], help="default: inferred from the target")
     p.add_argument("--n-features", type=int, dest="n_features", help="number of features to select")
     p.add_argument("--cv", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--cv-rule", choices=["best", "1se"], default="best", dest="cv_rule",
+                   help="best: the highest mean CV score; 1se: the sparsest point within one standard "
+                        "error of it (default best)")
+    p.add_argument("--scoring", choices=["accuracy"], default=None,
+                   help="classification: score by accuracy instead of the default held-out loss")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--plot", help="write the feature path plot (PNG) here")
     p.add_argument("--json", help="write the results as JSON here")

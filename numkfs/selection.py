@@ -1,17 +1,19 @@
 """One call for every method: :func:`select` (what ``numkfs select`` runs).
 
-Each method is reached through its scikit-learn estimator; this module only
-chooses the estimator for the task (regression or classification), fits it
-and gathers a :class:`SelectionResult`: the feature weights, the selected
-set, a cross-validated score, the solver used and the path when there is one.
-
-The score is the method's own cross-validation score where it computes one
-(KNIFE, L1KR, lp-KTA, COSSO; garrote on its λ2 path).  NMMKL has none of its
-own, so the score is, as in its paper, the K-fold accuracy of a linear SVM on
-the selected features.
+Each method is reached through its cross-validating scikit-learn estimator
+and turned into features by the selection contract of
+:mod:`numkfs.model_selection`: fold-wise preprocessing, a score named by
+what it is (negative mean squared error for regression; a held-out loss for
+classification by default, accuracy on request), ``cv_rule="best"`` or
+``"1se"``, an exact count with ``n_features``, and the support read from
+the path by the method's one tolerance.  NMMKL has no path to
+cross-validate: it selects the requested number of features, and the score
+is the K-fold score of a linear SVM on them (standardised inside each fold),
+as in its paper.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +30,14 @@ METHODS = {
     "cosso": ("regression",),
 }
 
+#: Words for the score names (a ``neg_`` score is printed as the positive loss).
+_SCORE_WORDS = {
+    "neg_mean_squared_error": "mean squared error",
+    "neg_log_loss": "log-loss (deviance per row)",
+    "neg_hinge_loss": "hinge loss",
+    "accuracy": "accuracy",
+}
+
 
 @dataclass
 class SelectionResult:
@@ -40,11 +50,19 @@ class SelectionResult:
     weights : ndarray (n_features,)
     selected : ndarray of bool (n_features,)
     score : float
-        Cross-validated score (R² for regression, accuracy for classification).
+        Mean cross-validated score at the chosen point, higher is better
+        (e.g. minus the mean squared error); ``score_name`` says which.
     score_name : str
+        ``"neg_mean_squared_error"``, ``"neg_log_loss"``, ``"neg_<loss>"``,
+        ``"neg_hinge_loss"`` or ``"accuracy"``.
     solver : str
     path : FeaturePath or None
+        The path, with ``chosen_index`` the point chosen.
     estimator : the fitted estimator
+    index : int or None
+        The chosen point of ``path``.
+    cv_rule : str
+        ``"best"``, ``"1se"`` or ``"n_features"``.
     """
 
     method: str
@@ -58,6 +76,21 @@ class SelectionResult:
     path: object = None
     estimator: object = None
     extra: dict = field(default_factory=dict)
+    index: int | None = None
+    cv_rule: str = "best"
+
+    @property
+    def n_selected(self) -> int:
+        """Number of selected features."""
+        return int(np.sum(self.selected))
+
+    def score_text(self) -> str:
+        """The score in words, e.g. ``"cross-validated mean squared error: 0.123"``."""
+        name = self.score_name
+        if name.startswith("neg_"):
+            words = _SCORE_WORDS.get(name, name[4:].replace("_", " "))
+            return f"cross-validated {words}: {-self.score:.4g}"
+        return f"cross-validated {_SCORE_WORDS.get(name, name)}: {self.score:.4g}"
 
     def table(self) -> str:
         """Features by decreasing weight, with the selected ones marked."""
@@ -71,14 +104,17 @@ class SelectionResult:
 
     def summary(self) -> str:
         names = [str(self.feature_names[j]) for j in np.flatnonzero(self.selected)]
-        return (f"method: {self.method} ({self.task}); solver: {self.solver}\n"
+        rule = {"best": "best CV score", "1se": "sparsest within 1 SE of the best",
+                "n_features": "requested number of features"}.get(self.cv_rule, self.cv_rule)
+        return (f"method: {self.method} ({self.task}); solver: {self.solver}; point chosen by: {rule}\n"
                 f"selected {len(names)} of {len(self.feature_names)} features: {', '.join(names) or '(none)'}\n"
-                f"cross-validated {self.score_name}: {self.score:.4f}")
+                f"{self.score_text()}")
 
     def to_dict(self) -> dict:
         return {
             "method": self.method, "task": self.task, "solver": self.solver,
-            "score": float(self.score), "score_name": self.score_name,
+            "score": float(self.score), "score_name": self.score_name, "cv_rule": self.cv_rule,
+            "index": None if self.index is None else int(self.index),
             "features": [{"name": str(f), "weight": float(w), "selected": bool(s)}
                          for f, w, s in zip(self.feature_names, self.weights, self.selected)],
             "selected": [str(f) for f, s in zip(self.feature_names, self.selected) if s],
@@ -86,148 +122,160 @@ class SelectionResult:
 
 
 def infer_task(y) -> str:
-    """``"classification"`` for string/bool labels or at most 10 integer
-    classes... only when the values are not float-valued; else regression."""
-    y = np.asarray(y)
-    if y.dtype.kind in "OUSb":
-        return "classification"
-    u = np.unique(y)
-    if len(u) <= 2 or (np.all(u == np.round(u)) and len(u) <= 10 and y.dtype.kind in "iu"):
-        return "classification"
-    return "regression"
+    """``"classification"`` or ``"regression"`` by numkfs's one rule
+    (:func:`numkfs.model_selection.target_type`)."""
+    from .model_selection import target_type
+
+    return "regression" if target_type(y) == "regression" else "classification"
 
 
-def _pick_by_count(path, n_features):
-    """Index of the path point whose number of selected features is closest to
-    ``n_features`` (ties: the larger count)."""
-    counts = path.n_selected()
-    return int(np.argmin(np.abs(counts - n_features) - 1e-3 * counts))
-
-
-def _cv_score_linear_svm(X, y, mask, cv, random_state):
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
+    """K-fold score of a linear SVM on the selected columns, standardised
+    inside each fold (:func:`numkfs.model_selection.fold_data`)."""
+    from sklearn.metrics import hinge_loss
     from sklearn.svm import LinearSVC
+
+    from .model_selection import fold_data, make_cv
 
     if not mask.any():
         return float("nan")
-    model = make_pipeline(StandardScaler(), LinearSVC(C=1.0, max_iter=20000))
-    folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-    return float(np.mean(cross_val_score(model, X[:, mask], y, cv=folds)))
+    Xm = X[:, mask]
+    labels = np.unique(y)
+    out = []
+    for tr, te in make_cv(cv, y, classifier=True, random_state=random_state).split(Xm, y):
+        Xtr, Xte = fold_data(Xm, tr, te)
+        clf = LinearSVC(C=1.0, max_iter=20000).fit(Xtr, y[tr])
+        if scoring == "accuracy":
+            out.append(np.mean(clf.predict(Xte) == y[te]))
+        else:
+            out.append(-hinge_loss(y[te], clf.decision_function(Xte), labels=labels))
+    return float(np.mean(out))
 
 
-def _garrote_cv_path(X, y, names, cv, random_state, **params):
-    """The garrote path on all the data, with K-fold CV scores (negative test
-    MSE) of each λ2 on the same grid."""
-    from .methods.garrote import garrote_path
-    from .model_selection import cross_val_path
-
-    path = garrote_path(X, y, feature_names=names, **params)
-
-    def fold(train, test):
-        p = garrote_path(X[train], y[train], lambda2s=path.grid, **params)
-        pred = X[test] @ np.asarray(p.extra["coef"]).T + np.asarray(p.extra["intercept"])
-        return -np.mean((pred - y[test][:, None]) ** 2, axis=0)
-
-    path.cv_scores = cross_val_path(fold, X, y, cv, random_state=random_state)
-    return path
+def _with_contract(cls, kwargs, **contract):
+    """``kwargs`` plus the contract's parameters the estimator class takes."""
+    names = cls().get_params(deep=False)
+    out = dict(kwargs)
+    for k, v in contract.items():
+        if k in names and v is not None:
+            out.setdefault(k, v)
+    return out
 
 
 def select(X, y, method: str = "knife", *, task: str | None = None, n_features: int | None = None,
-           cv: int = 5, feature_names=None, random_state=0, verbose: bool = False, **params) -> SelectionResult:
+           cv: int = 5, cv_rule: str = "best", scoring: str | None = None, feature_names=None, random_state=0,
+           verbose: bool = False, **params) -> SelectionResult:
     """Select features with one of numkfs's methods.
 
     Parameters
     ----------
-    X : array (n_samples, n_features)
-    y : array (n_samples,)
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,)
+        The target: class labels or real values.
     method : {"knife", "lpkta", "nmmkl", "l1kr", "garrote", "cosso"}
+        The method.
     task : {"regression", "classification"}, optional
-        Inferred from y when not given (see :func:`infer_task`).
+        Inferred from y when not given (:func:`numkfs.model_selection.target_type`).
     n_features : int, optional
-        Number of features to select (required by NMMKL; for path methods the
-        path point with the closest count is taken instead of the CV best).
+        Select exactly this many features: NMMKL's m; for the path methods
+        the first point from the sparse end with at least this many
+        features, ranked by weight (:func:`numkfs.model_selection.index_for_count`),
+        instead of the point chosen by ``cv_rule``.
     cv : int
         Folds of the cross-validation.
+    cv_rule : {"best", "1se"}, default="best"
+        How the path point is chosen from the CV scores
+        (:func:`numkfs.model_selection.choose_index`).
+    scoring : str, optional
+        The held-out score where the method offers a choice
+        (classification: ``"accuracy"`` or the default continuous loss).
+    feature_names : sequence of str, optional
+        Names of the columns of X.
     random_state : int
+        Seeds the folds and anything random in the method.
+    verbose : bool
+        Progress messages from methods that have them.
     **params
         Passed to the method's estimator.
 
     Returns
     -------
     SelectionResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import select
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((80, 5))
+    >>> y = 2 * X[:, 0] - X[:, 3] + 0.3 * rng.standard_normal(80)
+    >>> res = select(X, y, "garrote", cv_rule="1se")
+    >>> bool(res.selected[[0, 3]].all()), res.score_name
+    (True, 'neg_mean_squared_error')
     """
     from . import estimators as E
+    from .model_selection import CV_RULES, index_for_count
 
     method = method.lower()
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    if cv_rule not in CV_RULES:
+        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {cv_rule!r}.")
     X = np.asarray(X, dtype=float)
     task = task or infer_task(y)
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
-    path, solver, extra, i = None, params.get("solver", "auto"), {}, None
-    score_name = "R^2" if task == "regression" else "accuracy"
+    solver, extra = params.get("solver", "auto"), {}
+    contract = dict(cv=cv, cv_rule=cv_rule, scoring=scoring, random_state=random_state)
+
+    if method == "nmmkl":
+        y = np.asarray(y)
+        m = n_features if n_features is not None else max(1, min(X.shape[1] // 2, 10))
+        est = E.NMMKLSelector(n_features_to_select=m, **params).fit(X, y)
+        selected = est.get_support()  # the top-m rule
+        weights = np.asarray(est.scores_, dtype=float)
+        score_name = scoring or "neg_hinge_loss"
+        score = _cv_linear_svm_score(X, y, selected, cv, random_state, score_name)
+        extra["scores"] = est.scores_
+        return SelectionResult(method, task, names, weights, selected, score, score_name, est.solver_, None, est,
+                               extra, None, "n_features")
 
     if method == "knife":
         cls = E.KNIFERegressorCV if task == "regression" else E.KNIFEClassifierCV
-        params.setdefault("n_lambdas", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
-        est = cls(cv=cv, random_state=random_state, verbose=verbose, **params).fit(X, y)
-        path = est.path_
-        i = est.best_index_ if n_features is None else _pick_by_count(path, n_features)
-        weights = np.abs(path.weights[i]) if task == "regression" else est.feature_weights_
-        score = float(np.nanmean(est.cv_scores_[i]))
-        score_name = "neg. MSE" if task == "regression" else "accuracy"
+        kw = dict(params)
+        kw.setdefault("n_lambdas", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
+        kw.setdefault("verbose", verbose)
     elif method == "l1kr":
-        est = E.L1KRRegressor(cv=cv, random_state=random_state, **params).fit(X, y)
-        cvp = est.cv_path_
-        k = cvp.best_index if n_features is None else _pick_by_count(cvp, n_features)
-        weights, path = cvp.weights[k], est.path_
-        score = float(cvp.mean_cv_score[k])
-        score_name = "CV score"
+        cls = getattr(E, "L1KRRegressorCV", E.L1KRRegressor)
+        kw = dict(params)
         solver = "homotopy (native)"
     elif method == "lpkta":
+        cls = E.LpKTASelectorCV
         kw = dict(params)
-        if n_features is not None:
-            kw["n_features_to_select"] = n_features
-        else:
-            kw.setdefault("cv", cv)
-        est = E.LpKTASelector(random_state=random_state, **kw).fit(X, y)
-        weights, path = est.feature_weights_, est.path_
-        if est.curve_ is not None:
-            score = float(np.nanmax(est.curve_.accuracy)) if hasattr(est.curve_, "accuracy") else float("nan")
-        else:
-            score = _cv_score_linear_svm(X, y, est.get_support(), cv, random_state)
         solver = "per-feature Newton (native)"
-    elif method == "nmmkl":
-        m = n_features if n_features is not None else max(1, min(X.shape[1] // 2, 10))
-        est = E.NMMKLSelector(n_features_to_select=m, **params).fit(X, y)
-        weights = np.asarray(est.p_, dtype=float) if np.ndim(est.p_) == 1 else est.get_support().astype(float)
-        score = _cv_score_linear_svm(X, y, est.get_support(), cv, random_state)
-        solver = est.solver_result_.solver if getattr(est, "solver_result_", None) is not None else solver
-        extra["scores"] = est.scores_
     elif method == "garrote":
-        path = _garrote_cv_path(X, y, names, cv, random_state, **params)
-        i = path.best_index if n_features is None else _pick_by_count(path, n_features)
-        weights, est = path.weights[i], None
-        score = float(path.mean_cv_score[i])
-        score_name = "neg. MSE"
-        solver = ", ".join(sorted(set(path.extra.get("solver", [solver]))))
+        cls = E.GarroteRegressorCV
+        kw = dict(params)
     else:  # cosso
-        est = E.COSSORegressor(cv=cv, random_state=random_state, **params).fit(X, y)
-        weights = est.feature_weights_
-        path = getattr(est, "path_", None)
-        score = float(np.nanmax(path.mean_cv_score)) if path is not None and path.cv_scores is not None else float("nan")
-        score_name = "CV score"
-    weights = np.asarray(weights, dtype=float)
-    if path is not None and path.n_features == len(names):
-        path.feature_names = np.asarray([str(f) for f in names], dtype=object)
-    if i is not None:
-        extra["index"] = int(i)  # the chosen point of ``path`` (knife, garrote)
-    if method == "nmmkl":
-        selected = est.get_support()  # the top-m rule, not p > 0 (p has rounding-level entries)
+        cls = E.COSSORegressorCV
+        kw = dict(params)
+    est = cls(**_with_contract(cls, kw, **contract)).fit(X, y)
+    path = est.path_
+    if n_features is None:
+        i = int(est.best_index_)
+        selected = path.selected(i)
+        weights = np.asarray(est.feature_weights_, dtype=float)
+        rule = path.cv_rule or cv_rule
     else:
-        selected = np.abs(weights) > 0
-    return SelectionResult(method, task, names, weights, selected, score, score_name, str(solver), path, est, extra)
+        i, selected = index_for_count(path, n_features)
+        weights = np.where(selected, path.weights[i], 0.0)
+        rule = "n_features"
+        path = dataclasses.replace(path, chosen_index=i, cv_rule=rule)
+    if path.n_features == len(names):
+        path.feature_names = np.asarray([str(f) for f in names], dtype=object)
+    score = float(np.nanmean(path.cv_scores[i]))
+    solver = str(getattr(est, "solver_", solver))
+    return SelectionResult(method, task, names, weights, selected, score, path.score_name or "score", solver,
+                           path, est, extra, i, rule)

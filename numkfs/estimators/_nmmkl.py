@@ -61,6 +61,11 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
         The relaxed selection (per class for multiclass).
     support_ : ndarray of bool
     solver_result_ : SolverResult or list of SolverResult
+    solver_ : str
+        The backend(s) that solved the QCQP(s).
+    converged_ : bool
+        Whether every QCQP was solved to the backend's tolerance.
+    n_features_selected_ : int
     result_ : NMMKLResult
     classes_ : ndarray
     n_features_in_ : int
@@ -130,6 +135,10 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
         self.support_ = res.support
         self.solver_result_ = res.solver_result
         self.classes_ = res.classes
+        results = res.solver_result if isinstance(res.solver_result, list) else [res.solver_result]
+        self.solver_ = ", ".join(sorted({str(r.solver) for r in results}))
+        self.converged_ = bool(all(str(r.status) == "optimal" for r in results))
+        self.n_features_selected_ = int(np.sum(self.support_))
         return self
 
     def _get_support_mask(self):
