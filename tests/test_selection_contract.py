@@ -1,0 +1,283 @@
+"""The selection contract: every method turns its path into features the same way.
+
+Regression tests for the defects of issue #15 (each fails on the code before
+the contract) and one parametrised test that runs the contract over every
+cross-validating estimator.
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+
+import numkfs
+from numkfs import FeaturePath, select
+from numkfs.model_selection import (GridEdgeWarning, choose_index, cross_val_path, index_for_count, make_cv,
+                                    path_scores, target_type)
+from numkfs.solvers import available_solvers
+
+CONIC = [r["name"] for r in available_solvers(check=False) if r["installed"] and r["name"] in ("CLARABEL", "ECOS", "SCS")]
+
+
+@pytest.fixture(scope="module")
+def garrote_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = 2 * X[:, 1] + 0.1 * rng.standard_normal(60)
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# the support does not depend on the solver
+
+
+@pytest.mark.parametrize("solver", CONIC)
+def test_garrote_support_same_for_every_backend(garrote_data, solver):
+    X, y = garrote_data
+    ref = numkfs.GarroteRegressor(lambda2=50.0, solver="native").fit(X, y)
+    est = numkfs.GarroteRegressor(lambda2=50.0, solver=solver).fit(X, y)
+    # the conic backends leave the unused weights at 1e-12..1e-9, not 0
+    assert np.abs(est.feature_weights_[[0, 2, 3]]).max() < 1e-6
+    assert est.get_support().tolist() == ref.get_support().tolist() == [False, True, False, False]
+    path = numkfs.garrote_path(X, y, 1.0, [50.0, 5.0, 0.5], solver=solver)
+    native = numkfs.garrote_path(X, y, 1.0, [50.0, 5.0, 0.5], solver="native")
+    assert np.array_equal(path.n_selected(), native.n_selected())
+
+
+@pytest.mark.parametrize("solver", CONIC)
+def test_cosso_support_same_for_every_backend(garrote_data, solver):
+    X, y = garrote_data
+    ref = numkfs.COSSORegressor(M=1.0, solver="native").fit(X, y)
+    est = numkfs.COSSORegressor(M=1.0, solver=solver).fit(X, y)
+    assert ref.converged_ and est.converged_
+    assert np.abs(est.feature_weights_[[0, 2, 3]]).max() < 1e-6
+    assert est.get_support().tolist() == ref.get_support().tolist() == [False, True, False, False]
+
+
+@pytest.mark.parametrize("solver", CONIC)
+def test_knife_wstep_support_same_for_every_backend(solver):
+    from numkfs.datasets import make_sinusoid
+
+    X, y, _ = make_sinusoid(n_samples=60, random_state=0)
+    ref = numkfs.KNIFERegressor(lambda2=20.0, solver="native", random_state=0).fit(X, y)
+    est = numkfs.KNIFERegressor(lambda2=20.0, solver=solver, random_state=0).fit(X, y)
+    # the alternation stops on a relative objective change of 1e-6: weights agree to about 1e-5
+    np.testing.assert_allclose(est.feature_weights_, ref.feature_weights_, atol=1e-4)
+    assert est.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    assert est.get_support().tolist() == ref.get_support().tolist()
+    assert 0 < ref.n_features_selected_ < X.shape[1]
+
+
+def test_path_support_is_the_estimators_support(garrote_data):
+    X, y = garrote_data
+    est = numkfs.GarroteRegressorCV(n_lambdas=10, cv=3, solver="CLARABEL" if CONIC else "native",
+                                    random_state=0).fit(X, y)
+    assert np.array_equal(est.get_support(), est.path_.selected(est.best_index_))
+    assert est.path_.chosen_index == est.best_index_
+    res = select(X, y, "garrote", cv=3, solver="CLARABEL" if CONIC else "native", n_lambdas=10)
+    assert np.array_equal(res.selected, res.path.selected(res.index))
+
+
+# --------------------------------------------------------------------------
+# lp-KTA on a regression target is scored as regression
+
+
+def test_lpkta_regression_target_is_scored_as_regression():
+    X, y = load_diabetes(return_X_y=True)
+    assert target_type(y) == "regression"  # whole-number floats, 214 distinct values
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no "least populated class has only 1 member"
+        res = select(X[:200], y[:200], "lpkta", cv=3, p_grid=np.linspace(2, 1, 11))
+    assert res.task == "regression"
+    assert res.score_name == "neg_mean_squared_error"
+    assert "R^2" not in res.summary() and "mean squared error" in res.summary()
+    # a real regression score: better than predicting the training mean (MSE = var(y) ~ 5900)
+    assert -res.score < 0.8 * np.var(y[:200])
+
+
+def test_lpkta_classification_scores_are_named():
+    X, y = load_wine(return_X_y=True)
+    sel = numkfs.LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 6), random_state=0).fit(X, y)
+    assert sel.path_.score_name == "neg_hinge_loss"
+    acc = numkfs.LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 6), scoring="accuracy", random_state=0).fit(X, y)
+    assert acc.path_.score_name == "accuracy"
+    assert np.all((acc.cv_scores_ >= 0) & (acc.cv_scores_ <= 1)) and np.all(sel.cv_scores_ <= 0)
+
+
+# --------------------------------------------------------------------------
+# a requested count is honoured exactly
+
+
+def test_lpkta_selector_returns_exactly_k():
+    X, y = load_wine(return_X_y=True)
+    sel = numkfs.LpKTASelector(n_features_to_select=5).fit(X, y)
+    assert sel.get_support().sum() == 5 == sel.transform(X).shape[1]
+
+
+@pytest.mark.parametrize("method,k", [("lpkta", 5), ("garrote", 3)])
+def test_select_n_features_exact(method, k):
+    if method == "lpkta":
+        X, y = load_breast_cancer(return_X_y=True)
+        kw = dict(p_grid=np.linspace(2, 1, 11))
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        kw = dict(n_lambdas=15)
+    res = select(X, y, method, n_features=k, cv=3, **kw)
+    assert res.n_selected == k == int(res.selected.sum())
+    assert res.cv_rule == "n_features" and res.path.chosen_index == res.index
+    assert f"selected {k} of {X.shape[1]}" in res.summary()
+    # the k largest weights of the chosen point
+    w = np.abs(res.path.weights[res.index])
+    assert w[res.selected].min() >= w[~res.selected].max()
+
+
+def test_index_for_count_warns_when_the_path_cannot_reach_k():
+    W = np.array([[0.5, 0.2, 0.0], [0.4, 0.0, 0.0]])
+    path = FeaturePath([1.0, 2.0], W)
+    with pytest.warns(UserWarning, match="selects at most 2"):
+        i, mask = index_for_count(path, 3)
+    assert i == 0 and mask.sum() == 2
+    tie = FeaturePath([1.0, 2.0], np.array([[0.5, 0.3, 0.3], [0.5, 0.0, 0.0]]))
+    with pytest.warns(UserWarning, match="tie"):
+        i, mask = index_for_count(tie, 2)
+    assert i == 0 and mask.tolist() == [True, True, False]
+
+
+# --------------------------------------------------------------------------
+# the rule: best and 1se, ties to the sparser point whichever way the grid runs
+
+
+def _toy_path(reverse):
+    W = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    S = np.array([[-1.00, -1.10], [-1.00, -1.10], [-1.08, -1.10], [-3.0, -3.1]])
+    grid = np.array([0.1, 1.0, 10.0, 100.0])
+    if reverse:
+        W, S, grid = W[::-1], S[::-1], grid[::-1]
+    return FeaturePath(grid, W, cv_scores=S)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_choose_index_ties_and_1se(reverse):
+    path = _toy_path(reverse)
+    best, one_se = choose_index(path, "best"), choose_index(path, "1se")
+    # points 0 and 1 tie at mean -1.05: the sparser (2 features) wins
+    assert path.n_selected()[best] == 2
+    # se of the best point's folds = 0.05: mean -1.09 >= -1.05 - 0.05, so the 1-feature point qualifies
+    assert path.n_selected()[one_se] == 1
+    with pytest.raises(ValueError, match="cv_rule must be one of"):
+        choose_index(path, "min")
+
+
+def test_path_scores_closed_forms():
+    y = np.array(["a", "b", "b"])
+    D = np.array([[2.0, -1.0], [0.5, 1.0], [-1.0, 3.0]])  # positive means "b"
+    classes = np.array(["a", "b"])
+    acc = path_scores(y, D, "accuracy", classes=classes)
+    np.testing.assert_allclose(acc, [1 / 3, 1.0])  # predictions b, b, a then a, b, b
+    hinge = path_scores(y, D, "neg_loss", classes=classes, loss="hinge")
+    # margins (-2, 0.5, -1) and (1, 1, 3): hinge losses (3, 0.5, 2) and (0, 0, 0)
+    np.testing.assert_allclose(hinge, [-5.5 / 3, 0.0])
+    ll = path_scores(y, D, "neg_log_loss", classes=classes)
+    np.testing.assert_allclose(ll[1], -np.mean(np.log1p(np.exp(-np.array([1.0, 1.0, 3.0])))))
+
+
+# --------------------------------------------------------------------------
+# grid edges
+
+
+def test_garrote_cv_grid_runs_to_ridge_and_user_grid_edge_warns(garrote_data):
+    X, y = garrote_data
+    est = numkfs.GarroteRegressorCV(n_lambdas=10, cv=3, random_state=0).fit(X, y)
+    assert est.path_.grid[-1] == 0.0 and est.path_.n_points == 11
+    assert est.path_.grid[0] == pytest.approx(est.path_.extra["lambda2_max"])
+    # a user grid whose smallest value is still improving: say which parameter to widen
+    with pytest.warns(GridEdgeWarning, match="lambda2s"):
+        numkfs.GarroteRegressorCV(lambda2s=[300.0, 200.0, 150.0], cv=3, random_state=0).fit(X, y)
+
+
+# --------------------------------------------------------------------------
+# folds
+
+
+def test_make_cv_refuses_impossible_folds():
+    with pytest.raises(ValueError, match="only 30 rows"):
+        make_cv(50, np.zeros(30), classifier=False)
+    with pytest.raises(ValueError, match="rarest class has only 2"):
+        make_cv(3, np.array([0] * 10 + [1] * 2), classifier=True)
+    with pytest.raises(ValueError, match="splitter"):
+        make_cv("bogus", np.zeros(30), classifier=False)
+
+
+def test_garrote_cv_scores_are_foldwise(garrote_data):
+    """Each fold's scores come from the path on the training rows only."""
+    X, y = garrote_data
+    est = numkfs.GarroteRegressorCV(n_lambdas=6, cv=3, random_state=0).fit(X, y)
+    grid = est.path_.grid
+    splits = list(make_cv(3, y, classifier=False, random_state=0).split(X, y))
+    for k, (tr, te) in enumerate(splits):
+        fp = numkfs.garrote_path(X[tr], y[tr], 1.0, grid)
+        pred = X[te] @ fp.extra["coef"].T + fp.extra["intercept"]
+        np.testing.assert_allclose(est.cv_scores_[:, k], -np.mean((pred - y[te][:, None]) ** 2, axis=0))
+
+
+# --------------------------------------------------------------------------
+# one contract over every CV estimator
+
+
+def _cv_estimators():
+    from numkfs.datasets import make_sinusoid
+
+    Xr, yr, _ = make_sinusoid(n_samples=48, random_state=0)
+    Xc, yc = load_breast_cancer(return_X_y=True)
+    Xc, yc = Xc[::8, :8], yc[::8]
+    out = [
+        ("GarroteRegressorCV", lambda rule: numkfs.GarroteRegressorCV(n_lambdas=8, cv=3, cv_rule=rule,
+                                                                        random_state=0), Xr, yr),
+        ("COSSORegressorCV", lambda rule: numkfs.COSSORegressorCV(n_Ms=5, cv=3, max_iter=20, cv_rule=rule,
+                                                                    random_state=0), Xr, yr),
+        ("LpKTASelectorCV", lambda rule: numkfs.LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 6), cv_rule=rule,
+                                                                  random_state=0), Xc, yc),
+    ]
+    knife_has_rule = "cv_rule" in numkfs.KNIFERegressorCV().get_params()
+    if knife_has_rule:
+        out += [
+            ("KNIFERegressorCV", lambda rule: numkfs.KNIFERegressorCV(n_lambdas=6, cv=3, max_iter=20, cv_rule=rule,
+                                                                        random_state=0), Xr, yr),
+            ("KNIFEClassifierCV", lambda rule: numkfs.KNIFEClassifierCV(n_lambdas=6, cv=3, max_iter=20,
+                                                                          cv_rule=rule, random_state=0), Xc, yc),
+        ]
+    if hasattr(numkfs, "L1KRRegressorCV"):
+        out.append(("L1KRRegressorCV", lambda rule: numkfs.L1KRRegressorCV(cv=3, cv_rule=rule, random_state=0),
+                    Xr[:, :5], yr))
+    return out
+
+
+CV_ESTIMATORS = _cv_estimators()
+
+
+@pytest.mark.parametrize("name,make,X,y", CV_ESTIMATORS, ids=[c[0] for c in CV_ESTIMATORS])
+def test_contract_over_every_cv_estimator(name, make, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = make("best").fit(X, y)
+        sparse = make("1se").fit(X, y)
+    path = est.path_
+    n_points = path.n_points
+    # the same fitted attributes everywhere
+    for attr in ("path_", "best_index_", "cv_scores_", "feature_weights_", "n_features_selected_", "converged_"):
+        assert hasattr(est, attr), (name, attr)
+    assert est.cv_scores_.shape == path.cv_scores.shape and est.cv_scores_.shape[0] == n_points
+    assert est.cv_scores_.shape[1] == 3
+    assert path.cv_rule == "best" and sparse.path_.cv_rule == "1se"
+    assert path.score_name in ("neg_mean_squared_error", "neg_log_loss", "neg_hinge_loss", "accuracy") or \
+        path.score_name.startswith("neg_")
+    # the chosen point is the rule's, and the support is the path's support there
+    assert est.best_index_ == path.chosen_index == choose_index(path, "best")
+    assert sparse.best_index_ == choose_index(sparse.path_, "1se")
+    assert np.array_equal(est.get_support(), path.selected(est.best_index_))
+    assert est.n_features_selected_ == int(est.get_support().sum())
+    # 1se never selects more than best, and its mean score is within one SE of the best
+    assert sparse.n_features_selected_ <= est.n_features_selected_
+    mean = np.nanmean(est.cv_scores_, axis=1)
+    assert mean[est.best_index_] == pytest.approx(np.nanmax(mean))
+    assert np.size(est.converged_) in (1, n_points)
