@@ -281,3 +281,31 @@ def test_contract_over_every_cv_estimator(name, make, X, y):
     mean = np.nanmean(est.cv_scores_, axis=1)
     assert mean[est.best_index_] == pytest.approx(np.nanmax(mean))
     assert np.size(est.converged_) in (1, n_points)
+
+
+# --------------------------------------------------------------------------
+# one name, one meaning
+
+
+def test_garrote_eps_is_renamed_lambda_min_ratio():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(30)
+    new = numkfs.garrote_path(X, y, n_lambdas=5, lambda_min_ratio=1e-2)
+    with pytest.warns(FutureWarning, match="lambda_min_ratio"):
+        old = numkfs.garrote_path(X, y, n_lambdas=5, eps=1e-2)
+    np.testing.assert_array_equal(new.grid, old.grid)
+    assert new.grid[-1] == pytest.approx(1e-2 * new.grid[0])
+
+
+def test_cv_variants_replace_cv_inside_fixed_point_estimators():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((40, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    with pytest.warns(FutureWarning, match="COSSORegressorCV"):
+        numkfs.COSSORegressor(n_Ms=3, cv=3, max_iter=20, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="give a budget M"):
+        numkfs.COSSORegressor(cv=None).fit(X, y)
+    Xw, yw = load_wine(return_X_y=True)
+    with pytest.warns(FutureWarning, match="LpKTASelectorCV"):
+        numkfs.LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 3), random_state=0).fit(Xw, yw)

@@ -51,7 +51,7 @@ __all__ = ["garrote_path", "garrote_step", "garrote_lambda2_max"]
 _PATH_CONSTRAINTS = {
     "lambda1": [Interval(Real, 0, None, closed="neither")],
     "n_lambdas": [Interval(Integral, 1, None, closed="left")],
-    "eps": [Interval(Real, 0, 1, closed="neither")],
+    "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
     "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
 }
 
@@ -70,7 +70,8 @@ def garrote_path(
     lambda2s=None,
     *,
     n_lambdas: int = 100,
-    eps: float = 1e-3,
+    lambda_min_ratio: float = 1e-3,
+    eps: float | None = None,
     fit_intercept: bool = True,
     solver: str | list = "auto",
     tol: float | None = None,
@@ -89,7 +90,15 @@ def garrote_path(
     lambda2s : array-like, optional
         λ2 values, solved in the order given.  Default: ``n_lambdas``
         values log-spaced from :math:`\lambda_{2,\max} = \max_j (x_j^\top
-        y)^2/\lambda_1` (every weight 0) down to ``eps`` times it.
+        y)^2/\lambda_1` (every weight 0) down to ``lambda_min_ratio`` times it.
+    n_lambdas : int
+        Number of λ2 values of the default grid.
+    lambda_min_ratio : float in (0, 1)
+        Smallest λ2 of the default grid relative to :math:`\lambda_{2,\max}`
+        (the name KNIFE uses for the same thing).
+    eps : float, optional
+        Former name of ``lambda_min_ratio`` (FutureWarning; removed in the
+        next release).
     fit_intercept : bool
         Centre X and y (an unpenalised intercept).
     solver : str or list
@@ -124,14 +133,20 @@ def garrote_path(
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="garrote_path")
-    validate_params({"lambda1": lambda1, "n_lambdas": n_lambdas, "eps": eps, "tol": tol},
+    if eps is not None:
+        import warnings
+
+        warnings.warn("garrote_path: 'eps' is renamed 'lambda_min_ratio' (as in KNIFE); 'eps' will be removed "
+                      "in the next release.", FutureWarning, stacklevel=2)
+        lambda_min_ratio = eps
+    validate_params({"lambda1": lambda1, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio, "tol": tol},
                     _PATH_CONSTRAINTS, "garrote_path")
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
     l2max = garrote_lambda2_max(Xc, yc, lambda1, penalty_weights)
     if lambda2s is None:
         top = l2max if l2max > 0 else 1.0
-        lambda2s = top * np.geomspace(1.0, eps, n_lambdas)
+        lambda2s = top * np.geomspace(1.0, lambda_min_ratio, n_lambdas)
     lambda2s = np.atleast_1d(np.asarray(lambda2s, dtype=float)).ravel()
     if lambda2s.size == 0 or not np.all(np.isfinite(lambda2s)) or np.any(lambda2s < 0):
         raise ValueError(f"garrote_path: lambda2s must be finite and >= 0; got {lambda2s!r}.")
