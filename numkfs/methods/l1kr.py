@@ -1214,6 +1214,8 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
                 kw["lam"] = full.extra["lam_fixed"] * r
             else:
                 kw["C"] = full.extra["C_fixed"] / r
+            if kw.get("D_max") is not None:
+                kw["D_max"] = kw["D_max"] * r
         p = l1kr_path(X[train], y[train], kernel, **kw)
         # columns are scaled to unit norm, so a standardised value is
         # ~ 1/sqrt(n): the same kernel (in the units of X) has β ∝ n.  The
