@@ -412,6 +412,25 @@ def test_cv_at_the_D_max_edge_names_D_max():
     assert est.best_index_ == 5
 
 
+@pytest.mark.slow
+def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
+    """On diabetes CV picked the largest λ offered, silently.  Now the λ
+    grid is extended beyond the chosen end (×10 per step here, twice); the
+    choice is still the largest, so a GridEdgeWarning names 'lam'."""
+    from numkfs.datasets import load_dataset
+    from numkfs.model_selection import GridEdgeWarning
+
+    d = load_dataset("diabetes_raw")
+    idx = np.random.default_rng(0).permutation(d.target.size)[:100]
+    X, y = d.data[idx], d.target[idx]
+    with pytest.warns(GridEdgeWarning, match="largest λ tried.*'lam'"):
+        est = L1KRRegressorCV(lam=[0.01, 0.1], cv=3, n_grid=10, random_state=0).fit(X, y)
+    assert np.allclose(est.lambdas_, [0.01, 0.1, 1.0, 10.0])
+    best = [p.mean_cv_score.max() for p in est.cv_paths_]
+    assert best[1] > best[0] and max(best[2:]) > best[1]  # the offered grid's best was at its edge
+    assert est.lambda_ == pytest.approx(10.0) and est.path_ is est.cv_paths_[3]
+
+
 # Accepted failures of the scikit-learn contract, with reasons.
 EXPECTED_FAILED = {}
 

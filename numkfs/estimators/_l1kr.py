@@ -203,7 +203,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
 
         self._validate_params()
         gradient_tol = _renamed_eps(self.gradient_tol, self.eps, type(self).__name__)
-        X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64, ensure_min_samples=2)
         names = getattr(self, "feature_names_in_", None)
         lams = self._lambda_grid()
         make_cv(self.cv, y, classifier=False)  # refuses more folds than rows, with a clear message
