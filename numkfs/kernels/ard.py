@@ -67,9 +67,9 @@ def _check_kernel(kernel: str, degree: int) -> str:
     kernel = canonical_kernel(kernel)
     if kernel not in ARD_KERNELS:
         raise ValueError(f"ARD kernel must be one of {ARD_KERNELS} (or the alias 'gaussian'); got {kernel!r}.")
-    return kernel
     if kernel == "poly" and (int(degree) != degree or degree < 1):
         raise ValueError(f"The polynomial degree must be an integer >= 1; got {degree!r}.")
+    return kernel
 
 
 def _active(beta: np.ndarray) -> np.ndarray:
@@ -369,9 +369,9 @@ def ard_grad_contractions(X, beta, alpha, K, kernel: str = "rbf", degree: int = 
 
 
 def _n_chunks(n: int) -> int:
-    import numba
+    from .._threads import parallel_tasks
 
-    return max(1, min(n, 4 * numba.get_num_threads()))
+    return parallel_tasks(n, per_thread=4)
 
 
 def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "rbf", degree: int = 2) -> np.ndarray:

@@ -80,6 +80,7 @@ from .._validation import (
     validate_params,
     warn_not_converged,
 )
+from .._threads import limit_threads, thread_limits
 from ..kernels.ard import (
     ard_grad_columns,
     ard_hessian_contractions,
@@ -491,10 +492,10 @@ def l1kr_path(
         Largest angle (radians) between consecutive tangents in an accepted
         step; the step length is adapted towards a third of it.
     n_threads : int, optional
-        Threads for Numba and BLAS inside the tracker.  Default 1 when
-        n < 1000: at n = 200 the per-call work is too small for threads and
-        on a loaded machine threaded BLAS made the QR 100x slower
-        (benchmark).
+        Threads for Numba and BLAS inside the tracker.  Default: numkfs's
+        thread policy (:mod:`numkfs._threads`), 1 when n < 1000: at n = 200
+        the per-call work is too small for threads and on a loaded machine
+        threaded BLAS made the QR 100x slower (benchmark).
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
     verbose : bool
@@ -553,9 +554,8 @@ def l1kr_path(
         "l1kr_path",
     )
     kernel = canonical_kernel(kernel)
-    if n_threads is None:
-        n_threads = 1 if X.shape[0] < 1000 else None
-    with _threads(n_threads):
+    limits = thread_limits("l1kr", n) if n_threads is None else (n_threads, n_threads)
+    with limit_threads(*limits):
         path = _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0,
                           max_angle, feature_names, true_support, verbose)
     path.tol = selection_tolerance(kernel, n, selection_tol)
@@ -569,33 +569,6 @@ def selection_tolerance(kernel, n_samples, selection_tol=None):
     (``"rbf"``) or ``selection_tol · n`` (``"poly"``)."""
     tau = SELECTION_TOL if selection_tol is None else float(selection_tol)
     return tau * n_samples * (0.5 if canonical_kernel(kernel) == "rbf" else 1.0)
-
-
-class _threads:
-    """Limit Numba and BLAS threads inside a block (None: leave as is)."""
-
-    def __init__(self, n):
-        self.n = n
-
-    def __enter__(self):
-        if self.n is None:
-            return self
-        import numba
-        from threadpoolctl import threadpool_limits
-
-        self.old = numba.get_num_threads()
-        numba.set_num_threads(min(self.n, numba.config.NUMBA_NUM_THREADS))
-        self.tp = threadpool_limits(self.n)
-        return self
-
-    def __exit__(self, *exc):
-        if self.n is None:
-            return False
-        import numba
-
-        numba.set_num_threads(self.old)
-        self.tp.restore_original_limits()
-        return False
 
 
 def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0, max_angle,

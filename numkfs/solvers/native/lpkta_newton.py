@@ -39,10 +39,10 @@ from __future__ import annotations
 import math
 import numbers
 
-import numba
 import numpy as np
 
 from ..._jit import jit, pjit, prange
+from ..._threads import parallel_tasks
 from ...kernels.fastexp import fast_exp
 
 __all__ = [
@@ -466,7 +466,7 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
     P = g.shape[0]
     eta = np.zeros((P, d))
     junct = np.empty(d)
-    n_chunks = max(1, min(8 * numba.get_num_threads(), d // 512))
+    n_chunks = parallel_tasks(d, per_thread=8, min_items=512)
     stats = np.zeros((n_chunks, 3))
     obj = np.zeros((n_chunks, P))
     u_hi = np.log(np.ascontiguousarray(br.upper_bracket(a, float(lambda1)), dtype=float))
