@@ -514,14 +514,35 @@ def l1kr_path(
         ``n_rejected``; the list ``events`` of (index, name, feature); and
         the standardisation (``X_train``, ``y_train``, ``x_mean``, ``x_scale``,
         ``y_mean``, ``y_scale``, ``kernel``, ``degree``, ``fix``).
+        ``converged`` (also ``extra["converged"]``) is False at a point
+        whose KKT residual could not be brought below ``tol`` and at the
+        last point when the path stopped at a limit (``max_steps``, step
+        underflow, singular Jacobian; ``extra["finished"]`` says which);
+        ``tol`` is the selection tolerance (``selection_tol``).
+
+    Warns
+    -----
+    ConvergenceWarning
+        The path stopped at ``max_steps``, the continuation step underflowed,
+        or an event point could not be solved to ``tol`` (naming the point).
+    PathDegeneracyWarning
+        The KKT Jacobian became singular, or every feature left.
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
 
     Examples
     --------
-    >>> from numkfs.datasets._friedman import make_friedman_noise
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
     >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
     >>> path = l1kr_path(X, y, D_max=30.0)
     >>> path.extra["events"][0][1]
     'start'
+    >>> bool(path.converged.all()), path.extra["finished"]
+    (True, 'D_max')
     """
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
