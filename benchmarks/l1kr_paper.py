@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from numkfs.datasets._friedman import make_friedman_noise
-from numkfs.estimators._l1kr import L1KRRegressor
+from numkfs.estimators import L1KRRegressorCV
 from numkfs.kernels.ard import _reference_d2K, _reference_dK, _reference_kernel
 from numkfs.methods.l1kr import _standardize, _System, _tangent_and_corrector, l1kr_kkt_residual, l1kr_path
 
@@ -169,7 +169,7 @@ def run_trials(n_trials, cv, lams, settings, jsonl, trial_start=0):
                                             random_state=1000 * which + trial)
             Xtr, ytr, Xte, yte = X[:200], y[:200], X[200:], y[200:]
             t = time.perf_counter()
-            est = L1KRRegressor(lam=list(lams), cv=cv, n_grid=N_GRID, random_state=trial).fit(Xtr, ytr)
+            est = L1KRRegressorCV(lam=list(lams), cv=cv, n_grid=N_GRID, random_state=trial).fit(Xtr, ytr)
             t_fit = time.perf_counter() - t
             w = est.feature_weights_
             ex = est.path_.extra

@@ -36,6 +36,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._threads import limit_threads, threads_per_worker
+
 __all__ = [
     "map_feature_blocks",
     "feature_alignments_blocked",
@@ -100,7 +102,7 @@ def _threads_here(threads):
             host = get_worker().address.split("://")[-1].rsplit(":", 1)[0]
         except (ImportError, ValueError):
             return None
-        return max(1, (os.cpu_count() or 1) // max(1, threads.get(host, 1)))
+        return threads_per_worker(threads.get(host, 1))
     return threads
 
 
@@ -108,16 +110,8 @@ def _apply(func, block, kwargs, feature_kwargs, threads):
     """Run ``func`` on one block with the Numba thread count of the policy."""
     n_threads = _threads_here(threads)
     Xb = _load_block(block)
-    if n_threads is None:
+    with limit_threads(n_threads):
         return np.asarray(func(Xb, **kwargs, **feature_kwargs))
-    import numba
-
-    old = numba.get_num_threads()
-    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
-    try:
-        return np.asarray(func(Xb, **kwargs, **feature_kwargs))
-    finally:
-        numba.set_num_threads(old)
 
 
 def _active_client():

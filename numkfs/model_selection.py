@@ -35,7 +35,6 @@ threads never oversubscribe the cores.
 from __future__ import annotations
 
 import contextlib
-import os
 
 import numpy as np
 
@@ -468,20 +467,19 @@ def check_grid_edge(path, index: int, *, parameter: str, stacklevel: int = 3) ->
 
 
 def numba_threads_for(n_workers: int) -> int:
-    """Numba threads per worker so that workers × threads ≤ cores."""
-    return max(1, (os.cpu_count() or 1) // max(1, n_workers))
+    """Numba threads per worker so that workers × threads ≤ cores
+    (:func:`numkfs._threads.threads_per_worker`, the one thread policy)."""
+    from ._threads import threads_per_worker
+
+    return threads_per_worker(n_workers)
 
 
 def _with_threads(n_threads, fn, *args):
     """``fn(*args)`` with Numba limited to ``n_threads`` threads."""
-    import numba
+    from ._threads import limit_threads
 
-    old = numba.get_num_threads()
-    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
-    try:
+    with limit_threads(n_threads):
         return fn(*args)
-    finally:
-        numba.set_num_threads(old)
 
 
 def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None, random_state=None) -> np.ndarray:

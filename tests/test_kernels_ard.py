@@ -137,3 +137,9 @@ def test_tiled_and_row_loops_give_identical_kernels():
     for npos in (37, 30):
         assert np.array_equal(_gauss_kernel_rows(ST, ST, npos, True), _gauss_kernel_tiles(ST, ST, npos, True))
         assert np.array_equal(_gauss_kernel_rows(SZ, ST, npos, False), _gauss_kernel_tiles(SZ, ST, npos, False))
+
+
+def test_rbf_is_the_name_gaussian_an_alias():
+    X, beta, _ = _data()
+    assert np.array_equal(ard_kernel(X, beta, "rbf"), ard_kernel(X, beta, "gaussian"))
+    assert np.array_equal(ard_kernel(X, beta), ard_kernel(X, beta, "rbf"))

@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._friedman import make_friedman_noise
-from numkfs.estimators._l1kr import L1KRRegressor
+from numkfs.estimators import L1KRRegressor, L1KRRegressorCV
 from numkfs.kernels.ard import _reference_dK, ard_grad_columns, ard_kernel
 from numkfs.methods.l1kr import (
     EVENT_E1,
@@ -187,10 +187,21 @@ def test_cv_path_and_prediction(friedman):
     assert best > 0  # the empty model (D = 0) is not the best
     pred = l1kr_predict(full, X, D=cvp.grid[[best]])[0]
     assert np.mean((pred - y) ** 2) < 0.2 * np.var(y)
-    # a stored point predicts the same whether asked by index or by its D
-    i = full.n_points // 2
-    by_index = l1kr_predict(full, X[:5], index=i)
-    assert by_index.shape == (5,)
+    # a stored point predicts the same whether asked by index or by its D:
+    # take points the path crosses only once in D (no turn back to that D)
+    G = full.grid
+    once = [i for i in range(1, full.n_points - 1)
+            if G[i] > G[:i].max() and G[i] < G[i + 1:].min()]
+    assert len(once) >= 5
+    for i in once[:: max(1, len(once) // 5)]:
+        by_index = l1kr_predict(full, X[:5], index=i)
+        by_D = l1kr_predict(full, X[:5], D=[G[i]])[0]
+        assert by_index.shape == (5,)
+        assert np.allclose(by_index, by_D, rtol=1e-10, atol=1e-10 * np.abs(by_index).max())
+    # ... and between stored points the β are interpolated, not those of a neighbour
+    i = once[len(once) // 2]
+    mid = l1kr_predict(full, X[:5], D=[0.5 * (G[i] + G[i + 1])])[0]
+    assert not np.allclose(mid, l1kr_predict(full, X[:5], index=i), rtol=1e-8)
 
 
 def test_budget_D_scales_with_n():
@@ -220,11 +231,13 @@ def test_cv_reads_fold_paths_at_the_equivalent_budget():
     kw = dict(lam=1e-2, D_max=15.0)
     G = np.array([0.0, 2.0, 5.0, 9.0, 14.0])
     cvp = l1kr_cv_path(X, y, cv=splitter, D_grid=G, **kw)
-    p = l1kr_path(X[tr], y[tr], **kw)
+    # the fold's problem is the full-data one on 30 rows: λ·30/45, read at D·30/45
+    p = l1kr_path(X[tr], y[tr], lam=1e-2 * 30 / 45, D_max=15.0 * 30 / 45)
     want = -((l1kr_predict(p, X[te], D=G * 30 / 45) - y[te]) ** 2).mean(axis=1)
     assert np.allclose(cvp.cv_scores[:, 0], want, rtol=1e-10)
     old = l1kr_cv_path(X, y, cv=splitter, D_grid=G, D_scaling="none", **kw)
-    want_old = -((l1kr_predict(p, X[te], D=G) - y[te]) ** 2).mean(axis=1)
+    p_old = l1kr_path(X[tr], y[tr], **kw)
+    want_old = -((l1kr_predict(p_old, X[te], D=G) - y[te]) ** 2).mean(axis=1)
     assert np.allclose(old.cv_scores[:, 0], want_old, rtol=1e-10)
     assert not np.allclose(cvp.cv_scores[1:, 0], old.cv_scores[1:, 0], rtol=1e-3)
     with pytest.raises(ValueError, match="D_scaling"):
@@ -268,12 +281,162 @@ def test_friedman_generator():
         make_friedman_noise(4)
 
 
+# --------------------------------------------------------------------------
+# issue #15 (selection contract) and #19 (reliability)
+
+
+@pytest.mark.slow
+def test_default_recovers_friedman1_support_without_noise():
+    """Friedman #1 without noise, 5 true + 5 noise features, 200 rows: the
+    CV-chosen point carries the noise features at tiny β (they help the
+    training fit at the rounding level); the path's selection tolerance
+    (mean kernel-exponent contribution 2β/n > 1e-2) leaves exactly x1..x5.
+    Defaults except cv=3 (time)."""
+    X, y, support = make_friedman_noise(1, n_samples=200, random_state=0)
+    est = L1KRRegressorCV(cv=3, random_state=0).fit(X, y)
+    assert np.array_equal(est.get_support(), support)
+    assert est.n_features_selected_ == 5
+    w = est.feature_weights_
+    # the cause: the noise features are not exactly 0 on the path ...
+    assert np.all(w[~support] >= 0) and np.any(w[~support] > 0)
+    # ... but far below the tolerance, and the true ones far above it
+    tol = est.path_.tol
+    assert tol == pytest.approx(1e-2 * 200 / 2)
+    assert w[~support].max() < 0.5 * tol and w[support].min() > 2 * tol
+    # one support rule: the estimator's is the path's at the chosen point
+    assert est.path_.chosen_index == est.best_index_
+    assert np.array_equal(est.path_.selected(est.best_index_), est.get_support())
+    assert np.array_equal(est.feature_weights_, est.path_.weights[est.best_index_])
+
+
+@pytest.fixture(scope="module")
+def small_cv_fit():
+    X, y, support = make_friedman_noise(1, n_samples=50, random_state=4)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        est = L1KRRegressorCV(cv=3, n_grid=8, lam=0.1, D_max=30.0, random_state=0).fit(X, y)
+    return X, y, est, rec
+
+
+def test_cv_estimator_contract_attributes(small_cv_fit):
+    X, y, est, _ = small_cv_fit
+    path = est.path_
+    assert path.cv_scores.shape == (8, 3) and est.cv_scores_ is path.cv_scores
+    assert path.score_name == "neg_mean_squared_error" and path.cv_rule == "best"
+    assert est.best_index_ == path.chosen_index == int(np.argmax(path.mean_cv_score))
+    assert est.converged_.shape == (8,) and est.converged_.dtype == bool and est.converged_.all()
+    assert np.array_equal(path.converged, est.converged_)
+    assert est.n_features_selected_ == path.n_selected()[est.best_index_]
+    assert est.full_path_.extra["finished"] in ("stationary point", "D_max")
+    # "1se": the sparsest point within one standard error of the best
+    est2 = L1KRRegressorCV(cv=3, n_grid=8, lam=0.1, D_max=30.0, random_state=0, cv_rule="1se").fit(X, y)
+    m, S = est2.path_.mean_cv_score, est2.path_.cv_scores
+    b = int(np.argmax(m))
+    se = S[b].std(ddof=1) / np.sqrt(S.shape[1])
+    ok = np.flatnonzero(m >= m[b] - se)
+    ns = est2.path_.n_selected()
+    assert ns[est2.best_index_] == ns[ok].min()
+    assert m[est2.best_index_] >= m[b] - se
+
+
+def test_old_name_warns_and_keeps_its_attributes(small_cv_fit):
+    X, y, est, _ = small_cv_fit
+    with pytest.warns(FutureWarning, match="L1KRRegressorCV"):
+        old = L1KRRegressor(cv=3, n_grid=8, lam=0.1, D_max=30.0, random_state=0).fit(X, y)
+    assert old.path_ is old.full_path_ and old.cv_path_.cv_scores is not None  # the former meanings
+    assert np.array_equal(old.feature_weights_, est.feature_weights_)
+    assert np.allclose(old.predict(X[:4]), est.predict(X[:4]), rtol=1e-12)
+    assert np.array_equal(old.get_support(), est.get_support())
+
+
+def test_eps_renamed_gradient_tol_and_gaussian_is_rbf(friedman):
+    X, y, _ = friedman
+    p = l1kr_path(X, y, lam=1e-2, gradient_tol=1e-4, D_max=3.0)
+    with pytest.warns(FutureWarning, match="'eps' was renamed 'gradient_tol'"):
+        q = l1kr_path(X, y, lam=1e-2, eps=1e-4, kernel="gaussian", D_max=3.0)
+    assert np.array_equal(p.weights, q.weights) and q.extra["kernel"] == "rbf"
+    with pytest.warns(FutureWarning, match="gradient_tol"):
+        L1KRRegressorCV(eps=1e-4, cv=2, n_grid=3, D_max=1.0, lam=0.1, random_state=0).fit(X[:30], y[:30])
+    with pytest.raises(ValueError, match="'kernel' parameter"):
+        l1kr_path(X, y, kernel="laplacian")
+
+
+@pytest.mark.parametrize("h0", [float("inf"), 0.0, -1e-3, float("nan")])
+def test_h0_is_validated(friedman, h0):
+    """h0=inf hung in the corrector; h0 <= 0 or NaN gave a one-point path."""
+    X, y, _ = friedman
+    with pytest.raises(ValueError, match="'h0' parameter of l1kr_path must be a finite float > 0"):
+        l1kr_path(X, y, h0=h0)
+
+
+@pytest.mark.parametrize("name", ["tol", "lam", "C"])
+def test_step_and_size_parameters_must_be_finite(friedman, name):
+    X, y, _ = friedman
+    with pytest.raises(ValueError, match=f"'{name}' parameter of l1kr_path must be a finite float > 0"):
+        l1kr_path(X, y, **{name: float("inf")})
+
+
+def test_max_steps_warns_convergence_and_marks_the_point(friedman):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, _ = friedman
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        p = l1kr_path(X, y, lam=1e-2, max_steps=15)
+    conv = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
+    assert len(conv) == 1 and "path point 15" in str(conv[0].message) and "max_steps" in str(conv[0].message)
+    assert not any(issubclass(w.category, RuntimeWarning) for w in rec)
+    assert p.extra["finished"] == "max_steps"
+    assert p.converged.tolist() == [True] * 15 + [False]
+    # the CV estimator: fold paths warn too (nothing is swallowed), and
+    # converged_ is False at the grid points beyond the unconverged end
+    with pytest.warns(ConvergenceWarning, match="L1KR did not converge"):
+        est = L1KRRegressorCV(cv=2, n_grid=6, lam=1e-2, max_steps=15, random_state=0).fit(X, y)
+    assert not est.converged_[-1]
+
+
+def test_a_traced_path_emits_no_runtime_warning(friedman):
+    X, y, _ = friedman
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        p = l1kr_path(X, y, fix="C", C=1.0, D_max=15.0, max_steps=1500)
+    assert p.converged.all()
+
+
+def test_cv_at_the_D_max_edge_names_D_max():
+    from numkfs.model_selection import GridEdgeWarning
+
+    X, y, _ = make_friedman_noise(1, n_samples=50, random_state=4)
+    with pytest.warns(GridEdgeWarning, match="'D_max'"):
+        est = L1KRRegressorCV(cv=3, n_grid=6, lam=0.1, D_max=1.0, random_state=0).fit(X, y)
+    assert est.best_index_ == 5
+
+
+@pytest.mark.slow
+def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
+    """On diabetes CV picked the largest λ offered, silently.  Now the λ
+    grid is extended beyond the chosen end (×10 per step here, twice); the
+    choice is still the largest, so a GridEdgeWarning names 'lam'."""
+    from numkfs.datasets import load_dataset
+    from numkfs.model_selection import GridEdgeWarning
+
+    d = load_dataset("diabetes_raw")
+    idx = np.random.default_rng(0).permutation(d.target.size)[:100]
+    X, y = d.data[idx], d.target[idx]
+    with pytest.warns(GridEdgeWarning, match="largest λ tried.*'lam'"):
+        est = L1KRRegressorCV(lam=[0.01, 0.1], cv=3, n_grid=10, random_state=0).fit(X, y)
+    assert np.allclose(est.lambdas_, [0.01, 0.1, 1.0, 10.0])
+    best = [p.mean_cv_score.max() for p in est.cv_paths_]
+    assert best[1] > best[0] and max(best[2:]) > best[1]  # the offered grid's best was at its edge
+    assert est.lambda_ == pytest.approx(10.0) and est.path_ is est.cv_paths_[3]
+
+
 # Accepted failures of the scikit-learn contract, with reasons.
 EXPECTED_FAILED = {}
 
 
 @parametrize_with_checks(
-    [L1KRRegressor(cv=2, n_grid=4, max_steps=40, lam=0.1)],
+    [L1KRRegressorCV(cv=2, n_grid=4, max_steps=40, lam=0.1)],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
 )
 def test_sklearn_contract(estimator, check):

@@ -5,7 +5,7 @@ package re-exports them.
 """
 from ._garrote import COSSORegressor, COSSORegressorCV, GarroteRegressor, GarroteRegressorCV
 from ._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
-from ._l1kr import L1KRRegressor
+from ._l1kr import L1KRRegressor, L1KRRegressorCV
 from ._lpkta import LpKTAClassifier, LpKTASelector, LpKTASelectorCV
 from ._nmmkl import NMMKLSelector
 
@@ -19,6 +19,7 @@ __all__ = [
     "KNIFERegressor",
     "KNIFERegressorCV",
     "L1KRRegressor",
+    "L1KRRegressorCV",
     "LpKTAClassifier",
     "LpKTASelector",
     "LpKTASelectorCV",

@@ -51,15 +51,25 @@ __all__ = [
     "ard_hessian_contractions",
 ]
 
-#: Kernel names accepted by every function of this module.
-ARD_KERNELS = ("gaussian", "poly")
+#: Kernel names accepted by every function of this module: ``"rbf"`` (the ARD
+#: Gaussian, numkfs's one name for it) and ``"poly"``; ``"gaussian"`` (the
+#: paper's name) is accepted as an alias of ``"rbf"``.
+ARD_KERNELS = ("rbf", "poly")
+KERNEL_ALIASES = {"gaussian": "rbf"}
 
 
-def _check_kernel(kernel: str, degree: int) -> None:
+def canonical_kernel(kernel):
+    """``"rbf"`` for ``"gaussian"`` (the alias), any other value unchanged."""
+    return KERNEL_ALIASES.get(kernel, kernel) if isinstance(kernel, str) else kernel
+
+
+def _check_kernel(kernel: str, degree: int) -> str:
+    kernel = canonical_kernel(kernel)
     if kernel not in ARD_KERNELS:
-        raise ValueError(f"ARD kernel must be one of {ARD_KERNELS}; got {kernel!r}.")
+        raise ValueError(f"ARD kernel must be one of {ARD_KERNELS} (or the alias 'gaussian'); got {kernel!r}.")
     if kernel == "poly" and (int(degree) != degree or degree < 1):
         raise ValueError(f"The polynomial degree must be an integer >= 1; got {degree!r}.")
+    return kernel
 
 
 def _active(beta: np.ndarray) -> np.ndarray:
@@ -284,14 +294,15 @@ def _poly_u(X, beta, Z=None):
     return Za @ Xa.T / T + 1.0, T
 
 
-def ard_kernel(X, beta, kernel: str = "gaussian", degree: int = 2, Z=None) -> np.ndarray:
+def ard_kernel(X, beta, kernel: str = "rbf", degree: int = 2, Z=None) -> np.ndarray:
     r"""The ARD kernel matrix ``K[a, b] = k_β(Z_a, X_b)`` (``Z = X`` by default).
 
     Parameters
     ----------
     X : ndarray of shape (n, p)
     beta : ndarray of shape (p,), non-negative feature weights
-    kernel : {"gaussian", "poly"}
+    kernel : {"rbf", "poly"}
+        ``"gaussian"`` is an alias of ``"rbf"``.
     degree : int
         Degree d of the normalised polynomial kernel.
     Z : ndarray of shape (m, p), optional
@@ -301,7 +312,7 @@ def ard_kernel(X, beta, kernel: str = "gaussian", degree: int = 2, Z=None) -> np
     -------
     ndarray of shape (m, n)
     """
-    _check_kernel(kernel, degree)
+    kernel = _check_kernel(kernel, degree)
     X = np.ascontiguousarray(X, dtype=float)
     beta = np.asarray(beta, dtype=float)
     if kernel == "poly":
@@ -320,7 +331,7 @@ def ard_kernel(X, beta, kernel: str = "gaussian", degree: int = 2, Z=None) -> np
     return _gauss_kernel(np.ascontiguousarray((Z[:, act] * sb).T), ST, npos, False)
 
 
-def ard_grad_columns(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 2, features=None) -> np.ndarray:
+def ard_grad_columns(X, beta, alpha, K, kernel: str = "rbf", degree: int = 2, features=None) -> np.ndarray:
     r"""Columns ``A[:, k] = (∂K/∂β_i) α`` for ``i = features[k]`` (all by default).
 
     ``K`` is ``ard_kernel(X, beta, ...)`` (passed in so it is computed once).
@@ -330,11 +341,11 @@ def ard_grad_columns(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 
     -------
     ndarray of shape (n, len(features))
     """
-    _check_kernel(kernel, degree)
+    kernel = _check_kernel(kernel, degree)
     X = np.asarray(X, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
     Xf = X if features is None else X[:, np.asarray(features, dtype=int)]
-    if kernel == "gaussian":
+    if canonical_kernel(kernel) == "rbf":
         n, q = Xf.shape
         B = np.empty((n, 2 * q + 1))
         B[:, 0] = alpha
@@ -350,7 +361,7 @@ def ard_grad_columns(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 
     return (degree / T) * (Xf * M - Ga[:, None])
 
 
-def ard_grad_contractions(X, beta, alpha, K, kernel: str = "gaussian", degree: int = 2, A=None) -> np.ndarray:
+def ard_grad_contractions(X, beta, alpha, K, kernel: str = "rbf", degree: int = 2, A=None) -> np.ndarray:
     r"""``g_i = αᵀ (∂K/∂β_i) α`` for every feature (``-∂L/∂β_i = λ g_i``)."""
     if A is None:
         A = ard_grad_columns(X, beta, alpha, K, kernel, degree)
@@ -358,12 +369,12 @@ def ard_grad_contractions(X, beta, alpha, K, kernel: str = "gaussian", degree: i
 
 
 def _n_chunks(n: int) -> int:
-    import numba
+    from .._threads import parallel_tasks
 
-    return max(1, min(n, 4 * numba.get_num_threads()))
+    return parallel_tasks(n, per_thread=4)
 
 
-def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "gaussian", degree: int = 2) -> np.ndarray:
+def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "rbf", degree: int = 2) -> np.ndarray:
     r"""``S[k, l] = αᵀ (∂²K/∂β_i ∂β_j) α`` for ``i = features[k]``, ``j = features[l]``.
 
     O(n² q²) flops for q features, no per-feature n x n matrix.
@@ -372,7 +383,7 @@ def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "gaussia
     -------
     ndarray of shape (q, q), symmetric
     """
-    _check_kernel(kernel, degree)
+    kernel = _check_kernel(kernel, degree)
     X = np.asarray(X, dtype=float)
     alpha = np.ascontiguousarray(alpha, dtype=float)
     feats = np.asarray(features, dtype=int)
@@ -380,7 +391,7 @@ def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "gaussia
         return np.zeros((0, 0))
     Xp = np.ascontiguousarray(X[:, feats])
     n = X.shape[0]
-    if kernel == "gaussian":
+    if canonical_kernel(kernel) == "rbf":
         return _hess_contract_gauss(np.ascontiguousarray(Xp.T), np.ascontiguousarray(K), alpha, _n_chunks(n))
     U, T = _poly_u(X, np.asarray(beta, dtype=float))
     return _hess_contract_poly(Xp, np.ascontiguousarray(U), alpha, float(degree), float(T), _n_chunks(n))
@@ -390,9 +401,9 @@ def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "gaussia
 # numpy oracles (one n x n matrix per feature): tests and benchmarks only
 
 
-def _reference_kernel(X, beta, kernel="gaussian", degree=2, Z=None):
+def _reference_kernel(X, beta, kernel="rbf", degree=2, Z=None):
     Z = X if Z is None else Z
-    if kernel == "gaussian":
+    if canonical_kernel(kernel) == "rbf":
         E = np.zeros((Z.shape[0], X.shape[0]))
         for i in range(X.shape[1]):
             E += beta[i] * (Z[:, i][:, None] - X[:, i][None, :]) ** 2
@@ -404,9 +415,9 @@ def _reference_kernel(X, beta, kernel="gaussian", degree=2, Z=None):
     return (s / T + 1.0) ** degree
 
 
-def _reference_dK(X, beta, i, kernel="gaussian", degree=2):
+def _reference_dK(X, beta, i, kernel="rbf", degree=2):
     """The n x n matrix ∂K/∂β_i."""
-    if kernel == "gaussian":
+    if canonical_kernel(kernel) == "rbf":
         K = _reference_kernel(X, beta, kernel, degree)
         return -((X[:, i][:, None] - X[:, i][None, :]) ** 2) * K
     T = beta.sum() + 1.0
@@ -415,9 +426,9 @@ def _reference_dK(X, beta, i, kernel="gaussian", degree=2):
     return degree * U ** (degree - 1) * m / T
 
 
-def _reference_d2K(X, beta, i, j, kernel="gaussian", degree=2):
+def _reference_d2K(X, beta, i, j, kernel="rbf", degree=2):
     """The n x n matrix ∂²K/∂β_i∂β_j."""
-    if kernel == "gaussian":
+    if canonical_kernel(kernel) == "rbf":
         K = _reference_kernel(X, beta, kernel)
         Di = (X[:, i][:, None] - X[:, i][None, :]) ** 2
         Dj = (X[:, j][:, None] - X[:, j][None, :]) ** 2

@@ -287,9 +287,9 @@ def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelera
     # One BLAS thread: the n x n Cholesky per alternation is small, and
     # threaded BLAS on a shared 2-core machine measured 5-60x slower
     # (n = 200-1000) than one thread.  Parallelism is over CV folds (n_jobs).
-    from threadpoolctl import threadpool_limits
+    from .._threads import method_threads
 
-    with threadpool_limits(1, user_api="blas"):
+    with method_threads("cosso", X.shape[0]):
         return _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
 
 

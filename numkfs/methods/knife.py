@@ -90,6 +90,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
+from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, method_threads
 from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
                            check_X, check_y, constant_columns, validate_params)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
@@ -104,8 +105,9 @@ __all__ = ["knife", "knife_path", "knife_lambda2_max", "KNIFEResult", "knife_obj
 REGRESSION_LOSSES = ("squared",)
 CLASSIFICATION_LOSSES = ("squared_hinge", "huberized_hinge", "logistic")
 
-#: Fits with at most this many samples run single-threaded (see _numba_threads_for).
-SERIAL_MAX_SAMPLES = 2000
+#: Fits with at most this many samples run single-threaded (numkfs's thread
+#: policy, :data:`numkfs._threads.SERIAL_MAX_SAMPLES`).
+SERIAL_MAX_SAMPLES = _SERIAL_MAX_SAMPLES["knife"]
 
 #: Weights at or below this are set to exactly zero (and stay there).
 ZERO_TOL = 1e-12
@@ -145,20 +147,8 @@ def _numba_threads_for(n: int):
     shared machine the threads wait for each other (measured 7x slower at
     n = 1000 with two threads on the loaded 2-core test machine,
     benchmarks/results/knife_speed.md)."""
-    import numba
-
-    if n > SERIAL_MAX_SAMPLES:
+    with method_threads("knife", n):
         yield
-        return
-    from threadpoolctl import threadpool_limits
-
-    old = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        with threadpool_limits(1, user_api="blas"):
-            yield
-    finally:
-        numba.set_num_threads(old)
 
 
 # --------------------------------------------------------------------------

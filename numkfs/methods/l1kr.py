@@ -41,7 +41,8 @@ Decisions where the paper is silent or cannot be followed literally
   first), recorded as the first point.
 * **Signs.** Features enter with β ≥ 0, so E1 is ``g_j = η`` (not |g_j|),
   and the stopping test ``max_i |∂L/∂β_i| < ε`` uses the projected
-  gradient, ``λ max(η, 0)``; ``eps`` is relative to its value at the start.
+  gradient, ``λ max(η, 0)``; ``gradient_tol`` applies to the loss of the
+  centred, unit-norm y.
 * **Integrator.**  The paper runs a variable-order Adams–Moulton ODE solver
   on ``ds(α, β, λ)/dt = v`` and corrects only at events.  Here every step is
   a predictor–corrector step (Allgower & Georg): a second-order
@@ -70,11 +71,21 @@ import numpy as np
 from scipy.linalg import qr as _qr
 from scipy.linalg import solve_triangular
 
-from .._validation import check_memory, check_X_y, validate_params, Interval, Options, NoneOr
+from .._validation import (
+    Interval,
+    NoneOr,
+    Options,
+    check_memory,
+    check_X_y,
+    validate_params,
+    warn_not_converged,
+)
+from .._threads import limit_threads, thread_limits
 from ..kernels.ard import (
     ard_grad_columns,
     ard_hessian_contractions,
     ard_kernel,
+    canonical_kernel,
 )
 from ..paths import FeaturePath
 
@@ -86,13 +97,49 @@ __all__ = ["l1kr_path", "l1kr_cv_path", "l1kr_kkt_residual", "l1kr_path_at", "l1
 EVENT_NONE, EVENT_START, EVENT_E1, EVENT_E2, EVENT_STOP, EVENT_DMAX = 0, 1, 2, 3, 4, 5
 EVENT_NAMES = {0: "", 1: "start", 2: "E1", 3: "E2", 4: "stationary", 5: "D_max"}
 
+#: Default ``selection_tol`` of :func:`l1kr_path` (mean kernel-exponent
+#: contribution of a selected feature).
+SELECTION_TOL = 1e-2
+
+#: Newton iterations allowed to solve an event point exactly (paper eq. 9-10).
+POLISH_MAX_ITER = 12
+
 
 class PathTrackingError(RuntimeError):
     """The tracker could not continue the path (e.g. a singular Jacobian)."""
 
 
 class PathDegeneracyWarning(UserWarning):
-    """The path stopped early because the KKT Jacobian became singular."""
+    """The path stopped early: the KKT Jacobian became singular, or every
+    active feature left (the path returned to β = 0)."""
+
+
+#: Kernel names of L1KR: ``"rbf"`` (the ARD Gaussian) and ``"poly"``;
+#: ``"gaussian"`` (the paper's name) is an alias of ``"rbf"``.
+L1KR_KERNELS = ("rbf", "gaussian", "poly")
+
+
+class _FinitePositive:
+    """A finite real number > 0 (``inf`` and NaN refused)."""
+
+    def is_satisfied_by(self, value):
+        return (isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+                and value > 0)
+
+    def __str__(self):
+        return "a finite float > 0"
+
+
+FINITE_POSITIVE = _FinitePositive()
+
+
+def _renamed_eps(gradient_tol, eps, caller):
+    """``eps`` is the deprecated name of ``gradient_tol`` (one release)."""
+    if eps is None:
+        return gradient_tol
+    warnings.warn(f"{caller}: 'eps' was renamed 'gradient_tol' (the stopping threshold on the projected "
+                  "gradient); 'eps' will stop working in the next release.", FutureWarning, stacklevel=3)
+    return eps
 
 
 # --------------------------------------------------------------------------
@@ -357,13 +404,15 @@ def _standardize(X, y):
 def l1kr_path(
     X,
     y,
-    kernel: str = "gaussian",
+    kernel: str = "rbf",
     *,
     degree: int = 2,
     fix: str = "lambda",
     lam: float = 1e-3,
     C: float = 1.0,
-    eps: float = 1e-6,
+    gradient_tol: float = 1e-6,
+    eps: float | None = None,
+    selection_tol: float = SELECTION_TOL,
     D_max: float | None = None,
     max_steps: int = 3000,
     tol: float = 1e-10,
@@ -391,8 +440,9 @@ def l1kr_path(
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    kernel : {"gaussian", "poly"}
-        ARD Gaussian or normalised ARD polynomial kernel.
+    kernel : {"rbf", "poly"}
+        ARD Gaussian (``"rbf"``; ``"gaussian"``, the paper's name, is an
+        alias) or normalised ARD polynomial kernel.
     degree : int
         Degree of the polynomial kernel.
     fix : {"lambda", "C"}
@@ -401,10 +451,26 @@ def l1kr_path(
         The ridge penalty when ``fix="lambda"`` (for unit-norm centred y).
     C : float
         The bound on αᵀKα when ``fix="C"``, in units of ``||y - ȳ||²``.
-    eps : float
+    gradient_tol : float
         Stop when the projected gradient ``max_i |∂L/∂β_i| = λη`` falls below
-        ``eps`` (the loss is that of the unit-norm centred y; the paper's
-        1e-3 on Friedman #1's raw y is about 2e-7 on this scale).
+        ``gradient_tol`` (the loss is that of the unit-norm centred y; the
+        paper's ε = 1e-3 on Friedman #1's raw y is about 2e-7 on this scale).
+    eps : float, optional
+        Deprecated name of ``gradient_tol`` (``eps`` means other things
+        elsewhere in numkfs); accepted with a ``FutureWarning`` until the
+        next release.
+    selection_tol : float
+        When a feature counts as selected (sets the path's ``tol``, the
+        support rule of :meth:`FeaturePath.selected`): when its mean
+        contribution to the kernel's exponent over pairs of training rows,
+        ``β_j · mean_ab (x_aj - x_bj)² = 2 β_j / n`` for the unit-norm
+        columns (``β_j / n`` for the polynomial kernel), exceeds
+        ``selection_tol``; that is ``tol = selection_tol · n / 2``
+        (``selection_tol · n``).  The default 1e-2: a feature that moves
+        kernel entries by less than about 1 % on average is not used.  On
+        noise-free data the path keeps irrelevant features at such weights
+        (they help the training fit at the rounding level); ``0`` counts
+        every non-zero β.
     D_max : float, optional
         Stop when ``||β||₁`` reaches ``D_max`` (the path may turn back in D
         before that).
@@ -421,15 +487,15 @@ def l1kr_path(
         computed: QR of Jᵀ (the paper) or one LU of the bordered Jacobian
         (same vector, cheaper).
     h0 : float, optional
-        First arc-length step.
+        First arc-length step (finite and > 0); default ``1e-2 (1 + ||z0||)``.
     max_angle : float
         Largest angle (radians) between consecutive tangents in an accepted
         step; the step length is adapted towards a third of it.
     n_threads : int, optional
-        Threads for Numba and BLAS inside the tracker.  Default 1 when
-        n < 1000: at n = 200 the per-call work is too small for threads and
-        on a loaded machine threaded BLAS made the QR 100x slower
-        (benchmark).
+        Threads for Numba and BLAS inside the tracker.  Default: numkfs's
+        thread policy (:mod:`numkfs._threads`), 1 when n < 1000: at n = 200
+        the per-call work is too small for threads and on a loaded machine
+        threaded BLAS made the QR 100x slower (benchmark).
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
     verbose : bool
@@ -448,34 +514,59 @@ def l1kr_path(
         ``n_rejected``; the list ``events`` of (index, name, feature); and
         the standardisation (``X_train``, ``y_train``, ``x_mean``, ``x_scale``,
         ``y_mean``, ``y_scale``, ``kernel``, ``degree``, ``fix``).
+        ``converged`` (also ``extra["converged"]``) is False at a point
+        whose KKT residual could not be brought below ``tol`` and at the
+        last point when the path stopped at a limit (``max_steps``, step
+        underflow, singular Jacobian; ``extra["finished"]`` says which);
+        ``tol`` is the selection tolerance (``selection_tol``).
+
+    Warns
+    -----
+    ConvergenceWarning
+        The path stopped at ``max_steps``, the continuation step underflowed,
+        or an event point could not be solved to ``tol`` (naming the point).
+    PathDegeneracyWarning
+        The KKT Jacobian became singular, or every feature left.
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
 
     Examples
     --------
-    >>> from numkfs.datasets._friedman import make_friedman_noise
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
     >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
     >>> path = l1kr_path(X, y, D_max=30.0)
     >>> path.extra["events"][0][1]
     'start'
+    >>> bool(path.converged.all()), path.extra["finished"]
+    (True, 'D_max')
     """
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="l1kr_path")
+    gradient_tol = _renamed_eps(gradient_tol, eps, "l1kr_path")
     n = X.shape[0]
     # K, the Jacobian's n x n block and its factorisation live at once
     check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of l1kr_path")
     validate_params(
-        dict(kernel=kernel, degree=degree, fix=fix, lam=lam, C=C, eps=eps, D_max=D_max, max_steps=max_steps,
-             tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent, n_threads=n_threads),
+        dict(kernel=kernel, degree=degree, fix=fix, lam=lam, C=C, gradient_tol=gradient_tol, D_max=D_max,
+             max_steps=max_steps, tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent,
+             n_threads=n_threads, h0=h0, selection_tol=selection_tol),
         {
-            "kernel": [Options(["gaussian", "poly"])],
+            "kernel": [Options(L1KR_KERNELS)],
             "degree": [Interval(Integral, 1, None)],
             "fix": [Options(["lambda", "C"])],
-            "lam": [Interval(Real, 0, None, closed="neither")],
-            "C": [Interval(Real, 0, None, closed="neither")],
-            "eps": [Interval(Real, 0, 1, closed="neither")],
+            "lam": [FINITE_POSITIVE],
+            "C": [FINITE_POSITIVE],
+            "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
+            "selection_tol": [Interval(Real, 0, None, closed="left")],
             "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
             "max_steps": [Interval(Integral, 1, None)],
-            "tol": [Interval(Real, 0, None, closed="neither")],
+            "tol": [FINITE_POSITIVE],
+            "h0": [FINITE_POSITIVE, NoneOr],
             "integrator": [Options(["pc", "RK45", "RK23", "DOP853", "LSODA"])],
             "max_angle": [Interval(Real, 0, 1.5, closed="neither")],
             "tangent": [Options(["lu", "qr"])],
@@ -483,41 +574,25 @@ def l1kr_path(
         },
         "l1kr_path",
     )
-    if n_threads is None:
-        n_threads = 1 if X.shape[0] < 1000 else None
-    with _threads(n_threads):
-        return _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, integrator, tangent, h0,
+    kernel = canonical_kernel(kernel)
+    limits = thread_limits("l1kr", n) if n_threads is None else (n_threads, n_threads)
+    with limit_threads(*limits):
+        path = _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0,
                           max_angle, feature_names, true_support, verbose)
+    path.tol = selection_tolerance(kernel, n, selection_tol)
+    path.extra["selection_tol"] = float(selection_tol)
+    return path
 
 
-class _threads:
-    """Limit Numba and BLAS threads inside a block (None: leave as is)."""
-
-    def __init__(self, n):
-        self.n = n
-
-    def __enter__(self):
-        if self.n is None:
-            return self
-        import numba
-        from threadpoolctl import threadpool_limits
-
-        self.old = numba.get_num_threads()
-        numba.set_num_threads(min(self.n, numba.config.NUMBA_NUM_THREADS))
-        self.tp = threadpool_limits(self.n)
-        return self
-
-    def __exit__(self, *exc):
-        if self.n is None:
-            return False
-        import numba
-
-        numba.set_num_threads(self.old)
-        self.tp.restore_original_limits()
-        return False
+def selection_tolerance(kernel, n_samples, selection_tol=None):
+    """The tolerance on β of an L1KR path on ``n_samples`` rows (see
+    ``selection_tol`` in :func:`l1kr_path`): ``selection_tol · n / 2``
+    (``"rbf"``) or ``selection_tol · n`` (``"poly"``)."""
+    tau = SELECTION_TOL if selection_tol is None else float(selection_tol)
+    return tau * n_samples * (0.5 if canonical_kernel(kernel) == "rbf" else 1.0)
 
 
-def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, integrator, tangent, h0, max_angle,
+def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0, max_angle,
                feature_names, true_support, verbose):
     t_start = time.perf_counter()
     Xs, ys, xm, xsc, ym, ysc = _standardize(X, y)
@@ -537,7 +612,7 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
     P = [i0]
     scalars = dict(X_train=Xs, y_train=ys, x_mean=xm, x_scale=xsc, y_mean=ym, y_scale=ysc, kernel=kernel,
                    degree=int(degree), fix=fix, lam_fixed=float(lam), C_fixed=float(C), integrator=integrator)
-    if g0[i0] <= 0 or (fix == "lambda" and lam * g0[i0] < eps):
+    if g0[i0] <= 0 or (fix == "lambda" and lam * g0[i0] < gradient_tol):
         # β = 0 is already stationary (e.g. constant y): a one-point path
         z = np.concatenate([alpha0 * lam if fix == "lambda" else np.zeros(n), [0.0]])
         sysm.c = lam if fix == "lambda" else 1.0
@@ -560,7 +635,7 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
         raise PathTrackingError(f"start point does not satisfy the KKT system ({_norm(info['F']):.2e})")
     e = np.zeros(z.size)
     e[n] = 1.0
-    stop_abs = eps
+    stop_abs = gradient_tol
     rec.add(z, P, info, 0.0, EVENT_START, i0)
     finished = None
     n_steps = 0
@@ -574,7 +649,12 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
         while n_steps < max_steps:
             step = trk.step(z, P, v, qr, h, info)
             if step is None:
-                warnings.warn("l1kr_path: step size underflow; the path stops here.", RuntimeWarning, stacklevel=2)
+                # the tracker's limit: no step down to the smallest step length
+                # kept the corrector within tol
+                _warn_tracker_stopped(
+                    f"the continuation step fell below its minimum ({1e-12 * (1.0 + np.linalg.norm(z)):.1e}) "
+                    f"at {_where(rec)}", "loosen tol or raise max_angle")
+                rec.rows[-1]["converged"] = False
                 finished = "step size underflow"
                 break
             z_new, info_new, v_new, qr_new, h_used, h_next = step
@@ -597,15 +677,22 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
                 rec.add(z_e, P, info_e, s, EVENT_STOP, -1)
                 finished = "stationary point"
                 break
-            z_e, res = _newton_square(sysm, z_e, P, kind, idx, D_max, tol * 1e-2)
+            z_e, res = _newton_square(sysm, z_e, P, kind, idx, D_max, tol * 1e-2, max_iter=POLISH_MAX_ITER)
             info_e = sysm.full(z_e, P)
-            if res > tol:
-                warnings.warn(f"l1kr_path: event polish reached only {res:.1e}", RuntimeWarning, stacklevel=2)
+            polished = res <= tol
             if kind == EVENT_DMAX:
-                rec.add(z_e, P, info_e, s, EVENT_DMAX, -1)
+                rec.add(z_e, P, info_e, s, EVENT_DMAX, -1, converged=polished)
+            else:
+                rec.add(z_e, P, info_e, s, kind, idx, converged=polished)
+            if not polished:
+                warn_not_converged(
+                    "L1KR", max_iter=POLISH_MAX_ITER, what="Newton iterations",
+                    where=f"the {EVENT_NAMES[kind]} event{'' if idx < 0 else f' of feature {idx}'} ({_where(rec)}; "
+                          f"KKT residual {res:.1e} > tol={tol:.1e})",
+                    hint="the event point is kept and marked converged=False; loosen tol")
+            if kind == EVENT_DMAX:
                 finished = "D_max"
                 break
-            rec.add(z_e, P, info_e, s, kind, idx)
             if verbose:
                 print(f"[l1kr] s={s:.4g} D={z_e[n:n + len(P)].sum():.4g} {EVENT_NAMES[kind]} feature {idx}")
             # ---- update the active set and orient the new tangent -----------
@@ -621,7 +708,7 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
                 k_i = P.index(idx)
                 if len(P) == 1:
                     warnings.warn("l1kr_path: the last active feature left; the path returned to beta = 0.",
-                                  RuntimeWarning, stacklevel=2)
+                                  PathDegeneracyWarning, stacklevel=2)
                     finished = "back to beta = 0"
                     break
                 z = np.delete(z_e, n + k_i)
@@ -633,12 +720,17 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
             h = max(h_used * 0.5, 1e-6 * (1.0 + np.linalg.norm(z)))
         else:
             finished = "max_steps"
+            rec.rows[-1]["converged"] = False
+            warn_not_converged("L1KR", max_iter=max_steps, what="continuation steps", where=_where(rec),
+                               hint="increase max_steps or set D_max (the path ends there, short of a "
+                                    "stationary point)")
     except PathTrackingError as exc:
         # e.g. duplicated columns (two features with identical gradients) or
         # n = 2: the KKT Jacobian loses rank; keep what was traced so far
         warnings.warn(f"l1kr_path: {exc}; the path stops at the last point reached (duplicated or "
                       "degenerate features?).", PathDegeneracyWarning, stacklevel=2)
         finished = "singular Jacobian"
+        rec.rows[-1]["converged"] = False
     return rec.to_path(
         method="L1KR", feature_names=feature_names, true_support=true_support,
         scalars=dict(
@@ -648,6 +740,18 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, eps, D_max, max_steps, tol, in
             finished=finished,
         ),
     )
+
+
+def _where(rec):
+    """The last stored path point, for warnings."""
+    return f"path point {len(rec.rows) - 1} (D={rec.rows[-1]['D']:.4g})"
+
+
+def _warn_tracker_stopped(what, hint):
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.warn(f"L1KR did not converge: {what}; the path stops there (the last point is marked "
+                  f"converged=False); {hint}.", ConvergenceWarning, stacklevel=4)
 
 
 def _locate_event(trk, sysm, z, P, v, qr, h, E_lo, E_hi, z_hi, info_hi, D_max, stop_abs, max_iter=60):
@@ -706,7 +810,7 @@ class _Recorder:
         self.sysm = sysm
         self.rows = []
 
-    def add(self, z, P, info, s, event, feature):
+    def add(self, z, P, info, s, event, feature, converged=True):
         sysm = self.sysm
         alpha, beta, lam = sysm.split(z, P)
         Ka = info["Ka"]
@@ -717,7 +821,7 @@ class _Recorder:
         eta = float(info["g"][P].mean())
         self.rows.append(dict(D=float(beta.sum()), beta=beta, alpha=alpha.copy(), lam=float(lam), C=quad,
                               obj=obj, grad=float(lam * max(eta, 0.0)), s=float(s), event=int(event),
-                              feature=int(feature), active=np.array(P, dtype=int)))
+                              feature=int(feature), active=np.array(P, dtype=int), converged=bool(converged)))
 
     def to_path(self, method, feature_names, true_support, scalars):
         r = self.rows
@@ -731,13 +835,16 @@ class _Recorder:
             alpha=np.array([q["alpha"] for q in r]),
             active=[q["active"] for q in r],
             events=[(i, EVENT_NAMES[q["event"]], q["feature"]) for i, q in enumerate(r) if q["event"] != 0],
+            converged=np.array([q["converged"] for q in r], dtype=bool),
         )
         extra.update(scalars)
-        return FeaturePath(
+        path = FeaturePath(
             grid=np.array([q["D"] for q in r]), weights=np.array([q["beta"] for q in r]), grid_name="D",
             feature_names=feature_names, objective=np.array([q["obj"] for q in r]), method=method,
             extra=extra, tol=0.0, true_support=true_support,
         )
+        _set_contract_fields(path, converged=extra["converged"])
+        return path
 
 
 # --------------------------------------------------------------------------
@@ -946,17 +1053,25 @@ def l1kr_path_at(path: FeaturePath, D) -> tuple:
     -------
     beta : ndarray (len(D), n_features); lam : ndarray (len(D),)
     """
+    betas, lams, _ = _path_at(path, D)
+    return betas, lams
+
+
+def _path_at(path, D):
+    """:func:`l1kr_path_at` and, per D, the stored points it used (i, j)."""
     D = np.atleast_1d(np.asarray(D, dtype=float))
     G, W, O = path.grid, path.weights, path.objective
     L = path.extra["lambda"]
     betas = np.empty((D.size, W.shape[1]))
     lams = np.empty(D.size)
+    used = np.empty((D.size, 2), dtype=int)
     lo_seg, hi_seg = np.minimum(G[:-1], G[1:]), np.maximum(G[:-1], G[1:])
     for k, Dk in enumerate(D):
         segs = np.flatnonzero((lo_seg <= Dk) & (Dk <= hi_seg))
         if segs.size == 0:
             j = int(np.argmin(np.abs(G - Dk))) if Dk < G.max() else len(G) - 1
             betas[k], lams[k] = W[j], L[j]
+            used[k] = j
             continue
         best = None
         for sgi in segs:
@@ -968,7 +1083,8 @@ def l1kr_path_at(path: FeaturePath, D) -> tuple:
         _, sgi, t = best
         betas[k] = (1 - t) * W[sgi] + t * W[sgi + 1]
         lams[k] = (1 - t) * L[sgi] + t * L[sgi + 1]
-    return betas, lams
+        used[k] = (sgi, sgi + 1)
+    return betas, lams, used
 
 
 def l1kr_predict(path: FeaturePath, X_new, D=None, index=None) -> np.ndarray:
@@ -1002,7 +1118,7 @@ def _predict_one(path, Z, beta, alpha):
     return ex["y_mean"] + ex["y_scale"] * (Kz @ alpha + a0)
 
 
-def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=None, cv=5, n_jobs=None,
+def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv=5, n_jobs=None,
                  random_state=None, D_scaling: str = "n", **path_kwargs) -> FeaturePath:
     """K-fold cross-validation of the L1KR path on a common grid of D.
 
@@ -1015,25 +1131,31 @@ def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=Non
     Parameters
     ----------
     X, y : arrays
-    kernel : {"gaussian", "poly"}
+    kernel : {"rbf", "poly"}
+        ``"gaussian"`` is an alias of ``"rbf"``.
     n_grid : int
+        Points of the default D grid.
     D_grid : array, optional
-        Explicit grid of budgets.
+        Explicit grid of budgets (in the units of the full-data path).
     cv : int or splitter
     n_jobs : int, optional
         joblib workers over folds.
     random_state : int, optional
         Shuffling of the folds.
     D_scaling : {"n", "none"}
-        How a fold's path is read at a budget D of the grid.  Columns are
-        centred and scaled to unit norm on the data each path is traced on,
-        so a standardised value scales as ``1/sqrt(n)`` and the same kernel
-        in the units of X has ``β ∝ n``: with ``"n"`` (default) the fold's
-        path (n_train rows) is read at ``D · n_train / n``, the budget
-        equivalent to D on the full-data path.  ``"none"`` reads every path
-        at the same D (before 2026-11: it chose D in the units of paths on
-        (K-1)/K of the data and applied it to the full-data path, a kernel
-        ~K/(K-1) times too wide).
+        How a fold's path is made comparable with the full-data path.
+        Columns are centred and scaled to unit norm on the data each path is
+        traced on, so a standardised value scales as ``1/sqrt(n)`` and the
+        same kernel in the units of X has ``β ∝ n``; likewise the ridge
+        problem on n rows with penalty λ is the one on 2n rows (every row
+        twice) with 2λ.  With ``"n"`` (default) the fold's path (n_train
+        rows) is traced with ``λ · n_train / n`` (``fix="lambda"``) or
+        ``C · n / n_train`` (``fix="C"``) and read at ``D · n_train / n``:
+        the problem and the budget equivalent to (λ, D) on the full-data
+        path.  ``"none"`` traces every path with the same λ (or C) and reads
+        it at the same D (before 2026-11: it chose D in the units of paths
+        on (K-1)/K of the data and applied it to the full-data path, a
+        kernel ~K/(K-1) times too wide).
     **path_kwargs
         Passed to :func:`l1kr_path`.
 
@@ -1041,41 +1163,79 @@ def l1kr_cv_path(X, y, kernel: str = "gaussian", *, n_grid: int = 50, D_grid=Non
     -------
     FeaturePath
         On the D grid: interpolated β of the full-data path, ``cv_scores``
-        (n_grid, n_folds) (higher is better), ``extra["lambda"]`` and
+        (n_grid, n_folds) (higher is better), ``score_name``
+        ``"neg_mean_squared_error"`` (in the squared units of y), ``tol``
+        the full path's selection tolerance, ``extra["lambda"]``,
+        ``extra["converged"]`` (per grid point: the full-data path reached
+        it, between points that satisfy the KKT system to ``tol``) and
         ``extra["full_path"]`` (the traced path).
+
+    Examples
+    --------
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> from numkfs.methods.l1kr import l1kr_cv_path
+    >>> X, y, _ = make_friedman_noise(1, n_samples=40, random_state=0)
+    >>> cvp = l1kr_cv_path(X, y, lam=0.1, cv=2, n_grid=5, D_max=5.0, random_state=0)
+    >>> cvp.cv_scores.shape
+    (5, 2)
     """
     from ..model_selection import cross_val_path
 
     X, y = check_X_y(X, y, caller="l1kr_cv_path")
     if D_scaling not in ("n", "none"):
         raise ValueError(f"l1kr_cv_path: D_scaling must be 'n' or 'none'; got {D_scaling!r}.")
+    if "eps" in path_kwargs:
+        path_kwargs = dict(path_kwargs)
+        path_kwargs["gradient_tol"] = _renamed_eps(path_kwargs.get("gradient_tol", 1e-6), path_kwargs.pop("eps"),
+                                                   "l1kr_cv_path")
     full = l1kr_path(X, y, kernel, **path_kwargs)
+    user_grid = D_grid is not None
     if D_grid is None:
         D_grid = np.linspace(0.0, max(full.grid.max(), 1e-12), int(n_grid))
     D_grid = np.asarray(D_grid, dtype=float)
     path_kwargs = dict(path_kwargs)
     path_kwargs.pop("feature_names", None)
     path_kwargs.pop("true_support", None)
-
+    fix = full.extra["fix"]
     n_full = X.shape[0]
 
     def fold_fn(train, test):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            p = l1kr_path(X[train], y[train], kernel, **path_kwargs)
+        kw = dict(path_kwargs)
+        r = len(train) / n_full
+        if D_scaling == "n":
+            # the problem equivalent to the full-data one on n_train rows
+            if fix == "lambda":
+                kw["lam"] = full.extra["lam_fixed"] * r
+            else:
+                kw["C"] = full.extra["C_fixed"] / r
+            if kw.get("D_max") is not None:
+                kw["D_max"] = kw["D_max"] * r
+        p = l1kr_path(X[train], y[train], kernel, **kw)
         # columns are scaled to unit norm, so a standardised value is
         # ~ 1/sqrt(n): the same kernel (in the units of X) has β ∝ n.  The
         # grid is in the units of the full-data path; a fold's path is read
         # at the equivalent budget D·n_train/n (D_scaling="n").
-        Df = D_grid * (len(train) / n_full) if D_scaling == "n" else D_grid
+        Df = D_grid * r if D_scaling == "n" else D_grid
         pred = l1kr_predict(p, X[test], D=Df)
         return -((pred - y[test][None, :]) ** 2).mean(axis=1)
 
     scores = cross_val_path(fold_fn, X, y, cv, n_jobs=n_jobs, random_state=random_state)
-    betas, lams = l1kr_path_at(full, D_grid)
-    extra = {"lambda": lams, "full_path": full}
+    betas, lams, used = _path_at(full, D_grid)
+    conv = full.extra["converged"]
+    converged = conv[used[:, 0]] & conv[used[:, 1]]
+    extra = {"lambda": lams, "full_path": full, "converged": converged, "user_grid": user_grid}
     for key in ("X_train", "y_train", "x_mean", "x_scale", "y_mean", "y_scale", "kernel", "degree", "fix",
                 "lam_fixed", "C_fixed"):
         extra[key] = full.extra[key]
-    return FeaturePath(grid=D_grid, weights=betas, grid_name="D", feature_names=full.feature_names,
-                       method="L1KR (CV grid)", cv_scores=scores, extra=extra, true_support=full.true_support)
+    out = FeaturePath(grid=D_grid, weights=betas, grid_name="D", feature_names=full.feature_names,
+                      method="L1KR (CV grid)", cv_scores=scores, extra=extra, true_support=full.true_support,
+                      tol=full.tol)
+    _set_contract_fields(out, score_name="neg_mean_squared_error", converged=converged)
+    return out
+
+
+def _set_contract_fields(path, **fields):
+    """Set the selection-contract fields that this FeaturePath has."""
+    for k, v in fields.items():
+        if hasattr(path, k) or k in getattr(type(path), "__dataclass_fields__", {}):
+            setattr(path, k, v)

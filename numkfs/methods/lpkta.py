@@ -48,20 +48,27 @@ Decisions where MATH.md / the paper leave room:
 """
 from __future__ import annotations
 
-import math
-import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import ConstantFeatureWarning
 from ..kernels.alignment import combined_kernel, feature_alignments, resolve_gamma
 from ..paths import FeaturePath
-from ..solvers.native.lpkta_newton import lpkta_path_kernel
+from ..solvers.native.lpkta_newton import (  # noqa: F401  (re-exported: the solver owns them)
+    BREGMAN_DIVERGENCES,
+    Bregman,
+    GeneralizedKL,
+    SquaredEuclidean,
+    _bregman,
+    _check_grid,
+    _PREDICTORS,
+    lpkta_path_kernel,
+    lpkta_weights,
+)
 
 __all__ = [
     "Bregman",
@@ -79,118 +86,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------
-# Bregman divergences
-
-
-class Bregman:
-    r"""A separable Bregman divergence :math:`B_F(\eta) = F(\eta) - F(x_0) - (\eta - x_0) F'(x_0)`.
-
-    To add one: subclass, set ``name`` and a new integer ``code``, implement
-    the methods below, add its derivatives to
-    :func:`numkfs.solvers.native.lpkta_newton.bregman_derivatives` and
-    register it in :data:`BREGMAN_DIVERGENCES`.
-    """
-
-    name = ""
-    code = -1
-    default_x0 = 0.0
-
-    def __init__(self, x0=None):
-        self.x0 = float(self.default_x0 if x0 is None else x0)
-
-    def value(self, eta):
-        """:math:`B_F(\\eta)` element-wise."""
-        raise NotImplementedError
-
-    def zero_gradient(self, lam1):
-        """:math:`\\lambda_1 (F'(0) - F'(x_0))`."""
-        raise NotImplementedError
-
-    def upper_bracket(self, a, lam1):
-        """Points where :math:`G > 0` for every p (Newton's upper bracket)."""
-        raise NotImplementedError
-
-    def elimination_term(self, eps, p, lam1, lam2):
-        """Largest change of one feature's objective term when a weight below
-        ``eps`` is set to 0 (Lemma 1)."""
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"{type(self).__name__}(x0={self.x0!r})"
-
-
-class SquaredEuclidean(Bregman):
-    r""":math:`F(x) = x^2`, :math:`B_F(\eta) = (\eta - x_0)^2` (default :math:`x_0 = 0`)."""
-
-    name = "euclidean"
-    code = 0
-    default_x0 = 0.0
-
-    def __init__(self, x0=None):
-        super().__init__(x0)
-        if not (np.isfinite(self.x0) and self.x0 >= 0):
-            raise ValueError(f"SquaredEuclidean: x0 must be finite and >= 0; got {self.x0!r}.")
-
-    def value(self, eta):
-        return (np.asarray(eta, dtype=float) - self.x0) ** 2
-
-    def zero_gradient(self, lam1):
-        return -2.0 * lam1 * self.x0
-
-    def upper_bracket(self, a, lam1):
-        return (self.x0 + np.maximum(a, 0.0) / (2.0 * lam1)) * (1.0 + 1e-12) + 1e-300
-
-    def elimination_term(self, eps, p, lam1, lam2):
-        return lam1 * eps**2 + lam2 * (p - 1.0) * eps**p
-
-
-class GeneralizedKL(Bregman):
-    r""":math:`F(x) = x \log x - x`, :math:`B_F(\eta) = \eta\log(\eta/x_0) - \eta + x_0`
-    (default :math:`x_0 = 1`)."""
-
-    name = "kl"
-    code = 1
-    default_x0 = 1.0
-
-    def __init__(self, x0=None):
-        super().__init__(x0)
-        if not (np.isfinite(self.x0) and self.x0 > 0):
-            raise ValueError(f"GeneralizedKL: x0 must be finite and > 0; got {self.x0!r}.")
-
-    def value(self, eta):
-        eta = np.asarray(eta, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(eta > 0, eta * np.log(np.where(eta > 0, eta, 1.0) / self.x0), 0.0)
-        return t - eta + self.x0
-
-    def zero_gradient(self, lam1):
-        return -np.inf
-
-    def upper_bracket(self, a, lam1):
-        return np.minimum(self.x0 * np.exp(np.minimum(np.maximum(a, 0.0) / lam1, 690.0)), 1e300) * (
-            1.0 + 1e-12
-        )
-
-    def elimination_term(self, eps, p, lam1, lam2):
-        return lam1 * eps + lam2 * (p - 1.0) * eps**p
-
-
-BREGMAN_DIVERGENCES = {"euclidean": SquaredEuclidean, "kl": GeneralizedKL}
-
-
-def _bregman(bregman, x0):
-    if isinstance(bregman, Bregman):
-        if x0 is not None:
-            return type(bregman)(x0)
-        return bregman
-    if bregman not in BREGMAN_DIVERGENCES:
-        raise ValueError(
-            f"bregman must be one of {sorted(BREGMAN_DIVERGENCES)} or a Bregman instance; got {bregman!r}."
-        )
-    return BREGMAN_DIVERGENCES[bregman](x0)
-
-
-# ----------------------------------------------------------------------------
 # the path
 
 
@@ -200,7 +95,6 @@ def default_p_grid(p0: float = 2.0, pe: float = 1.0, step: float = 0.01) -> np.n
     return np.linspace(p0, pe, n + 1)
 
 
-_PREDICTORS = {"warm": 0, "first": 1, "second": 2, 0: 0, 1: 1, 2: 2}
 
 
 def lpkta_objective(eta, a, p, lambda1, lambda2, bregman="euclidean", x0=None):
@@ -208,76 +102,6 @@ def lpkta_objective(eta, a, p, lambda1, lambda2, bregman="euclidean", x0=None):
     br = _bregman(bregman, x0)
     eta = np.asarray(eta, dtype=float)
     return float(lambda1 * br.value(eta).sum() + lambda2 * np.sum(eta**p) - eta @ np.asarray(a, float))
-
-
-def _check_grid(p_grid):
-    g = np.asarray(p_grid, dtype=float).ravel()
-    if g.size == 0:
-        raise ValueError("p_grid must not be empty.")
-    if not np.all(np.isfinite(g)) or g.min() < 1.0:
-        raise ValueError(f"p_grid values must be finite and >= 1; got min {g.min()!r}.")
-    if g.size > 1 and not np.all(np.diff(g) < 0):
-        raise ValueError("p_grid must be strictly decreasing (the path goes from p0 down to pe).")
-    return g
-
-
-def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, eps=1e-3,
-                  predictor="second", tol=1e-14, max_iter=100):
-    r"""The path of weights :math:`\eta(p)` for given alignments (no data).
-
-    Returns
-    -------
-    eta : ndarray (n_points, n_features)
-    info : dict
-        ``objective`` (per point), ``juncture_p`` (per feature, NaN if never eliminated),
-        ``newton_iterations`` (total), ``max_G_residual``,
-        ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
-    """
-    a = np.ascontiguousarray(a, dtype=float)
-    g = _check_grid(p_grid)
-    br = _bregman(bregman, x0)
-    if not (isinstance(lambda1, numbers.Real) and lambda1 > 0 and np.isfinite(lambda1)):
-        raise ValueError(f"lambda1 must be a positive float; got {lambda1!r}.")
-    if not (isinstance(lambda2, numbers.Real) and lambda2 >= 0 and np.isfinite(lambda2)):
-        raise ValueError(f"lambda2 must be a non-negative float; got {lambda2!r}.")
-    if not (0.0 <= eps < math.exp(-1.0)):
-        raise ValueError(f"eps must be in [0, 1/e) for the monotonicity theorem to hold; got {eps!r}.")
-    if predictor not in _PREDICTORS:
-        raise ValueError(f"predictor must be 'warm', 'first' or 'second'; got {predictor!r}.")
-    d = a.shape[0]
-    P = g.shape[0]
-    eta = np.zeros((P, d))
-    junct = np.empty(d)
-    n_chunks = max(1, min(8 * numba.get_num_threads(), d // 512))
-    stats = np.zeros((n_chunks, 3))
-    obj = np.zeros((n_chunks, P))
-    u_hi = np.log(np.ascontiguousarray(br.upper_bracket(a, float(lambda1)), dtype=float))
-    zero_grad = float(br.zero_gradient(lambda1))
-    order = _PREDICTORS[predictor]
-    n_fixed = {0: 4, 1: 3, 2: 2}[order]
-    lpkta_path_kernel(
-        a, g, float(lambda1), float(lambda2), br.code, br.x0, zero_grad, u_hi, float(eps), order,
-        float(tol), int(max_iter), n_fixed, n_chunks, eta, junct, stats, obj,
-    )
-    nnz = np.count_nonzero(eta, axis=1)
-    objective = obj.sum(axis=0) + lambda1 * float(br.value(0.0)) * (d - nnz)
-    # features that left the path at their exact zero are not approximations
-    left = ~np.isnan(junct)
-    at_zero = a <= zero_grad + lambda2 * (np.where(left, junct, 2.0) <= 1.0)
-    by_eps = np.sort(junct[left & ~at_zero])[::-1]  # decreasing juncture p
-    r_elim = np.searchsorted(-by_eps, -g, side="right") if eps > 0 else np.zeros(P, int)
-    term = np.array([br.elimination_term(eps, pk, lambda1, lambda2) for pk in g])
-    info = {
-        "juncture_p": junct,
-        "newton_iterations": int(stats[:, 0].sum()),
-        "safeguarded_solves": int(stats[:, 1].sum()),
-        "max_G_residual": float(stats[:, 2].max()),  # relative: |G| / (|a| + λ1 + λ2)
-        "lemma1_bound": r_elim * term,
-        "lemma1_bound_paper": d * term if eps > 0 else np.zeros(P),
-        "n_eliminated": r_elim,
-        "objective": objective,
-    }
-    return eta, info
 
 
 def _default_lambda(a):

@@ -1,0 +1,97 @@
+"""The one thread policy of numkfs: when Numba's parallel loops and the BLAS
+run on several threads, and how parallel work is cut into tasks.
+
+Every decision about threads goes through this module (before 2026-11 the
+thresholds were hard-coded in KNIFE, L1KR, COSSO, the CV driver and the
+distributed driver):
+
+* :func:`thread_limits` gives, per method and problem size, the Numba and
+  BLAS thread counts a fit runs with (``None``: leave the current setting).
+  Small problems run serially: a parallel region or a threaded BLAS call
+  costs more than its work there, and on a shared machine the threads wait
+  for each other (measured: KNIFE 7x slower at n = 1000 with two threads,
+  L1KR's QR 100x slower with threaded BLAS at n = 200, COSSO 5-60x slower
+  with threaded BLAS at n = 200-1000, all on a loaded 2-core machine).
+* :func:`threads_per_worker`: joblib or Dask workers each get
+  ``cores // workers`` Numba threads, so workers × threads never
+  oversubscribe the cores.
+* :func:`limit_threads` applies a choice inside a ``with`` block and
+  restores the previous one.
+* :func:`parallel_tasks`: how many tasks a ``prange`` loop over ``n_items``
+  items is cut into.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+__all__ = ["SERIAL_MAX_SAMPLES", "limit_threads", "parallel_tasks", "thread_limits", "threads_per_worker"]
+
+#: Per method: fits on at most this many samples run with one Numba thread
+#: and one BLAS thread; ``0`` means BLAS always single-threaded while Numba
+#: keeps its setting (the method's parallelism is over CV folds instead).
+SERIAL_MAX_SAMPLES = {
+    "knife": 2000,  # benchmarks/results/knife_speed.md
+    "l1kr": 999,  # per-call work at n = 200 too small for threads; threaded QR 100x slower when loaded
+    "cosso": 0,  # one n x n Cholesky per alternation: BLAS single-threaded at every size
+    "nmmkl": 0,  # the native QCQP's small dense solves
+}
+
+
+def thread_limits(method: str, n_samples: int) -> tuple:
+    """``(numba_threads, blas_threads)`` for a fit of ``method`` on
+    ``n_samples`` rows (``None``: leave that setting as it is).
+
+    Examples
+    --------
+    >>> from numkfs._threads import thread_limits
+    >>> thread_limits("knife", 500), thread_limits("knife", 5000), thread_limits("cosso", 500)
+    ((1, 1), (None, None), (None, 1))
+    """
+    limit = SERIAL_MAX_SAMPLES.get(str(method).lower())
+    if limit is None:
+        return None, None
+    if limit == 0:
+        return None, 1
+    return (1, 1) if n_samples <= limit else (None, None)
+
+
+def threads_per_worker(n_workers: int) -> int:
+    """Numba threads per worker so that workers × threads ≤ cores."""
+    return max(1, (os.cpu_count() or 1) // max(1, int(n_workers)))
+
+
+@contextlib.contextmanager
+def limit_threads(numba_threads: int | None = None, blas_threads: int | None = None):
+    """Run a block with at most ``numba_threads`` Numba threads and
+    ``blas_threads`` BLAS threads (``None``: unchanged); the previous
+    settings are restored on exit."""
+    import numba
+
+    old = numba.get_num_threads()
+    try:
+        if numba_threads is not None:
+            numba.set_num_threads(max(1, min(int(numba_threads), numba.config.NUMBA_NUM_THREADS)))
+        if blas_threads is None:
+            yield
+        else:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=int(blas_threads), user_api="blas"):
+                yield
+    finally:
+        numba.set_num_threads(old)
+
+
+def method_threads(method: str, n_samples: int):
+    """:func:`limit_threads` with the policy of :func:`thread_limits`."""
+    return limit_threads(*thread_limits(method, n_samples))
+
+
+def parallel_tasks(n_items: int, *, per_thread: int = 4, min_items: int = 1) -> int:
+    """Tasks for a ``prange`` loop over ``n_items`` items: ``per_thread``
+    tasks per Numba thread (load balance), each of at least ``min_items``
+    items (task overhead), at least one."""
+    import numba
+
+    return int(max(1, min(n_items // max(1, min_items), per_thread * numba.get_num_threads())))

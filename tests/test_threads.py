@@ -1,0 +1,60 @@
+"""The one thread policy (numkfs._threads): the table, the context manager
+restoring the previous settings, task counts, and the callers using it."""
+import numba
+import numpy as np
+import pytest
+
+from numkfs._threads import SERIAL_MAX_SAMPLES, limit_threads, parallel_tasks, thread_limits, threads_per_worker
+
+
+def test_policy_table():
+    assert thread_limits("knife", SERIAL_MAX_SAMPLES["knife"]) == (1, 1)
+    assert thread_limits("KNIFE", SERIAL_MAX_SAMPLES["knife"] + 1) == (None, None)
+    assert thread_limits("l1kr", 999) == (1, 1) and thread_limits("l1kr", 1000) == (None, None)
+    assert thread_limits("cosso", 10**6) == (None, 1)
+    assert thread_limits("unknown", 10) == (None, None)
+
+
+def test_limit_threads_restores_and_clips():
+    from threadpoolctl import threadpool_info
+
+    old = numba.get_num_threads()
+    blas_before = [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+    with limit_threads(1, 1):
+        assert numba.get_num_threads() == 1
+        assert all(d["num_threads"] == 1 for d in threadpool_info() if d["user_api"] == "blas")
+    assert numba.get_num_threads() == old
+    assert [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"] == blas_before
+    with limit_threads(10**6):  # more than Numba has: clipped, not an error
+        assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
+    with pytest.raises(RuntimeError):
+        with limit_threads(1):
+            raise RuntimeError
+    assert numba.get_num_threads() == old
+
+
+def test_parallel_tasks_and_workers():
+    nt = numba.get_num_threads()
+    assert parallel_tasks(0) == 1
+    assert parallel_tasks(10**6, per_thread=4) == 4 * nt
+    assert parallel_tasks(3, per_thread=4) == min(3, 4 * nt)
+    assert parallel_tasks(2048, per_thread=8, min_items=512) == min(4, 8 * nt)
+    assert threads_per_worker(10**6) == 1
+
+
+def test_callers_use_the_policy():
+    """KNIFE, L1KR, COSSO, the CV driver, Dask blocks and the task counts of
+    the ARD and lp-KTA kernels all read it (no threshold of their own)."""
+    import importlib
+    import inspect
+
+    knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton = (importlib.import_module(f"numkfs.{m}") for m in (
+        "methods.knife", "methods.l1kr", "methods.cosso", "model_selection", "distributed", "kernels.ard",
+        "solvers.native.lpkta_newton"))
+
+    assert knife.SERIAL_MAX_SAMPLES == SERIAL_MAX_SAMPLES["knife"]
+    for mod in (knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton):
+        src = inspect.getsource(mod)
+        assert "set_num_threads" not in src and "threadpool_limits" not in src, mod.__name__
+        assert "_threads import" in src, mod.__name__
+    assert np.isscalar(model_selection.numba_threads_for(2))
