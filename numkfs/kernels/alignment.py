@@ -593,13 +593,24 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
 
 
 @jit
+def _fill_weights(ZT, cnt, m, W):
+    """W = [ZT; cnt] over the first ``m`` entries (the FGT's weight vectors)."""
+    r = ZT.shape[0]
+    for q in range(r):
+        for j in range(m):
+            W[q, j] = ZT[q, j]
+    for j in range(m):
+        W[r, j] = cnt[j]
+
+
+@jit
 def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out):
     """(S1, S2, n_entries) for one feature of ``m`` entries in natural units
     ``s`` (padded as in ``_entry_sums``): a column with at most ``cap``
     distinct values is grouped and summed exactly over pairs of groups;
     otherwise the fast Gauss transform ``fgt = (h, p, delta, direct_max)``
-    on the raw entries (``W``: R + 1 rows, the targets then the counts;
-    ``work`` from ``_fgt_work``)."""
+    on the raw entries (``W``: R + 1 rows, the targets then the counts,
+    filled by the caller; ``work`` from ``_fgt_work``)."""
     r = ZT.shape[0]
     u = _group_small(s, cnt, m, cap, vals, cs, gid)
     if u >= 0:
@@ -609,11 +620,6 @@ def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, ou
         _zero_pad(vals, zs, cs, u)
         s1, s2 = _pair_sums(vals, zs, cs, u, buf)
         return s1, s2, u
-    for q in range(r):
-        for j in range(m):
-            W[q, j] = ZT[q, j]
-    for j in range(m):
-        W[r, j] = cnt[j]
     h, p, delta, direct_max = fgt
     sv, Wv, pw, bstart, bcent, cg, ring, owner, hk = work
     _fgt_core(s, W, m, h, p, delta, direct_max, sv, Wv, pw, bstart, bcent, cg, ring, owner, hk, out)
@@ -646,6 +652,7 @@ def _fgt_sums_dense(X, scale, ZT, cap, fgt, nring, nb, S1, S2, U):
         cnt[n:] = 0.0
         gid = np.empty(n, dtype=np.int64)
         W = np.empty((r + 1, n))
+        _fill_weights(ZT, cnt, n, W)
         work = _fgt_work(n, r + 1, p, nring)
         out = np.empty(r + 1)
         for q in range(w):
@@ -696,6 +703,7 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
         gid = np.empty(m, dtype=np.int64)
         if m >= min_fgt:
             W = np.empty((r + 1, m))
+            _fill_weights(zt, cnt, m, W)
             work = _fgt_work(m, r + 1, p, nring)
             out = np.empty(r + 1)
             s1, s2, u = _fgt_entry_sums(t, zt, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
