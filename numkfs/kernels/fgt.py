@@ -232,22 +232,49 @@ def _boxes_sorted(s, W, m, h, sv, Wv, bstart, bcent):
     return nocc
 
 
+#: Points per chunk of the moment loops (the chunk stays in L1 over the p orders).
+MOMENT_CHUNK = 256
+
+
 @jit(fast=True)
 def _moments(sv, Wv, j0, j1, c, P, pw, M):
-    """M[r, k] = sum_{j0 <= j < j1} Wv[r, j] (sv[j] - c)^k / k!  (k < P)."""
+    """M[r, k] = sum_{j0 <= j < j1} Wv[r, j] (sv[j] - c)^k / k!  (k < P), by
+    chunks of ``MOMENT_CHUNK`` points (``pw``: scratch of that length)."""
     R = Wv.shape[0]
-    for j in range(j0, j1):
-        pw[j - j0] = 1.0
-    for k in range(P):
-        for r in range(R):
-            w = Wv[r]
-            acc = 0.0
-            for j in range(j0, j1):
-                acc += w[j] * pw[j - j0]
-            M[r, k] = acc
-        f = 1.0 / (k + 1)
-        for j in range(j0, j1):
-            pw[j - j0] *= (sv[j] - c) * f
+    for r in range(R):
+        for k in range(P):
+            M[r, k] = 0.0
+    for a in range(j0, j1, MOMENT_CHUNK):
+        b = min(a + MOMENT_CHUNK, j1)
+        L = b - a
+        s = sv[a:b]
+        for j in range(L):
+            pw[j] = 1.0
+        if R == 2:  # one target column and the counts: one fused pass per order
+            w0 = Wv[0, a:b]
+            w1 = Wv[1, a:b]
+            for k in range(P):
+                f = 1.0 / (k + 1)
+                a0 = 0.0
+                a1 = 0.0
+                for j in range(L):
+                    q = pw[j]
+                    a0 += w0[j] * q
+                    a1 += w1[j] * q
+                    pw[j] = q * ((s[j] - c) * f)
+                M[0, k] += a0
+                M[1, k] += a1
+        else:
+            for k in range(P):
+                for r in range(R):
+                    w = Wv[r, a:b]
+                    acc = 0.0
+                    for j in range(L):
+                        acc += w[j] * pw[j]
+                    M[r, k] += acc
+                f = 1.0 / (k + 1)
+                for j in range(L):
+                    pw[j] *= (s[j] - c) * f
 
 
 @jit
