@@ -245,31 +245,35 @@ def _map_joblib(func, X, block_size, n_jobs, per_feature, kwargs):
 # alignments, screening, lp-KTA
 
 
-def _alignment_block(Xb, y, kernel, target, gamma=None):
+def _alignment_block(Xb, y, kernel, target, gamma=None, method="auto", rtol=1e-10):
     """Rows: alignments, bandwidths (NaN for the linear kernel), constant mask."""
     from .kernels.alignment import feature_alignments
 
-    a, det = feature_alignments(Xb, y, kernel=kernel, gamma=gamma, target=target, return_details=True)
+    a, det = feature_alignments(Xb, y, kernel=kernel, gamma=gamma, target=target, return_details=True,
+                                method=method, rtol=rtol)
     g = det.gamma if det.gamma is not None else np.full(a.shape[0], np.nan)
     return np.vstack([a, g, det.constant.astype(float)])
 
 
-def _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler):
+def _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler, method="auto", rtol=1e-10):
+    from .kernels.alignment import _check_method
+
     if isinstance(gamma, str) and gamma != "scale":
         raise ValueError(f"gamma must be None, 'scale', a positive float or an array; got {gamma!r}.")
+    _check_method(method, rtol, "feature_alignments_blocked")
     per_feature = None
     if gamma is not None and not isinstance(gamma, str) and np.ndim(gamma) > 0:
         per_feature = {"gamma": np.asarray(gamma, dtype=float).ravel()}
         gamma = None
     out = map_feature_blocks(_alignment_block, X, block_size=block_size, n_jobs=n_jobs, per_feature=per_feature,
                              scheduler=scheduler, y=np.asarray(y), kernel=kernel, target=target,
-                             **({} if per_feature else {"gamma": gamma}))
+                             method=method, rtol=rtol, **({} if per_feature else {"gamma": gamma}))
     return out[0], out[1], out[2].astype(bool)
 
 
 def feature_alignments_blocked(X, y, *, kernel: str = "rbf", gamma=None, target: str = "auto",
                                block_size: int = 4096, n_jobs=None, scheduler=None,
-                               return_details: bool = False):
+                               return_details: bool = False, method: str = "auto", rtol: float = 1e-10):
     r""":func:`numkfs.kernels.alignment.feature_alignments` computed block by block.
 
     .. math::
@@ -292,6 +296,9 @@ def feature_alignments_blocked(X, y, *, kernel: str = "rbf", gamma=None, target:
     return_details : bool
         Also return ``(gamma, constant)``: per-feature bandwidths (None for
         the linear kernel) and the constant-column mask.
+    method, rtol :
+        Exact pair loop or fast Gauss transform, as in
+        :func:`~numkfs.kernels.alignment.feature_alignments`.
 
     Returns
     -------
@@ -299,14 +306,15 @@ def feature_alignments_blocked(X, y, *, kernel: str = "rbf", gamma=None, target:
         The same alignments as the in-memory call.
     details : tuple, only if ``return_details``
     """
-    a, g, const = _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler)
+    a, g, const = _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler, method, rtol)
     if return_details:
         return a, (None if kernel == "linear" else g, const)
     return a
 
 
 def screen_features(X, y, k: int, *, kernel: str = "rbf", gamma=None, target: str = "auto",
-                    block_size: int = 4096, n_jobs=None, scheduler=None, return_scores: bool = False):
+                    block_size: int = 4096, n_jobs=None, scheduler=None, return_scores: bool = False,
+                    method: str = "auto", rtol: float = 1e-10):
     r"""Indices of the ``k`` features with the largest alignment, best first.
 
     .. math::
@@ -318,6 +326,19 @@ def screen_features(X, y, k: int, *, kernel: str = "rbf", gamma=None, target: st
     survivors; fetch them with :func:`take_features`. Ties are broken by
     the lower column index.
 
+    Parameters
+    ----------
+    X : see :func:`map_feature_blocks`
+    y : array-like of shape (n_samples,)
+    k : int
+        Number of features kept.
+    kernel, gamma, target, method, rtol :
+        As in :func:`~numkfs.kernels.alignment.feature_alignments`.
+    block_size, n_jobs, scheduler :
+        See :func:`map_feature_blocks`.
+    return_scores : bool
+        Also return all alignments.
+
     Returns
     -------
     idx : ndarray of int, shape (min(k, n_features),)
@@ -327,7 +348,7 @@ def screen_features(X, y, k: int, *, kernel: str = "rbf", gamma=None, target: st
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"screen_features: k must be a positive integer; got {k!r}.")
     a = feature_alignments_blocked(X, y, kernel=kernel, gamma=gamma, target=target, block_size=block_size,
-                                   n_jobs=n_jobs, scheduler=scheduler)
+                                   n_jobs=n_jobs, scheduler=scheduler, method=method, rtol=rtol)
     order = np.lexsort((np.arange(a.shape[0]), -a))  # descending score, then ascending index
     idx = order[: int(min(k, a.shape[0]))]
     return (idx, a) if return_scores else idx
@@ -370,7 +391,8 @@ def take_features(X, idx) -> np.ndarray:
 
 
 def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "auto", block_size: int = 4096,
-                       n_jobs=None, scheduler=None, feature_names=None, **lpkta_kwargs):
+                       n_jobs=None, scheduler=None, feature_names=None, method: str = "auto", rtol: float = 1e-10,
+                       **lpkta_kwargs):
     r"""Generalized lp-KTA path with the alignments computed block by block.
 
     .. math::
@@ -392,6 +414,9 @@ def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "
     kernel, gamma, target : as in :func:`numkfs.methods.lpkta.lpkta_path`
     block_size, n_jobs, scheduler : see :func:`map_feature_blocks`
     feature_names : sequence, optional
+    method, rtol :
+        Exact pair loop or fast Gauss transform for the alignments, as in
+        :func:`~numkfs.kernels.alignment.feature_alignments`.
     **lpkta_kwargs
         ``lambda1``, ``lambda2``, ``bregman``, ``p_grid``, ``x0``, ``eps``,
         ``predictor``, ``tol`` of ``lpkta_path``.
@@ -406,7 +431,7 @@ def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "
     from ._validation import ConstantFeatureWarning
 
     t0 = time.perf_counter()
-    a, g, const = _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler)
+    a, g, const = _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler, method, rtol)
     t1 = time.perf_counter()
     if const.any():
         idx = np.flatnonzero(const)

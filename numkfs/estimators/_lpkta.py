@@ -59,6 +59,8 @@ _CONSTRAINTS = {
     "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
     "cv_rule": [Options(set(CV_RULES))],
     "scoring": [NoneOr, Options(set(KERNEL_MODEL_SCORINGS))],
+    "alignment_method": [Options({"auto", "exact", "fgt"})],
+    "alignment_rtol": [Interval(numbers.Real, 1e-14, 1, closed="left")],
 }
 
 
@@ -118,6 +120,12 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
         With ``cv``: the held-out score; default ``"neg_hinge_loss"`` for
         class labels, ``"neg_mean_squared_error"`` for a continuous target.
+    alignment_method : {"auto", "exact", "fgt"}, default="auto"
+        Alignments by the exact O(n²) pair loop or the O(n) fast Gauss
+        transform (``"auto"``: the transform from 1,024 rows), see
+        :func:`~numkfs.kernels.alignment.feature_alignments`.
+    alignment_rtol : float, default=1e-10
+        Relative tolerance of the fast Gauss transform.
 
     Attributes
     ----------
@@ -157,8 +165,11 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, cv=None, C=1.0, p_grid=None, eps=1e-3,
-                 predictor="second", random_state=None, n_jobs=None, cv_rule="best", scoring=None):
+                 predictor="second", random_state=None, n_jobs=None, cv_rule="best", scoring=None,
+                 alignment_method="auto", alignment_rtol=1e-10):
         self.n_jobs = n_jobs
+        self.alignment_method = alignment_method
+        self.alignment_rtol = alignment_rtol
         self.cv_rule = cv_rule
         self.scoring = scoring
         self.kernel = kernel
@@ -186,10 +197,11 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         grid = default_p_grid() if self.p_grid is None else _check_grid(self.p_grid)
         if sp.issparse(X):
             X = sp.csc_matrix(X, dtype=np.float64)
-        a, det = feature_alignments(X, y, kernel=self.kernel, gamma=self.gamma, return_details=True)
+        a, det = feature_alignments(X, y, kernel=self.kernel, gamma=self.gamma, return_details=True,
+                                    method=self.alignment_method, rtol=self.alignment_rtol)
         kw = dict(kernel=self.kernel, gamma=self.gamma, lambda1=self.lambda1, lambda2=self.lambda2,
                   bregman=self.bregman, x0=self.x0, p_grid=grid, eps=self.eps,
-                  predictor=self.predictor)
+                  predictor=self.predictor, method=self.alignment_method, rtol=self.alignment_rtol)
         path = lpkta_path(X, y, alignments=a, **kw)
         self.curve_ = None
         weights = None
@@ -260,6 +272,8 @@ class LpKTASelectorCV(LpKTASelector):
     ----------
     kernel, gamma, lambda1, lambda2, bregman, x0, C, p_grid, eps, predictor, random_state, n_jobs
         As in :class:`LpKTASelector`.
+    alignment_method, alignment_rtol
+        As in :class:`LpKTASelector`.
     cv : int or splitter, default=5
         Folds (stratified for class labels).
     cv_rule : {"best", "1se"}, default="best"
@@ -300,7 +314,9 @@ class LpKTASelectorCV(LpKTASelector):
 
     def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
                  x0=None, cv=5, C=1.0, p_grid=None, eps=1e-3, predictor="second", random_state=None,
-                 n_jobs=None, cv_rule="best", scoring=None):
+                 n_jobs=None, cv_rule="best", scoring=None, alignment_method="auto", alignment_rtol=1e-10):
+        self.alignment_method = alignment_method
+        self.alignment_rtol = alignment_rtol
         self.kernel = kernel
         self.gamma = gamma
         self.lambda1 = lambda1

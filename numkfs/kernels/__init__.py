@@ -6,7 +6,9 @@
   of L1KR with first and second derivative contractions;
 * :mod:`~numkfs.kernels.alignment`: per-feature base kernels and their
   centred, trace-normalised target alignments (lp-KTA, NMMKL screening),
-  with a fast vectorisable exp (:mod:`~numkfs.kernels.fastexp`);
+  with a fast vectorisable exp (:mod:`~numkfs.kernels.fastexp`), or in
+  O(n) per feature by the one-dimensional fast Gauss transform
+  (:mod:`~numkfs.kernels.fgt`, within a stated relative tolerance);
 * :mod:`~numkfs.kernels.additive`: per-feature (Sobolev, rbf) kernels of the
   additive COSSO model;
 * :mod:`~numkfs.kernels.lowrank`: pivoted Cholesky factors of per-feature

@@ -37,9 +37,10 @@ column; 1 for a constant column), so every base kernel sees its feature in
 standard units.  A float applies one γ to all features; an array of length
 ``n_features`` gives one per feature.
 
-Algorithms (all exact)
-----------------------
-For each feature (a Numba ``prange`` over features):
+Algorithms
+----------
+``method="exact"`` (and ``"auto"`` below 1,024 rows): for each feature (a
+Numba ``prange`` over features):
 
 * at most 16 distinct values (binary, categorical, one-hot columns): values
   are grouped in one O(n u) pass (after an O(n) hash-bucket check that
@@ -58,6 +59,30 @@ For each feature (a Numba ``prange`` over features):
   term; terms below 2**-1020 are replaced by 2**-1020, an absolute change
   below 9e-308 per pair).  Entry arrays are padded to a multiple of 8 with
   zero weights, so that no row of the loop ends in a scalar remainder.
+
+``method="fgt"`` (and ``"auto"`` from :data:`FGT_MIN_SAMPLES` = 1,024
+rows or entries per column, where it is faster on this machine even for
+columns spread over hundreds of bandwidths): the sums
+:math:`S(a) = \sum_{jk} a_j a_k e^{-\gamma_i (x_j - x_k)^2}` for the target
+columns and for the counts (:math:`\operatorname{tr}(HK_iH) = n - S(1)/n`)
+are computed by the one-dimensional fast Gauss transform of
+:mod:`numkfs.kernels.fgt` in O(n p) per feature (no sort needed: a
+counting sort into boxes of width :math:`0.5/\sqrt{\gamma_i}`; p = 19 at
+the default ``rtol = 1e-10``), parallel over features, no n x n array.
+Guarantee: for every feature and every weight vector :math:`a`,
+
+.. math::
+
+    |\hat S(a) - S(a)| \le \mathrm{rtol} \sum_{j,k} |a_j||a_k| e^{-\gamma_i (x_j - x_k)^2}
+
+whatever the data (ties, outliers, γ), up to rounding of the order of
+machine epsilon times the same sum.  For the counts (:math:`a = 1`) the
+bound is relative to :math:`S(1)` itself; for the centred targets it is
+relative to the sum with :math:`|z_j|`, so the error of a small alignment
+(an irrelevant feature, where :math:`z^\top K_i z` cancels) is at most
+``rtol`` times that larger sum over :math:`\operatorname{tr}(HK_iH)`.
+Columns with at most 16 distinct values are still grouped and summed
+exactly.
 
 ``scipy.sparse`` input is handled column by column from CSC without
 densifying: the implicit zeros form one group, so a binary column costs
@@ -80,6 +105,7 @@ import scipy.sparse as sp
 from .._jit import jit, pjit, prange
 from .._validation import check_memory, check_X, check_y
 from .fastexp import LOG2E, _f64_bits, fast_exp2_neg, fast_exp_kernel
+from .fgt import DIRECT_MAX, FGT_H, _fgt_core, _fgt_work, _ring_size, fgt_order
 
 __all__ = [
     "feature_alignments",
@@ -100,6 +126,12 @@ SORT_MIN_SAMPLES = 512
 #: Most columns per parallel task in the dense kernels (work arrays allocated
 #: once per block, contiguous reads of a block's values in each row).
 FEATURE_BLOCK = 32
+#: ``method="auto"`` uses the fast Gauss transform for columns with at least
+#: this many entries (rows; non-zeros + 1 for sparse columns), the exact pair
+#: loop below (crossover measured by ``benchmarks/lpkta_scale.py``).
+FGT_MIN_SAMPLES = 1024
+#: Largest feature-major buffer of a dense FGT task (values).
+FGT_BLOCK_VALUES = 1 << 22
 
 
 # ----------------------------------------------------------------------------
@@ -557,6 +589,132 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
 
 
 # ----------------------------------------------------------------------------
+# Numba kernels: the same sums by the fast Gauss transform (numkfs.kernels.fgt)
+
+
+@jit
+def _fill_weights(ZT, cnt, m, W):
+    """W = [ZT; cnt] over the first ``m`` entries (the FGT's weight vectors)."""
+    r = ZT.shape[0]
+    for q in range(r):
+        for j in range(m):
+            W[q, j] = ZT[q, j]
+    for j in range(m):
+        W[r, j] = cnt[j]
+
+
+@jit
+def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out):
+    """(S1, S2, n_entries) for one feature of ``m`` entries in natural units
+    ``s`` (padded as in ``_entry_sums``): a column with at most ``cap``
+    distinct values is grouped and summed exactly over pairs of groups;
+    otherwise the fast Gauss transform ``fgt = (h, p, delta, direct_max)``
+    on the raw entries (``W``: R + 1 rows, the targets then the counts,
+    filled by the caller; ``work`` from ``_fgt_work``)."""
+    r = ZT.shape[0]
+    u = _group_small(s, cnt, m, cap, vals, cs, gid)
+    if u >= 0:
+        _gather_targets(ZT, gid, m, u, zs)
+        for g in range(u):
+            vals[g] *= np.sqrt(LOG2E)  # base-2 units, as _pair_sums expects
+        _zero_pad(vals, zs, cs, u)
+        s1, s2 = _pair_sums(vals, zs, cs, u, buf)
+        return s1, s2, u
+    h, p, delta, direct_max = fgt
+    sv, Wv, pw, bstart, bcent, cg, ring, owner, hk = work
+    _fgt_core(s, W, m, h, p, delta, direct_max, sv, Wv, pw, bstart, bcent, cg, ring, owner, hk, out)
+    s1 = 0.0
+    for q in range(r):
+        s1 += out[q]
+    return s1, out[r], m
+
+
+@pjit
+def _fgt_sums_dense(X, scale, ZT, cap, fgt, nring, nb, S1, S2, U):
+    """``_rbf_sums_dense`` by the fast Gauss transform (``scale`` to natural
+    units): ``nb`` tasks of consecutive columns, each copied into a
+    feature-major buffer (one pass over the rows per block)."""
+    n, d = X.shape
+    r = ZT.shape[0]
+    p = fgt[1]
+    for b in prange(nb):
+        i0 = b * d // nb
+        w = (b + 1) * d // nb - i0
+        T = np.zeros((w, n + PAD))
+        for k in range(n):
+            for q in range(w):
+                T[q, k] = X[k, i0 + q] * scale[i0 + q]
+        vals = np.empty(n + PAD)
+        zs = np.empty((r, n + PAD))
+        cs = np.empty(n + PAD)
+        buf = np.empty(n + PAD)
+        cnt = np.ones(n + PAD)
+        cnt[n:] = 0.0
+        gid = np.empty(n, dtype=np.int64)
+        W = np.empty((r + 1, n))
+        _fill_weights(ZT, cnt, n, W)
+        work = _fgt_work(n, r + 1, p, nring)
+        out = np.empty(r + 1)
+        for q in range(w):
+            s1, s2, u = _fgt_entry_sums(T[q], ZT, cnt, n, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
+            S1[i0 + q] = s1
+            S2[i0 + q] = s2
+            U[i0 + q] = u
+
+
+@pjit
+def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, min_fgt, S1, S2, U):
+    """``_rbf_sums_csc`` with the fast Gauss transform for every column of
+    at least ``min_fgt`` entries (``scale`` to natural units), the exact
+    pair loop below (``scale2`` to base-2 units)."""
+    d = indptr.shape[0] - 1
+    r = ZT.shape[0]
+    p = fgt[1]
+    ztot = np.zeros(r)
+    for q in range(r):
+        for j in range(n):
+            ztot[q] += ZT[q, j]
+    for i in prange(d):
+        lo = indptr[i]
+        nnz = indptr[i + 1] - lo
+        m = nnz + 1 if nnz < n else nnz
+        t = np.zeros(m + PAD)
+        zt = np.zeros((r, m + PAD))
+        cnt = np.ones(m + PAD)
+        cnt[m:] = 0.0
+        for q in range(r):
+            zsum = 0.0
+            for k in range(nnz):
+                zv = ZT[q, indices[lo + k]]
+                zt[q, k] = zv
+                zsum += zv
+            if m > nnz:
+                zt[q, nnz] = ztot[q] - zsum
+        sc = scale[i] if m >= min_fgt else scale2[i]
+        for k in range(nnz):
+            t[k] = data[lo + k] * sc
+        if m > nnz:
+            t[nnz] = 0.0
+            cnt[nnz] = n - nnz
+        vals = np.empty(m + PAD)
+        zs = np.empty((r, m + PAD))
+        cs = np.empty(m + PAD)
+        buf = np.empty(m + PAD)
+        gid = np.empty(m, dtype=np.int64)
+        if m >= min_fgt:
+            W = np.empty((r + 1, m))
+            _fill_weights(zt, cnt, m, W)
+            work = _fgt_work(m, r + 1, p, nring)
+            out = np.empty(r + 1)
+            s1, s2, u = _fgt_entry_sums(t, zt, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
+        else:
+            s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
+        S1[i] = s1
+        S2[i] = s2
+        U[i] = u
+
+
+# ----------------------------------------------------------------------------
 # public API
 
 
@@ -597,12 +755,48 @@ def _n_blocks(d):
     return int(max(1, min(nb, d)))
 
 
-def _rbf_pair_sums(X, g, ZT):
-    """(S1, S2, n_entries) for every column of X (dense ndarray or CSC)."""
+def _check_method(method, rtol, caller="feature_alignments"):
+    if method not in ("auto", "exact", "fgt"):
+        raise ValueError(f"{caller}: method must be 'auto', 'exact' or 'fgt'; got {method!r}.")
+    if method != "exact":
+        try:
+            fgt_order(float(rtol))
+        except (TypeError, ValueError):
+            raise ValueError(f"{caller}: rtol must be a float in [1e-14, 1); got {rtol!r}.") from None
+
+
+def _fgt_min_entries(method):
+    """Columns with at least this many entries go to the fast Gauss transform."""
+    return {"exact": np.iinfo(np.int64).max, "fgt": 0, "auto": FGT_MIN_SAMPLES}[method]
+
+
+def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10):
+    """(S1, S2, n_entries) for every column of X (dense ndarray or CSC):
+    ``method`` as in :func:`feature_alignments`."""
     n, d = X.shape
     S1 = np.empty(d)
     S2 = np.empty(d)
     U = np.empty(d, dtype=np.int64)
+    min_fgt = _fgt_min_entries(method)
+    if (sp.issparse(X) and min_fgt <= n) or (not sp.issparse(X) and n >= min_fgt):
+        p, delta = fgt_order(float(rtol))
+        fgt = (float(FGT_H), int(p), float(delta), int(DIRECT_MAX))
+        nring = _ring_size(FGT_H, delta)
+        nat = np.sqrt(g)
+        if sp.issparse(X):
+            X = sp.csc_matrix(X)
+            _fgt_sums_csc(
+                X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, nat, np.sqrt(g * LOG2E), ZT, n,
+                SMALL_DISTINCT, fgt, nring, int(min_fgt), S1, S2, U,
+            )
+        else:
+            # tasks of consecutive columns; a task's buffer at most FGT_BLOCK_VALUES values
+            nt = numba.get_num_threads()
+            nb = max(_n_blocks(d), -(-d * n // FGT_BLOCK_VALUES))
+            nb = int(min(d, -(-nb // nt) * nt))
+            _fgt_sums_dense(np.ascontiguousarray(X), nat, np.ascontiguousarray(ZT), SMALL_DISTINCT, fgt,
+                            nring, nb, S1, S2, U)
+        return S1, S2, U
     # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)
     if sp.issparse(X):
@@ -638,6 +832,8 @@ def feature_alignments(
     *,
     target: str = "auto",
     return_details: bool = False,
+    method: str = "auto",
+    rtol: float = 1e-10,
 ):
     r"""Centred, trace-normalised alignment of every per-feature kernel with y.
 
@@ -647,8 +843,9 @@ def feature_alignments(
         \qquad K_{i,jk} = k_i(x_j, x_k)
 
     (multiclass: :math:`\operatorname{tr}(Y^\top H K_i H Y)/\operatorname{tr}(HK_iH)`
-    with one-hot :math:`Y`; see the module docstring). Exact; O(n² d) for
-    dense continuous data, O(nnz) per binary sparse column.
+    with one-hot :math:`Y`; see the module docstring). ``method="exact"``:
+    O(n² d) for dense continuous data, O(nnz) per binary sparse column;
+    ``method="fgt"``: O(n d), within ``rtol`` (below).
 
     Parameters
     ----------
@@ -661,6 +858,16 @@ def feature_alignments(
     target : {"auto", "binary", "multiclass", "regression"}
     return_details : bool
         Also return an :class:`AlignmentDetails` (traces, bandwidths).
+    method : {"auto", "exact", "fgt"}
+        RBF pair sums by the exact pair loop (O(n²) per feature) or by the
+        fast Gauss transform (:mod:`numkfs.kernels.fgt`, O(n) per feature);
+        ``"auto"``: the transform for columns of at least
+        :data:`FGT_MIN_SAMPLES` (1,024) rows or sparse entries, where it
+        is faster.  Ignored by the linear kernel (closed form).
+    rtol : float in [1e-14, 1)
+        Error bound of the fast Gauss transform: each pair sum
+        :math:`\sum_{jk} a_j a_k k_{jk}` is within ``rtol`` times
+        :math:`\sum_{jk} |a_j||a_k| k_{jk}` (module docstring).
 
     Returns
     -------
@@ -687,6 +894,7 @@ def feature_alignments(
         raise ValueError(
             f"feature_alignments: X and y have inconsistent numbers of samples: X has {n}, y has {y.shape[0]}."
         )
+    _check_method(method, rtol)
     Z, kind, _ = alignment_target(y, target)
     if sp.issparse(X):
         var = None
@@ -699,7 +907,7 @@ def feature_alignments(
         U = None
     else:
         g = _resolve_gamma(X, gamma, var)
-        S1, S2, U = _rbf_pair_sums(X, g, np.ascontiguousarray(Z.T))
+        S1, S2, U = _rbf_pair_sums(X, g, np.ascontiguousarray(Z.T), method, rtol)
         num = S1
         tr = n - S2 / n
     tr = np.where(const, 0.0, tr)

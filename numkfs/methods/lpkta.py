@@ -126,6 +126,8 @@ def lpkta_path(
     tol: float = 1e-14,
     alignments=None,
     feature_names=None,
+    method: str = "auto",
+    rtol: float = 1e-10,
 ) -> FeaturePath:
     r"""Generalized lp-KTA feature selection path over p.
 
@@ -162,6 +164,13 @@ def lpkta_path(
         Newton stops when :math:`|G_i| \le` tol · (:math:`|a_i| + \lambda_1 + \lambda_2`).
     alignments : array, optional
         Precomputed alignments (skips the kernel pass).
+    feature_names : sequence of str, optional
+    method : {"auto", "exact", "fgt"}
+        Alignments by the exact pair loop or the fast Gauss transform
+        (O(n) per feature, relative error at most ``rtol``), see
+        :func:`~numkfs.kernels.alignment.feature_alignments`.
+    rtol : float
+        Tolerance of the fast Gauss transform.
 
     Returns
     -------
@@ -189,7 +198,8 @@ def lpkta_path(
         X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X)
     gam = None
     if alignments is None:
-        a, det = feature_alignments(X, y, kernel=kernel, gamma=gamma, target=target, return_details=True)
+        a, det = feature_alignments(X, y, kernel=kernel, gamma=gamma, target=target, return_details=True,
+                                    method=method, rtol=rtol)
         gam = det.gamma
         if det.constant.any():
             idx = np.flatnonzero(det.constant)
@@ -369,6 +379,8 @@ def feature_selection_path(
     scoring: str = "accuracy",
     n_jobs=None,
     random_state=None,
+    method: str = "auto",
+    rtol: float = 1e-10,
 ) -> SelectionCurve:
     r"""Held-out score of a kernel model on :math:`\sum_i \eta_i(p) \tilde K_i` along the lp-KTA path.
 
@@ -408,7 +420,7 @@ def feature_selection_path(
         raise ValueError(f"feature_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
                          f"got {scoring!r}.")
     kw = dict(kernel=kernel, gamma=gamma, lambda1=lambda1, lambda2=lambda2, bregman=bregman, x0=x0,
-              p_grid=p_grid, eps=eps, predictor=predictor)
+              p_grid=p_grid, eps=eps, predictor=predictor, method=method, rtol=rtol)
     if sp.issparse(X):
         X = sp.csr_matrix(X)
     else:
@@ -476,6 +488,7 @@ def _choose_points(path, n_points, spacing="count"):
 
 def _fold_path(X, y, kw):
     """Path on one training set; also the traces tr(H K_i H) for the SVM kernel."""
-    a, det = feature_alignments(X, y, kernel=kw["kernel"], gamma=kw["gamma"], return_details=True)
+    a, det = feature_alignments(X, y, kernel=kw["kernel"], gamma=kw["gamma"], return_details=True,
+                                method=kw["method"], rtol=kw["rtol"])
     path = lpkta_path(X, y, alignments=a, **kw)
     return path, det.traces
