@@ -546,37 +546,66 @@ def _rbf_sums_dense(X, scale, ZT, cap, probe, nb, S1, S2, U):
             U[i0 + q] = u
 
 
+@jit
+def _target_totals(ZT, n):
+    """Each target row of ``ZT`` summed over its ``n`` samples."""
+    r = ZT.shape[0]
+    ztot = np.zeros(r)
+    for q in range(r):
+        for j in range(n):
+            ztot[q] += ZT[q, j]
+    return ztot
+
+
+@jit(inline=True)
+def _csc_n_entries(indptr, n, i):
+    """Entries of column ``i`` of a CSC matrix with ``n`` rows: its stored
+    values, plus one for its implicit zeros if it has any."""
+    nnz = indptr[i + 1] - indptr[i]
+    return nnz + 1 if nnz < n else nnz
+
+
+@jit(inline=True)
+def _csc_column(indptr, indices, data, sc, ZT, ztot, n, i):
+    """``(t, zt, cnt, m)``: the ``m`` entries of column ``i`` of a CSC
+    matrix with ``n`` rows, padded (see ``PAD``): values ``t`` (the stored
+    ones times ``sc``, then 0 for the implicit zeros if any), their target
+    columns ``zt`` (the implicit zeros': ``ztot``, the totals of ``ZT``,
+    minus the stored entries') and counts ``cnt`` (1 each, ``n - nnz`` for
+    the implicit zeros).  Inlined (returns a tuple, see ``numkfs._jit.jit``)."""
+    r = ZT.shape[0]
+    lo = indptr[i]
+    nnz = indptr[i + 1] - lo
+    m = _csc_n_entries(indptr, n, i)
+    t = np.zeros(m + PAD)
+    zt = np.zeros((r, m + PAD))
+    cnt = np.ones(m + PAD)
+    cnt[m:] = 0.0
+    for q in range(r):
+        zsum = 0.0
+        for k in range(nnz):
+            zv = ZT[q, indices[lo + k]]
+            zt[q, k] = zv
+            zsum += zv
+        if m > nnz:
+            zt[q, nnz] = ztot[q] - zsum
+    for k in range(nnz):
+        t[k] = data[lo + k] * sc
+    if m > nnz:
+        t[nnz] = 0.0
+        cnt[nnz] = n - nnz
+    return t, zt, cnt, m
+
+
 @pjit
 def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
     """Pair sums from a CSC matrix without densifying: the implicit zeros of
     a column are one entry with count ``n - nnz``."""
     d = indptr.shape[0] - 1
     r = ZT.shape[0]
-    ztot = np.zeros(r)
-    for q in range(r):
-        for j in range(n):
-            ztot[q] += ZT[q, j]
+    ztot = _target_totals(ZT, n)
     for i in prange(d):
-        lo = indptr[i]
-        nnz = indptr[i + 1] - lo
-        m = nnz + 1 if nnz < n else nnz
-        t = np.zeros(m + PAD)
-        zt = np.zeros((r, m + PAD))
-        cnt = np.ones(m + PAD)
-        cnt[m:] = 0.0
-        for q in range(r):
-            zsum = 0.0
-            for k in range(nnz):
-                zv = ZT[q, indices[lo + k]]
-                zt[q, k] = zv
-                zsum += zv
-            if m > nnz:
-                zt[q, nnz] = ztot[q] - zsum
-        for k in range(nnz):
-            t[k] = data[lo + k] * scale[i]
-        if m > nnz:
-            t[nnz] = 0.0
-            cnt[nnz] = n - nnz
+        t, zt, cnt, m = _csc_column(indptr, indices, data, scale[i], ZT, ztot, n, i)
         vals = np.empty(m + PAD)
         zs = np.empty((r, m + PAD))
         cs = np.empty(m + PAD)
@@ -670,32 +699,10 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
     d = indptr.shape[0] - 1
     r = ZT.shape[0]
     p = fgt[1]
-    ztot = np.zeros(r)
-    for q in range(r):
-        for j in range(n):
-            ztot[q] += ZT[q, j]
+    ztot = _target_totals(ZT, n)
     for i in prange(d):
-        lo = indptr[i]
-        nnz = indptr[i + 1] - lo
-        m = nnz + 1 if nnz < n else nnz
-        t = np.zeros(m + PAD)
-        zt = np.zeros((r, m + PAD))
-        cnt = np.ones(m + PAD)
-        cnt[m:] = 0.0
-        for q in range(r):
-            zsum = 0.0
-            for k in range(nnz):
-                zv = ZT[q, indices[lo + k]]
-                zt[q, k] = zv
-                zsum += zv
-            if m > nnz:
-                zt[q, nnz] = ztot[q] - zsum
-        sc = scale[i] if m >= min_fgt else scale2[i]
-        for k in range(nnz):
-            t[k] = data[lo + k] * sc
-        if m > nnz:
-            t[nnz] = 0.0
-            cnt[nnz] = n - nnz
+        sc = scale[i] if _csc_n_entries(indptr, n, i) >= min_fgt else scale2[i]
+        t, zt, cnt, m = _csc_column(indptr, indices, data, sc, ZT, ztot, n, i)
         vals = np.empty(m + PAD)
         zs = np.empty((r, m + PAD))
         cs = np.empty(m + PAD)
