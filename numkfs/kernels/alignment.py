@@ -515,6 +515,37 @@ def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
     return s1, s2, u
 
 
+@jit(inline=True)
+def _entry_scratch(m, r):
+    """``(vals, zs, cs, buf, gid)``: the scratch of ``_entry_sums`` and
+    ``_fgt_entry_sums`` for ``m`` entries and ``r`` target rows."""
+    vals = np.empty(m + PAD)
+    zs = np.empty((r, m + PAD))
+    cs = np.empty(m + PAD)
+    buf = np.empty(m + PAD)
+    gid = np.empty(m, dtype=np.int64)
+    return vals, zs, cs, buf, gid
+
+
+@jit(inline=True)
+def _dense_block(X, scale, b, nb):
+    """``(T, cnt, i0, w)``: block ``b`` of ``nb`` of the columns of the
+    C-ordered (n, d) ``X`` (columns ``i0`` to ``i0 + w - 1``, widths
+    differing by at most one), copied scaled by ``scale`` into a padded
+    feature-major ``T`` (see ``PAD``; contiguous reads of the block's values
+    in each row), and the counts ``cnt`` (1 per row, 0 in the pad)."""
+    n, d = X.shape
+    i0 = b * d // nb
+    w = (b + 1) * d // nb - i0
+    T = np.zeros((w, n + PAD))
+    for k in range(n):
+        for q in range(w):
+            T[q, k] = X[k, i0 + q] * scale[i0 + q]
+    cnt = np.ones(n + PAD)
+    cnt[n:] = 0.0
+    return T, cnt, i0, w
+
+
 @pjit
 def _rbf_sums_dense(X, scale, ZT, cap, probe, nb, S1, S2, U):
     """Pair sums of every column of the C-ordered (n, d) ``X``, each scaled
@@ -523,22 +554,11 @@ def _rbf_sums_dense(X, scale, ZT, cap, probe, nb, S1, S2, U):
     columns, scaled, into a small feature-major buffer (contiguous reads of
     the block's values in each row), so no transposed copy of ``X`` is ever
     allocated."""
-    n, d = X.shape
+    n = X.shape[0]
     r = ZT.shape[0]
     for b in prange(nb):
-        i0 = b * d // nb
-        w = (b + 1) * d // nb - i0
-        T = np.zeros((w, n + PAD))
-        for k in range(n):
-            for q in range(w):
-                T[q, k] = X[k, i0 + q] * scale[i0 + q]
-        vals = np.empty(n + PAD)
-        zs = np.empty((r, n + PAD))
-        cs = np.empty(n + PAD)
-        buf = np.empty(n + PAD)
-        cnt = np.ones(n + PAD)
-        cnt[n:] = 0.0
-        gid = np.empty(n, dtype=np.int64)
+        T, cnt, i0, w = _dense_block(X, scale, b, nb)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r)
         for q in range(w):
             s1, s2, u = _entry_sums(T[q], ZT, cnt, n, True, cap, probe, vals, zs, cs, gid, buf)
             S1[i0 + q] = s1
@@ -606,11 +626,7 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
     ztot = _target_totals(ZT, n)
     for i in prange(d):
         t, zt, cnt, m = _csc_column(indptr, indices, data, scale[i], ZT, ztot, n, i)
-        vals = np.empty(m + PAD)
-        zs = np.empty((r, m + PAD))
-        cs = np.empty(m + PAD)
-        buf = np.empty(m + PAD)
-        gid = np.empty(m, dtype=np.int64)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r)
         s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
         S1[i] = s1
         S2[i] = s2
@@ -663,23 +679,12 @@ def _fgt_sums_dense(X, scale, ZT, cap, fgt, nring, nb, S1, S2, U):
     """``_rbf_sums_dense`` by the fast Gauss transform (``scale`` to natural
     units): ``nb`` tasks of consecutive columns, each copied into a
     feature-major buffer (one pass over the rows per block)."""
-    n, d = X.shape
+    n = X.shape[0]
     r = ZT.shape[0]
     p = fgt[1]
     for b in prange(nb):
-        i0 = b * d // nb
-        w = (b + 1) * d // nb - i0
-        T = np.zeros((w, n + PAD))
-        for k in range(n):
-            for q in range(w):
-                T[q, k] = X[k, i0 + q] * scale[i0 + q]
-        vals = np.empty(n + PAD)
-        zs = np.empty((r, n + PAD))
-        cs = np.empty(n + PAD)
-        buf = np.empty(n + PAD)
-        cnt = np.ones(n + PAD)
-        cnt[n:] = 0.0
-        gid = np.empty(n, dtype=np.int64)
+        T, cnt, i0, w = _dense_block(X, scale, b, nb)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r)
         W = np.empty((r + 1, n))
         _fill_weights(ZT, cnt, n, W)
         work = _fgt_work(n, r + 1, p, nring)
@@ -703,11 +708,7 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
     for i in prange(d):
         sc = scale[i] if _csc_n_entries(indptr, n, i) >= min_fgt else scale2[i]
         t, zt, cnt, m = _csc_column(indptr, indices, data, sc, ZT, ztot, n, i)
-        vals = np.empty(m + PAD)
-        zs = np.empty((r, m + PAD))
-        cs = np.empty(m + PAD)
-        buf = np.empty(m + PAD)
-        gid = np.empty(m, dtype=np.int64)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r)
         if m >= min_fgt:
             W = np.empty((r + 1, m))
             _fill_weights(zt, cnt, m, W)
