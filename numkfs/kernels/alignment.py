@@ -515,6 +515,37 @@ def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
     return s1, s2, u
 
 
+@jit(inline=True)
+def _entry_scratch(m, r):
+    """``(vals, zs, cs, buf, gid)``: the scratch of ``_entry_sums`` and
+    ``_fgt_entry_sums`` for ``m`` entries and ``r`` target rows."""
+    vals = np.empty(m + PAD)
+    zs = np.empty((r, m + PAD))
+    cs = np.empty(m + PAD)
+    buf = np.empty(m + PAD)
+    gid = np.empty(m, dtype=np.int64)
+    return vals, zs, cs, buf, gid
+
+
+@jit(inline=True)
+def _dense_block(X, scale, b, nb):
+    """``(T, cnt, i0, w)``: block ``b`` of ``nb`` of the columns of the
+    C-ordered (n, d) ``X`` (columns ``i0`` to ``i0 + w - 1``, widths
+    differing by at most one), copied scaled by ``scale`` into a padded
+    feature-major ``T`` (see ``PAD``; contiguous reads of the block's values
+    in each row), and the counts ``cnt`` (1 per row, 0 in the pad)."""
+    n, d = X.shape
+    i0 = b * d // nb
+    w = (b + 1) * d // nb - i0
+    T = np.zeros((w, n + PAD))
+    for k in range(n):
+        for q in range(w):
+            T[q, k] = X[k, i0 + q] * scale[i0 + q]
+    cnt = np.ones(n + PAD)
+    cnt[n:] = 0.0
+    return T, cnt, i0, w
+
+
 @pjit
 def _rbf_sums_dense(X, scale, ZT, cap, probe, nb, S1, S2, U):
     """Pair sums of every column of the C-ordered (n, d) ``X``, each scaled
@@ -523,27 +554,67 @@ def _rbf_sums_dense(X, scale, ZT, cap, probe, nb, S1, S2, U):
     columns, scaled, into a small feature-major buffer (contiguous reads of
     the block's values in each row), so no transposed copy of ``X`` is ever
     allocated."""
-    n, d = X.shape
+    n = X.shape[0]
     r = ZT.shape[0]
     for b in prange(nb):
-        i0 = b * d // nb
-        w = (b + 1) * d // nb - i0
-        T = np.zeros((w, n + PAD))
-        for k in range(n):
-            for q in range(w):
-                T[q, k] = X[k, i0 + q] * scale[i0 + q]
-        vals = np.empty(n + PAD)
-        zs = np.empty((r, n + PAD))
-        cs = np.empty(n + PAD)
-        buf = np.empty(n + PAD)
-        cnt = np.ones(n + PAD)
-        cnt[n:] = 0.0
-        gid = np.empty(n, dtype=np.int64)
+        T, cnt, i0, w = _dense_block(X, scale, b, nb)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r)
         for q in range(w):
             s1, s2, u = _entry_sums(T[q], ZT, cnt, n, True, cap, probe, vals, zs, cs, gid, buf)
             S1[i0 + q] = s1
             S2[i0 + q] = s2
             U[i0 + q] = u
+
+
+@jit
+def _target_totals(ZT, n):
+    """Each target row of ``ZT`` summed over its ``n`` samples."""
+    r = ZT.shape[0]
+    ztot = np.zeros(r)
+    for q in range(r):
+        for j in range(n):
+            ztot[q] += ZT[q, j]
+    return ztot
+
+
+@jit(inline=True)
+def _csc_n_entries(indptr, n, i):
+    """Entries of column ``i`` of a CSC matrix with ``n`` rows: its stored
+    values, plus one for its implicit zeros if it has any."""
+    nnz = indptr[i + 1] - indptr[i]
+    return nnz + 1 if nnz < n else nnz
+
+
+@jit(inline=True)
+def _csc_column(indptr, indices, data, sc, ZT, ztot, n, i):
+    """``(t, zt, cnt, m)``: the ``m`` entries of column ``i`` of a CSC
+    matrix with ``n`` rows, padded (see ``PAD``): values ``t`` (the stored
+    ones times ``sc``, then 0 for the implicit zeros if any), their target
+    columns ``zt`` (the implicit zeros': ``ztot``, the totals of ``ZT``,
+    minus the stored entries') and counts ``cnt`` (1 each, ``n - nnz`` for
+    the implicit zeros).  Inlined (returns a tuple, see ``numkfs._jit.jit``)."""
+    r = ZT.shape[0]
+    lo = indptr[i]
+    nnz = indptr[i + 1] - lo
+    m = _csc_n_entries(indptr, n, i)
+    t = np.zeros(m + PAD)
+    zt = np.zeros((r, m + PAD))
+    cnt = np.ones(m + PAD)
+    cnt[m:] = 0.0
+    for q in range(r):
+        zsum = 0.0
+        for k in range(nnz):
+            zv = ZT[q, indices[lo + k]]
+            zt[q, k] = zv
+            zsum += zv
+        if m > nnz:
+            zt[q, nnz] = ztot[q] - zsum
+    for k in range(nnz):
+        t[k] = data[lo + k] * sc
+    if m > nnz:
+        t[nnz] = 0.0
+        cnt[nnz] = n - nnz
+    return t, zt, cnt, m
 
 
 @pjit
@@ -552,36 +623,10 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
     a column are one entry with count ``n - nnz``."""
     d = indptr.shape[0] - 1
     r = ZT.shape[0]
-    ztot = np.zeros(r)
-    for q in range(r):
-        for j in range(n):
-            ztot[q] += ZT[q, j]
+    ztot = _target_totals(ZT, n)
     for i in prange(d):
-        lo = indptr[i]
-        nnz = indptr[i + 1] - lo
-        m = nnz + 1 if nnz < n else nnz
-        t = np.zeros(m + PAD)
-        zt = np.zeros((r, m + PAD))
-        cnt = np.ones(m + PAD)
-        cnt[m:] = 0.0
-        for q in range(r):
-            zsum = 0.0
-            for k in range(nnz):
-                zv = ZT[q, indices[lo + k]]
-                zt[q, k] = zv
-                zsum += zv
-            if m > nnz:
-                zt[q, nnz] = ztot[q] - zsum
-        for k in range(nnz):
-            t[k] = data[lo + k] * scale[i]
-        if m > nnz:
-            t[nnz] = 0.0
-            cnt[nnz] = n - nnz
-        vals = np.empty(m + PAD)
-        zs = np.empty((r, m + PAD))
-        cs = np.empty(m + PAD)
-        buf = np.empty(m + PAD)
-        gid = np.empty(m, dtype=np.int64)
+        t, zt, cnt, m = _csc_column(indptr, indices, data, scale[i], ZT, ztot, n, i)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r)
         s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
         S1[i] = s1
         S2[i] = s2
@@ -634,23 +679,12 @@ def _fgt_sums_dense(X, scale, ZT, cap, fgt, nring, nb, S1, S2, U):
     """``_rbf_sums_dense`` by the fast Gauss transform (``scale`` to natural
     units): ``nb`` tasks of consecutive columns, each copied into a
     feature-major buffer (one pass over the rows per block)."""
-    n, d = X.shape
+    n = X.shape[0]
     r = ZT.shape[0]
     p = fgt[1]
     for b in prange(nb):
-        i0 = b * d // nb
-        w = (b + 1) * d // nb - i0
-        T = np.zeros((w, n + PAD))
-        for k in range(n):
-            for q in range(w):
-                T[q, k] = X[k, i0 + q] * scale[i0 + q]
-        vals = np.empty(n + PAD)
-        zs = np.empty((r, n + PAD))
-        cs = np.empty(n + PAD)
-        buf = np.empty(n + PAD)
-        cnt = np.ones(n + PAD)
-        cnt[n:] = 0.0
-        gid = np.empty(n, dtype=np.int64)
+        T, cnt, i0, w = _dense_block(X, scale, b, nb)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r)
         W = np.empty((r + 1, n))
         _fill_weights(ZT, cnt, n, W)
         work = _fgt_work(n, r + 1, p, nring)
@@ -670,37 +704,11 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
     d = indptr.shape[0] - 1
     r = ZT.shape[0]
     p = fgt[1]
-    ztot = np.zeros(r)
-    for q in range(r):
-        for j in range(n):
-            ztot[q] += ZT[q, j]
+    ztot = _target_totals(ZT, n)
     for i in prange(d):
-        lo = indptr[i]
-        nnz = indptr[i + 1] - lo
-        m = nnz + 1 if nnz < n else nnz
-        t = np.zeros(m + PAD)
-        zt = np.zeros((r, m + PAD))
-        cnt = np.ones(m + PAD)
-        cnt[m:] = 0.0
-        for q in range(r):
-            zsum = 0.0
-            for k in range(nnz):
-                zv = ZT[q, indices[lo + k]]
-                zt[q, k] = zv
-                zsum += zv
-            if m > nnz:
-                zt[q, nnz] = ztot[q] - zsum
-        sc = scale[i] if m >= min_fgt else scale2[i]
-        for k in range(nnz):
-            t[k] = data[lo + k] * sc
-        if m > nnz:
-            t[nnz] = 0.0
-            cnt[nnz] = n - nnz
-        vals = np.empty(m + PAD)
-        zs = np.empty((r, m + PAD))
-        cs = np.empty(m + PAD)
-        buf = np.empty(m + PAD)
-        gid = np.empty(m, dtype=np.int64)
+        sc = scale[i] if _csc_n_entries(indptr, n, i) >= min_fgt else scale2[i]
+        t, zt, cnt, m = _csc_column(indptr, indices, data, sc, ZT, ztot, n, i)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r)
         if m >= min_fgt:
             W = np.empty((r + 1, m))
             _fill_weights(zt, cnt, m, W)
