@@ -282,6 +282,18 @@ def _norm(F):
     return float(np.max(np.abs(F))) if F.size else 0.0
 
 
+def _trial_residual(sysm, z, P):
+    """F at a trial point of the corrector, or None when it is not finite.
+
+    A diverging Newton correction can reach points where the kernel times α
+    overflows; that is the corrector failing (the step is then shortened),
+    not something to warn about, so those floating-point warnings are
+    silenced here, and only here."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = sysm.residual(z, P)
+    return F if np.all(np.isfinite(F)) else None
+
+
 # --------------------------------------------------------------------------
 # helpers on a point
 
@@ -880,7 +892,9 @@ class _PCTracker:
         dprev = None
         kappa = 0.0
         for it in range(self.max_newton):
-            F = sysm.residual(zp, P)
+            F = _trial_residual(sysm, zp, P)
+            if F is None:
+                return None, d1, kappa
             r = _norm(F)
             if r < self.tol:
                 return zp, d1 if d1 is not None else 0.0, kappa
@@ -896,8 +910,8 @@ class _PCTracker:
             zp = zp + dz
             if not np.all(np.isfinite(zp)):
                 return None, d1, kappa
-        F = sysm.residual(zp, P)
-        if _norm(F) < self.tol:
+        F = _trial_residual(sysm, zp, P)
+        if F is not None and _norm(F) < self.tol:
             return zp, d1 if d1 is not None else 0.0, kappa
         return None, d1, kappa
 
@@ -988,7 +1002,12 @@ class _ODETracker(_PCTracker):
                 continue
             zp = sol.y.copy()
             hs = float(sol.t)
-            if _norm(self.sysm.residual(zp, P)) > self.tol:
+            F = _trial_residual(self.sysm, zp, P)
+            if F is None:
+                self.n_rejected += 1
+                h *= 0.25
+                continue
+            if _norm(F) > self.tol:
                 zc, _, _ = self._correct(zp, P, qr)
                 if zc is None:
                     self.n_rejected += 1
