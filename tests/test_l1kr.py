@@ -403,6 +403,21 @@ def test_a_traced_path_emits_no_runtime_warning(friedman):
     assert p.converged.all()
 
 
+def test_singular_jacobian_gives_one_clear_warning():
+    """A duplicated column makes the KKT Jacobian singular: one
+    PathDegeneracyWarning, no LinAlgWarning from the LU that detects it."""
+    from numkfs.methods.l1kr import PathDegeneracyWarning
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((20, 4))
+    y = X[:, 0] + 0.1 * rng.standard_normal(20)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        p = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_steps=200)
+    assert [w.category for w in rec] == [PathDegeneracyWarning]
+    assert p.extra["finished"] == "singular Jacobian" and not p.converged[-1] and p.converged[:-1].all()
+
+
 def test_cv_at_the_D_max_edge_names_D_max():
     from numkfs.model_selection import GridEdgeWarning
 

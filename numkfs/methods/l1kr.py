@@ -244,10 +244,14 @@ def _tangent_and_corrector(J, ref, method="lu"):
     up to the hyperplane; LU is 5-10x cheaper here (benchmark)."""
     m, nv = J.shape
     if method == "lu":
-        from scipy.linalg import lu_factor, lu_solve
+        from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
 
         A = np.vstack([J, ref[None, :]])
-        lu = lu_factor(A, check_finite=False)
+        with warnings.catch_warnings():
+            # a singular bordered matrix is detected from the pivots below
+            # (QR fallback, then PathTrackingError): not a user warning
+            warnings.simplefilter("ignore", LinAlgWarning)
+            lu = lu_factor(A, check_finite=False)
         piv = np.abs(np.diag(lu[0]))
         if piv.min() > 1e-13 * piv.max():
             e = np.zeros(nv)
