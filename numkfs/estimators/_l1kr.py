@@ -36,8 +36,11 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     rows is traced with the equivalent λ and read at ``D · n_train / n``,
     the same kernel in the units of X); the point chosen by ``cv_rule``
     (:func:`numkfs.model_selection.choose_index`) is taken on the path of
-    all the data.  A feature is selected when its β exceeds the path's
-    tolerance (``selection_tol``, see :func:`~numkfs.methods.l1kr.l1kr_path`).
+    all the data.  The model at each grid point drops the features it does
+    not need (:func:`~numkfs.methods.l1kr.l1kr_prune`: removing them, with α
+    refitted, raises the ridge objective by less than ``prune_tol`` of
+    ``Σ (y - ȳ)²``), in every fold alike; the selected features are those
+    with β > 0 in that model.
 
     When several λ are given and CV chooses the smallest or the largest, the
     λ grid is extended (geometrically, up to twice) beyond that end; if the
@@ -62,10 +65,11 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Bound on αᵀKα (units of ``||y - ȳ||²``) when ``fix="C"``.
     gradient_tol : float, default=1e-6
         Stop the path when the projected gradient is below ``gradient_tol``.
-    selection_tol : float, default=1e-2
-        A feature is selected when its mean contribution to the kernel's
-        exponent, ``2 β_j / n`` on the unit-norm columns, exceeds this
-        (the path's ``tol``).
+    prune_tol : float, default=1e-3
+        Features whose joint removal from a grid point's model costs less
+        than this fraction of ``Σ (y - ȳ)²`` in the ridge objective are
+        dropped (:func:`~numkfs.methods.l1kr.l1kr_prune`); 0 keeps every
+        feature with β > 0.
     D_max : float, optional
         Stop every path at ``||β||₁ = D_max``.
     max_steps : int, default=3000
@@ -90,9 +94,9 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     Attributes
     ----------
     path_ : FeaturePath
-        The D grid of the chosen λ: β of the full-data path at each D,
-        ``cv_scores``, ``chosen_index``, ``cv_rule``, ``score_name``,
-        ``converged`` and ``tol``.
+        The D grid of the chosen λ: the model at each D (β of the full-data
+        path, pruned), ``cv_scores``, ``chosen_index``, ``cv_rule``,
+        ``score_name`` and ``converged``.
     full_path_ : FeaturePath
         The path traced on all the training data (events, arc length...).
     cv_paths_ : list of FeaturePath
@@ -109,9 +113,10 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     D_ : float
         The chosen budget ||β||₁.
     feature_weights_ : ndarray of shape (n_features,)
-        β at ``D_`` (on columns centred and scaled to unit norm).
+        β at ``D_`` (on columns centred and scaled to unit norm), the
+        unneeded features removed (``prune_tol``).
     n_features_selected_ : int
-        Number of features with β above ``path_.tol``.
+        Number of features with β > 0 in ``feature_weights_``.
     lambda_ : float
         λ at the chosen point.
     dual_coef_ : ndarray of shape (n_samples,)
@@ -144,7 +149,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         "lam": [Interval(Real, 0, None, closed="neither"), InstanceOf((list, tuple, np.ndarray), "a sequence of floats")],
         "C": [Interval(Real, 0, None, closed="neither")],
         "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
-        "selection_tol": [Interval(Real, 0, None, closed="left")],
+        "prune_tol": [Interval(Real, 0, 1, closed="left")],
         "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
         "max_steps": [Interval(Integral, 1, None)],
         "cv": [Interval(Integral, 2, None), InstanceOf((object,), "a CV splitter")],
@@ -157,7 +162,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     }
 
     def __init__(self, kernel="rbf", degree=2, fix="lambda", lam=0.01, C=1.0, gradient_tol=1e-6,
-                 selection_tol=1e-2, D_max=None, max_steps=3000, cv=5, cv_rule="best",
+                 prune_tol=1e-3, D_max=None, max_steps=3000, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=50, n_jobs=None, random_state=None, eps=None):
         self.kernel = kernel
         self.degree = degree
@@ -165,7 +170,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.lam = lam
         self.C = C
         self.gradient_tol = gradient_tol
-        self.selection_tol = selection_tol
+        self.prune_tol = prune_tol
         self.D_max = D_max
         self.max_steps = max_steps
         self.cv = cv
@@ -198,7 +203,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         -------
         self
         """
-        from ..methods.l1kr import _renamed_eps, l1kr_cv_path, l1kr_objective, l1kr_path_at
+        from ..methods.l1kr import _renamed_eps, l1kr_cv_path, l1kr_objective
         from ..model_selection import check_grid_edge, choose_index, make_cv
 
         self._validate_params()
@@ -214,7 +219,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         def run(lam):
             return l1kr_cv_path(
                 X, y, self.kernel, degree=self.degree, fix=self.fix, lam=float(lam), C=self.C,
-                gradient_tol=gradient_tol, selection_tol=self.selection_tol, D_max=self.D_max,
+                gradient_tol=gradient_tol, prune_tol=self.prune_tol, D_max=self.D_max,
                 max_steps=self.max_steps, n_grid=self.n_grid, cv=self.cv, n_jobs=self.n_jobs, random_state=seed,
                 feature_names=names,
             )
@@ -258,9 +263,8 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.cv_scores_ = path.cv_scores
         self.converged_ = np.asarray(path.extra["converged"], dtype=bool)
         self.D_ = float(path.grid[idx])
-        betas, lam_at = l1kr_path_at(full, [self.D_])
-        self.feature_weights_ = betas[0]
-        self.lambda_ = float(lam_at[0])
+        self.feature_weights_ = path.weights[idx].copy()  # β at D_, pruned
+        self.lambda_ = float(path.extra["lambda"][idx])
         _, _, self.dual_coef_ = l1kr_objective(full, self.feature_weights_, self.lambda_)
         return self
 
@@ -328,7 +332,7 @@ class L1KRRegressor(L1KRRegressorCV):
 
     Parameters
     ----------
-    kernel, degree, fix, lam, C, gradient_tol, selection_tol, D_max, max_steps, cv, cv_rule, scoring, n_grid, \
+    kernel, degree, fix, lam, C, gradient_tol, prune_tol, D_max, max_steps, cv, cv_rule, scoring, n_grid, \
 n_jobs, random_state, eps
         As in :class:`L1KRRegressorCV`.
 

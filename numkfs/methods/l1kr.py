@@ -55,6 +55,15 @@ Decisions where the paper is silent or cannot be followed literally
   ``scipy.integrate.solve_ivp`` method) integrates the tangent ODE instead,
   with Newton corrections when the KKT residual exceeds ``tol`` and at
   events; ``benchmarks/l1kr_paper.py`` compares the two.
+* **Which features a point selects.**  The path keeps every feature that
+  lowers the training objective at all, however little: on noise-free data
+  irrelevant features ride along at small β at every D, only 2-20 times
+  below relevant features with a linear effect (long length scale), so no
+  tolerance on β separates them.  What separates them is what the model
+  loses without them: :func:`l1kr_prune` removes the features whose joint
+  removal (α refitted) raises the ridge objective by less than ``prune_tol``
+  of ``Σ (y - ȳ)²``; :func:`l1kr_cv_path` scores and reports those pruned
+  models.
 * **Events** are located by the paper's interpolating line search
   (regula falsi on the event functions, bisection when it stalls); the
   event point is then solved exactly with the extra equation (paper eq. 9–10).
@@ -91,15 +100,17 @@ from ..paths import FeaturePath
 
 from numbers import Integral, Real
 
-__all__ = ["l1kr_path", "l1kr_cv_path", "l1kr_kkt_residual", "l1kr_path_at", "l1kr_predict", "l1kr_objective"]
+__all__ = ["l1kr_path", "l1kr_cv_path", "l1kr_kkt_residual", "l1kr_path_at", "l1kr_predict", "l1kr_objective",
+           "l1kr_prune"]
 
 #: event codes stored in ``path.extra["event"]``
 EVENT_NONE, EVENT_START, EVENT_E1, EVENT_E2, EVENT_STOP, EVENT_DMAX = 0, 1, 2, 3, 4, 5
 EVENT_NAMES = {0: "", 1: "start", 2: "E1", 3: "E2", 4: "stationary", 5: "D_max"}
 
-#: Default ``selection_tol`` of :func:`l1kr_path` (mean kernel-exponent
-#: contribution of a selected feature).
-SELECTION_TOL = 1e-2
+#: Default ``prune_tol`` of :func:`l1kr_cv_path` and :func:`l1kr_prune`: the
+#: features whose removal together raises the ridge objective by less than
+#: this fraction of ``Σ (y - ȳ)²`` are dropped from a grid point's model.
+PRUNE_TOL = 1e-3
 
 #: Newton iterations allowed to solve an event point exactly (paper eq. 9-10).
 POLISH_MAX_ITER = 12
@@ -244,10 +255,14 @@ def _tangent_and_corrector(J, ref, method="lu"):
     up to the hyperplane; LU is 5-10x cheaper here (benchmark)."""
     m, nv = J.shape
     if method == "lu":
-        from scipy.linalg import lu_factor, lu_solve
+        from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
 
         A = np.vstack([J, ref[None, :]])
-        lu = lu_factor(A, check_finite=False)
+        with warnings.catch_warnings():
+            # a singular bordered matrix is detected from the pivots below
+            # (QR fallback, then PathTrackingError): not a user warning
+            warnings.simplefilter("ignore", LinAlgWarning)
+            lu = lu_factor(A, check_finite=False)
         piv = np.abs(np.diag(lu[0]))
         if piv.min() > 1e-13 * piv.max():
             e = np.zeros(nv)
@@ -280,6 +295,18 @@ def _mp_step(qr, F):
 
 def _norm(F):
     return float(np.max(np.abs(F))) if F.size else 0.0
+
+
+def _trial_residual(sysm, z, P):
+    """F at a trial point of the corrector, or None when it is not finite.
+
+    A diverging Newton correction can reach points where the kernel times α
+    overflows; that is the corrector failing (the step is then shortened),
+    not something to warn about, so those floating-point warnings are
+    silenced here, and only here."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = sysm.residual(z, P)
+    return F if np.all(np.isfinite(F)) else None
 
 
 # --------------------------------------------------------------------------
@@ -412,7 +439,6 @@ def l1kr_path(
     C: float = 1.0,
     gradient_tol: float = 1e-6,
     eps: float | None = None,
-    selection_tol: float = SELECTION_TOL,
     D_max: float | None = None,
     max_steps: int = 3000,
     tol: float = 1e-10,
@@ -459,18 +485,6 @@ def l1kr_path(
         Deprecated name of ``gradient_tol`` (``eps`` means other things
         elsewhere in numkfs); accepted with a ``FutureWarning`` until the
         next release.
-    selection_tol : float
-        When a feature counts as selected (sets the path's ``tol``, the
-        support rule of :meth:`FeaturePath.selected`): when its mean
-        contribution to the kernel's exponent over pairs of training rows,
-        ``β_j · mean_ab (x_aj - x_bj)² = 2 β_j / n`` for the unit-norm
-        columns (``β_j / n`` for the polynomial kernel), exceeds
-        ``selection_tol``; that is ``tol = selection_tol · n / 2``
-        (``selection_tol · n``).  The default 1e-2: a feature that moves
-        kernel entries by less than about 1 % on average is not used.  On
-        noise-free data the path keeps irrelevant features at such weights
-        (they help the training fit at the rounding level); ``0`` counts
-        every non-zero β.
     D_max : float, optional
         Stop when ``||β||₁`` reaches ``D_max`` (the path may turn back in D
         before that).
@@ -517,8 +531,9 @@ def l1kr_path(
         ``converged`` (also ``extra["converged"]``) is False at a point
         whose KKT residual could not be brought below ``tol`` and at the
         last point when the path stopped at a limit (``max_steps``, step
-        underflow, singular Jacobian; ``extra["finished"]`` says which);
-        ``tol`` is the selection tolerance (``selection_tol``).
+        underflow, singular Jacobian; ``extra["finished"]`` says which).
+        β is exactly 0 for the features not on the active set (``tol`` 0);
+        :func:`l1kr_prune` removes the ones the model does not need.
 
     Warns
     -----
@@ -554,7 +569,7 @@ def l1kr_path(
     validate_params(
         dict(kernel=kernel, degree=degree, fix=fix, lam=lam, C=C, gradient_tol=gradient_tol, D_max=D_max,
              max_steps=max_steps, tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent,
-             n_threads=n_threads, h0=h0, selection_tol=selection_tol),
+             n_threads=n_threads, h0=h0),
         {
             "kernel": [Options(L1KR_KERNELS)],
             "degree": [Interval(Integral, 1, None)],
@@ -562,7 +577,6 @@ def l1kr_path(
             "lam": [FINITE_POSITIVE],
             "C": [FINITE_POSITIVE],
             "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
-            "selection_tol": [Interval(Real, 0, None, closed="left")],
             "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
             "max_steps": [Interval(Integral, 1, None)],
             "tol": [FINITE_POSITIVE],
@@ -579,17 +593,7 @@ def l1kr_path(
     with limit_threads(*limits):
         path = _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0,
                           max_angle, feature_names, true_support, verbose)
-    path.tol = selection_tolerance(kernel, n, selection_tol)
-    path.extra["selection_tol"] = float(selection_tol)
     return path
-
-
-def selection_tolerance(kernel, n_samples, selection_tol=None):
-    """The tolerance on β of an L1KR path on ``n_samples`` rows (see
-    ``selection_tol`` in :func:`l1kr_path`): ``selection_tol · n / 2``
-    (``"rbf"``) or ``selection_tol · n`` (``"poly"``)."""
-    tau = SELECTION_TOL if selection_tol is None else float(selection_tol)
-    return tau * n_samples * (0.5 if canonical_kernel(kernel) == "rbf" else 1.0)
 
 
 def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0, max_angle,
@@ -880,7 +884,9 @@ class _PCTracker:
         dprev = None
         kappa = 0.0
         for it in range(self.max_newton):
-            F = sysm.residual(zp, P)
+            F = _trial_residual(sysm, zp, P)
+            if F is None:
+                return None, d1, kappa
             r = _norm(F)
             if r < self.tol:
                 return zp, d1 if d1 is not None else 0.0, kappa
@@ -896,8 +902,8 @@ class _PCTracker:
             zp = zp + dz
             if not np.all(np.isfinite(zp)):
                 return None, d1, kappa
-        F = sysm.residual(zp, P)
-        if _norm(F) < self.tol:
+        F = _trial_residual(sysm, zp, P)
+        if F is not None and _norm(F) < self.tol:
             return zp, d1 if d1 is not None else 0.0, kappa
         return None, d1, kappa
 
@@ -988,7 +994,12 @@ class _ODETracker(_PCTracker):
                 continue
             zp = sol.y.copy()
             hs = float(sol.t)
-            if _norm(self.sysm.residual(zp, P)) > self.tol:
+            F = _trial_residual(self.sysm, zp, P)
+            if F is None:
+                self.n_rejected += 1
+                h *= 0.25
+                continue
+            if _norm(F) > self.tol:
                 zc, _, _ = self._correct(zp, P, qr)
                 if zc is None:
                     self.n_rejected += 1
@@ -1038,6 +1049,91 @@ def l1kr_objective(path: FeaturePath, beta, lam) -> tuple:
     Ka = K @ alpha
     r = ys - Ka + Ka.mean()
     return float(r @ r), float(alpha @ Ka), alpha
+
+
+def _ridge_objective(path, beta, lam):
+    """``min_α ||y - Kα - α0||² + λ αᵀKα = λ yᵀα`` with ``(HKH + λI) α = y``
+    (y centred, so α is centred and ``(HK + λI) α = y`` is this symmetric
+    positive definite system: one Cholesky)."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    ex = path.extra
+    ys = ex["y_train"]
+    K = ard_kernel(ex["X_train"], beta, ex["kernel"], ex["degree"])
+    m = K.mean(axis=0)
+    Kc = K - m[None, :] - m[:, None] + m.mean()
+    Kc[np.diag_indices_from(Kc)] += lam
+    alpha = cho_solve(cho_factor(Kc, check_finite=False), ys, check_finite=False)
+    return float(lam * (ys @ alpha))
+
+
+def l1kr_prune(path: FeaturePath, beta, lam, prune_tol: float = PRUNE_TOL) -> tuple:
+    r"""Drop the features a point's model does not need.
+
+    At a point (β, λ) of an L1KR path the ridge objective
+    ``R(β) = min_α ||y - Kα - α0||² + λ αᵀKα`` (centred, unit-norm y, so
+    ``R`` is a fraction of ``Σ (y - ȳ)²``) is recomputed with features
+    removed (β_j = 0, α refitted).  Features are removed in increasing order
+    of their single-feature cost ``R(β_{-j}) - R(β)`` as long as the joint
+    increase stays below ``prune_tol``.
+
+    Why: the path keeps every feature that lowers the training objective at
+    all.  On noise-free data (Friedman #1) the irrelevant features enter
+    with weights only 2-20 times below those of relevant linear ones, so no
+    tolerance on β separates them, while removing all five of them costs
+    ~1e-4 of the variance of y and removing any relevant one 5e-2 or more.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        An L1KR path (its ``extra`` holds the standardised training data).
+    beta : ndarray of shape (n_features,)
+        β at the point (e.g. from :func:`l1kr_path_at`).
+    lam : float
+        λ at the point.
+    prune_tol : float, default=1e-3
+        Largest joint increase of the objective, as a fraction of
+        ``Σ (y - ȳ)²``; 0 keeps every feature with β > 0.
+
+    Returns
+    -------
+    beta : ndarray of shape (n_features,)
+        β with the removed features set to 0.
+    increase : float
+        ``R(pruned) - R(β)``, below ``prune_tol``.
+
+    Examples
+    --------
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> from numkfs.methods.l1kr import l1kr_path_at, l1kr_prune
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> path = l1kr_path(X, y, lam=0.01, D_max=20.0)
+    >>> beta, lam = l1kr_path_at(path, [20.0])
+    >>> pruned, increase = l1kr_prune(path, beta[0], lam[0])
+    >>> bool(increase < 1e-3 and (pruned > 0).sum() <= (beta[0] > 0).sum())
+    True
+    """
+    beta = np.asarray(beta, dtype=float)
+    active = np.flatnonzero(beta > 0)
+    if prune_tol <= 0 or active.size == 0:
+        return beta.copy(), 0.0
+    base = _ridge_objective(path, beta, lam)
+
+    def without(b, j):
+        b = b.copy()
+        b[j] = 0.0
+        return b
+
+    cost = np.array([_ridge_objective(path, without(beta, j), lam) - base for j in active])
+    out, increase = beta.copy(), 0.0
+    for j in active[np.argsort(cost, kind="stable")]:
+        trial = without(out, j)
+        inc = _ridge_objective(path, trial, lam) - base
+        if inc >= prune_tol:
+            break
+        out, increase = trial, max(inc, 0.0)
+    return out, float(increase)
 
 
 def l1kr_path_at(path: FeaturePath, D) -> tuple:
@@ -1118,8 +1214,33 @@ def _predict_one(path, Z, beta, alpha):
     return ex["y_mean"] + ex["y_scale"] * (Kz @ alpha + a0)
 
 
+def _grid_models(path, D, prune_tol):
+    """Per budget D: β read on ``path`` (:func:`l1kr_path_at`), pruned
+    (:func:`l1kr_prune`), λ and the stored points used."""
+    betas, lams, used = _path_at(path, D)
+    if prune_tol > 0:
+        # small dense solves: the thread policy of the path itself (threaded
+        # BLAS on n ~ 100 measured 5x slower on a loaded machine)
+        with limit_threads(*thread_limits("l1kr", path.extra["X_train"].shape[0])):
+            for k in range(betas.shape[0]):
+                betas[k] = l1kr_prune(path, betas[k], lams[k], prune_tol)[0]
+    return betas, lams, used
+
+
+def _predict_betas(path, X_new, betas, lams):
+    """Predictions (units of y) of the models (β_k, λ_k), α refitted."""
+    ex = path.extra
+    Z = (np.asarray(X_new, dtype=float) - ex["x_mean"]) / ex["x_scale"]
+    out = np.empty((betas.shape[0], Z.shape[0]))
+    for k in range(betas.shape[0]):
+        _, _, alpha = l1kr_objective(path, betas[k], lams[k])
+        out[k] = _predict_one(path, Z, betas[k], alpha)
+    return out
+
+
 def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv=5, n_jobs=None,
-                 random_state=None, D_scaling: str = "n", **path_kwargs) -> FeaturePath:
+                 random_state=None, D_scaling: str = "n", prune_tol: float = PRUNE_TOL,
+                 **path_kwargs) -> FeaturePath:
     """K-fold cross-validation of the L1KR path on a common grid of D.
 
     Every fold traces its own path (paths differ per fold); each is scored
@@ -1156,13 +1277,19 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
         it at the same D (before 2026-11: it chose D in the units of paths
         on (K-1)/K of the data and applied it to the full-data path, a
         kernel ~K/(K-1) times too wide).
+    prune_tol : float, default=1e-3
+        The model at each grid point drops the features it does not need
+        (:func:`l1kr_prune`: together they lower the ridge objective by less
+        than ``prune_tol`` of ``Σ (y - ȳ)²``), on the full-data path and on
+        every fold's path alike, so the CV scores are those of the pruned
+        models.  0 keeps every feature with β > 0 (before 2026-11).
     **path_kwargs
         Passed to :func:`l1kr_path`.
 
     Returns
     -------
     FeaturePath
-        On the D grid: interpolated β of the full-data path, ``cv_scores``
+        On the D grid: interpolated β of the full-data path (pruned), ``cv_scores``
         (n_grid, n_folds) (higher is better), ``score_name``
         ``"neg_mean_squared_error"`` (in the squared units of y), ``tol``
         the full path's selection tolerance, ``extra["lambda"]``,
@@ -1184,6 +1311,8 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
     X, y = check_X_y(X, y, caller="l1kr_cv_path")
     if D_scaling not in ("n", "none"):
         raise ValueError(f"l1kr_cv_path: D_scaling must be 'n' or 'none'; got {D_scaling!r}.")
+    if not (isinstance(prune_tol, Real) and math.isfinite(prune_tol) and prune_tol >= 0):
+        raise ValueError(f"l1kr_cv_path: prune_tol must be a finite float >= 0; got {prune_tol!r}.")
     if "eps" in path_kwargs:
         path_kwargs = dict(path_kwargs)
         path_kwargs["gradient_tol"] = _renamed_eps(path_kwargs.get("gradient_tol", 1e-6), path_kwargs.pop("eps"),
@@ -1216,20 +1345,23 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
         # grid is in the units of the full-data path; a fold's path is read
         # at the equivalent budget D·n_train/n (D_scaling="n").
         Df = D_grid * r if D_scaling == "n" else D_grid
-        pred = l1kr_predict(p, X[test], D=Df)
+        betas_f, lams_f, _ = _grid_models(p, Df, prune_tol)
+        with limit_threads(*thread_limits("l1kr", len(train))):
+            pred = _predict_betas(p, X[test], betas_f, lams_f)
         return -((pred - y[test][None, :]) ** 2).mean(axis=1)
 
     scores = cross_val_path(fold_fn, X, y, cv, n_jobs=n_jobs, random_state=random_state)
-    betas, lams, used = _path_at(full, D_grid)
+    betas, lams, used = _grid_models(full, D_grid, prune_tol)
     conv = full.extra["converged"]
     converged = conv[used[:, 0]] & conv[used[:, 1]]
-    extra = {"lambda": lams, "full_path": full, "converged": converged, "user_grid": user_grid}
+    extra = {"lambda": lams, "full_path": full, "converged": converged, "user_grid": user_grid,
+             "prune_tol": float(prune_tol)}
     for key in ("X_train", "y_train", "x_mean", "x_scale", "y_mean", "y_scale", "kernel", "degree", "fix",
                 "lam_fixed", "C_fixed"):
         extra[key] = full.extra[key]
     out = FeaturePath(grid=D_grid, weights=betas, grid_name="D", feature_names=full.feature_names,
                       method="L1KR (CV grid)", cv_scores=scores, extra=extra, true_support=full.true_support,
-                      tol=full.tol)
+                      tol=0.0)
     _set_contract_fields(out, score_name="neg_mean_squared_error", converged=converged)
     return out
 

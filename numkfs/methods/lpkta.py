@@ -65,8 +65,6 @@ from ..solvers.native.lpkta_newton import (  # noqa: F401  (re-exported: the sol
     SquaredEuclidean,
     _bregman,
     _check_grid,
-    _PREDICTORS,
-    lpkta_path_kernel,
     lpkta_weights,
 )
 
