@@ -51,7 +51,8 @@ class NumericalWarning(UserWarning):
 
 
 def warn_not_converged(method: str, *, max_iter: int, where: str = "", what: str = "iterations",
-                       hint: str = "increase max_iter or loosen tol", stacklevel: int = 3) -> None:
+                       hint: str = "increase max_iter or loosen tol", limit: str = "max_iter",
+                       stacklevel: int = 3) -> None:
     """Raise scikit-learn's ``ConvergenceWarning`` for an iteration that
     stopped at its limit, naming the method, the path point and the limit.
 
@@ -67,6 +68,8 @@ def warn_not_converged(method: str, *, max_iter: int, where: str = "", what: str
         What was counted (``"iterations"``, ``"sweeps"``, ``"steps"``).
     hint : str
         What the user can change.
+    limit : str, default="max_iter"
+        The name of the parameter that set the limit (``"max_steps"``...).
     stacklevel : int
         Passed to :func:`warnings.warn`.
 
@@ -83,7 +86,7 @@ def warn_not_converged(method: str, *, max_iter: int, where: str = "", what: str
     from sklearn.exceptions import ConvergenceWarning
 
     at = f" at {where}" if where else ""
-    warnings.warn(f"{method} did not converge{at} within max_iter={int(max_iter)} {what}; {hint}.",
+    warnings.warn(f"{method} did not converge{at} within {limit}={int(max_iter)} {what}; {hint}.",
                   ConvergenceWarning, stacklevel=stacklevel)
 
 

@@ -397,7 +397,7 @@ def test_max_steps_warns_convergence_and_marks_the_point(friedman):
         warnings.simplefilter("always")
         p = l1kr_path(X, y, lam=1e-2, max_steps=15)
     conv = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
-    assert len(conv) == 1 and "path point 15" in str(conv[0].message) and "max_steps" in str(conv[0].message)
+    assert len(conv) == 1 and "path point 15" in str(conv[0].message) and "within max_steps=15" in str(conv[0].message)
     assert not any(issubclass(w.category, RuntimeWarning) for w in rec)
     assert p.extra["finished"] == "max_steps"
     assert p.converged.tolist() == [True] * 15 + [False]

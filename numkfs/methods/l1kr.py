@@ -690,7 +690,7 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
                 rec.add(z_e, P, info_e, s, kind, idx, converged=polished)
             if not polished:
                 warn_not_converged(
-                    "L1KR", max_iter=POLISH_MAX_ITER, what="Newton iterations",
+                    "L1KR", max_iter=POLISH_MAX_ITER, what="Newton iterations", limit="the event polish limit",
                     where=f"the {EVENT_NAMES[kind]} event{'' if idx < 0 else f' of feature {idx}'} ({_where(rec)}; "
                           f"KKT residual {res:.1e} > tol={tol:.1e})",
                     hint="the event point is kept and marked converged=False; loosen tol")
@@ -725,7 +725,7 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
         else:
             finished = "max_steps"
             rec.rows[-1]["converged"] = False
-            warn_not_converged("L1KR", max_iter=max_steps, what="continuation steps", where=_where(rec),
+            warn_not_converged("L1KR", max_iter=max_steps, what="continuation steps", where=_where(rec), limit="max_steps",
                                hint="increase max_steps or set D_max (the path ends there, short of a "
                                     "stationary point)")
     except PathTrackingError as exc:
