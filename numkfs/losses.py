@@ -39,6 +39,9 @@ class Loss:
     name = "loss"
     #: True for losses of a margin y*u with y in {-1, +1}.
     classification = False
+    #: An upper bound of the second derivative (the Lipschitz constant of the
+    #: first derivative): a quadratic with this curvature majorises the loss.
+    curvature_bound = 2.0
 
     def value(self, y, u) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -96,6 +99,7 @@ class HuberizedHingeLoss(Loss):
         if not delta > 0:
             raise ValueError(f"delta of the huberized hinge must be > 0; got {delta!r}.")
         self.delta = float(delta)
+        self.curvature_bound = 1.0 / self.delta
 
     def value(self, y, u):
         s = 1.0 - y * u
@@ -121,6 +125,7 @@ class LogisticLoss(Loss):
 
     name = "logistic"
     classification = True
+    curvature_bound = 0.25
 
     def value(self, y, u):
         return float(np.logaddexp(0.0, -y * u).sum())

@@ -92,14 +92,14 @@ import scipy.linalg
 
 from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, method_threads
 from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
-                           check_X, check_y, constant_columns, validate_params)
+                           check_X, check_y, constant_columns, validate_params, warn_not_converged)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
 from ..losses import get_loss
 from ..model_selection import parallel_map
 from ..paths import FeaturePath
 from ..solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
 
-__all__ = ["knife", "knife_path", "knife_lambda2_max", "KNIFEResult", "knife_objective", "knife_gradient_w",
+__all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "KNIFEResult", "knife_objective", "knife_gradient_w",
            "path_decision_function", "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]
 
 REGRESSION_LOSSES = ("squared",)
@@ -131,6 +131,9 @@ KNIFE_CONSTRAINTS = {
 
 _SOLVERS = ("auto", "native", "ECOS", "SCS", "CLARABEL")
 
+#: Module switch for tests: False runs every fit without the shortcuts (see ``_Knife.fast``).
+_FAST = True
+
 
 def _check_solver(solver, caller):
     names = [solver] if isinstance(solver, str) else list(solver)
@@ -159,8 +162,11 @@ class _Knife:
     """Everything that stays fixed during a fit (and a path)."""
 
     def __init__(self, X, y, *, kernel, loss, lambda1, gamma, degree, coef0, delta, solver,
-                 kernel_method="auto", wstep_tol=1e-10):
+                 kernel_method="auto", wstep_tol=1e-10, fast=True):
         self.X = X
+        #: False: no shortcut (dense Newton systems, p x p weight-step matrices, every path point fitted);
+        #: the same answers within the solvers' tolerances, kept for tests.
+        self.fast = fast
         self.y = y
         self.kernel = kernel
         self.loss = get_loss(loss, delta=delta)
@@ -199,7 +205,7 @@ class _Knife:
     def alpha_step(self, K, alpha, a0):
         if not self.intercept:
             return _ridge_solve(K, self.y, self.lambda1), 0.0
-        return _newton_alpha(K, self.y, self.loss, self.lambda1, alpha, a0)
+        return _newton_alpha(K, self.y, self.loss, self.lambda1, alpha, a0, restrict=self.fast)
 
     # -- w-step ---------------------------------------------------------------
     def wstep_data(self, K, alpha, a0, w, lambda2):
@@ -218,7 +224,8 @@ class _Knife:
             return w_new
         solver = self.solver
         if isinstance(solver, str) and solver.lower() in ("auto", "native"):
-            wa, _, kkt = solve_knife_wstep(self.loss, self.y, A, u0, c, w[act], tol=self.wstep_tol)
+            wa, _, kkt = solve_knife_wstep(self.loss, self.y, A, u0, c, w[act], tol=self.wstep_tol,
+                                         factored=self.fast)
             scale = max(1.0, float(np.max(np.abs(c))))
             if kkt > 1e-6 * scale and solver.lower() == "auto":
                 # the native answer is not accurate enough: ask the conic backends
@@ -324,7 +331,7 @@ def _ridge_solve(K, y, lam):
                                 f"of {ridge:.1e}; the data may contain huge values.")
 
 
-def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100):
+def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restrict=True):
     r"""Newton/IRLS for :math:`\min L(y, K\alpha + \alpha_0) + \lambda_1 \alpha^\top K\alpha`.
 
     The Newton system :math:`H\Delta = -G`, :math:`H = [[KDK + 2\lambda_1 K,
@@ -336,6 +343,20 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100):
     one Cholesky factorisation of the SPD matrix :math:`I + SKS/(2\lambda_1)`
     and a scalar equation for :math:`d\alpha_0`.  Armijo backtracking on the
     objective.
+
+    Rows with :math:`D_i = 0` (for the hinge losses: the rows outside the
+    margin, usually most of them) make that matrix the identity on their
+    rows and columns and the right-hand sides zero there, so only the block
+    of the rows with :math:`D_i > 0` is formed and factorised
+    (``restrict=True``; ``restrict=False`` factorises the whole n x n
+    matrix, the same solution in exact arithmetic: kept for tests).
+
+    When no row has curvature but the gradient is not zero (the huberized
+    hinge with every margin in its linear part, e.g. at α = 0 with
+    δ <= 1), the Newton matrix is singular in α0; D is then replaced by the
+    loss's curvature bound on the rows with a non-zero gradient (a
+    majorising quadratic: a descent direction, the Armijo search decides
+    the step).
     """
     n = K.shape[0]
     alpha = alpha.copy()
@@ -346,8 +367,6 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100):
         return loss.value(y, Ka_ + a0_) + lam1 * float(alpha_ @ Ka_)
 
     F = obj(Ka, alpha, a0)
-    M = np.empty((n, n))
-    ones = np.ones(n)
     for _ in range(max_iter):
         u = Ka + a0
         g = loss.gradient(y, u)
@@ -357,21 +376,31 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100):
         scale = max(1.0, float(np.max(np.abs(g))))
         if max(float(np.max(np.abs(r1))), abs(r2)) <= tol * scale:
             break
+        if not np.any(D[g != 0.0] > 0.0):
+            D = np.where(g != 0.0, loss.curvature_bound, D)
         S = np.sqrt(D)
-        np.multiply(S[:, None] * K, S[None, :] / two_l, out=M)
-        M[np.diag_indices(n)] += 1.0
         Kr1 = K @ r1
-        rhs = np.column_stack([-S * Kr1 / two_l, S])
-        try:
-            cf = scipy.linalg.cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-            Z = scipy.linalg.cho_solve(cf, rhs, check_finite=False)
-        except np.linalg.LinAlgError:
-            Z = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        rows = np.flatnonzero(D > 0.0) if restrict else np.arange(n)
+        Sv = S[rows]
+        M = K[np.ix_(rows, rows)] if rows.size < n else K.copy()
+        M *= Sv[:, None]
+        M *= Sv[None, :] / two_l
+        M[np.diag_indices(rows.size)] += 1.0
+        rhs = np.column_stack([-Sv * Kr1[rows] / two_l, Sv])
+        if rows.size == 0:  # no curvature and no loss gradient: only the ridge acts
+            Z = np.zeros((0, 2))
+        else:
+            try:
+                cf = scipy.linalg.cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+                Z = scipy.linalg.cho_solve(cf, rhs, check_finite=False)
+            except np.linalg.LinAlgError:
+                Z = np.linalg.lstsq(M, rhs, rcond=None)[0]
         za, zb = Z[:, 0], Z[:, 1]
-        den = float(S @ zb)
-        db = (-r2 - float(S @ za)) / (den + 1e-12 * max(1.0, n * float(np.max(D, initial=0.0))) + 1e-300)
+        den = float(Sv @ zb)
+        db = (-r2 - float(Sv @ za)) / (den + 1e-12 * max(1.0, n * float(np.max(D, initial=0.0))) + 1e-300)
         z = za + db * zb
-        v = -(Kr1 + K @ (S * z)) / two_l + db
+        Ksz = K[:, rows] @ (Sv * z) if rows.size < n else K @ (Sv * z)
+        v = -(Kr1 + Ksz) / two_l + db
         da = -(r1 + D * v) / two_l
         Kd = v - db  # K @ da
         slope = float(r1 @ Kd) + r2 * db
@@ -530,7 +559,7 @@ def _prepare(X, y, params, caller):
     gamma = 1.0 / X.shape[1] if params["gamma"] is None else float(params["gamma"])
     model = _Knife(X, y_pm, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
                    degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
-                   solver=params["solver"])
+                   solver=params["solver"], fast=_FAST)
     public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),
               "coef0": float(params["coef0"]), "loss": loss, "lambda1": float(params["lambda1"]),
               "delta": float(params["delta"])}
@@ -653,6 +682,8 @@ def knife(
     with _numba_threads_for(X.shape[0]):
         best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
                                  max_iter, tol, n_jobs)
+    if not best.converged:
+        warn_not_converged("KNIFE", max_iter=max_iter, where=f"lambda2={float(lambda2):.4g}")
     public["lambda2"] = float(lambda2)
     return KNIFEResult(weights=best.w, alpha=best.alpha, intercept=best.a0, objective=best.objective,
                        objective_history=np.asarray(best.history), n_iter=best.n_iter,
@@ -717,6 +748,79 @@ def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
         return float(_find_top(model, st, params["max_iter"], params["tol"]))
 
 
+def _zero_state(st, lambda2):
+    """The fit at ``lambda2`` warm-started from a state whose weights are all zero.
+
+    With every weight zero the kernel no longer depends on w, the w-step
+    returns w = 0 (zeros are sticky) and the α-step from the previous
+    (optimal) α returns it: the fit would reproduce ``st`` (the λ2 term is
+    λ2 · 0).  No iteration is run (``n_iter = 0``)."""
+    return _FitState(w=st.w.copy(), alpha=st.alpha.copy(), a0=st.a0, K=st.K, objective=st.objective, n_iter=0,
+                     converged=True, n_line_searches=0, history=[st.objective])
+
+
+class _PathRecorder:
+    """The per-point arrays of a KNIFE path."""
+
+    def __init__(self):
+        self.grid, self.rows, self.alphas, self.a0s, self.objs, self.iters, self.conv = ([] for _ in range(7))
+
+    def add(self, lam, st):
+        self.grid.append(float(lam))
+        self.rows.append(st.w.copy())
+        self.alphas.append(st.alpha.copy())
+        self.a0s.append(st.a0)
+        self.objs.append(st.objective)
+        self.iters.append(st.n_iter)
+        self.conv.append(st.converged)
+
+
+def _walk(model, st, grid, *, max_iter, tol, stop_at_zero=False, bar=None):
+    """Warm-started fits along ``grid`` (``st`` is the fit at ``grid[0]``)."""
+    rec = _PathRecorder()
+    rec.add(grid[0], st)
+    for lam in grid[1:]:
+        if not np.any(st.w > 0):
+            if stop_at_zero:
+                break
+            if model.fast:
+                st = _zero_state(st, lam)
+                rec.add(lam, st)
+                if bar is not None:
+                    bar.update(1)
+                continue
+        st = model.fit(st.w, lam, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
+        rec.add(lam, st)
+        if bar is not None:
+            bar.update(1)
+    return rec
+
+
+def _default_grid(top, n_lambdas, lambda_min_ratio):
+    """0, then ``n_lambdas - 1`` log-spaced values ending at ``top`` (just ``top`` when n_lambdas = 2)."""
+    if n_lambdas == 2:
+        return np.array([0.0, top])
+    return np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_lambdas - 1)])
+
+
+def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
+    bad = [lam for lam, c in zip(rec.grid, rec.conv) if not c]
+    if bad:
+        shown = ", ".join(f"{v:.4g}" for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
+        warn_not_converged(label, max_iter=max_iter, stacklevel=4,
+                           where=f"{len(bad)} of {len(rec.grid)} path points (lambda2={shown})")
+
+
+def _to_path(rec, *, top, public, classes, feature_names, true_support):
+    extra = {"alpha": np.asarray(rec.alphas), "intercept": np.asarray(rec.a0s), "n_iter": np.asarray(rec.iters),
+             "converged": np.asarray(rec.conv, dtype=bool), "lambda2_top": float(top), "params": public,
+             "classes": classes}
+    path = FeaturePath(grid=np.asarray(rec.grid), weights=np.asarray(rec.rows), grid_name="lambda2",
+                       feature_names=feature_names, objective=np.asarray(rec.objs), method="KNIFE",
+                       extra=extra, true_support=true_support, converged=extra["converged"])
+    return path
+
+
 def knife_path(
     X,
     y,
@@ -735,7 +839,7 @@ def knife_path(
     solver="auto",
     max_iter: int = 100,
     tol: float = 1e-6,
-    stop_at_zero: bool | None = None,
+    stop_at_zero: bool = False,
     feature_names=None,
     true_support=None,
     random_state=None,
@@ -745,25 +849,30 @@ def knife_path(
 
     The problem of :func:`knife` is solved for a grid of λ2 at fixed λ1,
     each point warm-started from the previous one; zero weights stay zero
-    (sticky), so features only leave the model.
+    (sticky), so features only leave the model.  Once every weight is zero
+    the remaining points are that same model (the fit would reproduce it;
+    it is copied, with ``n_iter`` 0).
 
     Parameters
     ----------
     X, y, kernel, loss, lambda1, gamma, degree, coef0, delta, solver, max_iter, tol
         As in :func:`knife`.
     lambda2_grid : array, optional
-        Increasing λ2 values (the path is computed on them all, also after
-        every weight is zero, unless ``stop_at_zero``).  Default: 0 then
-        ``n_lambdas - 1`` log-spaced values from ``lambda_min_ratio * top``
-        to ``top``, where ``top`` is found (see the module docstring), and
-        the walk stops at the first point where every weight is zero.
+        Increasing λ2 values; the path has one point per value.  Default:
+        0 then ``n_lambdas - 1`` log-spaced values from
+        ``lambda_min_ratio * top`` to ``top``, where ``top`` is found (the
+        smallest λ2 at which the warm-started fit from the λ2 = 0 solution
+        zeroes every weight, see the module docstring).  Warm starts along
+        the path can keep a feature slightly beyond ``top`` (the problem is
+        not convex); the path then ends with non-zero weights.
     n_lambdas : int
+        Number of path points of the default grid (exactly).
     lambda_min_ratio : float
     n_restarts : int
-        Random starts at λ2 = 0 (the best starts the path).
-    stop_at_zero : bool, optional
-        Stop once every weight is zero; default True for the default grid,
-        False for a given grid.
+        Random starts at the first grid point (the best starts the path).
+    stop_at_zero : bool, default=False
+        End the path at the first point where every weight is zero (fewer
+        points than the grid).
     feature_names, true_support : optional
         Stored on the path (plots highlight the true support); feature names
         default to the columns of a DataFrame X.
@@ -775,8 +884,19 @@ def knife_path(
     -------
     FeaturePath
         ``grid_name="lambda2"``, ``objective`` per point and in ``extra``:
-        ``alpha`` (n_points, n), ``intercept``, ``n_iter``, ``converged``,
-        ``lambda2_top`` and ``params`` (kernel and loss settings).
+        ``alpha`` (n_points, n), ``intercept``, ``n_iter``, ``converged``
+        (bool per point; a point that stopped at ``max_iter`` also raises a
+        ``ConvergenceWarning``), ``lambda2_top`` and ``params`` (kernel and
+        loss settings).
+
+    Examples
+    --------
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.methods.knife import knife_path
+    >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
+    >>> path = knife_path(X, y, n_lambdas=10, random_state=0)
+    >>> path.n_points
+    10
     """
     caller = "knife_path"
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
@@ -792,58 +912,82 @@ def knife_path(
         if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
             raise ValueError(f"{caller}: lambda2_grid must be a non-empty, non-decreasing array of "
                              f"finite values >= 0.")
-    if stop_at_zero is None:
-        stop_at_zero = not user_grid
-    rows, alphas, a0s, objs, iters, conv = [], [], [], [], [], []
-
-    def record(st):
-        rows.append(st.w.copy())
-        alphas.append(st.alpha.copy())
-        a0s.append(st.a0)
-        objs.append(st.objective)
-        iters.append(st.n_iter)
-        conv.append(st.converged)
-
     with _numba_threads_for(X.shape[0]):
         lam_first = grid[0] if user_grid else 0.0
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None), lam_first, max_iter, tol)
         top = np.nan
         if not user_grid:
             top = _find_top(model, st, max_iter, tol)
-            grid = np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_lambdas - 1)])
-        ratio = (1.0 / lambda_min_ratio) ** (1.0 / max(n_lambdas - 2, 1))
-        record(st)
+            grid = _default_grid(top, n_lambdas, lambda_min_ratio)
         bar = None
         if verbose:
             from tqdm.auto import tqdm
 
             bar = tqdm(total=len(grid), desc="KNIFE path", unit="λ2")
             bar.update(1)
-        out_grid = [grid[0]]
-        i = 1
-        extra_steps = 0
-        while True:
-            if stop_at_zero and not np.any(st.w > 0):
-                break
-            if i < len(grid):
-                lam = grid[i]
-            elif not user_grid and np.any(st.w > 0) and extra_steps < 200:
-                lam = out_grid[-1] * ratio  # continue past the top until every weight is zero
-                extra_steps += 1
-            else:
-                break
-            st = model.fit(st.w, lam, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
-            record(st)
-            out_grid.append(lam)
-            i += 1
-            if bar is not None:
-                bar.update(1)
+        rec = _walk(model, st, grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar)
         if bar is not None:
             bar.close()
+    _warn_path_not_converged(rec, max_iter)
     public["lambda2"] = None
-    extra = {"alpha": np.asarray(alphas), "intercept": np.asarray(a0s), "n_iter": np.asarray(iters),
-             "converged": np.asarray(conv), "lambda2_top": float(top) if not user_grid else np.nan,
-             "params": public, "classes": classes}
-    return FeaturePath(grid=np.asarray(out_grid), weights=np.asarray(rows), grid_name="lambda2",
-                       feature_names=feature_names, objective=np.asarray(objs), method="KNIFE",
-                       extra=extra, true_support=true_support)
+    return _to_path(rec, top=top, public=public, classes=classes, feature_names=feature_names,
+                    true_support=true_support)
+
+
+def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lambda_min_ratio: float = 1e-3,
+                    feature_names=None, random_state=None, **params) -> list:
+    r"""KNIFE paths of several binary problems on the same X on one shared λ2 grid (one-vs-rest).
+
+    Default grid: as in :func:`knife_path`, with ``top`` the largest of the
+    problems' tops; each problem's λ2 = 0 fit (from its own start, drawn
+    from a fresh ``random_state``, as :func:`knife_path` draws it) is
+    computed once and used both for its top and as the path's first point.
+    The result is the list ``[knife_path(X, t, lambda2_grid=grid, ...) for t
+    in targets]`` without refitting the λ2 = 0 points.
+
+    Parameters
+    ----------
+    X : array (n, p)
+    targets : list of arrays (n,)
+        Two-class labels of each problem (e.g. ±1 for one class against
+        the rest).
+    lambda2_grid : array, optional
+        A shared grid (then nothing is shared but the data).
+    n_lambdas, lambda_min_ratio, feature_names, random_state
+        As in :func:`knife_path`.
+    **params
+        The fitting keywords of :func:`knife` (``loss`` a classification loss).
+
+    Returns
+    -------
+    list of FeaturePath
+    """
+    caller = "knife_ovr_paths"
+    unknown = sorted(set(params) - set(_FIT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}.")
+    params = {**_FIT_DEFAULTS, **params, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio}
+    if lambda2_grid is not None:
+        kw = {k: params[k] for k in _FIT_DEFAULTS}
+        return [knife_path(X, t, lambda2_grid=lambda2_grid, feature_names=feature_names, random_state=random_state,
+                           **kw) for t in targets]
+    setups = []
+    for t in targets:
+        Xc, y_pm, classes, const, model, public = _prepare(X, t, params, caller)
+        rng = check_random_state(random_state)
+        with _numba_threads_for(Xc.shape[0]):
+            st, _ = _best_start(model, _starts(rng, Xc.shape[1], const, params["n_restarts"], None), 0.0,
+                                params["max_iter"], params["tol"])
+            top = _find_top(model, st, params["max_iter"], params["tol"])
+        setups.append((model, st, top, public, classes))
+    top = max(s[2] for s in setups)
+    grid = _default_grid(top, n_lambdas, lambda_min_ratio)
+    paths = []
+    for model, st, _, public, classes in setups:
+        with _numba_threads_for(model.X.shape[0]):
+            rec = _walk(model, st, grid, max_iter=params["max_iter"], tol=params["tol"])
+        _warn_path_not_converged(rec, params["max_iter"])
+        public["lambda2"] = None
+        paths.append(_to_path(rec, top=np.nan, public=public, classes=classes, feature_names=feature_names,
+                              true_support=None))
+    return paths

@@ -9,6 +9,11 @@ w_prev`` and ``c = λ1 Aᵀα + λ2 1`` (see :mod:`numkfs.methods.knife`).
 
 * Squared loss: a box QP, ``½ wᵀ(2AᵀA)w + (c - 2Aᵀ(y - u0))ᵀw``, solved by
   the native coordinate descent :func:`numkfs.solvers.native.boxqp.solve_box_qp`.
+* When A has fewer (curvature) rows than columns (wide data, n < p), the
+  same coordinate descent runs on the factor instead of the p x p matrix
+  (:func:`solve_box_qp_factored`): ``Q = FᵀF + μI`` is never formed, the
+  residual ``F w`` is kept up to date and each coordinate costs O(n)
+  instead of O(p) — the same iterates in exact arithmetic.
 * Smooth classification losses (squared hinge, huberized hinge, logistic):
   projected Newton — each step minimises the second-order model
   ``½ dᵀ(AᵀDA + μI)d + ∇Sᵀd`` over the shifted box by the same coordinate
@@ -29,12 +34,107 @@ import time
 
 import numpy as np
 
+from ..._jit import jit
 from ...losses import get_loss
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import register_native
 from .boxqp import box_qp_kkt_residual, solve_box_qp
 
-__all__ = ["KnifeWeightStep", "solve_knife_wstep", "knife_wstep_kkt_residual"]
+__all__ = ["KnifeWeightStep", "solve_knife_wstep", "knife_wstep_kkt_residual", "solve_box_qp_factored"]
+
+
+@jit
+def _box_qp_cd_factored(FT, mu, c, lo, hi, w, tol, max_sweeps):
+    """Coordinate descent of :func:`numkfs.solvers.native.boxqp.solve_box_qp`
+    (same order, same exact coordinate minimisation, same stopping rule) on
+    ``Q = FᵀF + μI`` given ``FT = Fᵀ`` (p x m): the residual ``r = F w`` is
+    kept instead of the gradient.  Returns (sweeps, kkt residual)."""
+    p, m = FT.shape
+    r = np.zeros(m)
+    qdiag = np.empty(p)
+    for j in range(p):
+        s = 0.0
+        wj = w[j]
+        for i in range(m):
+            f = FT[j, i]
+            s += f * f
+            r[i] += f * wj
+        qdiag[j] = s + mu
+    scale = 1.0
+    for j in range(p):
+        a = abs(c[j])
+        if a > scale:
+            scale = a
+    g = np.empty(p)
+    res = 0.0
+    for j in range(p):
+        s = 0.0
+        for i in range(m):
+            s += FT[j, i] * r[i]
+        gj = s + mu * w[j] + c[j]
+        g[j] = gj
+        if w[j] <= lo[j] and gj > 0.0:
+            gj = 0.0
+        elif w[j] >= hi[j] and gj < 0.0:
+            gj = 0.0
+        if abs(gj) > res:
+            res = abs(gj)
+    sweeps = 0
+    while sweeps < max_sweeps and res > tol * scale:
+        sweeps += 1
+        for j in range(p):
+            s = 0.0
+            for i in range(m):
+                s += FT[j, i] * r[i]
+            gj = s + mu * w[j] + c[j]
+            qjj = qdiag[j]
+            if qjj <= 0.0:
+                if gj > 0.0:
+                    new = lo[j]
+                elif gj < 0.0:
+                    new = hi[j]
+                else:
+                    new = w[j]
+            else:
+                new = w[j] - gj / qjj
+                if new < lo[j]:
+                    new = lo[j]
+                elif new > hi[j]:
+                    new = hi[j]
+            d = new - w[j]
+            if d != 0.0:
+                w[j] = new
+                for i in range(m):
+                    r[i] += d * FT[j, i]
+        res = 0.0
+        for j in range(p):
+            s = 0.0
+            for i in range(m):
+                s += FT[j, i] * r[i]
+            gj = s + mu * w[j] + c[j]
+            g[j] = gj
+            if w[j] <= lo[j] and gj > 0.0:
+                gj = 0.0
+            elif w[j] >= hi[j] and gj < 0.0:
+                gj = 0.0
+            if abs(gj) > res:
+                res = abs(gj)
+    return sweeps, res
+
+
+def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_sweeps: int = 100_000):
+    """The box QP ``min ½ wᵀ(FᵀF + μI)w + cᵀw`` over ``lo ≤ w ≤ hi`` without forming
+    ``FᵀF``; return ``(w, sweeps, kkt_residual)`` as
+    :func:`~numkfs.solvers.native.boxqp.solve_box_qp` does (same iterates in exact
+    arithmetic; each sweep costs O(mp) instead of O(p²) for F of shape (m, p))."""
+    FT = np.ascontiguousarray(np.asarray(F, dtype=np.float64).T)
+    c = np.ascontiguousarray(c, dtype=np.float64)
+    p = c.shape[0]
+    lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (p,)).copy()
+    hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (p,)).copy()
+    w = np.clip(np.zeros(p) if w0 is None else np.array(w0, dtype=np.float64), lo, hi)
+    sweeps, res = _box_qp_cd_factored(FT, float(mu), c, lo, hi, w, float(tol), int(max_sweeps))
+    return w, int(sweeps), float(res)
 
 
 def _surrogate(loss, y, A, u0, c, w):
@@ -58,7 +158,8 @@ def _scale(loss, y, A, u0, c):
     return max(1.0, float(np.max(np.abs(c), initial=0.0)), float(np.max(np.abs(g0), initial=0.0)))
 
 
-def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_iter: int = 200):
+def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_iter: int = 200,
+                      factored: bool = True):
     """Solve the weight step natively.
 
     Parameters
@@ -75,6 +176,10 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
         Relative tolerance on the projected gradient.
     max_iter : int
         Newton iterations (classification losses).
+    factored : bool, default=True
+        Run the coordinate descent on the factor of the p x p matrix when A
+        has fewer (curvature) rows than columns; ``False`` always forms
+        the matrix (the same iterates in exact arithmetic).
 
     Returns
     -------
@@ -94,9 +199,12 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
     if p == 0:
         return w, 0, 0.0
     if loss.name == "squared":
+        q = c - 2.0 * (A.T @ (y - u0))
+        if factored and A.shape[0] < p:
+            w, sweeps, kkt = solve_box_qp_factored(np.sqrt(2.0) * A, 0.0, q, 0.0, 1.0, w, tol=tol)
+            return w, sweeps, kkt
         Q = A.T @ A
         Q *= 2.0
-        q = c - 2.0 * (A.T @ (y - u0))
         w, sweeps, _ = solve_box_qp(Q, q, 0.0, 1.0, w, tol=tol)
         return w, sweeps, float(box_qp_kkt_residual(Q, q, 0.0, 1.0, w))
     scale = _scale(loss, y, A, u0, c)
@@ -112,12 +220,18 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
             n_iter -= 1
             break
         D = loss.hessian_diag(y, u)
-        H = A.T @ (D[:, None] * A)
-        mu = 1e-10 * max(float(np.max(np.diag(H))), 1e-300) + 1e-14 * scale
-        H[np.diag_indices_from(H)] += mu
         # inexact Newton: solve the model to a fraction of the current KKT residual
         sub_tol = max(1e-3 * kkt / max(1.0, float(np.max(np.abs(g)))), 1e-15)
-        d, _, _ = solve_box_qp(H, g, -w, 1.0 - w, zeros, tol=sub_tol)
+        rows = np.flatnonzero(D > 0.0)
+        if factored and rows.size < p:  # wide: coordinate descent on the factor sqrt(D) A
+            F = np.sqrt(D[rows])[:, None] * A[rows]
+            mu = 1e-10 * max(float(np.max(np.einsum("ij,ij->j", F, F), initial=0.0)), 1e-300) + 1e-14 * scale
+            d, _, _ = solve_box_qp_factored(F, mu, g, -w, 1.0 - w, zeros, tol=sub_tol)
+        else:
+            H = A.T @ (D[:, None] * A)
+            mu = 1e-10 * max(float(np.max(np.diag(H))), 1e-300) + 1e-14 * scale
+            H[np.diag_indices_from(H)] += mu
+            d, _, _ = solve_box_qp(H, g, -w, 1.0 - w, zeros, tol=sub_tol)
         slope = float(g @ d)
         if not slope < 0.0:
             break

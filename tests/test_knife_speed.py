@@ -1,0 +1,194 @@
+"""KNIFE's fast paths give the answers of the plain computation (issue #16),
+and the KNIFE fixes of issue #15 (huberized hinge, convergence, path length).
+
+References are computed in the test by an independent slow path: the module
+switch ``numkfs.methods.knife._FAST = False`` runs every fit with dense n x n
+Newton systems, p x p weight-step matrices and every path point fitted (the
+code before the shortcuts); the factored coordinate descent is checked
+against the dense one and against CVXPY.
+"""
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from numkfs.datasets import make_sinusoid
+from numkfs.datasets._knife import make_orange
+from numkfs.losses import get_loss
+from numkfs.methods.knife import knife, knife_ovr_paths, knife_path
+from numkfs.solvers.native.boxqp import solve_box_qp
+from numkfs.solvers.native.knife_wstep import (knife_wstep_kkt_residual, solve_box_qp_factored,
+                                               solve_knife_wstep)
+
+km = sys.modules["numkfs.methods.knife"]
+
+
+def _std(X):
+    return (X - X.mean(0)) / X.std(0)
+
+
+def _both(monkeypatch, fn):
+    """fn() with the shortcuts, then without them."""
+    fast = fn()
+    monkeypatch.setattr(km, "_FAST", False)
+    slow = fn()
+    monkeypatch.setattr(km, "_FAST", True)
+    return fast, slow
+
+
+def _same_path(a, b, rtol=1e-6):
+    assert np.array_equal(a.grid, b.grid) or np.allclose(a.grid, b.grid, rtol=1e-9)
+    assert a.n_points == b.n_points
+    np.testing.assert_allclose(a.objective, b.objective, rtol=rtol, atol=1e-8)
+    # the same supports at every point
+    assert np.array_equal(a.weights > 0, b.weights > 0)
+    np.testing.assert_allclose(a.weights, b.weights, atol=1e-4)
+
+
+def _wide_classification(n=24, p=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 > 0, 1.0, -1.0)
+    return _std(X), y
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "huberized_hinge", "logistic"])
+def test_fast_path_equals_plain_path_classification(monkeypatch, loss):
+    X, y, _ = make_orange(60, n_noise=4, random_state=0)
+    X = _std(X)
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, loss=loss, n_lambdas=12, random_state=0,
+                                                       max_iter=200))
+    assert fast.n_points == 12
+    _same_path(fast, slow)
+
+
+def test_fast_path_equals_plain_path_sinusoid(monkeypatch):
+    X, y, _ = make_sinusoid(50, random_state=3)
+    X = _std(X)
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y - y.mean(), n_lambdas=15, random_state=0))
+    _same_path(fast, slow)
+
+
+@pytest.mark.parametrize("loss", ["squared", "squared_hinge"])
+def test_fast_path_equals_plain_path_wide(monkeypatch, loss):
+    # n < p: the weight step runs on the factor (no p x p matrix)
+    X, y = _wide_classification()
+    if loss == "squared":
+        y = X[:, 0] - X[:, 1] ** 2 + 0.1 * np.random.default_rng(1).standard_normal(len(y))
+        y = y - y.mean()
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, loss=loss, n_lambdas=8, random_state=0))
+    _same_path(fast, slow)
+
+
+def test_factored_box_qp_equals_dense():
+    rng = np.random.default_rng(0)
+    for m, p, mu in [(5, 40, 0.0), (12, 30, 1e-3), (30, 10, 0.0)]:
+        F = rng.standard_normal((m, p))
+        c = rng.standard_normal(p) * 3
+        lo, hi = -rng.uniform(0, 1, p), rng.uniform(0, 1, p)
+        Q = F.T @ F + mu * np.eye(p)
+        w1, s1, r1 = solve_box_qp(Q, c, lo, hi, tol=1e-12)
+        w2, s2, r2 = solve_box_qp_factored(F, mu, c, lo, hi, tol=1e-12)
+        # the same sweeps (same order, same coordinate minimisation) and the same point
+        assert abs(s1 - s2) <= 1
+        np.testing.assert_allclose(w1, w2, atol=1e-9)
+        g = Q @ w2 + c
+        g = np.where((w2 <= lo) & (g > 0), 0.0, np.where((w2 >= hi) & (g < 0), 0.0, g))
+        assert np.max(np.abs(g)) <= 1e-11 * max(1.0, np.max(np.abs(c)))
+
+
+@pytest.mark.parametrize("loss", ["squared", "squared_hinge", "logistic"])
+def test_factored_wstep_matches_dense_and_cvxpy(loss):
+    rng = np.random.default_rng(2)
+    n, p = 15, 50
+    A = rng.standard_normal((n, p))
+    y = np.where(rng.standard_normal(n) > 0, 1.0, -1.0) if loss != "squared" else rng.standard_normal(n)
+    u0 = 0.3 * rng.standard_normal(n)
+    c = rng.uniform(-0.5, 2.0, p)
+    L = get_loss(loss)
+    wf, _, kf = solve_knife_wstep(L, y, A, u0, c, tol=1e-11, factored=True)
+    wd, _, kd = solve_knife_wstep(L, y, A, u0, c, tol=1e-11, factored=False)
+    assert knife_wstep_kkt_residual(L, y, A, u0, c, wf) <= 1e-8
+    np.testing.assert_allclose(wf, wd, atol=1e-6)
+    pytest.importorskip("cvxpy")
+    from numkfs.solvers import solve
+    from numkfs.solvers.native.knife_wstep import KnifeWeightStep
+
+    res = solve(KnifeWeightStep(L, y, A, u0, c), solver=["CLARABEL", "ECOS", "SCS"], tol=1e-9)
+    f = lambda w: L.value(y, u0 + A @ w) + c @ w  # noqa: E731
+    assert f(wf) <= f(np.asarray(res.solution["w"])) + 1e-6 * max(1.0, abs(f(wf)))
+
+
+def test_huberized_hinge_is_not_the_zero_model():
+    # issue #15: at α = 0 every margin is in the linear part of the huberized hinge (δ <= 1);
+    # the α-step used to stop there (α = 0, intercept 0) and call it converged
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((41, 5))
+    y = np.r_[np.ones(21), -np.ones(20)]
+    X[:21, 0] += 1.5
+    for delta in (1.0, 0.5):
+        res = knife(X, y, loss="huberized_hinge", delta=delta, lambda2=1.0, random_state=0)
+        assert np.max(np.abs(res.alpha)) > 1e-3
+        # the zero model has objective n_plus... (every sample on the linear part): 41 (1 - δ/2) + λ2 Σw
+        assert res.objective < 41 * (1 - delta / 2)
+        # the α-step optimality (gradient of the α-problem, K-preconditioned) at the returned point
+        K = km.weighted_kernel(X, res.weights, "rbf", gamma=1 / 5)
+        L = get_loss("huberized_hinge", delta=delta)
+        g = L.gradient(y, K @ res.alpha + res.intercept)
+        assert abs(g.sum()) <= 1e-6 * len(y)
+        np.testing.assert_allclose(K @ (g + 2.0 * res.alpha), 0.0, atol=1e-6)
+
+
+def test_nonconvergence_warns_and_is_recorded():
+    X, y, _ = make_sinusoid(40, random_state=0)
+    X = _std(X)
+    with pytest.warns(ConvergenceWarning, match=r"KNIFE did not converge at lambda2=3"):
+        res = knife(X, y - y.mean(), lambda2=3.0, max_iter=1, random_state=0)
+    assert res.converged is False
+    with pytest.warns(ConvergenceWarning, match=r"path points \(lambda2="):
+        path = knife_path(X, y - y.mean(), n_lambdas=5, max_iter=1, random_state=0)
+    conv = path.extra["converged"]
+    assert conv.dtype == bool and conv.shape == (5,) and not conv.all()
+    assert np.all(path.extra["n_iter"][~conv] == 1)
+    if hasattr(path, "converged") and path.converged is not None:
+        assert np.array_equal(path.converged, conv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        knife_path(X, y - y.mean(), n_lambdas=5, random_state=0, max_iter=2000)  # converges: no warning
+
+
+@pytest.mark.parametrize("n_lambdas", [2, 7, 40])
+def test_path_has_n_lambdas_points(n_lambdas):
+    X, y, _ = make_sinusoid(40, random_state=0)
+    path = knife_path(_std(X), y - y.mean(), n_lambdas=n_lambdas, random_state=0)
+    assert path.n_points == n_lambdas == len(path.grid)
+    assert path.grid[-1] == pytest.approx(path.extra["lambda2_top"])
+
+
+def test_zero_points_are_the_fitted_model(monkeypatch):
+    # once every weight is zero the remaining points are copied, not fitted: same values
+    X, y, _ = make_sinusoid(40, random_state=0)
+    X, y = _std(X), y - y.mean()
+    grid = np.r_[0.0, np.geomspace(1.0, 1e4, 9)]
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, lambda2_grid=grid, random_state=0))
+    assert not np.any(fast.weights[-1] > 0)
+    _same_path(fast, slow, rtol=1e-10)
+    np.testing.assert_allclose(fast.extra["alpha"], slow.extra["alpha"], atol=1e-8)
+
+
+def test_ovr_paths_equal_separate_paths():
+    X, _, _ = make_orange(50, n_noise=3, random_state=1)
+    X = _std(X)
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, len(X))
+    labels[np.abs(X[:, 0]) > 1] = 0
+    targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
+    paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=6, random_state=0)
+    tops = [km.knife_lambda2_max(X, t, loss="squared_hinge", random_state=0) for t in targets]
+    grid = km._default_grid(max(tops), 6, 1e-3)
+    for t, p in zip(targets, paths):
+        ref = knife_path(X, t, loss="squared_hinge", lambda2_grid=grid, random_state=0)
+        np.testing.assert_allclose(p.grid, grid, rtol=1e-12)
+        _same_path(p, ref, rtol=1e-12)
