@@ -299,10 +299,12 @@ def test_classifier_binary_and_multiclass():
 
 def test_classifier_cv_scores_per_fold(orange):
     X, y, _ = orange
-    est = KNIFEClassifierCV(kernel="poly", cv=3, n_lambdas=8, max_iter=30, random_state=0).fit(X, y)
+    est = KNIFEClassifierCV(kernel="poly", cv=3, n_lambdas=8, max_iter=30, random_state=0,
+                            scoring="accuracy").fit(X, y)
     assert est.cv_scores_.shape == (len(est.path_), 3)
     assert np.all((est.cv_scores_ >= 0) & (est.cv_scores_ <= 1))
     assert est.lambda2_ == est.path_.grid[est.best_index_]
+    assert est.path_.score_name == "accuracy"
 
 
 # --------------------------------------------------------------------------

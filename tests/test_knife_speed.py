@@ -192,3 +192,63 @@ def test_ovr_paths_equal_separate_paths():
         ref = knife_path(X, t, loss="squared_hinge", lambda2_grid=grid, random_state=0)
         np.testing.assert_allclose(p.grid, grid, rtol=1e-12)
         _same_path(p, ref, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# the CV estimators: fold-wise preprocessing, the selection contract
+
+
+def _two_folds(n):
+    from sklearn.model_selection import PredefinedSplit
+
+    return PredefinedSplit(np.arange(n) % 2)
+
+
+def test_regressor_cv_standardises_inside_each_fold():
+    # issue #15: the fold's path is fitted on its training rows standardised with their own
+    # statistics (before: with the statistics of all rows, held-out rows included)
+    from numkfs import KNIFERegressorCV
+
+    X, y, _ = make_sinusoid(40, random_state=2)
+    X = 3.0 * X + 1.0
+    X[1::2] += 0.7  # the held-out rows of fold 0 shift the all-row statistics
+    cv = _two_folds(len(y))
+    est = KNIFERegressorCV(cv=cv, n_lambdas=5, random_state=0, max_iter=200).fit(X, y)
+    train, test = next(cv.split(X, y))
+    mu, sd = X[train].mean(0), X[train].std(0)
+    Xtr, Xte = (X[train] - mu) / sd, (X[test] - mu) / sd
+    m = y[train].mean()
+    fp = knife_path(Xtr, y[train] - m, lambda2_grid=est.path_.grid, random_state=0, max_iter=200)
+    pred = km.path_decision_function(fp, Xtr, Xte) + m
+    ref = -np.mean((pred - y[test][:, None]) ** 2, axis=0)
+    np.testing.assert_allclose(est.cv_scores_[:, 0], ref, rtol=1e-10)
+    # the contract's attributes
+    assert est.path_.score_name == "neg_mean_squared_error" and est.path_.cv_rule == "best"
+    assert est.best_index_ == est.path_.chosen_index
+    assert est.converged_.shape == (5,) and est.converged_.dtype == bool
+    assert est.n_features_selected_ == int(est.path_.selected(est.best_index_).sum())
+    np.testing.assert_array_equal(est.feature_weights_, est.path_.weights[est.best_index_])
+
+
+@pytest.mark.parametrize("scoring", ["neg_loss", "accuracy"])
+def test_classifier_cv_scores_are_held_out_losses(scoring):
+    from numkfs import KNIFEClassifierCV
+
+    X, y, _ = make_orange(40, n_noise=2, random_state=0)
+    labels = np.where(y > 0, "in", "out")
+    cv = _two_folds(len(y))
+    est = KNIFEClassifierCV(cv=cv, n_lambdas=4, random_state=0, scoring=scoring, cv_rule="1se").fit(X, labels)
+    train, test = next(cv.split(X, labels))
+    mu, sd = X[train].mean(0), X[train].std(0)
+    Xtr, Xte = (X[train] - mu) / sd, (X[test] - mu) / sd
+    ytr = np.where(labels[train] == est.classes_[1], 1.0, -1.0)
+    fp = knife_path(Xtr, ytr, loss="squared_hinge", lambda2_grid=est.path_.grid, random_state=0)
+    D = km.path_decision_function(fp, Xtr, Xte)
+    yte = np.where(labels[test] == est.classes_[1], 1.0, -1.0)[:, None]
+    if scoring == "neg_loss":
+        ref = -np.mean(np.maximum(0.0, 1.0 - yte * D) ** 2, axis=0)
+    else:
+        ref = np.mean(np.where(D > 0, 1.0, -1.0) == yte, axis=0)
+    np.testing.assert_allclose(est.cv_scores_[:, 0], ref, rtol=1e-10)
+    assert est.path_.score_name == scoring and est.path_.cv_rule == "1se"
+    assert est.best_index_ == est.path_.chosen_index

@@ -4,9 +4,10 @@ r"""scikit-learn estimators for KNIFE (:mod:`numkfs.methods.knife`).
   :math:`(\lambda_1, \lambda_2)`;
 * :class:`KNIFERegressorCV`, :class:`KNIFEClassifierCV`: the λ2 path
   (paper Algorithm 2) with λ2 chosen by K-fold cross-validation
-  (:func:`numkfs.model_selection.cross_val_path`), scores per fold kept in
-  ``path_.cv_scores``; the model returned is the full-data path's point at
-  the chosen λ2.
+  (:func:`numkfs.model_selection.cross_val_path`), each fold standardised
+  on its own training rows, scores per fold kept in ``path_.cv_scores``,
+  the point chosen by ``cv_rule``; the model returned is the full-data
+  path's point at the chosen λ2.
 
 All of them standardise X inside (the stored ``scaler_``; the paper assumes
 standardised features) and select features through ``feature_weights_``
@@ -29,9 +30,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Interval, NoneOr, Options, check_X, check_y, constant_columns
-from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
-                             knife_lambda2_max, knife_path, path_decision_function)
-from ..model_selection import cross_val_path
+from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife, knife_ovr_paths,
+                             knife_path, path_decision_function)
+from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
 
 __all__ = ["KNIFERegressor", "KNIFEClassifier", "KNIFERegressorCV", "KNIFEClassifierCV"]
@@ -88,6 +89,7 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
         Xs = self.scaler_.transform(X_arr)
         self._constant = constant_columns(X_arr, caller=name,
                                           feature_names=getattr(self, "feature_names_in_", None))
+        self._X_raw = X_arr  # for fold-wise standardisation in the CV estimators (dropped after fit)
         return Xs, y_arr
 
     def _check_predict_input(self, X):
@@ -189,6 +191,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         """Fit KNIFE on (X, y); returns self."""
         self._validate_params()
         Xs, y = self._check_fit_input(X, y)
+        del self._X_raw
         self.y_mean_ = float(y.mean())
         res = knife(Xs, y - self.y_mean_, loss=self.loss, lambda2=self.lambda2, n_restarts=self.n_restarts,
                     random_state=self.random_state, n_jobs=self.n_jobs, **self._kernel_params())
@@ -297,6 +300,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         """Fit KNIFE (one-vs-rest for more than two classes); returns self."""
         self._validate_params()
         Xs, y = self._check_fit_input(X, y)
+        del self._X_raw
         problems = self._targets(y)
         results = [knife(Xs, yk, loss=self.loss, lambda2=self.lambda2, delta=self.delta,
                          n_restarts=self.n_restarts, random_state=self.random_state, n_jobs=self.n_jobs,
@@ -366,16 +370,13 @@ class _HasSplit:
 
 
 _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
+       "cv_rule": [Options(CV_RULES)],
        "n_lambdas": KNIFE_CONSTRAINTS["n_lambdas"],
        "lambda_min_ratio": KNIFE_CONSTRAINTS["lambda_min_ratio"],
        "n_jobs": [Interval(numbers.Integral, None, None), NoneOr]}
 
-
-def _best_index(scores):
-    """Highest mean CV score; ties go to the larger λ2 (the sparser model)."""
-    mean = np.nanmean(scores, axis=1)
-    best = np.nanmax(mean)
-    return int(np.flatnonzero(mean >= best - 1e-12 * max(1.0, abs(best)))[-1])
+#: Held-out scores of the classification CV estimator (higher is better).
+CLASSIFICATION_SCORINGS = ("neg_loss", "neg_log_loss", "accuracy")
 
 
 class KNIFERegressorCV(KNIFERegressor):
@@ -383,16 +384,24 @@ class KNIFERegressorCV(KNIFERegressor):
 
     The path (paper Algorithm 2) is computed on the whole training set; its
     grid (0, then ``n_lambdas - 1`` log-spaced values up to the λ2 at
-    which every weight is zero) is re-used on every fold; the score is the
-    negative test mean squared error.  The fitted model is the full-data
-    path's point with the best mean score (ties: the larger λ2).
+    which every weight is zero) is re-used on every fold.  Each fold is
+    standardised with its training rows' statistics only and its y centred
+    on its training mean (nothing of the held-out rows leaks into the fold's
+    fit); the score is the negative held-out mean squared error.  The point
+    is chosen by ``cv_rule`` (:func:`numkfs.model_selection.choose_index`)
+    and the fitted model is the full-data path's point there.
 
     Parameters
     ----------
     kernel, loss, lambda1, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFERegressor`.
     cv : int or splitter, default=5
+    cv_rule : {"best", "1se"}, default="best"
+        ``"best"``: highest mean CV score; ``"1se"``: the sparsest point
+        within one standard error of it.  Ties go to the sparser point.
+    scoring : {"neg_mean_squared_error"}, default="neg_mean_squared_error"
     n_lambdas : int, default=100
+        Number of path points.
     lambda_min_ratio : float, default=1e-3
     n_jobs : int, optional
         joblib workers over the folds.
@@ -400,18 +409,34 @@ class KNIFERegressorCV(KNIFERegressor):
     Attributes
     ----------
     path_ : FeaturePath
-        With ``cv_scores`` of shape (n_points, n_folds).
+        With ``cv_scores`` of shape (n_points, n_folds), ``score_name``,
+        ``cv_rule``, ``chosen_index`` and ``converged``.
     lambda2_ : float
     best_index_ : int
+        The chosen point (``path_.chosen_index``).
     cv_scores_ : ndarray (n_points, n_folds)
+    converged_ : ndarray of bool (n_points,)
+        Whether the full-data fit converged at each path point.
+    n_features_selected_ : int
     (and the attributes of :class:`KNIFERegressor`)
+
+    Examples
+    --------
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs import KNIFERegressorCV
+    >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
+    >>> est = KNIFERegressorCV(n_lambdas=8, cv=3, random_state=0).fit(X, y)
+    >>> est.path_.n_points, est.path_.score_name
+    (8, 'neg_mean_squared_error')
     """
 
-    _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)], **_CV}
+    _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)], **_CV,
+                              "scoring": [Options(("neg_mean_squared_error",))]}
 
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0,
-                 n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, n_lambdas=100,
-                 lambda_min_ratio=1e-3, n_jobs=None, random_state=None, verbose=False):
+                 n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
+                 scoring="neg_mean_squared_error", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None,
+                 random_state=None, verbose=False):
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -423,6 +448,8 @@ class KNIFERegressorCV(KNIFERegressor):
         self.max_iter = max_iter
         self.tol = tol
         self.cv = cv
+        self.cv_rule = cv_rule
+        self.scoring = scoring
         self.n_lambdas = n_lambdas
         self.lambda_min_ratio = lambda_min_ratio
         self.n_jobs = n_jobs
@@ -433,6 +460,8 @@ class KNIFERegressorCV(KNIFERegressor):
         """Compute the path, cross-validate λ2 and keep the chosen point; returns self."""
         self._validate_params()
         Xs, y = self._check_fit_input(X, y)
+        X_raw = self._X_raw
+        del self._X_raw
         self.y_mean_ = float(y.mean())
         yc = y - self.y_mean_
         kw = self._kernel_params()
@@ -441,27 +470,19 @@ class KNIFERegressorCV(KNIFERegressor):
                           random_state=self.random_state, verbose=self.verbose,
                           feature_names=getattr(self, "feature_names_in_", None), **kw)
         grid = path.grid
-
-        def fold(train, test):
-            # standardise within the fold from the raw data would change the grid's meaning; the
-            # fold re-uses the full-data standardisation (as the paper's validation protocol does)
-            m = yc[train].mean()
-            fp = knife_path(Xs[train], yc[train] - m, loss=self.loss, lambda2_grid=grid,
-                            n_restarts=self.n_restarts, random_state=self.random_state, **kw)
-            pred = path_decision_function(fp, Xs[train], Xs[test]) + m
-            return -np.mean((pred - yc[test][:, None]) ** 2, axis=0)
-
-        scores = cross_val_path(fold, Xs, yc, self.cv, classifier=False, n_jobs=self.n_jobs,
+        fold = _RegressionFold(X_raw, y, grid, dict(loss=self.loss, n_restarts=self.n_restarts,
+                                                     random_state=self.random_state, **kw))
+        scores = cross_val_path(fold, X_raw, y, self.cv, classifier=False, n_jobs=self.n_jobs,
                                 random_state=self.random_state)
-        path.cv_scores = scores
         self._finish(path, scores, Xs)
         return self
 
     def _finish(self, path, scores, Xs):
+        i = record_cv(path, scores, rule=self.cv_rule, score_name=self.scoring)
         self.path_ = path
-        self.cv_scores_ = scores
-        self.best_index_ = _best_index(scores)
-        i = self.best_index_
+        self.cv_scores_ = path.cv_scores
+        self.best_index_ = i
+        self.converged_ = np.asarray(path.extra["converged"], dtype=bool).copy()
         self.lambda2_ = float(path.grid[i])
         self.feature_weights_ = path.weights[i].copy()
         self.alpha_ = path.extra["alpha"][i].copy()
@@ -474,38 +495,98 @@ class KNIFERegressorCV(KNIFERegressor):
         self.X_fit_ = Xs
 
 
+class _RegressionFold:
+    """One CV fold of :class:`KNIFERegressorCV` (picklable for joblib workers):
+    standardise on the training rows, centre y on their mean, walk the grid."""
+
+    def __init__(self, X_raw, y, grid, kw):
+        self.X_raw, self.y, self.grid, self.kw = X_raw, y, grid, kw
+
+    def __call__(self, train, test):
+        Xtr, Xte = fold_data(self.X_raw, train, test)
+        m = float(self.y[train].mean())
+        fp = knife_path(Xtr, self.y[train] - m, lambda2_grid=self.grid, **self.kw)
+        pred = path_decision_function(fp, Xtr, Xte) + m
+        return path_scores(self.y[test], pred, "neg_mean_squared_error")
+
+
+class _ClassificationFold:
+    """One CV fold of :class:`KNIFEClassifierCV` (picklable for joblib workers)."""
+
+    def __init__(self, X_raw, y, classes, grid, scoring, kw):
+        self.X_raw, self.y, self.classes, self.grid, self.scoring, self.kw = X_raw, y, classes, grid, scoring, kw
+
+    def __call__(self, train, test):
+        ytr = self.y[train]
+        if len(np.unique(ytr)) < len(self.classes):
+            return np.full(len(self.grid), np.nan)
+        Xtr, Xte = fold_data(self.X_raw, train, test)
+        targets = _ovr_targets(ytr, self.classes)
+        fps = knife_ovr_paths(Xtr, targets, lambda2_grid=self.grid, **self.kw)
+        D = np.stack([path_decision_function(p, Xtr, Xte) for p in fps])  # (k, m, n_points)
+        decision = D[0] if len(fps) == 1 else D
+        return path_scores(self.y[test], decision, self.scoring, classes=self.classes, loss=self.kw["loss"],
+                           delta=self.kw["delta"])
+
+
+def _ovr_targets(y, classes):
+    """±1 targets: one problem for two classes (+1 = ``classes[1]``), else one per class."""
+    if len(classes) == 2:
+        return [np.where(y == classes[1], 1.0, -1.0)]
+    return [np.where(y == c, 1.0, -1.0) for c in classes]
+
+
 class KNIFEClassifierCV(KNIFEClassifier):
     r"""KNIFE classification with λ2 chosen on the feature path by K-fold CV.
 
-    As :class:`KNIFERegressorCV`, with the score the test accuracy
-    (stratified folds).  With more than two classes, every one-vs-rest
-    problem walks the same grid (its top is the largest of the problems'
-    tops) and the accuracy of the one-vs-rest vote is scored.
+    As :class:`KNIFERegressorCV` (folds standardised on their training rows
+    only), with stratified folds and a classification score on the held-out
+    rows: by default the method's own loss (``scoring="neg_loss"``, the mean
+    per row of the squared hinge, huberized hinge or logistic loss of the
+    margins, summed over the one-vs-rest problems), a continuous score as
+    glmnet's deviance; ``"neg_log_loss"`` (logistic deviance of the decision
+    values) or ``"accuracy"`` (of the one-vs-rest vote) on request.  With
+    more than two classes every one-vs-rest problem walks the same grid (its
+    top is the largest of the problems' tops).
 
     Parameters
     ----------
     kernel, loss, lambda1, gamma, degree, coef0, delta, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFEClassifier`.
-    cv, n_lambdas, lambda_min_ratio, n_jobs
+    cv, cv_rule, n_lambdas, lambda_min_ratio, n_jobs
         As in :class:`KNIFERegressorCV`.
+    scoring : {"neg_loss", "neg_log_loss", "accuracy"}, default="neg_loss"
 
     Attributes
     ----------
     path_ : FeaturePath
         Weights of the binary problem (for one-vs-rest: the largest weight
-        of each feature over the classes), with ``cv_scores``.
+        of each feature over the classes), with ``cv_scores``,
+        ``score_name``, ``cv_rule``, ``chosen_index`` and ``converged``.
     paths_ : list of FeaturePath
         One per one-vs-rest problem.
-    lambda2_, best_index_, cv_scores_
-        As in :class:`KNIFERegressorCV`.
+    lambda2_, best_index_, cv_scores_, converged_, n_features_selected_
+        As in :class:`KNIFERegressorCV` (``converged_``: every problem
+        converged at the point).
+
+    Examples
+    --------
+    >>> from numkfs.datasets._knife import make_orange
+    >>> from numkfs import KNIFEClassifierCV
+    >>> X, y, support = make_orange(n_samples=60, n_noise=2, random_state=0)
+    >>> est = KNIFEClassifierCV(n_lambdas=6, cv=3, random_state=0).fit(X, y)
+    >>> est.path_.score_name, est.cv_scores_.shape
+    ('neg_loss', (6, 3))
     """
 
     _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)],
-                              "delta": KNIFE_CONSTRAINTS["delta"], **_CV}
+                              "delta": KNIFE_CONSTRAINTS["delta"], **_CV,
+                              "scoring": [Options(CLASSIFICATION_SCORINGS)]}
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma=None, degree=2, coef0=1.0,
-                 delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, n_lambdas=100,
-                 lambda_min_ratio=1e-3, n_jobs=None, random_state=None, verbose=False):
+                 delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
+                 scoring="neg_loss", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None, random_state=None,
+                 verbose=False):
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -518,62 +599,48 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self.max_iter = max_iter
         self.tol = tol
         self.cv = cv
+        self.cv_rule = cv_rule
+        self.scoring = scoring
         self.n_lambdas = n_lambdas
         self.lambda_min_ratio = lambda_min_ratio
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
 
-    def _paths(self, Xs, problems, grid):
-        kw = self._kernel_params()
-        common = dict(loss=self.loss, delta=self.delta, n_restarts=self.n_restarts,
-                      random_state=self.random_state, **kw)
-        if grid is None and len(problems) == 1:
-            return [knife_path(Xs, problems[0], n_lambdas=self.n_lambdas,
-                               lambda_min_ratio=self.lambda_min_ratio, verbose=self.verbose,
-                               feature_names=getattr(self, "feature_names_in_", None), **common)]
-        if grid is None:  # one-vs-rest: a shared grid up to the largest top
-            top = max(knife_lambda2_max(Xs, yk, **common) for yk in problems)
-            grid = np.concatenate([[0.0], np.geomspace(self.lambda_min_ratio * top, top, self.n_lambdas - 1)])
-        return [knife_path(Xs, yk, lambda2_grid=grid, **common) for yk in problems]
-
-    def _vote(self, paths, X_train, X_test):
-        D = np.stack([path_decision_function(p, X_train, X_test) for p in paths])  # (k, m, n_points)
-        if len(paths) == 1:
-            return self.classes_[(D[0] > 0).astype(int)]
-        return self.classes_[np.argmax(D, axis=0)]
-
     def fit(self, X, y):
         """Compute the path(s), cross-validate λ2 and keep the chosen point; returns self."""
         self._validate_params()
         Xs, y = self._check_fit_input(X, y)
+        X_raw = self._X_raw
+        del self._X_raw
         problems = self._targets(y)
-        paths = self._paths(Xs, problems, None)
+        kw = dict(loss=self.loss, delta=self.delta, n_restarts=self.n_restarts, random_state=self.random_state,
+                  **self._kernel_params())
+        names = getattr(self, "feature_names_in_", None)
+        if len(problems) == 1:
+            paths = [knife_path(Xs, problems[0], n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio,
+                                verbose=self.verbose, feature_names=names, **kw)]
+        else:
+            paths = knife_ovr_paths(Xs, problems, n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio,
+                                    feature_names=names, **kw)
         grid = paths[0].grid
-        classes = self.classes_
-
-        def fold(train, test):
-            ytr = y[train]
-            if len(np.unique(ytr)) < len(classes):
-                return np.full(len(grid), np.nan)
-            probs = [pk[train] for pk in problems]
-            fps = self._paths(Xs[train], probs, grid)
-            pred = self._vote(fps, Xs[train], Xs[test])
-            return np.mean(pred == y[test][:, None], axis=0)
-
-        scores = cross_val_path(fold, Xs, y, self.cv, classifier=True, n_jobs=self.n_jobs,
+        fold = _ClassificationFold(X_raw, y, self.classes_, grid, self.scoring, kw)
+        scores = cross_val_path(fold, X_raw, y, self.cv, classifier=True, n_jobs=self.n_jobs,
                                 random_state=self.random_state)
         self.paths_ = paths
         W = np.max(np.stack([p.weights for p in paths]), axis=0)
+        converged = np.all(np.stack([p.extra["converged"] for p in paths]), axis=0)
         from ..paths import FeaturePath
 
         path = FeaturePath(grid=grid, weights=W, grid_name="lambda2", feature_names=paths[0].feature_names,
                            objective=np.sum([p.objective for p in paths], axis=0), method="KNIFE",
-                           cv_scores=scores, extra=paths[0].extra if len(paths) == 1 else {})
+                           extra=paths[0].extra if len(paths) == 1 else {"converged": converged},
+                           converged=converged)
+        i = record_cv(path, scores, rule=self.cv_rule, score_name=self.scoring)
         self.path_ = path
-        self.cv_scores_ = scores
-        self.best_index_ = _best_index(scores)
-        i = self.best_index_
+        self.cv_scores_ = path.cv_scores
+        self.best_index_ = i
+        self.converged_ = converged.copy()
         self.lambda2_ = float(grid[i])
         self.class_feature_weights_ = np.array([p.weights[i] for p in paths])
         self.feature_weights_ = self.class_feature_weights_.max(axis=0)
