@@ -13,8 +13,17 @@ forms table), Cholesky, the native coordinate-descent box QP.
 Also: the two kernel forms (BLAS and Numba loops) for K and A, and the peak
 resident memory of a numkfs fit measured in a fresh process.
 
-Usage: ``python benchmarks/knife_speed.py [--quick]``; writes
-``benchmarks/results/knife_speed.md``.
+Part ``targets`` (issue #16): KNIFE's CV estimators and paths against a
+scikit-learn SVC grid search (100 (C, γ) pairs x 5 folds, standardised in a
+pipeline) measured in the same run, each case in a fresh process with a time
+limit: breast_cancer with ``KNIFEClassifierCV()`` defaults (``n_jobs`` 1 and
+2), vowel (training rows) and digits with ``n_lambdas=30``, and
+``knife_path`` on colon (62 x 2000, log2 then standardised on the training
+half) over 10 random half splits.
+
+Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|all] [--quick]``;
+writes its part(s) into ``benchmarks/results/knife_speed.md`` (the other
+part's section is kept).
 """
 from __future__ import annotations
 
@@ -233,6 +242,117 @@ def bench_memory(n, p):
             "n2p_MiB": n * n * p * 8 / 2**20}
 
 
+# --------------------------------------------------------------------------
+# part "targets": KNIFE CV and paths against an SVC grid search (issue #16)
+
+_CASE = r"""
+import json, sys, time, warnings
+import numpy as np
+sys.path.insert(0, {root!r})
+warnings.simplefilter("ignore")
+case, arg = {case!r}, {arg!r}
+
+def data(name):
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+        return load_breast_cancer(return_X_y=True)
+    if name == "digits":
+        from sklearn.datasets import load_digits
+        return load_digits(return_X_y=True)
+    from numkfs.datasets import load_dataset
+    d = load_dataset(name)
+    train = ~np.asarray(d.test_mask) if d.get("test_mask") is not None else slice(None)
+    return np.asarray(d.data, float)[train], np.asarray(d.target)[train]
+
+if case == "svc_grid":
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+    X, y = data(arg)
+    grid = {{"svc__C": np.logspace(-2, 3, 10), "svc__gamma": np.logspace(-4, 1, 10)}}
+    gs = GridSearchCV(make_pipeline(StandardScaler(), SVC()), grid, cv=StratifiedKFold(5, shuffle=True, random_state=0))
+    t = time.perf_counter(); gs.fit(X, y); el = time.perf_counter() - t
+    print(json.dumps({{"seconds": el, "info": "best CV accuracy %.3f" % gs.best_score_}}))
+elif case == "knife_cv":
+    from numkfs import KNIFEClassifierCV
+    name, kw = arg
+    X, y = data(name)
+    KNIFEClassifierCV(n_lambdas=3, cv=2, random_state=0).fit(X[:60], y[:60])  # compile / load the cache
+    t = time.perf_counter(); est = KNIFEClassifierCV(random_state=0, **kw).fit(X, y); el = time.perf_counter() - t
+    print(json.dumps({{"seconds": el, "info": "%d points, %d features selected, %s" % (
+        est.path_.n_points, est.n_features_selected_, "all converged" if est.converged_.all() else
+        "%d points not converged" % (~est.converged_).sum())}}))
+elif case == "colon_path":
+    from numkfs.datasets import load_dataset
+    from numkfs.methods.knife import knife_path
+    d = load_dataset("colon")
+    X = np.log2(np.asarray(d.data, float)); y = np.asarray(d.target)
+    yp = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    knife_path(X[:20, :50], yp[:20], loss="squared_hinge", n_lambdas=3)
+    out = []
+    for seed in range(arg):
+        idx = np.random.default_rng(seed).permutation(len(y))[:31]
+        Xt = X[idx]; Xt = (Xt - Xt.mean(0)) / Xt.std(0)
+        t = time.perf_counter()
+        p = knife_path(Xt, yp[idx], loss="squared_hinge", n_lambdas=100, random_state=seed)
+        out.append((time.perf_counter() - t, int(p.n_points), int(p.extra["n_iter"].sum())))
+    ts = [o[0] for o in out]
+    print(json.dumps({{"seconds": float(np.median(ts)), "min": min(ts), "max": max(ts),
+                       "info": "min/median/max over %d splits; %d points; outer iterations %d-%d" % (
+                           len(ts), out[0][1], min(o[2] for o in out), max(o[2] for o in out))}}))
+"""
+
+
+def run_case(case, arg, timeout):
+    code = _CASE.format(root=os.path.dirname(HERE), case=case, arg=arg)
+    t = time.perf_counter()
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"seconds": np.inf, "info": f"not finished within {timeout:.0f} s (stopped)"}
+    if out.returncode != 0:
+        return {"seconds": np.nan, "info": "failed: " + out.stderr.strip().splitlines()[-1][:120]}
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r["wall_with_startup"] = time.perf_counter() - t
+    return r
+
+
+def bench_targets(quick=False):
+    rows = []
+    load = os.getloadavg()[0]
+    svc = {name: run_case("svc_grid", name, 3600) for name in ("breast_cancer", "vowel", "digits")}
+    for name, r in svc.items():
+        rows.append({"case": f"SVC grid, 100 pairs x 5 folds: {name}", "seconds": r["seconds"], "ratio": 1.0,
+                     "target": "baseline", "info": r["info"]})
+        print(rows[-1], flush=True)
+    cases = [("breast_cancer", {}, "<= 3x"), ("breast_cancer", {"n_jobs": 2}, "<= n_jobs=1"),
+             ("vowel", {"n_lambdas": 30}, "< 10x"), ("digits", {"n_lambdas": 30}, "< 10x")]
+    limit = {"breast_cancer": 1800, "vowel": 1800, "digits": 600 if quick else 1200}
+    for name, kw, target in cases:
+        r = run_case("knife_cv", (name, kw), limit[name])
+        args = ", ".join(f"{k}={v}" for k, v in kw.items()) or "defaults"
+        rows.append({"case": f"KNIFEClassifierCV({args}): {name}", "seconds": r["seconds"],
+                     "ratio": r["seconds"] / svc[name]["seconds"], "target": target, "info": r["info"]})
+        print(rows[-1], flush=True)
+    r = run_case("colon_path", 3 if quick else 10, 3600)
+    rows.append({"case": "knife_path, colon 31 x 2000 (half splits), squared hinge, n_lambdas=100",
+                 "seconds": r["seconds"], "ratio": np.nan, "target": "< 10 s every split",
+                 "info": f"min {r.get('min', np.nan):.1f} s, max {r.get('max', np.nan):.1f} s; " + r["info"]})
+    print(rows[-1], flush=True)
+    load_after = os.getloadavg()[0]
+    return rows, load, load_after
+
+
+def _replace_section(text, marker, section):
+    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    block = f"{begin}\n{section}\n{end}"
+    if begin in text and end in text:
+        a, b = text.index(begin), text.index(end) + len(end)
+        return text[:a] + block + text[b:]
+    return text.rstrip() + "\n\n" + block + "\n"
+
+
 def table(rows, cols, fmt):
     head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
     body = ""
@@ -244,7 +364,26 @@ def table(rows, cols, fmt):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a subset of the cases")
+    ap.add_argument("--part", choices=["numpy", "targets", "all"], default="all")
     args = ap.parse_args()
+    path = os.path.join(HERE, "results", "knife_speed.md")
+    text = open(path).read() if os.path.exists(path) else "# KNIFE speed\n"
+    if args.part in ("targets", "all"):
+        rows, load, load_after = bench_targets(args.quick)
+        f = {"seconds": "{:.1f}", "ratio": "{:.1f}"}
+        section = ("## Targets of issue #16: KNIFE against an SVC grid search measured in the same run\n\n"
+                   f"Machine: {os.cpu_count()} cores shared with other sessions; load average {load:.1f} at the "
+                   f"start, {load_after:.1f} at the end (timings are slowed by the load; ratios are from one run). "
+                   "Each case in a fresh process (compile/cache load excluded by a warm-up fit); `ratio` = "
+                   "seconds / the SVC grid search on the same data.\n\n"
+                   + table(rows, ["case", "seconds", "ratio", "target", "info"], f))
+        text = _replace_section(text, "targets", section)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+        print(section)
+    if args.part == "targets":
+        return
     if args.quick:
         fit_cases = [(100, 10, True), (100, 100, True), (1000, 10, True), (1000, 100, True), (100, 1000, True),
                      (4000, 10, False), (1000, 1000, False)]
@@ -258,7 +397,7 @@ def main():
         mem_cases = [(1000, 100), (4000, 100), (4000, 1000)]
     n_iter = 10
     fmt = {"numkfs_s": "{:.3f}", "numpy_s": "{:.3f}", "speedup": "{:.1f}", "obj_rel_diff": "{:.1e}"}
-    out = ["# KNIFE speed: numkfs against plain numpy (same algorithm, same iterations)\n",
+    out = ["## numkfs against plain numpy (same algorithm, same iterations)\n",
            f"Machine: {os.cpu_count()} cores, shared with other jobs (timings noisy; ratios are from the same run). "
            f"rbf kernel, squared loss, λ1 = 1, λ2 = 0.02 n, {n_iter} outer iterations from the same start "
            "(tol = 0); both run with the same BLAS thread count (1 up to n = 2000, like numkfs). `obj_rel_diff`: relative difference of the final objectives (same iterates up to the "
@@ -293,11 +432,12 @@ def main():
                      {k: "{:.1f}" for k in ("extra_MiB", "n2_MiB", "np_MiB", "n2p_MiB")}))
     out.append("\nA few n x n arrays (kernel, Cholesky factor, line-search kernel) and n x p arrays: "
                "O(n² + np); an n x n x p array would need the last column.\n")
-    text = "\n".join(out)
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "knife_speed.md"), "w") as fh:
+    section = "\n".join(out)
+    text = open(path).read() if os.path.exists(path) else ""
+    text = _replace_section(text, "numpy", section)
+    with open(path, "w") as fh:
         fh.write(text)
-    print(text)
+    print(section)
 
 
 if __name__ == "__main__":
