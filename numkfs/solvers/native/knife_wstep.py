@@ -212,6 +212,7 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
     n_iter = 0
     f = _surrogate(loss, y, A, u0, c, w)
     kkt = np.inf
+    n_flat = 0
     for n_iter in range(1, max_iter + 1):
         u = u0 + A @ w
         g = A.T @ loss.gradient(y, u) + c
@@ -244,7 +245,12 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
             t *= 0.5
         if t < 1e-12:
             break
+        # at the KKT floor of rounding the steps stop changing S: three steps without any
+        # decrease end the iteration (instead of running to max_iter with the same point)
+        n_flat = n_flat + 1 if not f_new < f else 0
         w, f = w_new, f_new
+        if n_flat >= 3:
+            break
     u = u0 + A @ w
     kkt = _pg(A.T @ loss.gradient(y, u) + c, w)
     return w, n_iter, float(kkt)
