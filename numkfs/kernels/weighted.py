@@ -109,15 +109,12 @@ def _kernel_loops(Xw, Yw, kind, gamma, degree, coef0, symmetric):
     for i in prange(n):
         acc = np.zeros(m)
         if kind == 1:
-            # symmetric: the upper triangle only (j >= i), mirrored below (the same bits:
-            # (x_i - x_j)^2 == (x_j - x_i)^2, summed over the features in the same order)
-            j0 = i if symmetric else 0
             for k in range(p):
                 xik = Xw[i, k]
-                for j in range(j0, m):
+                for j in range(m):
                     d = xik - Yw[k, j]
                     acc[j] += d * d
-            for j in range(j0, m):
+            for j in range(m):
                 K[i, j] = fast_exp(-gamma * acc[j])
             if symmetric:
                 K[i, i] = 1.0
@@ -132,10 +129,6 @@ def _kernel_loops(Xw, Yw, kind, gamma, degree, coef0, symmetric):
             else:
                 for j in range(m):
                     K[i, j] = (acc[j] + coef0) ** degree
-    if symmetric and kind == 1:
-        for i in prange(n):
-            for j in range(i):
-                K[i, j] = K[j, i]
     return K
 
 
