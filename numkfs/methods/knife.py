@@ -53,8 +53,17 @@ Decisions where the paper and MATH.md leave room:
   the w-step surrogate has :math:`w = 0` as minimiser exactly when
   :math:`\lambda_2 \ge \max_k -\partial_k S(0)` (its KKT condition at 0);
   that value is then verified by a warm-started fit and doubled until every
-  weight is zero.  The walk continues beyond the top of the grid (same
-  log-spacing) if the warm-started path still has non-zero weights there.
+  weight is zero.  The path has exactly ``n_lambdas`` points: once every
+  weight is zero the remaining points are that model (copied, not refitted);
+  if the warm-started path still has non-zero weights at the top, its last
+  point keeps them (the walk does not continue past the grid).
+
+Speed without changing the iterates (tested against a no-shortcut mode,
+``_FAST = False``): the Newton α-step factorises only the rows with
+curvature (for the hinge losses, the margin violators); the weight step runs
+its coordinate descent on the n x p factor instead of the p x p matrix when
+n < p; one-vs-rest problems share their λ2 = 0 fits between the top search
+and the path (:func:`knife_ovr_paths`).
 
 Linear kernel and MATH.md eq. 4.  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
 and :math:`\tilde\beta = \mathrm{diag}(w^2) X^\top \alpha`, the squared-loss
@@ -961,6 +970,18 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     Returns
     -------
     list of FeaturePath
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.methods.knife import knife_ovr_paths
+    >>> X, _, _ = make_sinusoid(n_samples=45, random_state=0)
+    >>> labels = np.arange(45) % 3
+    >>> targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
+    >>> paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=4, random_state=0)
+    >>> [p.n_points for p in paths], bool(np.array_equal(paths[0].grid, paths[2].grid))
+    ([4, 4, 4], True)
     """
     caller = "knife_ovr_paths"
     unknown = sorted(set(params) - set(_FIT_DEFAULTS))

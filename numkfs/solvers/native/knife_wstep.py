@@ -126,7 +126,30 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
     """The box QP ``min ½ wᵀ(FᵀF + μI)w + cᵀw`` over ``lo ≤ w ≤ hi`` without forming
     ``FᵀF``; return ``(w, sweeps, kkt_residual)`` as
     :func:`~numkfs.solvers.native.boxqp.solve_box_qp` does (same iterates in exact
-    arithmetic; each sweep costs O(mp) instead of O(p²) for F of shape (m, p))."""
+    arithmetic; each sweep costs O(mp) instead of O(p²) for F of shape (m, p)).
+
+    Parameters
+    ----------
+    F : ndarray of shape (m, p)
+    mu : float >= 0
+    c : ndarray of shape (p,)
+    lo, hi : float or ndarray of shape (p,)
+        Bounds.
+    w0 : ndarray of shape (p,), optional
+        Start (clipped to the box); default 0.
+    tol : float
+        Stop when the projected gradient is below ``tol * max(1, max|c|)``.
+    max_sweeps : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.solvers.native.knife_wstep import solve_box_qp_factored
+    >>> F = np.array([[1.0, 1.0, 0.0]])
+    >>> w, sweeps, kkt = solve_box_qp_factored(F, 0.0, np.array([-1.0, 0.0, 1.0]), 0.0, 1.0)
+    >>> np.round(w, 6).tolist(), kkt < 1e-9
+    ([1.0, 0.0, 0.0], True)
+    """
     FT = np.ascontiguousarray(np.asarray(F, dtype=np.float64).T)
     c = np.ascontiguousarray(c, dtype=np.float64)
     p = c.shape[0]
