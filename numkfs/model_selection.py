@@ -482,7 +482,8 @@ def _with_threads(n_threads, fn, *args):
         return fn(*args)
 
 
-def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None, random_state=None) -> np.ndarray:
+def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None, random_state=None,
+                   prefer=None) -> np.ndarray:
     """Scores of a path on each CV fold.
 
     Parameters
@@ -497,6 +498,12 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     n_jobs : int, optional
         joblib workers over folds (``None`` = 1; works under
         ``joblib.parallel_backend("dask")`` too).
+    prefer : {None, "threads", "processes"}
+        joblib's soft hint for the default backend (a backend set by the
+        user with ``joblib.parallel_config`` wins).  ``"threads"`` suits
+        folds whose work releases the GIL (Numba ``nogil`` kernels, BLAS,
+        LAPACK): no worker processes to start, import numkfs in and load
+        the compiled functions into.
 
     Returns
     -------
@@ -512,7 +519,8 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
         from tqdm.auto import tqdm
 
         splits = tqdm(splits, desc="CV folds", leave=False)
-    scores = Parallel(n_jobs=n_jobs)(delayed(_with_threads)(threads, fold_fn, tr, te) for tr, te in splits)
+    scores = Parallel(n_jobs=n_jobs, prefer=prefer)(delayed(_with_threads)(threads, fold_fn, tr, te)
+                                                    for tr, te in splits)
     scores = [np.asarray(s, dtype=float) for s in scores]
     lengths = {len(s) for s in scores}
     if len(lengths) != 1:

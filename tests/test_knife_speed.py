@@ -252,3 +252,18 @@ def test_classifier_cv_scores_are_held_out_losses(scoring):
     np.testing.assert_allclose(est.cv_scores_[:, 0], ref, rtol=1e-10)
     assert est.path_.score_name == scoring and est.path_.cv_rule == "1se"
     assert est.best_index_ == est.path_.chosen_index
+
+
+def test_classifier_cv_threads_give_the_serial_scores_and_restore_blas():
+    from threadpoolctl import threadpool_info
+
+    from numkfs import KNIFEClassifierCV
+
+    X, y, _ = make_orange(36, n_noise=2, random_state=3)
+    blas_before = [(i["internal_api"], i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
+    a = KNIFEClassifierCV(cv=3, n_lambdas=4, random_state=0, n_jobs=1).fit(X, y)
+    b = KNIFEClassifierCV(cv=3, n_lambdas=4, random_state=0, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(a.cv_scores_, b.cv_scores_)
+    assert a.best_index_ == b.best_index_
+    assert [(i["internal_api"], i["num_threads"]) for i in threadpool_info()
+            if i["user_api"] == "blas"] == blas_before

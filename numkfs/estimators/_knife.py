@@ -30,8 +30,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Interval, NoneOr, Options, check_X, check_y, constant_columns
-from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife, knife_ovr_paths,
-                             knife_path, path_decision_function)
+from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, _numba_threads_for,
+                             knife, knife_ovr_paths, knife_path, path_decision_function)
 from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
 
@@ -404,7 +404,9 @@ class KNIFERegressorCV(KNIFERegressor):
         Number of path points.
     lambda_min_ratio : float, default=1e-3
     n_jobs : int, optional
-        joblib workers over the folds.
+        joblib workers over the folds: threads by default (the folds' work
+        releases the GIL; no worker processes to start), any backend set
+        with ``joblib.parallel_config`` (e.g. Dask) otherwise.
 
     Attributes
     ----------
@@ -472,8 +474,9 @@ class KNIFERegressorCV(KNIFERegressor):
         grid = path.grid
         fold = _RegressionFold(X_raw, y, grid, dict(loss=self.loss, n_restarts=self.n_restarts,
                                                      random_state=self.random_state, **kw))
-        scores = cross_val_path(fold, X_raw, y, self.cv, classifier=False, n_jobs=self.n_jobs,
-                                random_state=self.random_state)
+        with _numba_threads_for(X_raw.shape[0]):
+            scores = cross_val_path(fold, X_raw, y, self.cv, classifier=False, n_jobs=self.n_jobs,
+                                    random_state=self.random_state, prefer="threads")
         self._finish(path, scores, Xs)
         return self
 
@@ -625,8 +628,9 @@ class KNIFEClassifierCV(KNIFEClassifier):
                                     feature_names=names, **kw)
         grid = paths[0].grid
         fold = _ClassificationFold(X_raw, y, self.classes_, grid, self.scoring, kw)
-        scores = cross_val_path(fold, X_raw, y, self.cv, classifier=True, n_jobs=self.n_jobs,
-                                random_state=self.random_state)
+        with _numba_threads_for(X_raw.shape[0]):
+            scores = cross_val_path(fold, X_raw, y, self.cv, classifier=True, n_jobs=self.n_jobs,
+                                    random_state=self.random_state, prefer="threads")
         self.paths_ = paths
         W = np.max(np.stack([p.weights for p in paths]), axis=0)
         converged = np.all(np.stack([p.extra["converged"] for p in paths]), axis=0)

@@ -99,7 +99,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, method_threads
+from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, limit_threads, thread_limits
 from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
                            check_X, check_y, constant_columns, validate_params, warn_not_converged)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
@@ -159,7 +159,12 @@ def _numba_threads_for(n: int):
     shared machine the threads wait for each other (measured 7x slower at
     n = 1000 with two threads on the loaded 2-core test machine,
     benchmarks/results/knife_speed.md)."""
-    with method_threads("knife", n):
+    import threading
+
+    numba_threads, blas_threads = thread_limits("knife", n)
+    if threading.current_thread() is not threading.main_thread():
+        blas_threads = None  # process-wide: the CV estimators limit BLAS around their pool of fold threads
+    with limit_threads(numba_threads, blas_threads):
         yield
 
 
