@@ -367,7 +367,6 @@ def main():
     ap.add_argument("--part", choices=["numpy", "targets", "all"], default="all")
     args = ap.parse_args()
     path = os.path.join(HERE, "results", "knife_speed.md")
-    text = open(path).read() if os.path.exists(path) else "# KNIFE speed\n"
     if args.part in ("targets", "all"):
         rows, load, load_after = bench_targets(args.quick)
         f = {"seconds": "{:.1f}", "ratio": "{:.1f}"}
@@ -377,6 +376,7 @@ def main():
                    "Each case in a fresh process (compile/cache load excluded by a warm-up fit); `ratio` = "
                    "seconds / the SVC grid search on the same data.\n\n"
                    + table(rows, ["case", "seconds", "ratio", "target", "info"], f))
+        text = open(path).read() if os.path.exists(path) else "# KNIFE speed\n"
         text = _replace_section(text, "targets", section)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as fh:
