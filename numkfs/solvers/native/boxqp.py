@@ -19,7 +19,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..._jit import jit
 from .._base import ConvexProblem, SolverResult, Status
-from ..registry import register_native
+from ..registry import register_native, register_native_check
 
 __all__ = ["BoxQP", "solve_box_qp", "box_qp_kkt_residual", "default_max_sweeps"]
 
@@ -268,8 +268,23 @@ class BoxQP(ConvexProblem):
     def selected(self, solution):
         return np.abs(np.asarray(solution["w"])) > 1e-6
 
+    def kkt_residual(self, w) -> float:
+        """Projected-gradient residual at ``w`` (0 at the optimum)."""
+        return box_qp_kkt_residual(self.Q, self.c, self.lo, self.hi, np.asarray(w, dtype=float).ravel())
 
-@register_native("box_qp", method="coordinate descent (Numba)")
+    def scale(self) -> float:
+        """The size of the gradient's terms at the warm start or 0 (:func:`box_qp_scale`)."""
+        w = np.zeros(self.c.shape[0]) if self.w0 is None else np.asarray(self.w0, dtype=float)
+        return box_qp_scale(self.c, np.clip(w, self.lo, self.hi), np.abs(self.Q))
+
+
+@register_native_check("box_qp")
+def _box_qp_check():
+    """min ½(w1² + w2²) - w1 - 3 w2 over [0, 1]²: optimum (1, 1), objective -3."""
+    return BoxQP(np.eye(2), np.array([-1.0, -3.0]), 0.0, 1.0), -3.0
+
+
+@register_native("box_qp", method="coordinate descent + active set (Numba)")
 def _native_box_qp(problem: BoxQP, *, tol, warm_start=True, max_sweeps=None):
     t0 = time.perf_counter()
     w, sweeps, res = solve_box_qp(problem.Q, problem.c, problem.lo, problem.hi,
