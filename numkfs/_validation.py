@@ -38,6 +38,8 @@ __all__ = [
     "ConstantFeatureWarning",
     "NumericalWarning",
     "warn_not_converged",
+    "dataframe_to_array",
+    "target_to_array",
 ]
 
 
@@ -417,3 +419,63 @@ def _available_memory() -> float | None:
     except OSError:
         return None
     return None
+
+
+def dataframe_to_array(df, *, caller: str = "numkfs") -> tuple[np.ndarray, list]:
+    """A DataFrame's values as a float array and its column names as strings.
+
+    Numeric, boolean and nullable (``Int64``, ``Float64``, ``boolean``)
+    columns are accepted, their missing values becoming NaN; a column of
+    another kind (object, string, categorical, datetime) raises a TypeError
+    naming it; duplicate column names raise a ValueError.
+    """
+    import pandas as pd
+
+    names = [str(c) for c in df.columns]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"{caller}: duplicate column name(s) {', '.join(map(repr, dup))}; rename them.")
+    for c, dtype in zip(df.columns, df.dtypes):
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
+                or isinstance(dtype, pd.CategoricalDtype):
+            raise TypeError(f"{caller}: column {str(c)!r} of X is not numeric (dtype {dtype}); encode it or drop it.")
+    return df.to_numpy(dtype=float, na_value=np.nan), names
+
+
+def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") -> np.ndarray:
+    """y as a 1-D array: lists, arrays, one-column arrays/DataFrames and pandas
+    Series (matched by position, the index ignored; nullable values' NA
+    becoming NaN).  A ValueError names a length mismatch, missing values
+    (with the first row) and a constant target."""
+    if hasattr(y, "to_numpy"):
+        import pandas as pd
+
+        if isinstance(y, pd.DataFrame):
+            if y.shape[1] != 1:
+                raise ValueError(f"{caller}: y must be one column; got a DataFrame with {y.shape[1]} columns.")
+            y = y.iloc[:, 0]
+        if pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype):
+            y = y.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{caller}: y must be 1-D (one value per sample); got shape {y.shape}.")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"{caller}: X has {n_samples} rows but y has {y.shape[0]} values.")
+    if y.dtype.kind == "f":
+        missing = ~np.isfinite(y)
+    elif y.dtype.kind == "O":
+        missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) or str(v) in ("<NA>", "nan")
+                            for v in y], dtype=bool)
+    else:
+        missing = np.zeros(y.shape[0], dtype=bool)
+    if missing.any():
+        raise ValueError(f"{caller}: y has {int(missing.sum())} missing or non-finite value(s) (first at row "
+                         f"{int(np.argmax(missing))}); drop or impute those rows.")
+    if y.shape[0] > 1 and np.unique(y.astype(str) if y.dtype.kind == "O" else y).size < 2:
+        v = y[0].item() if hasattr(y[0], "item") else y[0]
+        raise ValueError(f"{caller}: y is constant (every value is {v!r}): there is nothing to predict.")
+    return y

@@ -60,6 +60,23 @@ BACKENDS: dict[str, CvxpyBackend] = {
 }
 
 
+#: Other solvers CVXPY can use, and how to install them (said when one is asked for but missing).
+OTHER_CVXPY_SOLVERS = {
+    "MOSEK": "pip install mosek` (it needs a licence: https://www.mosek.com/, free for academics",
+    "GUROBI": "pip install gurobipy` (it needs a licence: https://www.gurobi.com/",
+    "CVXOPT": "pip install cvxopt",
+    "OSQP": "pip install osqp",
+    "PIQP": "pip install piqp",
+    "PROXQP": "pip install proxsuite",
+    "SCIP": "pip install pyscipopt",
+    "COPT": "pip install coptpy",
+    "XPRESS": "pip install xpress",
+    "CPLEX": "pip install cplex",
+    "GLPK": "pip install cvxopt",
+    "HIGHS": "pip install highspy",
+}
+
+
 class SolverFallbackWarning(UserWarning):
     """A backend's answer was not accurate; the next backend was tried."""
 
@@ -141,6 +158,11 @@ def get_backend(name: str, kind: str | None = None):
             )
         return b
     installed = cvxpy_installed_solvers()
+    if key in OTHER_CVXPY_SOLVERS and key not in installed:
+        raise SolverNotInstalledError(
+            f"The solver {key!r} is not installed. Install it with `{OTHER_CVXPY_SOLVERS[key]}"
+            f"{')' if '(' in OTHER_CVXPY_SOLVERS[key] else '`'}; numkfs reaches it through CVXPY."
+        )
     if key in installed:  # any other conic solver CVXPY knows
         return CvxpyBackend(key, module="cvxpy", install="", method="(CVXPY)", default_tol=np.nan,
                             tol_options=lambda tol: {})
