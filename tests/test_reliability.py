@@ -5,6 +5,7 @@ Each test is a regression test of one defect; the comment above it names it.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -258,3 +259,173 @@ def test_knife_native_w_step_answer_is_checked(monkeypatch):
         warnings.simplefilter("ignore")
         res = knife_mod.knife(X, y, lambda2=0.5, solver="auto")
     np.testing.assert_allclose(res.weights, ref.weights, atol=1e-6)
+
+
+# --------------------------------------------------------------------------
+# select() input handling
+
+
+def _sel_data(n=30, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, 2 * X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_select_takes_series_lists_and_odd_indexes_by_position():
+    # pd.Series(y): "Multi-dimensional indexing"; a non-default index: KeyError; a list: TypeError
+    pd = pytest.importorskip("pandas")
+    from numkfs import select
+
+    X, y = _sel_data()
+    ref = select(X, y, "garrote", cv=3)
+    for yy in (pd.Series(y), pd.Series(y, index=np.arange(30)[::-1] + 100), list(y), y[:, None]):
+        res = select(X, yy, "garrote", cv=3)
+        np.testing.assert_array_equal(res.weights, ref.weights)
+
+
+def test_select_keeps_dataframe_column_names_and_refuses_non_numeric_columns():
+    # select() dropped DataFrame column names (x0...)
+    pd = pytest.importorskip("pandas")
+    from numkfs import select
+
+    X, y = _sel_data()
+    df = pd.DataFrame(X, columns=["temp", "wind", "hum", "vis"])
+    res = select(df, y, "garrote", cv=3)
+    assert list(res.feature_names) == ["temp", "wind", "hum", "vis"] and res.selected[0]
+    assert list(res.path.feature_names) == ["temp", "wind", "hum", "vis"]
+    df["wind"] = df["wind"].astype(str)
+    with pytest.raises(TypeError, match="column 'wind' of X is not numeric"):
+        select(df, y, "garrote")
+
+
+@pytest.mark.parametrize("fmt", ["coo", "lil", "dok", "csr", "csc", "bsr", "dia"])
+def test_select_takes_every_sparse_format(fmt):
+    # sparse COO/LIL/DOK: "setting an array element with a sequence"
+    import scipy.sparse as sp
+
+    from numkfs import select
+
+    X, y = _sel_data()
+    ref = select(X, y, "garrote", cv=3)
+    res = select(getattr(sp, f"{fmt}_matrix")(X), y, "garrote", cv=3)
+    np.testing.assert_array_equal(res.weights, ref.weights)
+
+
+@pytest.mark.parametrize("what,message", [
+    ("constant", "y is constant (every value is 1.0)"),
+    ("nan", "y has 1 missing or non-finite value(s) (first at row 3)"),
+    ("one row", "X has 1 sample(s); at least 2 are required"),
+    ("length", "X has 30 rows but y has 29 values"),
+])
+def test_select_refuses_degenerate_targets_by_name(what, message):
+    # constant y, y with NaN or one row got "method 'garrote' does not do classification"
+    from numkfs import select
+
+    X, y = _sel_data()
+    if what == "constant":
+        y = np.ones(30)
+    elif what == "nan":
+        y[3] = np.nan
+    elif what == "one row":
+        X, y = X[:1], y[:1]
+    else:
+        y = y[:-1]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        select(X, y, "garrote")
+
+
+def test_select_nmmkl_three_classes_and_continuous_target():
+    # select(X, arange(30) % 3, "nmmkl"): AttributeError 'list' object has no attribute 'solver'
+    from numkfs import select
+
+    X, _ = _sel_data()
+    y = np.arange(30) % 3
+    X[:, 2] += 3 * y
+    res = select(X, y, "nmmkl", n_features=1)
+    assert res.task == "classification" and res.selected.tolist() == [False, False, True, False]
+    with pytest.raises(ValueError, match="does not do regression"):
+        select(X, X[:, 0], "nmmkl")
+
+
+def test_select_cv_validated():
+    # cv="bogus" passed validation and failed later; cv > n silently ran fewer folds
+    from numkfs import select
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match="'cv' parameter"):
+        select(X, y, "garrote", cv="bogus")
+    with pytest.raises(ValueError, match="cv=50 folds but only 30 rows"):
+        select(X, y, "garrote", cv=50)
+
+
+# --------------------------------------------------------------------------
+# fuzzed CSV files through the CLI: a result, or one line on stderr and status 2
+
+
+_CELLS = ["1", "2.5", "-3", "0", "", "NA", "nan", "inf", "x", "1e400", " 7 ", "\"4\"", "a,b", "TRUE", "1e-300",
+          "NULL", "?", "0x1F", "١", "\t"]
+
+
+def _fuzz_csv(rng):
+    n_cols = int(rng.integers(1, 5))
+    header = [rng.choice(["a", "b", "y", "", "y", "c d", "ä"]) for _ in range(n_cols)]
+    lines = [",".join(header)]
+    for _ in range(int(rng.integers(0, 7))):
+        k = n_cols if rng.random() < 0.85 else int(rng.integers(0, n_cols + 2))
+        if rng.random() < 0.7:
+            row = [f"{rng.standard_normal():.3f}" for _ in range(k)]
+        else:
+            row = [str(rng.choice(_CELLS)) for _ in range(k)]
+        lines.append(",".join(row))
+    if rng.random() < 0.2:
+        lines.insert(1, "")
+    return "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
+
+
+def test_fuzzed_csv_files_one_line_errors_never_tracebacks(tmp_path):
+    from numkfs._data_io import DataError, read_table
+
+    rng = np.random.default_rng(19)
+    outcomes = {"read": 0, "refused": 0}
+    for i in range(300):
+        f = tmp_path / f"f{i}.csv"
+        f.write_text(_fuzz_csv(rng), encoding="utf-8")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                X, y, names, target, _ = read_table(str(f))
+        except DataError as exc:
+            msg = str(exc)
+            assert msg and "\n" not in msg, msg
+            outcomes["refused"] += 1
+            continue
+        assert X.ndim == 2 and X.shape[0] == len(y) >= 2 and X.shape[1] == len(names) >= 1
+        assert np.isfinite(X).all() and target not in names and len(set(names)) == len(names)
+        if y.dtype.kind == "f":
+            assert np.isfinite(y).all()
+        outcomes["read"] += 1
+    assert outcomes["read"] > 10 and outcomes["refused"] > 50, outcomes
+
+
+def test_fuzzed_csv_through_the_cli_subprocess(tmp_path):
+    # a few fuzzed files through the real command: status 0, or status 2 with one stderr line
+    rng = np.random.default_rng(7)
+    files = []
+    for i in range(6):
+        f = tmp_path / f"g{i}.csv"
+        f.write_text(_fuzz_csv(rng), encoding="utf-8")
+        files.append(str(f))
+    script = ("import sys, warnings\nwarnings.simplefilter('ignore')\nfrom numkfs.cli import main\n"
+              "import contextlib, io\n"
+              "for f in sys.argv[1:]:\n"
+              "    err = io.StringIO()\n"
+              "    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):\n"
+              "        rc = main(['select', f, '--method', 'garrote', '--cv', '2', '-q'])\n"
+              "    print(rc, repr(err.getvalue()))\n")
+    out = subprocess.run([sys.executable, "-c", script, *files], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-3000:]
+    for line in out.stdout.splitlines():
+        rc, err = line.split(" ", 1)
+        err = eval(err)  # noqa: S307 - our own repr
+        assert (rc == "0" and err == "") or (rc == "2" and err.startswith("numkfs: error: ")
+                                             and err.count("\n") == 1), line
