@@ -39,6 +39,7 @@ __all__ = [
     "NumericalWarning",
     "warn_not_converged",
     "dataframe_to_array",
+    "warn_once",
     "target_to_array",
 ]
 
@@ -366,12 +367,41 @@ def constant_columns(X, *, caller: str = "numkfs", warn: bool = True, feature_na
         idx = np.flatnonzero(mask)
         names = [str(feature_names[j]) if feature_names is not None else str(j) for j in idx[:10]]
         more = "" if len(idx) <= 10 else f", ... ({len(idx)} in all)"
-        warnings.warn(
-            f"{caller}: feature(s) [{', '.join(names)}{more}] are constant; they get weight 0.",
-            ConstantFeatureWarning,
-            stacklevel=3,
-        )
+        warn_once(f"{caller}: feature(s) [{', '.join(names)}{more}] are constant; they get weight 0.",
+                  ConstantFeatureWarning, stacklevel=4)
     return mask
+
+
+_SHOWN: set = set()
+
+
+def _filter_action(message: str, category: type, module: str) -> str:
+    """The action Python's warning filters give this warning (as :func:`warnings.warn` would)."""
+    for action, msg, cat, mod, lineno in warnings.filters:
+        if ((msg is None or msg.match(message)) and issubclass(category, cat)
+                and (mod is None or mod.match(module)) and lineno == 0):
+            return action
+    return warnings.defaultaction
+
+
+def warn_once(message: str, category: type = UserWarning, *, stacklevel: int = 3) -> None:
+    """:func:`warnings.warn`, shown once per process under the default filters.
+
+    Python's default action shows a warning once per code location, but any
+    ``warnings.catch_warnings()`` that changes the filters (scikit-learn,
+    CVXPY and numkfs all do, inside every fit) resets that memory; a
+    warning about the data (a constant feature) then repeats for every fit,
+    fold and path point: 1,541 times in one ``GridSearchCV``.  Here the
+    same message is shown once when the filters say ``"default"``,
+    ``"module"`` or ``"once"``; an ``"always"`` or ``"error"`` filter
+    (``pytest.warns``, ``-W error``) still sees every occurrence.
+    """
+    action = _filter_action(message, category, "numkfs")
+    if action in ("default", "module", "once"):
+        if (category, message) in _SHOWN:
+            return
+        _SHOWN.add((category, message))
+    warnings.warn(message, category, stacklevel=stacklevel)
 
 
 def check_random_state(seed) -> np.random.Generator:

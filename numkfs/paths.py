@@ -210,19 +210,37 @@ class FeaturePath:
 
     def to_pandas(self):
         """A DataFrame with one row per path point: the grid, the objective,
-        the mean CV score (when present) and one column per feature."""
+        the mean CV score (when present) and one column per feature.
+
+        A feature may be named like one of the columns added here (the grid's
+        name, ``"objective"``, ``"cv_score"``): that added column then gets a
+        trailing underscore (``"objective_"``), so every feature keeps its name.
+        Duplicate feature names are refused (a column would be ambiguous).
+        """
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - pandas is a test extra
             raise ImportError("FeaturePath.to_pandas needs pandas: pip install pandas") from exc
-        df = pd.DataFrame(self.weights, columns=list(self.feature_names))
-        df.insert(0, self.grid_name, self.grid)
+        names = [str(f) for f in self.feature_names]
+        if len(set(names)) != len(names):
+            dup = sorted({f for f in names if names.count(f) > 1})
+            raise ValueError(f"FeaturePath.to_pandas: duplicate feature name(s) {', '.join(map(repr, dup))}.")
+        df = pd.DataFrame(self.weights, columns=names)
+        taken = set(names)
+
+        def free(name):
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            return name
+
+        df.insert(0, free(str(self.grid_name)), self.grid)
         pos = 1
         if self.objective is not None:
-            df.insert(pos, "objective", self.objective)
+            df.insert(pos, free("objective"), self.objective)
             pos += 1
         if self.cv_scores is not None:
-            df.insert(pos, "cv_score", self.mean_cv_score)
+            df.insert(pos, free("cv_score"), self.mean_cv_score)
         return df
 
     def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None,

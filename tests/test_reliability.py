@@ -429,3 +429,69 @@ def test_fuzzed_csv_through_the_cli_subprocess(tmp_path):
         err = eval(err)  # noqa: S307 - our own repr
         assert (rc == "0" and err == "") or (rc == "2" and err.startswith("numkfs: error: ")
                                              and err.count("\n") == 1), line
+
+
+# --------------------------------------------------------------------------
+# silent nonsense
+
+
+def test_nmmkl_refuses_a_continuous_target():
+    # nmmkl(X, y_continuous, 2) ran as a 30-class problem
+    from numkfs.methods import nmmkl
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match="classification method: y looks continuous"):
+        nmmkl(X, y, 2)
+
+
+def test_take_features_reads_a_boolean_mask_as_a_mask():
+    # take_features(X, boolean_mask) read the mask as the indices 0 and 1
+    from numkfs.distributed import take_features
+
+    X = np.arange(24.0).reshape(4, 6)
+    mask = np.array([False, False, True, False, True, True])
+    np.testing.assert_array_equal(take_features(X, mask), X[:, mask])
+    np.testing.assert_array_equal(take_features([X[:, :3], X[:, 3:]], mask), X[:, mask])
+    with pytest.raises(ValueError, match="one entry per feature"):
+        take_features(X, mask[:4])
+    with pytest.raises(IndexError, match="out of range"):
+        take_features(X, [-1])
+
+
+def test_to_pandas_with_features_named_like_its_columns():
+    # to_pandas() failed when a feature was named lambda2, objective or p
+    pytest.importorskip("pandas")
+    from numkfs.methods.garrote import garrote_path
+
+    X, y = _sel_data()
+    path = garrote_path(X, y, n_lambdas=5, feature_names=["lambda2", "objective", "cv_score", "x"])
+    path.cv_scores = np.zeros((5, 2))
+    df = path.to_pandas()
+    assert list(df.columns) == ["lambda2_", "objective_", "cv_score_", "lambda2", "objective", "cv_score", "x"]
+    np.testing.assert_array_equal(df["lambda2"], path.weights[:, 0])
+    np.testing.assert_array_equal(df["lambda2_"], path.grid)
+
+
+def test_constant_feature_warning_once_in_a_grid_search():
+    # a constant feature warned once per fit, fold and point: 1,541 times in one GridSearchCV
+    script = textwrap.dedent("""
+        import numpy as np
+        from sklearn.model_selection import GridSearchCV
+        from numkfs.estimators import GarroteRegressorCV
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((40, 4)); X[:, 2] = 1.0
+        y = X[:, 0] + 0.1 * rng.standard_normal(40)
+        GridSearchCV(GarroteRegressorCV(cv=3), {"lambda1": [0.5, 1.0, 2.0]}, cv=3).fit(X, y)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stderr.count("ConstantFeatureWarning") == 1, out.stderr[-3000:]
+
+
+def test_warn_once_still_warns_every_time_under_always_filters():
+    from numkfs._validation import ConstantFeatureWarning, constant_columns
+
+    X = np.ones((5, 2))
+    for _ in range(2):
+        with pytest.warns(ConstantFeatureWarning, match=r"feature\(s\) \[0, 1\] are constant"):
+            constant_columns(X, caller="once-test")
