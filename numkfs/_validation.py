@@ -283,12 +283,65 @@ def check_X(
                 + ". Impute or drop missing values first."
             )
         X = np.ascontiguousarray(X)
+        if X.ndim == 2:
+            _check_scale(X, caller, feature_names)
+    if sp.issparse(X) and X.nnz:
+        _check_scale(X, caller, feature_names)
     n, p = X.shape
     if n < min_samples:
         raise ValueError(f"{caller}: X has {n} sample(s); at least {min_samples} are required.")
     if p < 1:
         raise ValueError(f"{caller}: X has 0 features; at least 1 is required.")
     return X
+
+
+#: Magnitudes beyond which numkfs refuses data: squares and sums of squares
+#: over- or underflow in float64 (1e154² overflows, 1e-162² underflows).
+MAX_MAGNITUDE, MIN_SPREAD = 1e150, 1e-150
+
+
+def _check_scale(X, caller, feature_names=None) -> None:
+    """Refuse columns whose squares overflow or whose spread underflows.
+
+    Standardising such a column (or forming XᵀX, kernel distances, y's
+    variance) gives inf/NaN or a column that looks constant: the methods
+    returned all-zero or NaN weights with at most a RuntimeWarning.
+    """
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        big = np.zeros(X.shape[1])
+        np.maximum.at(big, np.repeat(np.arange(X.shape[1]), np.diff(X.indptr)), np.abs(X.data))
+        lo = np.minimum(np.asarray(X.min(axis=0).todense()).ravel(), 0.0) if X.shape[0] > 0 else big
+        hi = np.asarray(X.max(axis=0).todense()).ravel()
+    else:
+        if X.size == 0:
+            return
+        big = np.max(np.abs(X), axis=0)
+        lo, hi = X.min(axis=0), X.max(axis=0)
+    j = int(np.argmax(big)) if big.size else 0
+    if big.size and big[j] > MAX_MAGNITUDE:
+        raise ValueError(f"{caller}: {_column_name(j, feature_names)} of X has values up to {big[j]:.1e}; beyond "
+                         f"{MAX_MAGNITUDE:.0e} squares overflow in floating point. Rescale it (e.g. standardise X).")
+    spread = hi - lo
+    tiny = (spread > 0) & (spread < MIN_SPREAD)
+    if tiny.any():
+        j = int(np.flatnonzero(tiny)[0])
+        raise ValueError(f"{caller}: {_column_name(j, feature_names)} of X varies only by {spread[j]:.1e}; below "
+                         f"{MIN_SPREAD:.0e} its variance underflows in floating point. Rescale it (e.g. standardise "
+                         f"X).")
+
+
+def _check_y_scale(y, caller) -> None:
+    if y.dtype.kind != "f" or y.size == 0:
+        return
+    big = float(np.max(np.abs(y)))
+    spread = float(np.max(y) - np.min(y))
+    if big > MAX_MAGNITUDE:
+        raise ValueError(f"{caller}: y has values up to {big:.1e}; beyond {MAX_MAGNITUDE:.0e} squares overflow in "
+                         f"floating point. Rescale it.")
+    if 0 < spread < MIN_SPREAD:
+        raise ValueError(f"{caller}: y varies only by {spread:.1e}; below {MIN_SPREAD:.0e} its variance underflows in "
+                         f"floating point. Rescale it.")
 
 
 def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric: bool = True):
@@ -315,6 +368,7 @@ def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric:
         y = y.copy()
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise ValueError(f"{caller}: y contains NaN or infinity.")
+    _check_y_scale(y, caller)
     return y
 
 

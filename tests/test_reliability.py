@@ -495,3 +495,54 @@ def test_warn_once_still_warns_every_time_under_always_filters():
     for _ in range(2):
         with pytest.warns(ConstantFeatureWarning, match=r"feature\(s\) \[0, 1\] are constant"):
             constant_columns(X, caller="once-test")
+
+
+_SCALE_RUNS = {
+    "knife": lambda X, y: __import__("numkfs.methods", fromlist=["knife"]).knife(X, y, lambda2=0.5),
+    "lpkta": lambda X, y: __import__("numkfs.methods", fromlist=["lpkta_path"]).lpkta_path(X, y),
+    "l1kr": lambda X, y: __import__("numkfs.methods", fromlist=["l1kr_path"]).l1kr_path(X, y),
+    "garrote": lambda X, y: __import__("numkfs.methods", fromlist=["garrote_path"]).garrote_path(X, y, n_lambdas=5),
+}
+
+
+@pytest.mark.parametrize("method", sorted(_SCALE_RUNS))
+@pytest.mark.parametrize("x_scale,y_scale,message", [
+    (1e160, 1.0, r"column 0 of X has values up to 2\.3e\+160"),
+    (1e-210, 1.0, r"column 0 of X varies only by 4\.1e-210"),
+    (1.0, 1e155, r"y has values up to 4\.8e\+155"),
+])
+def test_extreme_scales_refused_with_a_reason(method, x_scale, y_scale, message):
+    # |X| beyond ~1e155 or below ~1e-200: all-zero weights (KNIFE warned, wrongly, "constant");
+    # lpkta_path(X, y * 1e155): NaN weights with only a RuntimeWarning
+    X, y = _sel_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no NaN/overflow on the way to the refusal
+        # (scikit-learn's type_of_target casts y to int to look for whole numbers: not numkfs arithmetic)
+        warnings.filterwarnings("ignore", "invalid value encountered in cast", RuntimeWarning)
+        with pytest.raises(ValueError, match=message):
+            _SCALE_RUNS[method](X * x_scale, y * y_scale)
+
+
+def test_garrote_lambda1_beyond_floating_point_refused():
+    # garrote_path(lambda1=1e200) returned NaN weights with only a RuntimeWarning
+    from numkfs.methods.garrote import garrote_path
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match=r"lambda1 = 1\.0e\+200 is .* times the scale of X'X"):
+        garrote_path(X, y, lambda1=1e200)
+
+
+@pytest.mark.parametrize("scale", [1e-140, 1e140])
+def test_large_but_representable_scales_give_the_same_selection(scale):
+    # within the accepted range the standardising methods are scale-invariant
+    from numkfs.estimators import KNIFERegressor
+    from numkfs.methods import l1kr_path, lpkta_path
+
+    X, y = _sel_data()
+    labels = np.where(y > 0, 1, -1)
+    runs = [lambda Z: KNIFERegressor(lambda2=0.5).fit(Z, y).feature_weights_,
+            lambda Z: lpkta_path(Z, labels).weights[-1], lambda Z: l1kr_path(Z, y).weights[-1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for run in runs:
+            np.testing.assert_allclose(run(X * scale), run(X), rtol=1e-6, atol=1e-9)
