@@ -45,7 +45,7 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise DataError(f"cannot read {source}: {exc}") from None
     if not rows:
-        raise DataError(f"{source} is empty; need a header row and at least 2 data rows")
+        raise DataError(f"{source} has 0 data row(s) (the file is empty); need a header and at least 2 rows")
     header, body = [h.strip() for h in rows[0]], [r for r in rows[1:] if any(c.strip() for c in r)]
     if len(body) < 2:
         raise DataError(f"{source} has {len(body)} data row(s); need a header and at least 2 rows")

@@ -259,7 +259,9 @@ def check_X(
                 + "."
             )
     else:
-        if hasattr(X, "to_numpy"):
+        if hasattr(X, "columns") and hasattr(X, "dtypes"):  # a DataFrame: name the column that is not numeric
+            X = dataframe_to_array(X, caller=caller)[0].astype(dtype, copy=False)
+        elif hasattr(X, "to_numpy"):
             try:
                 X = X.to_numpy(dtype=dtype)
             except (TypeError, ValueError) as exc:
@@ -519,11 +521,32 @@ def dataframe_to_array(df, *, caller: str = "numkfs") -> tuple[np.ndarray, list]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"{caller}: duplicate column name(s) {', '.join(map(repr, dup))}; rename them.")
-    for c, dtype in zip(df.columns, df.dtypes):
-        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
-                or isinstance(dtype, pd.CategoricalDtype):
-            raise TypeError(f"{caller}: column {str(c)!r} of X is not numeric (dtype {dtype}); encode it or drop it.")
-    return df.to_numpy(dtype=float, na_value=np.nan), names
+    cols = []
+    for j in range(df.shape[1]):
+        col = df.iloc[:, j]
+        dtype = col.dtype
+        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
+                and not isinstance(dtype, pd.CategoricalDtype):
+            cols.append(col.to_numpy(dtype=float, na_value=np.nan))
+            continue
+        try:  # categories or objects that are numbers
+            values = col.astype(object).to_numpy()
+            cols.append(np.array([np.nan if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))
+                                  else float(v) for v in values], dtype=float))
+        except (TypeError, ValueError):
+            example = next((v for v in col if not _is_number(v)), None)
+            raise ValueError(f"{caller}: column {names[j]!r} of X is not numeric (dtype {dtype}, value "
+                             f"{example!r}); encode it or drop it.") from None
+    X = np.column_stack(cols) if cols else np.empty((df.shape[0], 0))
+    return X, names
+
+
+def _is_number(v) -> bool:
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") -> np.ndarray:
