@@ -244,7 +244,18 @@ def test_path_top_is_found_and_grid(sinusoid):
     assert knife_lambda2_max(X, y, random_state=0) == pytest.approx(top, rel=1e-12)
     with pytest.raises(TypeError, match="unexpected keyword"):
         knife_lambda2_max(X, y, lambda2=1.0)
-    assert path.grid[-1] <= top * 1.0000001 or len(path) > 30
+    # the grid is [0, geomspace(ratio * top, top, 29)], cut where every weight is zero, or continued
+    # past the top with the same log-spacing while weights are non-zero (was: "<= top or len > 30",
+    # which held whatever the grid's top was)
+    import inspect
+
+    ratio = inspect.signature(knife_path).parameters["lambda_min_ratio"].default
+    default = np.concatenate([[0.0], np.geomspace(ratio * top, top, 29)])
+    k = min(len(path), 30)
+    np.testing.assert_allclose(path.grid[:k], default[:k], rtol=1e-12)
+    if len(path) > 30:
+        step = (1.0 / ratio) ** (1.0 / 28)
+        np.testing.assert_allclose(path.grid[30:] / path.grid[29:-1], step, rtol=1e-12)
     # an objective along the path, models that predict
     assert path.objective.shape == (len(path),)
     D = path_decision_function(path, X, X)
