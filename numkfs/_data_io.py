@@ -111,8 +111,7 @@ def _to_float(v: str) -> float:
     v = v.strip()
     if v in _MISSING:
         return np.nan
-    x = float(v)
-    return x if np.isfinite(x) else np.nan  # "inf" is not a measurement: treated as missing
+    return float(v)  # "inf" stays infinite: refused later by name, never dropped as missing
 
 
 def _is_float(v: str) -> bool:

@@ -84,6 +84,12 @@ def _cmd_select(args) -> int:
     _check_output(args.plot, "--plot")
     _check_output(args.json, "--json")
     X, y, names, target, task = _load(args)
+    tasks = METHODS[args.method]
+    if args.task is None and task is None and len(tasks) == 1 and (tasks[0] == "classification"
+                                                                   or y.dtype.kind in "fiu"):
+        # a method that does one task reads a numeric CSV column as that task's target (class codes 1, 2, 3
+        # for a classifier; a count for a regression method), instead of guessing from the values
+        task = tasks[0]
     if args.n_features is not None and args.n_features > X.shape[1]:
         raise CLIError(f"--n-features {args.n_features}: the data has only {X.shape[1]} features")
     if args.cv > X.shape[0]:
