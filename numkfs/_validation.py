@@ -111,9 +111,9 @@ class Interval:
                 return False
         elif not isinstance(value, numbers.Real):
             return False
-        if not np.isfinite(value) and not (
-            (value == np.inf and self.right is None) or (value == -np.inf and self.left is None)
-        ):
+        if not np.isfinite(value):
+            # an open end "(0, inf)" excludes infinity itself: lambda2=inf gave an infinite objective
+            # and non-zero weights (a parameter is never usefully infinite)
             return False
         lo_ok = self.left is None or (
             value >= self.left if self.closed in ("both", "left") else value > self.left

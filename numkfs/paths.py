@@ -154,7 +154,19 @@ class FeaturePath:
             if self.cv_scores.ndim == 1:
                 self.cv_scores = self.cv_scores[:, None]
         if self.true_support is not None:
-            self.true_support = np.asarray(self.true_support, dtype=bool)
+            ts = np.asarray(self.true_support).ravel()
+            p = self.weights.shape[1]
+            if ts.dtype != bool and not (ts.size == p and np.isin(ts, (0, 1)).all()):
+                # feature indices ([0, 3]), not a mask: it was read as a 2-long mask
+                if ts.size and (ts.dtype.kind not in "iu" or ts.min() < 0 or ts.max() >= p):
+                    raise ValueError(f"true_support must be a boolean mask of {p} features or indices in "
+                                     f"[0, {p}); got {self.true_support!r}.")
+                mask = np.zeros(p, dtype=bool)
+                mask[ts.astype(np.int64)] = True
+                ts = mask
+            elif ts.size != p:
+                raise ValueError(f"true_support must have one entry per feature ({p}); got {ts.size}.")
+            self.true_support = ts.astype(bool)
         self.tol = selection_tol(self.method) if self.tol is None else float(self.tol)
         if self.converged is not None:
             self.converged = np.asarray(self.converged, dtype=bool).ravel()

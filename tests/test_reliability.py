@@ -546,3 +546,46 @@ def test_large_but_representable_scales_give_the_same_selection(scale):
         warnings.simplefilter("ignore")
         for run in runs:
             np.testing.assert_allclose(run(X * scale), run(X), rtol=1e-6, atol=1e-9)
+
+
+def test_infinite_parameters_refused():
+    # knife(X, y, lambda2=inf) was accepted (objective inf, non-zero weights)
+    from numkfs.methods import knife
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match=r"The 'lambda2' parameter of knife must be a float in the range \[0\.0, inf\)"
+                                         r"\. Got inf instead"):
+        knife(X, y, lambda2=float("inf"))
+
+
+def test_true_support_as_indices():
+    # knife_path(true_support=[0, 3]) was read as a 2-long mask
+    from numkfs import FeaturePath
+
+    path = FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=[0, 3])
+    assert path.true_support.tolist() == [True, False, False, True, False]
+    mask = [True, False, False, True, False]
+    assert FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=mask).true_support.tolist() == mask
+    with pytest.raises(ValueError, match="true_support"):
+        FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=[7])
+
+
+def test_select_nmmkl_on_tiny_scale_returns_quickly(tmp_path):
+    # select(X * 1e-300, y, "nmmkl") hung inside liblinear (the CV score's linear SVM on columns
+    # StandardScaler cannot rescale): now refused by name before any fit, within seconds
+    script = textwrap.dedent("""
+        import numpy as np
+        from numkfs import select
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((30, 4))
+        y = np.where(X[:, 0] > 0, 1, -1)
+        try:
+            select(X * 1e-300, y, "nmmkl", n_features=1)
+        except ValueError as exc:
+            print("refused:", exc)
+    """)
+    try:
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("select(X * 1e-300, y, 'nmmkl') ran over 120 s")
+    assert "refused:" in out.stdout and "varies only by" in out.stdout, out.stdout + out.stderr[-2000:]
