@@ -589,3 +589,18 @@ def test_select_nmmkl_on_tiny_scale_returns_quickly(tmp_path):
     except subprocess.TimeoutExpired:
         pytest.fail("select(X * 1e-300, y, 'nmmkl') ran over 120 s")
     assert "refused:" in out.stdout and "varies only by" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+@pytest.mark.xfail(strict=True, reason="distributed.py / kernels/alignment.py (fgt's files): a block's check_X "
+                   "reports its block-local column; the block offset must be added (e.g. feature names "
+                   "or an offset passed to feature_alignments per block)")
+def test_blocked_alignments_name_the_global_column_of_a_nan():
+    from numkfs.distributed import lpkta_path_blocked
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 10))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    X[3, 7] = np.nan
+    for data in (X, [X[:, :4], X[:, 4:8], X[:, 8:]]):
+        with pytest.raises(ValueError, match="NaN in column 7"):
+            lpkta_path_blocked(data, y, block_size=4)
