@@ -272,10 +272,11 @@ class BoxQP(ConvexProblem):
         """Projected-gradient residual at ``w`` (0 at the optimum)."""
         return box_qp_kkt_residual(self.Q, self.c, self.lo, self.hi, np.asarray(w, dtype=float).ravel())
 
-    def scale(self) -> float:
-        """The size of the gradient's terms at the warm start or 0 (:func:`box_qp_scale`)."""
-        w = np.zeros(self.c.shape[0]) if self.w0 is None else np.asarray(self.w0, dtype=float)
-        return box_qp_scale(self.c, np.clip(w, self.lo, self.hi), np.abs(self.Q))
+    def relative_kkt_residual(self, solution) -> float:
+        """KKT residual at ``solution["w"]`` over the size of the gradient's terms there
+        (:func:`box_qp_scale`), the measure the native solver stops on."""
+        w = np.asarray(solution["w"], dtype=float).ravel()
+        return self.kkt_residual(w) / box_qp_scale(self.c, w, np.abs(self.Q))
 
 
 @register_native_check("box_qp")
