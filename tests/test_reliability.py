@@ -88,8 +88,11 @@ _BUDGET_SCRIPT = textwrap.dedent("""
     X = rng.standard_normal((20, 200))
     y = X[:, 0] + 0.1 * rng.standard_normal(20)
     labels = np.where(y > np.median(y), 1, -1)
+    rng2 = np.random.default_rng(2)  # the issue's case: 153 s (10^5-sweep box QPs) before
+    X2 = rng2.standard_normal((20, 50))
+    y2 = X2[:, 0] + 0.1 * rng2.standard_normal(20)
     runs = {
-        "cosso": lambda: cosso(X, y, 1.0),
+        "cosso": lambda: (cosso(X, y, 1.0), cosso(X2, y2, 1.0)),
         "garrote": lambda: garrote_path(X, y, n_lambdas=20),
         "knife": lambda: knife(X, y, lambda2=1.0),
         "lpkta": lambda: lpkta_path(X, labels),
