@@ -42,12 +42,21 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     try:
         with open(source, newline="", encoding="utf-8") as fh:
             rows = list(csv.reader(fh))
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise DataError(f"cannot read {source}: {exc}") from None
-    if len(rows) < 3:
-        raise DataError(f"{source} has {max(len(rows) - 1, 0)} data row(s); need a header and at least 2 rows")
-    header, body = rows[0], [r for r in rows[1:] if any(c.strip() for c in r)]
-    bad = [i + 2 for i, r in enumerate(body) if len(r) != len(header)]
+    if not rows:
+        raise DataError(f"{source} has 0 data row(s) (the file is empty); need a header and at least 2 rows")
+    header, body = [h.strip() for h in rows[0]], [r for r in rows[1:] if any(c.strip() for c in r)]
+    if len(body) < 2:
+        raise DataError(f"{source} has {len(body)} data row(s); need a header and at least 2 rows")
+    if any(not h for h in header):
+        raise DataError(f"{source}: the header has an empty column name (column {header.index('') + 1})")
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise DataError(f"{source}: duplicate column name(s) {', '.join(map(repr, dup))} in the header; "
+                        f"rename them (the target would be ambiguous)")
+    line_of = [i + 2 for i, r in enumerate(rows[1:]) if any(c.strip() for c in r)]
+    bad = [line_of[i] for i, r in enumerate(body) if len(r) != len(header)]
     if bad:
         raise DataError(f"{source}: line {bad[0]} has a different number of fields than the header ({len(header)})")
     tname = header[-1] if target is None else target
@@ -59,34 +68,57 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     for j, name in enumerate(header):
         if j == t:
             continue
-        try:
-            feats.append(np.array([float(v) if v.strip() not in ("", "NA", "nan", "NaN") else np.nan for v in cols[j]]))
-        except ValueError:
+        if all(_is_float(v) for v in cols[j]):
+            feats.append(np.array([_to_float(v) for v in cols[j]]))
+        else:
             example = next(v for v in cols[j] if not _is_float(v))
-            raise DataError(f"column {name!r} is not numeric (value {example!r}); encode it or drop it") from None
-    X = np.column_stack(feats) if feats else np.empty((len(body), 0))
-    raw_y = np.array(cols[t])
+            raise DataError(f"column {name!r} is not numeric (value {example!r}); encode it or drop it")
+    if not feats:
+        raise DataError(f"{source}: only the target column {tname!r}; no feature columns")
+    X = np.column_stack(feats)
+    raw_y = [v.strip() for v in cols[t]]
     if all(_is_float(v) for v in raw_y):
-        y = np.array([float(v) if v.strip() else np.nan for v in raw_y])
+        y = np.array([_to_float(v) for v in raw_y])
     else:
-        y = raw_y
+        y = np.array(raw_y, dtype=object)
+        missing = np.array([v in _MISSING for v in raw_y])
+        if missing.any():
+            y = y.astype(str)
+            y[missing] = ""
     names = [h for j, h in enumerate(header) if j != t]
     if dropna:
         keep = ~np.isnan(X).any(axis=1)
         if y.dtype.kind == "f":
-            keep &= ~np.isnan(y)
+            keep &= np.isfinite(y)
+        else:
+            keep &= np.array([v not in _MISSING for v in y])
+            y = y.astype(str)
         if not keep.all():
             import warnings
 
             warnings.warn(f"{source}: dropped {int((~keep).sum())} row(s) with missing values.", UserWarning,
                           stacklevel=2)
         X, y = X[keep], y[keep]
+        if X.shape[0] < 2:
+            raise DataError(f"{source}: {X.shape[0]} row(s) left after dropping rows with missing values; need 2")
     return X, y, names, tname, None
 
 
+_MISSING = ("", "NA", "N/A", "na", "nan", "NaN", "NAN", "null", "NULL", "None", "?")
+
+
+def _to_float(v: str) -> float:
+    v = v.strip()
+    if v in _MISSING:
+        return np.nan
+    return float(v)  # "inf" stays infinite: refused later by name, never dropped as missing
+
+
 def _is_float(v: str) -> bool:
+    if v.strip() in _MISSING:
+        return True
     try:
         float(v)
         return True
     except ValueError:
-        return v.strip() in ("", "NA")
+        return False

@@ -38,6 +38,9 @@ __all__ = [
     "ConstantFeatureWarning",
     "NumericalWarning",
     "warn_not_converged",
+    "dataframe_to_array",
+    "warn_once",
+    "target_to_array",
 ]
 
 
@@ -111,9 +114,9 @@ class Interval:
                 return False
         elif not isinstance(value, numbers.Real):
             return False
-        if not np.isfinite(value) and not (
-            (value == np.inf and self.right is None) or (value == -np.inf and self.left is None)
-        ):
+        if not np.isfinite(value):
+            # an open end "(0, inf)" excludes infinity itself: lambda2=inf gave an infinite objective
+            # and non-zero weights (a parameter is never usefully infinite)
             return False
         lo_ok = self.left is None or (
             value >= self.left if self.closed in ("both", "left") else value > self.left
@@ -259,7 +262,9 @@ def check_X(
                 + "."
             )
     else:
-        if hasattr(X, "to_numpy"):
+        if hasattr(X, "columns") and hasattr(X, "dtypes"):  # a DataFrame: name the column that is not numeric
+            X = dataframe_to_array(X, caller=caller)[0].astype(dtype, copy=False)
+        elif hasattr(X, "to_numpy"):
             try:
                 X = X.to_numpy(dtype=dtype)
             except (TypeError, ValueError) as exc:
@@ -283,12 +288,65 @@ def check_X(
                 + ". Impute or drop missing values first."
             )
         X = np.ascontiguousarray(X)
+        if X.ndim == 2:
+            _check_scale(X, caller, feature_names)
+    if sp.issparse(X) and X.nnz:
+        _check_scale(X, caller, feature_names)
     n, p = X.shape
     if n < min_samples:
         raise ValueError(f"{caller}: X has {n} sample(s); at least {min_samples} are required.")
     if p < 1:
         raise ValueError(f"{caller}: X has 0 features; at least 1 is required.")
     return X
+
+
+#: Magnitudes beyond which numkfs refuses data: squares and sums of squares
+#: over- or underflow in float64 (1e154² overflows, 1e-162² underflows).
+MAX_MAGNITUDE, MIN_SPREAD = 1e150, 1e-150
+
+
+def _check_scale(X, caller, feature_names=None) -> None:
+    """Refuse columns whose squares overflow or whose spread underflows.
+
+    Standardising such a column (or forming XᵀX, kernel distances, y's
+    variance) gives inf/NaN or a column that looks constant: the methods
+    returned all-zero or NaN weights with at most a RuntimeWarning.
+    """
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        big = np.zeros(X.shape[1])
+        np.maximum.at(big, np.repeat(np.arange(X.shape[1]), np.diff(X.indptr)), np.abs(X.data))
+        lo = np.minimum(np.asarray(X.min(axis=0).todense()).ravel(), 0.0) if X.shape[0] > 0 else big
+        hi = np.asarray(X.max(axis=0).todense()).ravel()
+    else:
+        if X.size == 0:
+            return
+        big = np.max(np.abs(X), axis=0)
+        lo, hi = X.min(axis=0), X.max(axis=0)
+    j = int(np.argmax(big)) if big.size else 0
+    if big.size and big[j] > MAX_MAGNITUDE:
+        raise ValueError(f"{caller}: {_column_name(j, feature_names)} of X has values up to {big[j]:.1e}; beyond "
+                         f"{MAX_MAGNITUDE:.0e} squares overflow in floating point. Rescale it (e.g. standardise X).")
+    spread = hi - lo
+    tiny = (spread > 0) & (spread < MIN_SPREAD)
+    if tiny.any():
+        j = int(np.flatnonzero(tiny)[0])
+        raise ValueError(f"{caller}: {_column_name(j, feature_names)} of X varies only by {spread[j]:.1e}; below "
+                         f"{MIN_SPREAD:.0e} its variance underflows in floating point. Rescale it (e.g. standardise "
+                         f"X).")
+
+
+def _check_y_scale(y, caller) -> None:
+    if y.dtype.kind != "f" or y.size == 0:
+        return
+    big = float(np.max(np.abs(y)))
+    spread = float(np.max(y) - np.min(y))
+    if big > MAX_MAGNITUDE:
+        raise ValueError(f"{caller}: y has values up to {big:.1e}; beyond {MAX_MAGNITUDE:.0e} squares overflow in "
+                         f"floating point. Rescale it.")
+    if 0 < spread < MIN_SPREAD:
+        raise ValueError(f"{caller}: y varies only by {spread:.1e}; below {MIN_SPREAD:.0e} its variance underflows in "
+                         f"floating point. Rescale it.")
 
 
 def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric: bool = True):
@@ -315,6 +373,7 @@ def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric:
         y = y.copy()
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise ValueError(f"{caller}: y contains NaN or infinity.")
+    _check_y_scale(y, caller)
     return y
 
 
@@ -367,12 +426,41 @@ def constant_columns(X, *, caller: str = "numkfs", warn: bool = True, feature_na
         idx = np.flatnonzero(mask)
         names = [str(feature_names[j]) if feature_names is not None else str(j) for j in idx[:10]]
         more = "" if len(idx) <= 10 else f", ... ({len(idx)} in all)"
-        warnings.warn(
-            f"{caller}: feature(s) [{', '.join(names)}{more}] are constant; they get weight 0.",
-            ConstantFeatureWarning,
-            stacklevel=3,
-        )
+        warn_once(f"{caller}: feature(s) [{', '.join(names)}{more}] are constant; they get weight 0.",
+                  ConstantFeatureWarning, stacklevel=4)
     return mask
+
+
+_SHOWN: set = set()
+
+
+def _filter_action(message: str, category: type, module: str) -> str:
+    """The action Python's warning filters give this warning (as :func:`warnings.warn` would)."""
+    for action, msg, cat, mod, lineno in warnings.filters:
+        if ((msg is None or msg.match(message)) and issubclass(category, cat)
+                and (mod is None or mod.match(module)) and lineno == 0):
+            return action
+    return warnings.defaultaction
+
+
+def warn_once(message: str, category: type = UserWarning, *, stacklevel: int = 3) -> None:
+    """:func:`warnings.warn`, shown once per process under the default filters.
+
+    Python's default action shows a warning once per code location, but any
+    ``warnings.catch_warnings()`` that changes the filters (scikit-learn,
+    CVXPY and numkfs all do, inside every fit) resets that memory; a
+    warning about the data (a constant feature) then repeats for every fit,
+    fold and path point: 1,541 times in one ``GridSearchCV``.  Here the
+    same message is shown once when the filters say ``"default"``,
+    ``"module"`` or ``"once"``; an ``"always"`` or ``"error"`` filter
+    (``pytest.warns``, ``-W error``) still sees every occurrence.
+    """
+    action = _filter_action(message, category, "numkfs")
+    if action in ("default", "module", "once"):
+        if (category, message) in _SHOWN:
+            return
+        _SHOWN.add((category, message))
+    warnings.warn(message, category, stacklevel=stacklevel)
 
 
 def check_random_state(seed) -> np.random.Generator:
@@ -420,3 +508,84 @@ def _available_memory() -> float | None:
     except OSError:
         return None
     return None
+
+
+def dataframe_to_array(df, *, caller: str = "numkfs") -> tuple[np.ndarray, list]:
+    """A DataFrame's values as a float array and its column names as strings.
+
+    Numeric, boolean and nullable (``Int64``, ``Float64``, ``boolean``)
+    columns are accepted, their missing values becoming NaN; a column of
+    another kind (object, string, categorical, datetime) raises a TypeError
+    naming it; duplicate column names raise a ValueError.
+    """
+    import pandas as pd
+
+    names = [str(c) for c in df.columns]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"{caller}: duplicate column name(s) {', '.join(map(repr, dup))}; rename them.")
+    cols = []
+    for j in range(df.shape[1]):
+        col = df.iloc[:, j]
+        dtype = col.dtype
+        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
+                and not isinstance(dtype, pd.CategoricalDtype):
+            cols.append(col.to_numpy(dtype=float, na_value=np.nan))
+            continue
+        try:  # categories or objects that are numbers
+            values = col.astype(object).to_numpy()
+            cols.append(np.array([np.nan if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))
+                                  else float(v) for v in values], dtype=float))
+        except (TypeError, ValueError):
+            example = next((v for v in col if not _is_number(v)), None)
+            raise ValueError(f"{caller}: column {names[j]!r} of X is not numeric (dtype {dtype}, value "
+                             f"{example!r}); encode it or drop it.") from None
+    X = np.column_stack(cols) if cols else np.empty((df.shape[0], 0))
+    return X, names
+
+
+def _is_number(v) -> bool:
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") -> np.ndarray:
+    """y as a 1-D array: lists, arrays, one-column arrays/DataFrames and pandas
+    Series (matched by position, the index ignored; nullable values' NA
+    becoming NaN).  A ValueError names a length mismatch, missing values
+    (with the first row) and a constant target."""
+    if hasattr(y, "to_numpy"):
+        import pandas as pd
+
+        if isinstance(y, pd.DataFrame):
+            if y.shape[1] != 1:
+                raise ValueError(f"{caller}: y must be one column; got a DataFrame with {y.shape[1]} columns.")
+            y = y.iloc[:, 0]
+        if pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype):
+            y = y.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{caller}: y must be 1-D (one value per sample); got shape {y.shape}.")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"{caller}: X has {n_samples} rows but y has {y.shape[0]} values.")
+    if y.dtype.kind == "f":
+        missing = ~np.isfinite(y)
+    elif y.dtype.kind == "O":
+        missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) or str(v) in ("<NA>", "nan")
+                            for v in y], dtype=bool)
+    else:
+        missing = np.zeros(y.shape[0], dtype=bool)
+    if missing.any():
+        raise ValueError(f"{caller}: y has {int(missing.sum())} missing or non-finite value(s) (first at row "
+                         f"{int(np.argmax(missing))}); drop or impute those rows.")
+    if y.shape[0] > 1 and np.unique(y.astype(str) if y.dtype.kind == "O" else y).size < 2:
+        v = y[0].item() if hasattr(y[0], "item") else y[0]
+        raise ValueError(f"{caller}: y is constant (every value is {v!r}): there is nothing to predict.")
+    return y

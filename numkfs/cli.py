@@ -17,13 +17,51 @@ def _cmd_solvers(args) -> int:
     rows = solvers.available_solvers(check=True)
     heads = ["solver", "method", "version", "installed", "works"]
     table = [[r["name"], r["method"], r["version"], "yes" if r["installed"] else f"no ({r['install']})",
-              {True: "yes", False: "NO", None: "-"}[r["works"]]] for r in rows]
+              {True: "yes", False: "NO", None: "-"}[r["works"]] + (f" ({r['error']})" if r.get("error") else "")]
+             for r in rows]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(heads)]
     print("  ".join(h.ljust(w) for h, w in zip(heads, widths)))
     print("  ".join("-" * w for w in widths))
     for t in table:
         print("  ".join(c.ljust(w) for c, w in zip(t, widths)))
     return 0 if all(r["works"] is not False for r in rows if r["installed"]) else 1
+
+
+def _positive_int(text):
+    """argparse type: an integer >= 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+    return v
+
+
+def _folds(text):
+    """argparse type: a number of CV folds (>= 2)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 2, got {text!r}") from None
+    if v < 2:
+        raise argparse.ArgumentTypeError(f"needs at least 2 folds, got {v}")
+    return v
+
+
+def _check_output(path, flag):
+    """Refuse an output path that cannot be written, before any computation."""
+    import os
+
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CLIError(f"{flag} {path}: is a directory; give a file name")
+    if not os.path.isdir(folder):
+        raise CLIError(f"{flag} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CLIError(f"{flag} {path}: not writable")
 
 
 def _load(args):
@@ -43,7 +81,19 @@ def _cmd_select(args) -> int:
 
     if args.method not in METHODS:
         raise CLIError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
+    _check_output(args.plot, "--plot")
+    _check_output(args.json, "--json")
     X, y, names, target, task = _load(args)
+    tasks = METHODS[args.method]
+    if args.task is None and task is None and len(tasks) == 1 and (tasks[0] == "classification"
+                                                                   or y.dtype.kind in "fiu"):
+        # a method that does one task reads a numeric CSV column as that task's target (class codes 1, 2, 3
+        # for a classifier; a count for a regression method), instead of guessing from the values
+        task = tasks[0]
+    if args.n_features is not None and args.n_features > X.shape[1]:
+        raise CLIError(f"--n-features {args.n_features}: the data has only {X.shape[1]} features")
+    if args.cv > X.shape[0]:
+        raise CLIError(f"--cv {args.cv}: more folds than the {X.shape[0]} rows of the data")
     task = args.task or task
     with warnings.catch_warnings():
         if args.quiet:
@@ -78,10 +128,51 @@ def _cmd_select(args) -> int:
         plt.close(ax.figure)
         print(f"\nplot written to {args.plot}")
     if args.json:
+        params = {"method": args.method, "task": res.task, "n_features": args.n_features, "cv": args.cv,
+                  "cv_rule": args.cv_rule, "scoring": args.scoring, "seed": args.seed, "target": target}
         with open(args.json, "w") as fh:
-            json.dump(dict(res.to_dict(), data=args.data, target=target), fh, indent=2)
+            json.dump(dict(res.to_dict(), data=args.data, target=target, parameters=params,
+                           path=_path_json(res.path)), fh, indent=2)
         print(f"results written to {args.json}")
     return 0
+
+
+def _path_json(path):
+    """The feature path as JSON: grid, weights, CV scores, the chosen point (None without a path)."""
+    import numpy as np
+
+    if path is None:
+        return None
+
+    def arr(a):
+        if a is None:
+            return None
+        a = np.asarray(a, dtype=float)
+        return np.where(np.isfinite(a), a, np.nan).tolist()
+
+    out = {"grid_name": getattr(path, "grid_name", None), "grid": arr(path.grid), "weights": arr(path.weights),
+           "feature_names": [str(f) for f in path.feature_names] if path.feature_names is not None else None,
+           "cv_scores": arr(getattr(path, "cv_scores", None)),
+           "score_name": getattr(path, "score_name", None), "cv_rule": getattr(path, "cv_rule", None),
+           "chosen_index": getattr(path, "chosen_index", None)}
+    return json_safe(out)
+
+
+def json_safe(obj):
+    """NaN/inf as null (JSON has no NaN), numpy scalars as Python numbers."""
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 def _cmd_cross_check(args) -> int:
@@ -90,8 +181,13 @@ def _cmd_cross_check(args) -> int:
     from ._crosscheck_problems import build_problem
     from .solvers import cross_check
 
+    _check_output(args.plot, "--plot")
     X, y, names, target, task = _load(args)
-    kw = {"m": args.n_features} if args.problem == "nmmkl" and args.n_features else {}
+    if args.n_features is not None and args.problem != "nmmkl":
+        raise CLIError(f"--n-features is the m of the nmmkl problem; the {args.problem} problem has none")
+    if args.n_features is not None and args.n_features > X.shape[1]:
+        raise CLIError(f"--n-features {args.n_features}: the data has only {X.shape[1]} features")
+    kw = {"m": args.n_features} if args.n_features is not None else {}
     try:
         problem = build_problem(args.problem, X, y, **kw)
     except (ValueError, TypeError) as exc:
@@ -100,7 +196,7 @@ def _cmd_cross_check(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            table = cross_check(problem, solvers)
+            table = cross_check(problem, solvers, warmup=True)
         except (ValueError, ImportError) as exc:
             raise CLIError(str(exc).splitlines()[0]) from None
     print(f"problem: {args.problem} on {args.data} ({X.shape[0]} x {X.shape[1]}), {problem.size} variables")
@@ -117,18 +213,27 @@ def _cmd_cross_check(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    from .datasets import dataset_names
+
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
+    parser.add_argument("--version", action="version", version=f"numkfs {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("solvers", help="list the solver backends, their versions and whether they work")
     p.set_defaults(func=_cmd_solvers)
 
-    p = sub.add_parser("select", help="select features of a CSV file or shipped dataset")
-    p.add_argument("data", help="a CSV file with a header row, or a shipped dataset name (e.g. ozone)")
+    shipped = ", ".join(dataset_names())
+    p = sub.add_parser("select", help="select features of a CSV file or shipped dataset",
+                       description="Select features of a CSV file (header row; the target is the last column "
+                                   f"unless --target names it) or of a shipped dataset: {shipped}. "
+                                   "The default method is knife.")
+    p.add_argument("data", help=f"a CSV file with a header row, or a shipped dataset name ({shipped})")
     p.add_argument("--target", help="response column (default: the last column)")
-    p.add_argument("--method", default="knife", help="knife, lpkta, nmmkl, l1kr, garrote or cosso")
+    p.add_argument("--method", default="knife",
+                   help="knife (default), lpkta, nmmkl, l1kr, garrote or cosso")
     p.add_argument("--task", choices=["regression", "classification"], help="default: inferred from the target")
-    p.add_argument("--n-features", type=int, dest="n_features", help="number of features to select")
-    p.add_argument("--cv", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--n-features", type=_positive_int, dest="n_features", help="number of features to select (>= 1)")
+    p.add_argument("--cv", type=_folds, default=5, help="cross-validation folds (>= 2, default 5)")
     p.add_argument("--cv-rule", choices=["best", "1se"], default="best", dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
                         "error of it (default best)")
@@ -144,8 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data", help="a CSV file or a shipped dataset name")
     p.add_argument("--problem", required=True, choices=["nmmkl", "knife-wstep", "garrote"])
     p.add_argument("--target", help="response column (default: the last column)")
-    p.add_argument("--solvers", help="comma-separated backends (default: all installed, native first)")
-    p.add_argument("--n-features", type=int, dest="n_features", help="m for the NMMKL problem")
+    p.add_argument("--solvers", help="comma-separated backends (default: all installed, native first); "
+                                     "times exclude first-call compilation (each backend solves once before)")
+    p.add_argument("--n-features", type=_positive_int, dest="n_features", help="m for the NMMKL problem (>= 1)")
     p.add_argument("--plot", help="write a bar chart of solve times (PNG) here")
     p.set_defaults(func=_cmd_cross_check)
     return parser

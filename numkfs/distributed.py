@@ -358,14 +358,14 @@ def take_features(X, idx) -> np.ndarray:
     """The columns ``idx`` of X as an in-memory dense array (n x k), in the given order.
 
     Works on every input :func:`map_feature_blocks` accepts; only the blocks
-    holding selected columns are read.
+    holding selected columns are read.  ``idx`` is integer column indices
+    (0 <= j < n_features) or a boolean mask with one entry per feature
+    (as ``get_support()`` returns).
     """
-    idx = np.asarray(idx, dtype=np.int64).ravel()
     if isinstance(X, (list, tuple)):
         widths = [_block_shape(b)[1] for b in X]
         starts = np.concatenate([[0], np.cumsum(widths)])
-        if idx.size and (idx.min() < 0 or idx.max() >= starts[-1]):
-            raise IndexError(f"feature index out of range for {starts[-1]} features.")
+        idx = _feature_indices(idx, int(starts[-1]))
         n = _block_shape(X[0])[0]
         out = np.empty((n, idx.size))
         owner = np.searchsorted(starts, idx, side="right") - 1
@@ -374,6 +374,7 @@ def take_features(X, idx) -> np.ndarray:
             Xb = _load_block(X[b])[:, idx[sel] - starts[b]]
             out[:, sel] = Xb.toarray() if sp.issparse(Xb) else Xb
         return out
+    idx = _feature_indices(idx, int(X.shape[1]) if hasattr(X, "shape") else int(np.shape(X)[1]))
     if _is_dask(X):
         import dask
 
@@ -388,6 +389,30 @@ def take_features(X, idx) -> np.ndarray:
     if sp.issparse(X):
         return sp.csc_matrix(X)[:, idx].toarray()
     return np.array(np.asarray(X)[:, idx], dtype=float)
+
+
+def _feature_indices(idx, n_features: int) -> np.ndarray:
+    """``take_features``'s ``idx`` as int64 indices: a boolean mask is read as a mask (it
+    was read as the indices 0 and 1), anything else must be whole numbers in range."""
+    a = np.asarray(idx)
+    if a.dtype == bool:
+        a = a.ravel()
+        if a.size != n_features:
+            raise ValueError(f"take_features: a boolean mask needs one entry per feature ({n_features}); "
+                             f"got {a.size}.")
+        return np.flatnonzero(a)
+    a = a.ravel()
+    if a.size and a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and np.all(a == np.round(a)):
+            a = a.astype(np.int64)
+        else:
+            raise TypeError(f"take_features: idx must be integer column indices or a boolean mask; got dtype "
+                            f"{a.dtype}.")
+    a = a.astype(np.int64)
+    if a.size and (a.min() < 0 or a.max() >= n_features):
+        raise IndexError(f"take_features: feature index {int(a.min() if a.min() < 0 else a.max())} out of range "
+                         f"for {n_features} features.")
+    return a
 
 
 def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "auto", block_size: int = 4096,

@@ -154,7 +154,19 @@ class FeaturePath:
             if self.cv_scores.ndim == 1:
                 self.cv_scores = self.cv_scores[:, None]
         if self.true_support is not None:
-            self.true_support = np.asarray(self.true_support, dtype=bool)
+            ts = np.asarray(self.true_support).ravel()
+            p = self.weights.shape[1]
+            if ts.dtype != bool and not (ts.size == p and np.isin(ts, (0, 1)).all()):
+                # feature indices ([0, 3]), not a mask: it was read as a 2-long mask
+                if ts.size and (ts.dtype.kind not in "iu" or ts.min() < 0 or ts.max() >= p):
+                    raise ValueError(f"true_support must be a boolean mask of {p} features or indices in "
+                                     f"[0, {p}); got {self.true_support!r}.")
+                mask = np.zeros(p, dtype=bool)
+                mask[ts.astype(np.int64)] = True
+                ts = mask
+            elif ts.size != p:
+                raise ValueError(f"true_support must have one entry per feature ({p}); got {ts.size}.")
+            self.true_support = ts.astype(bool)
         self.tol = selection_tol(self.method) if self.tol is None else float(self.tol)
         if self.converged is not None:
             self.converged = np.asarray(self.converged, dtype=bool).ravel()
@@ -210,19 +222,37 @@ class FeaturePath:
 
     def to_pandas(self):
         """A DataFrame with one row per path point: the grid, the objective,
-        the mean CV score (when present) and one column per feature."""
+        the mean CV score (when present) and one column per feature.
+
+        A feature may be named like one of the columns added here (the grid's
+        name, ``"objective"``, ``"cv_score"``): that added column then gets a
+        trailing underscore (``"objective_"``), so every feature keeps its name.
+        Duplicate feature names are refused (a column would be ambiguous).
+        """
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - pandas is a test extra
             raise ImportError("FeaturePath.to_pandas needs pandas: pip install pandas") from exc
-        df = pd.DataFrame(self.weights, columns=list(self.feature_names))
-        df.insert(0, self.grid_name, self.grid)
+        names = [str(f) for f in self.feature_names]
+        if len(set(names)) != len(names):
+            dup = sorted({f for f in names if names.count(f) > 1})
+            raise ValueError(f"FeaturePath.to_pandas: duplicate feature name(s) {', '.join(map(repr, dup))}.")
+        df = pd.DataFrame(self.weights, columns=names)
+        taken = set(names)
+
+        def free(name):
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            return name
+
+        df.insert(0, free(str(self.grid_name)), self.grid)
         pos = 1
         if self.objective is not None:
-            df.insert(pos, "objective", self.objective)
+            df.insert(pos, free("objective"), self.objective)
             pos += 1
         if self.cv_scores is not None:
-            df.insert(pos, "cv_score", self.mean_cv_score)
+            df.insert(pos, free("cv_score"), self.mean_cv_score)
         return df
 
     def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None,

@@ -129,6 +129,48 @@ def infer_task(y) -> str:
     return "regression" if target_type(y) == "regression" else "classification"
 
 
+def _coerce_inputs(X, y, feature_names):
+    """``select()``'s inputs as the estimators take them: ``(X, y, feature_names)``.
+
+    X may be an array-like, any scipy.sparse matrix or array (made dense), or
+    a DataFrame (its column names become the feature names unless
+    ``feature_names`` is given; nullable columns' missing values become NaN,
+    which the estimators then refuse by name; non-numeric columns are
+    refused by name).  y may be a list, an array, a one-column array or a
+    pandas Series (its index is ignored: rows are matched by position).
+    A clear ValueError for: one sample, a length mismatch, missing values in
+    y, a constant y, a wrong number of feature names.
+    """
+    from ._validation import dataframe_to_array, target_to_array
+
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        X, cols = dataframe_to_array(X, caller="select")
+        if feature_names is None:
+            feature_names = cols
+    else:
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            X = X.toarray()
+        X = np.asarray(X)
+        if X.dtype.kind not in "biuf":
+            try:
+                X = X.astype(float)
+            except (TypeError, ValueError):
+                raise TypeError(f"select: X must be numeric; got an array of dtype {X.dtype}.") from None
+        X = X.astype(float, copy=False)
+    if X.ndim != 2:
+        raise ValueError(f"select: X must be 2-D (n_samples, n_features); got shape {X.shape}.")
+    y = target_to_array(y, X.shape[0], caller="select")
+    if X.shape[0] < 2:
+        raise ValueError(f"select: X has {X.shape[0]} sample(s); at least 2 are required.")
+    if feature_names is not None:
+        feature_names = [str(f) for f in feature_names]
+        if len(feature_names) != X.shape[1]:
+            raise ValueError(f"select: {len(feature_names)} feature_names for {X.shape[1]} columns of X.")
+    return X, y, feature_names
+
+
 def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     """K-fold score of a linear SVM on the selected columns, standardised
     inside each fold (:func:`numkfs.model_selection.fold_data`)."""
@@ -222,7 +264,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     if cv_rule not in CV_RULES:
         raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {cv_rule!r}.")
-    X = np.asarray(X, dtype=float)
+    X, y, feature_names = _coerce_inputs(X, y, feature_names)
     task = task or infer_task(y)
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")

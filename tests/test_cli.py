@@ -16,17 +16,19 @@ def run(*args):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["select", "no_such_file.csv"], "no such file or shipped dataset: 'no_such_file.csv'"),
-        (["select", "ozone", "--target", "nope"], "column 'nope' not found in ozone"),
-        (["select", "ozone", "--method", "magic"], "unknown method 'magic'"),
+        (["select", "no_such_file.csv"], "no such file or shipped dataset: 'no_such_file.csv' (shipped: "),
+        (["select", "ozone", "--target", "nope"], "column 'nope' not found in ozone; columns: "),
+        (["select", "ozone", "--method", "magic"],
+         "unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr, garrote, cosso"),
     ],
 )
 def test_errors_are_one_line_exit_2(args, message):
     out = run(*args)
     assert out.returncode == 2
-    assert out.stderr.strip() == f"numkfs: error: {out.stderr.strip().split('error: ', 1)[1]}"
-    assert message in out.stderr and "Traceback" not in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
+    # the whole of stderr is one line: the fixed prefix, then the expected message
+    assert out.stderr.endswith("\n") and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("numkfs: error: " + message)
+    assert out.stdout == ""
 
 
 def test_non_numeric_column(tmp_path, capsys):
@@ -76,3 +78,145 @@ def test_progress_bar_over_cv_folds_unless_quiet(capsys):
     assert "CV folds" in capsys.readouterr().err
     assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "-q"]) == 0
     assert "CV folds" not in capsys.readouterr().err
+
+
+
+# --------------------------------------------------------------------------
+# issue #19: CLI input handling; issue #18 part 4
+
+
+def _csv(tmp_path, text, name="d.csv"):
+    f = tmp_path / name
+    f.write_text(text)
+    return str(f)
+
+
+def _one_line_error(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("numkfs: error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+def _reg_csv(n=30, header="a,b,c,y", seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(n)
+    return header + "\n" + "\n".join(",".join(f"{v:.6f}" for v in row) for row in np.column_stack([X, y])) + "\n"
+
+
+def test_na_target_cell_row_is_dropped(tmp_path, capsys):
+    # a target cell "NA" was a traceback (float("NA"))
+    text = _reg_csv().replace("\n", "\nNA_ROW\n", 1).replace("NA_ROW", "0.1,0.2,0.3,NA")
+    with pytest.warns(UserWarning, match="dropped 1 row"):
+        assert main(["select", _csv(tmp_path, text), "--method", "garrote", "--cv", "3", "-q"]) == 0
+    assert "(30 samples, 3 features)" in capsys.readouterr().out
+
+
+def test_header_then_blank_lines(tmp_path, capsys):
+    # a header followed by blank lines was an IndexError traceback
+    _one_line_error(capsys, ["select", _csv(tmp_path, "a,b,y\n\n\n\n"), "--method", "garrote"],
+                    "has 0 data row(s); need a header and at least 2 rows")
+
+
+def test_duplicate_header_names_refused(tmp_path, capsys):
+    # y,a,b,y: the first y became the target and the real response a feature, silently
+    text = "y,a,b,y\n" + "\n".join(f"{i},{i % 3},{i % 5},{2 * i}" for i in range(20)) + "\n"
+    _one_line_error(capsys, ["select", _csv(tmp_path, text), "--method", "garrote"],
+                    "duplicate column name(s) 'y' in the header")
+
+
+@pytest.mark.parametrize("flag", ["--json", "--plot"])
+def test_unwritable_output_path_refused_before_computing(tmp_path, capsys, monkeypatch, flag):
+    # --json/--plot to an unwritable path failed after the whole computation (the result lost)
+    import numkfs.selection
+
+    def never(*a, **k):
+        raise AssertionError("select() ran before the output path was checked")
+
+    monkeypatch.setattr(numkfs.selection, "select", never)
+    _one_line_error(capsys, ["select", "ozone", "--method", "garrote", flag, str(tmp_path / "no" / "out.x")],
+                    f"{flag} {tmp_path / 'no' / 'out.x'}: the folder {tmp_path / 'no'} does not exist")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["select", "ozone", "--n-features", "-3"], "argument --n-features: must be >= 1, got -3"),
+    (["select", "ozone", "--n-features", "0"], "argument --n-features: must be >= 1, got 0"),
+    (["cross-check", "sonar", "--problem", "nmmkl", "--n-features", "0"], "argument --n-features: must be >= 1"),
+    (["select", "ozone", "--cv", "1"], "argument --cv: needs at least 2 folds, got 1"),
+])
+def test_count_arguments_validated(argv, message):
+    # --n-features -3 selected 0 features; cross-check --n-features 0 silently used the default
+    out = run(*argv)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_too_many_folds_or_features_refused(tmp_path, capsys):
+    f = _csv(tmp_path, _reg_csv(n=10))
+    _one_line_error(capsys, ["select", f, "--method", "garrote", "--cv", "50"], "--cv 50: more folds than the 10 rows")
+    _one_line_error(capsys, ["select", f, "--method", "garrote", "--n-features", "7"],
+                    "--n-features 7: the data has only 3 features")
+
+
+def test_integer_class_codes_in_csv_are_classes(tmp_path, capsys):
+    # 0/1/2 codes in a CSV were read as floats and treated as regression
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((45, 3))
+    y = np.arange(45) % 3
+    X[:, 0] += 2 * y
+    text = "a,b,c,label\n" + "\n".join(f"{r[0]:.5f},{r[1]:.5f},{r[2]:.5f},{c}" for r, c in zip(X, y)) + "\n"
+    assert main(["select", _csv(tmp_path, text), "--method", "nmmkl", "--n-features", "1", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "(classification)" in out and "selected 1 of 3 features: a" in out
+
+
+def test_version_and_select_help():
+    # issue #18 part 4: --version; select --help lists the shipped datasets and the default method
+    from numkfs import __version__
+    from numkfs.datasets import dataset_names
+
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"numkfs {__version__}"
+    helptext = " ".join(run("select", "--help").stdout.split())
+    assert "The default method is knife." in helptext
+    assert all(name in helptext for name in dataset_names())
+
+
+def test_json_has_path_and_parameters(tmp_path, capsys):
+    # issue #18 part 4: --json includes the path (grid, weights, scores) and the parameters used
+    js = tmp_path / "out.json"
+    assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "--json", str(js), "-q"]) == 0
+    res = json.loads(js.read_text())
+    path = res["path"]
+    w = np.array(path["weights"], dtype=float)
+    assert w.shape == (len(path["grid"]), len(res["features"]))
+    assert np.array(path["cv_scores"], dtype=float).shape == (len(path["grid"]), 3)
+    i = res["index"]
+    np.testing.assert_allclose(np.where([f["selected"] for f in res["features"]], w[i], 0.0),
+                               [f["weight"] for f in res["features"]], rtol=1e-12, atol=1e-15)
+    assert res["parameters"] == {"method": "garrote", "task": "regression", "n_features": None, "cv": 3,
+                                 "cv_rule": "best", "scoring": None, "seed": 0, "target": res["target"]}
+
+
+def test_cross_check_times_exclude_compilation_and_say_so(capsys):
+    # issue #18 part 4: cross-check times are measured after a warm-up solve
+    assert main(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,CLARABEL"]) == 0
+    out = capsys.readouterr().out
+    assert "(solve times after a warm-up solve: compilation and set-up excluded)" in out
+
+
+def test_missing_solver_says_how_to_install_it(capsys):
+    # issue #18 part 4: --solvers MOSEK (not installed) says how to install it
+    from numkfs.solvers._cvxpy_backend import cvxpy_installed_solvers
+
+    if "MOSEK" in cvxpy_installed_solvers():
+        pytest.skip("MOSEK is installed here")
+    _one_line_error(capsys, ["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,MOSEK"],
+                    "The solver 'MOSEK' is not installed. Install it with `pip install mosek`")
+
+
+def test_solvers_command_checks_native_solvers(capsys):
+    # issue #18 part 4: numkfs solvers checks the native solvers too
+    assert main(["solvers"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("native:")]
+    assert len(lines) >= 5 and all(line.rstrip().endswith("yes") for line in lines)

@@ -244,6 +244,12 @@ def test_path_top_is_found_and_grid(sinusoid):
     assert knife_lambda2_max(X, y, random_state=0) == pytest.approx(top, rel=1e-12)
     with pytest.raises(TypeError, match="unexpected keyword"):
         knife_lambda2_max(X, y, lambda2=1.0)
+    # the grid itself: [0, geomspace(lambda_min_ratio * top, top, 29)] (the old "<= top or len > 30"
+    # held whatever the grid's top was)
+    import inspect
+
+    ratio = inspect.signature(knife_path).parameters["lambda_min_ratio"].default
+    np.testing.assert_allclose(path.grid, np.concatenate([[0.0], np.geomspace(ratio * top, top, 29)]), rtol=1e-12)
     # an objective along the path, models that predict
     assert path.objective.shape == (len(path),)
     D = path_decision_function(path, X, X)

@@ -563,7 +563,7 @@ def test_n_by_n_allocations_checked(what, small_memory):
     ("a,b,y\n1,2,1\n", "knife", "1 data row"),
     ("", "garrote", "0 data row"),
     ("a,b,y\n1,2,1\n2,3,2\n3,inf,3\n4,1,1\n", "garrote", "infinity in column 1"),
-    ("a,b,y\n1,2,1\n2,3,2\n3,4,3\n4,1,1\n", "nmmkl", "does not do regression"),
+    ("a,b,y\n1,2,1.5\n2,3,2.25\n3,4,3.75\n4,1,1.1\n", "nmmkl", "Unknown label type: continuous"),
     ("a,b,y\n1,2,1\n2,3,2\n3,4,3\n4,1,1\n", "bogus", "unknown method 'bogus'"),
 ])
 def test_cli_bad_files(tmp_path, capsys, content, method, message):

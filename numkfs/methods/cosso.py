@@ -55,7 +55,8 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 
-from .._validation import Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, validate_params
+from .._validation import (Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, validate_params,
+                           warn_not_converged)
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import cross_val_path
 from ..paths import FeaturePath
@@ -326,6 +327,16 @@ def _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, acc
     return fits
 
 
+def _warn_unconverged(fits, max_iter, stacklevel=4):
+    """One ConvergenceWarning naming the budgets M whose alternation stopped at max_iter."""
+    bad = [f.M for f in fits if not f.converged]
+    if bad:
+        where = "M=" + ", ".join(f"{m:.3g}" for m in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        warn_not_converged("COSSO", max_iter=max_iter, where=where, what="alternations",
+                           hint="increase max_iter or loosen tol (the weights theta may still move)",
+                           stacklevel=stacklevel)
+
+
 def _check(X, y, kernel, gamma, lambda0, max_iter, tol, caller):
     X, y = check_X_y(X, y, caller=caller)
     validate_params({"kernel": kernel, "gamma": gamma, "lambda0": lambda0, "max_iter": max_iter, "tol": tol},
@@ -377,7 +388,9 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso")
     if not (np.isfinite(M) and M > 0):
         raise ValueError(f"cosso: M must be a float > 0; got {M!r}.")
-    return _path_fits(X, y, [float(M)], kernel, gamma, lambda0, max_iter, tol, solver, accelerate)[0]
+    fit = _path_fits(X, y, [float(M)], kernel, gamma, lambda0, max_iter, tol, solver, accelerate)[0]
+    _warn_unconverged([fit], max_iter, stacklevel=4)
+    return fit
 
 
 def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) -> np.ndarray:
@@ -437,6 +450,7 @@ def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, la
     if Ms.size == 0 or not np.all(np.isfinite(Ms)) or np.any(Ms <= 0):
         raise ValueError(f"cosso_path: Ms must be finite and > 0; got {Ms!r}.")
     fits = _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver)
+    _warn_unconverged(fits, max_iter, stacklevel=4)
     scores = None
     if cv is not None:
         def fold_fn(train, test):

@@ -143,6 +143,7 @@ def garrote_path(
                     _PATH_CONSTRAINTS, "garrote_path")
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
+    _check_scale(Xc, yc, lambda1, "garrote_path")
     l2max = garrote_lambda2_max(Xc, yc, lambda1, penalty_weights)
     if lambda2s is None:
         top = l2max if l2max > 0 else 1.0
@@ -172,6 +173,34 @@ def garrote_path(
         extra={"coef": B, "intercept": y_mean - B @ x_mean, "lambda1": float(lambda1),
                "lambda2_max": l2max, "solver": used, "solve_time": times},
     )
+
+
+def _check_scale(Xc, yc, lambda1, caller):
+    """Refuse data and λ1 whose garrote cannot be computed in floating point.
+
+    The garrote is not scale-invariant (λ1 is on the scale of XᵀX), so numkfs
+    cannot rescale silently.  Its quantities are XᵀX (order n|x|²), Xᵀy,
+    λ1 against n|x|² and λ2,max = (xᵀy)²/λ1; when one of them over- or
+    underflows the answer would be NaN or all zero with only a
+    RuntimeWarning: a ValueError names the scale instead.
+    """
+    n = max(Xc.shape[0], 1)
+    sx = float(np.max(np.abs(Xc), initial=0.0))
+    sy = float(np.max(np.abs(yc), initial=0.0))
+    if sx == 0.0 or sy == 0.0:
+        return  # nothing to select (constant columns / target): handled downstream
+    lx, ly, l1 = np.log10(sx) + 0.5 * np.log10(n), np.log10(sy) + 0.5 * np.log10(n), np.log10(lambda1)
+    hint = "rescale X and y (e.g. standardise them) and choose lambda1 on their scale"
+    if not (-140 < lx < 140 and -140 < ly < 140):
+        raise ValueError(f"{caller}: X or y is too {'large' if max(lx, ly) >= 140 else 'small'} for floating point "
+                         f"(max |X| = {sx:.1e}, max |y| = {sy:.1e}): X'X and X'y would over- or underflow; {hint}.")
+    if not -100 < l1 - 2 * lx < 100:
+        raise ValueError(f"{caller}: lambda1 = {lambda1:.1e} is {10 ** (l1 - 2 * lx):.0e} times the scale of X'X "
+                         f"(n max|x|^2 = {10 ** (2 * lx):.1e}): the garrote's arithmetic over- or underflows; "
+                         f"{hint}.")
+    if not -280 < 2 * (lx + ly) - l1 < 280:
+        raise ValueError(f"{caller}: lambda2_max = (x'y)^2 / lambda1 is about {10 ** (2 * (lx + ly) - l1):.0e}, "
+                         f"beyond floating point; {hint}.")
 
 
 def garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M: float | None = None,

@@ -143,6 +143,21 @@ class ConvexProblem:
         """Features selected by ``solution`` (None where that does not apply)."""
         return None
 
+    def relative_kkt_residual(self, solution: dict) -> float | None:
+        """KKT residual of ``solution`` relative to the problem's scale, or None.
+
+        The registry checks every answer with it (native and conic alike,
+        :func:`numkfs.solvers.registry.check_answer`).  The default uses the
+        problem's ``kkt_residual(x)`` and ``scale()`` methods when it has
+        both and a single variable (as the KNIFE weight step and the box QP
+        do); problems without them return None (no KKT check).
+        """
+        kkt, scale = getattr(self, "kkt_residual", None), getattr(self, "scale", None)
+        if not (callable(kkt) and callable(scale)) or len(solution) != 1:
+            return None
+        (x,) = solution.values()
+        return float(kkt(np.asarray(x, dtype=float))) / max(float(scale()), 1e-300)
+
 
 class _WrappedProblem(ConvexProblem):
     """A plain ``cvxpy.Problem`` seen as a :class:`ConvexProblem`."""

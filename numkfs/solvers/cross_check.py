@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._base import as_problem
-from .registry import VIOLATION_TOL, get_backend, solver_order
+from .registry import VIOLATION_TOL, get_backend, run_backend, solver_order
 
 __all__ = ["cross_check", "CrossCheck"]
 
@@ -31,6 +31,7 @@ class CrossCheck:
     rows: list = field(default_factory=list)
     reference: str | None = None
     results: dict = field(default_factory=dict)
+    warmup: bool = False
 
     def to_pandas(self):
         try:
@@ -75,10 +76,16 @@ class CrossCheck:
         out += ["  ".join(c.ljust(w) for c, w in zip(t, widths)) for t in table]
         if self.reference:
             out.append(f"(reference: {self.reference})")
+        failed = [f"{r['solver']}: {r['message']}" for r in self.rows if r["status"] != "optimal" and r.get("message")]
+        if failed:
+            out.append("not optimal: " + "; ".join(failed))
+        out.append("(solve times after a warm-up solve: compilation and set-up excluded)" if self.warmup
+                   else "(solve times include first-call compilation and set-up)")
         return "\n".join(out)
 
 
-def cross_check(problem, solvers=None, *, tol: float | dict | None = None, violation_tol: float = VIOLATION_TOL) -> CrossCheck:
+def cross_check(problem, solvers=None, *, tol: float | dict | None = None, violation_tol: float = VIOLATION_TOL,
+                warmup: bool = False) -> CrossCheck:
     """Solve ``problem`` with each backend and tabulate the answers.
 
     Parameters
@@ -90,6 +97,17 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
     tol : float or dict, optional
         One tolerance for all, or ``{solver: tol}``; the table shows what
         each ran at.
+    violation_tol : float
+        Largest constraint violation accepted from an "optimal" answer.
+    warmup : bool, default=False
+        Solve once with every backend before the timed solves, so that the
+        times exclude first-call costs (Numba compilation, CVXPY's
+        canonicalisation); ``CrossCheck.warmup`` records it.
+
+    Every answer is checked by numkfs
+    (:func:`numkfs.solvers.registry.check_answer`: objective evaluated by
+    numkfs, constraint violation, KKT residual where the problem has one);
+    a backend that raises is a ``failed`` row naming its exception.
 
     Returns
     -------
@@ -109,14 +127,22 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
     spec = as_problem(problem)
     if solvers is None:
         solvers = solver_order(spec)
+    elif isinstance(solvers, str):
+        solvers = [solvers]
+    solvers = list(solvers)
+    if not solvers:
+        raise ValueError("cross_check: no solver to run (an empty list); give backend names or None for all.")
+    backends = [get_backend(name, spec.kind) for name in solvers]  # unknown / not installed: a clear error first
+    if warmup:
+        # a first call compiles Numba code and builds CVXPY's canonical form: not what a table of solve times
+        # should show; the timed solves below start from the same (cold) point as without warm-up
+        for backend in backends:
+            run_backend(backend, spec, violation_tol=violation_tol, warm_start=False)
     names = []
     results = {}
-    for name in solvers:
-        backend = get_backend(name, spec.kind)
+    for name, backend in zip(solvers, backends):
         t = tol.get(name) if isinstance(tol, dict) else tol
-        res = backend.solve(spec, tol=t, warm_start=False)
-        if res.solution and not np.isfinite(res.max_violation):
-            res.objective, res.max_violation = spec.evaluate(res.solution)
+        res = run_backend(backend, spec, violation_tol=violation_tol, tol=t, warm_start=False)
         results[backend.name] = res
         names.append(backend.name)
     ref = next((n for n in names if results[n].status.value == "optimal"
@@ -127,12 +153,15 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
     for n in names:
         r = results[n]
         status = r.status.value
-        if status == "optimal" and not (r.max_violation <= violation_tol):
-            status = "inaccurate"
-        sel = spec.selected(r.solution) if r.solution else None
+        sel = None
+        if r.solution and status != "failed":
+            try:
+                sel = spec.selected(r.solution)
+            except Exception:  # an answer numkfs could not read is not compared
+                sel = None
         dist = np.nan
         gap = np.nan
-        if ref is not None and r.solution:
+        if ref is not None and r.solution and status != "failed":
             common = [v for v in var_names if v in r.solution and np.size(r.solution[v]) == np.size(results[ref].solution[v])]
             a, b = _flat(r.solution, common), _flat(results[ref].solution, common)
             dist = float(np.max(np.abs(a - b))) if a.size else np.nan
@@ -152,8 +181,9 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
             "iterations": r.iterations,
             "solve_time": r.solve_time,
             "setup_time": r.setup_time,
+            "message": r.message,
         })
-    return CrossCheck(rows=rows, reference=ref, results=results)
+    return CrossCheck(rows=rows, reference=ref, results=results, warmup=warmup)
 
 
 def _tol_str(tol: dict) -> str:

@@ -40,7 +40,10 @@ __all__ = [
     "get_backend",
     "register_backend",
     "register_native",
+    "register_native_check",
     "native_solvers",
+    "run_backend",
+    "check_answer",
     "solver_order",
     "solve",
 ]
@@ -54,6 +57,23 @@ VIOLATION_TOL = 1e-6
 #: CVXPY-reached backends by name, in preference order for small problems.
 BACKENDS: dict[str, CvxpyBackend] = {
     b.name: b for b in (_clarabel.BACKEND, _ecos.BACKEND, _scs.BACKEND)
+}
+
+
+#: Other solvers CVXPY can use, and how to install them (said when one is asked for but missing).
+OTHER_CVXPY_SOLVERS = {
+    "MOSEK": "pip install mosek` (it needs a licence: https://www.mosek.com/, free for academics",
+    "GUROBI": "pip install gurobipy` (it needs a licence: https://www.gurobi.com/",
+    "CVXOPT": "pip install cvxopt",
+    "OSQP": "pip install osqp",
+    "PIQP": "pip install piqp",
+    "PROXQP": "pip install proxsuite",
+    "SCIP": "pip install pyscipopt",
+    "COPT": "pip install coptpy",
+    "XPRESS": "pip install xpress",
+    "CPLEX": "pip install cplex",
+    "GLPK": "pip install cvxopt",
+    "HIGHS": "pip install highspy",
 }
 
 
@@ -84,10 +104,7 @@ class NativeSolver:
         return f"numkfs {__version__}"
 
     def solve(self, problem, *, tol=None, warm_start=True, verbose=False, **options) -> SolverResult:
-        res = self.function(problem, tol=self.default_tol if tol is None else tol, warm_start=warm_start, **options)
-        if not np.isfinite(res.max_violation) and res.solution:
-            res.objective, res.max_violation = problem.evaluate(res.solution)
-        return res
+        return self.function(problem, tol=self.default_tol if tol is None else tol, warm_start=warm_start, **options)
 
 
 _NATIVE: dict[str, NativeSolver] = {}
@@ -141,6 +158,11 @@ def get_backend(name: str, kind: str | None = None):
             )
         return b
     installed = cvxpy_installed_solvers()
+    if key in OTHER_CVXPY_SOLVERS and key not in installed:
+        raise SolverNotInstalledError(
+            f"The solver {key!r} is not installed. Install it with `{OTHER_CVXPY_SOLVERS[key]}"
+            f"{')' if '(' in OTHER_CVXPY_SOLVERS[key] else '`'}; numkfs reaches it through CVXPY."
+        )
     if key in installed:  # any other conic solver CVXPY knows
         return CvxpyBackend(key, module="cvxpy", install="", method="(CVXPY)", default_tol=np.nan,
                             tol_options=lambda tol: {})
@@ -158,6 +180,86 @@ def solver_order(problem: ConvexProblem) -> list[str]:
     else:
         order += ["SCS", "CLARABEL", "ECOS"]
     return [s for s in order if s == "native" or (s in BACKENDS and BACKENDS[s].is_installed())]
+
+
+#: Largest relative KKT residual accepted from an "optimal" answer (problems
+#: that can compute one, see :meth:`ConvexProblem.relative_kkt_residual`).
+KKT_TOL = 1e-6
+
+
+def run_backend(backend, problem: ConvexProblem, *, violation_tol: float = VIOLATION_TOL, **kwargs) -> SolverResult:
+    """Call ``backend.solve(problem, **kwargs)`` and check its answer.
+
+    The one place where a backend is called: :func:`solve`,
+    :func:`~numkfs.solvers.cross_check` and :func:`available_solvers` all go
+    through it, so a backend that raises is a failed solve everywhere (its
+    exception is named in the message), and every answer, native or conic,
+    is checked by :func:`check_answer`.
+    """
+    name = getattr(backend, "name", str(backend))
+    problem = as_problem(problem)
+    try:
+        res = backend.solve(problem, **kwargs)
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a crashing backend counts as a failed solve: fall back, never crash
+        return SolverResult(name, Status.FAILED, message=f"raised {type(exc).__name__}: {exc}")
+    if not isinstance(res, SolverResult):
+        return SolverResult(name, Status.FAILED, message=f"returned a {type(res).__name__}, not a SolverResult")
+    return check_answer(problem, res, violation_tol=violation_tol)
+
+
+def check_answer(problem: ConvexProblem, res: SolverResult, *, violation_tol: float = VIOLATION_TOL,
+                 kkt_tol: float = KKT_TOL) -> SolverResult:
+    """numkfs's own check of a backend's answer (native and conic alike).
+
+    The objective and the largest constraint violation are evaluated by
+    numkfs at the returned point (whatever the backend said).  A native
+    solver's status is its own verdict, not a solver library's: where the
+    problem computes a KKT residual (:meth:`ConvexProblem.relative_kkt_residual`)
+    it must be at most ``kkt_tol``.  (Interior-point answers sit slightly
+    inside their bounds, where a projected-gradient residual does not apply;
+    they are judged by their solver's status and the violation.)  A solution that cannot be evaluated
+    (a variable missing or of the wrong shape, non-finite entries) makes the
+    answer ``FAILED``; an "optimal" answer failing a check becomes
+    ``INACCURATE``, with the reason appended to its message.
+    """
+    def note(msg):
+        res.message = (res.message + "; " if res.message else "") + msg
+
+    if not res.solution:
+        if res.status is Status.OPTIMAL:
+            res.status = Status.FAILED
+            note("no solution returned")
+        res.objective, res.max_violation = np.nan, np.nan
+        return res
+    try:
+        obj, viol = problem.evaluate(res.solution)
+    except Exception as exc:  # wrong shape, missing variable, garbage
+        res.status, res.objective, res.max_violation = Status.FAILED, np.nan, np.nan
+        note(f"its solution could not be evaluated ({type(exc).__name__}: {exc})")
+        return res
+    res.objective, res.max_violation = float(obj), float(viol)
+    if res.status is not Status.OPTIMAL:
+        return res
+    bad = None
+    if not all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in res.solution.values()):
+        bad = "non-finite entries in the solution"
+    elif not np.isfinite(res.objective):
+        bad = "non-finite objective at the solution"
+    elif not (np.isfinite(res.max_violation) and res.max_violation <= violation_tol):
+        bad = f"constraint violation {res.max_violation:.2e} > {violation_tol:.0e}"
+    elif res.solver == "native":
+        try:
+            kkt = problem.relative_kkt_residual(res.solution)
+        except Exception as exc:
+            kkt, bad = None, f"its KKT residual could not be evaluated ({type(exc).__name__}: {exc})"
+        if kkt is not None and not kkt <= kkt_tol:
+            bad = f"relative KKT residual {kkt:.1e} > {kkt_tol:.0e} (checked by numkfs)"
+    if bad:
+        res.status = Status.INACCURATE
+        note(bad)
+    return res
 
 
 def _accurate(res: SolverResult, violation_tol: float) -> bool:
@@ -207,35 +309,17 @@ def solve(
         No backend gave an accurate answer (the message lists each one's).
     """
     spec = as_problem(problem)
+    names = _solver_names(solver, spec)
     auto = isinstance(solver, str) and solver.lower() == "auto"
-    if auto:
-        # a native solver goes first; the rest of the order (which needs the
-        # problem's size, i.e. its CVXPY formulation) is worked out only if
-        # the native answer is not accurate
-        names = ["native"] if spec.kind in _NATIVE else solver_order(spec)
-    else:
-        names = [solver] if isinstance(solver, str) else list(solver)
     complete = not fallback or (auto and spec.kind not in _NATIVE)
     tried: list[SolverResult] = []
     backend = get_backend(names[0], spec.kind)
     i = 0
     while True:
-        try:
-            res = backend.solve(spec, tol=tol, warm_start=warm_start, verbose=verbose, **options)
-        except (MemoryError, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # a crashing backend counts as a failed solve: fall back, never crash
-            res = SolverResult(getattr(backend, "name", str(backend)), Status.FAILED,
-                               message=f"raised {type(exc).__name__}: {exc}")
-        if res.status is Status.OPTIMAL and res.solution and not np.isfinite(res.max_violation):
-            res.objective, res.max_violation = spec.evaluate(res.solution)
+        res = run_backend(backend, spec, violation_tol=violation_tol, tol=tol, warm_start=warm_start,
+                          verbose=verbose, **options)
         if _accurate(res, violation_tol):
             return res
-        if res.status is Status.OPTIMAL:
-            res.status = Status.INACCURATE
-            res.message = (res.message + "; " if res.message else "") + (
-                f"constraint violation {res.max_violation:.2e} > {violation_tol:.0e}"
-            )
         tried.append(res)
         if not fallback:
             break
@@ -256,26 +340,102 @@ def solve(
     raise SolverError(f"No solver returned an accurate solution for this {spec.kind} problem. {detail}")
 
 
+def _solver_names(solver, spec) -> list[str]:
+    """The backend names to try, in order; a clear error for an empty or odd ``solver``."""
+    if isinstance(solver, str):
+        if solver.lower() == "auto":
+            # a native solver goes first; the rest of the order (which needs the
+            # problem's size, i.e. its CVXPY formulation) is worked out only if
+            # the native answer is not accurate
+            names = ["native"] if spec.kind in _NATIVE else solver_order(spec)
+            if not names:
+                raise SolverError(f"No solver is installed for this {spec.kind} problem; install one with "
+                                  f"`pip install clarabel`.")
+            return names
+        return [solver]
+    try:
+        names = list(solver)
+    except TypeError:
+        raise TypeError(f"solver must be a backend name or a list of names; got {type(solver).__name__}.") from None
+    if not names:
+        raise ValueError("solver is an empty list; give at least one backend name, or 'auto'.")
+    bad = [n for n in names if not isinstance(n, str)]
+    if bad:
+        raise TypeError(f"solver names must be strings; got {bad[0]!r}.")
+    return names
+
+
 def available_solvers(check: bool = True) -> list[dict]:
     """Every backend with its version and whether it solves a tiny problem.
 
+    The conic backends solve a two-variable QP; each native solver solves a
+    tiny problem of its own kind (:data:`NATIVE_CHECKS`) and must agree with
+    the closed-form or conic answer.  A backend that raises is reported as
+    not working (``error`` holds its message), never as a crash.
+
     Returns a list of dicts with keys ``name``, ``method``, ``installed``,
-    ``version``, ``works`` (None when ``check`` is False), ``install``.
+    ``version``, ``works`` (None when ``check`` is False or nothing checks
+    it), ``install`` and ``error``.
     """
     rows = []
-    tiny = _tiny_problem() if check else None
+    tiny = as_problem(_tiny_problem()) if check else None
     for b in BACKENDS.values():
-        installed = b.is_installed()
-        row = {"name": b.name, "method": b.method, "installed": installed,
-               "version": b.version() if installed else "-", "install": b.install, "works": None}
+        try:
+            installed = bool(b.is_installed())
+            version = b.version() if installed else "-"
+        except Exception as exc:  # a broken installation
+            installed, version = False, f"error: {type(exc).__name__}"
+        row = {"name": b.name, "method": b.method, "installed": installed, "version": version,
+               "install": b.install, "works": None, "error": ""}
         if installed and check:
-            res = b.solve(tiny, warm_start=False)
+            res = run_backend(b, tiny, warm_start=False)
             row["works"] = bool(_accurate(res, VIOLATION_TOL) and abs(res.objective - 0.5) < 1e-6)
+            if not row["works"]:
+                row["error"] = f"{res.status}: {res.message}" if res.message else str(res.status)
         rows.append(row)
     for kind, nat in sorted(_NATIVE.items()):
-        rows.append({"name": f"native:{kind}", "method": nat.method, "installed": True,
-                     "version": nat.version(), "install": "", "works": None})
+        row = {"name": f"native:{kind}", "method": nat.method, "installed": True,
+               "version": nat.version(), "install": "", "works": None, "error": ""}
+        if check and kind in NATIVE_CHECKS:
+            row["works"], row["error"] = _check_native(kind, nat)
+        rows.append(row)
     return rows
+
+
+#: kind -> function returning a tiny problem of that kind and its optimal objective.
+NATIVE_CHECKS: dict[str, Callable] = {}
+
+
+def register_native_check(kind: str):
+    """Decorator: ``function() -> (problem, objective)`` checks the native solver of ``kind``."""
+
+    def deco(function):
+        NATIVE_CHECKS[kind] = function
+        return function
+
+    return deco
+
+
+def _check_native(kind, nat) -> tuple[bool, str]:
+    try:
+        problem, expected = NATIVE_CHECKS[kind]()
+    except Exception as exc:
+        return False, f"its check problem could not be built ({type(exc).__name__}: {exc})"
+    res = run_backend(nat, problem, warm_start=False)
+    if not _accurate(res, VIOLATION_TOL):
+        return False, f"{res.status}: {res.message}"
+    if expected is None:  # compare with the first conic backend that solves it
+        for b in BACKENDS.values():
+            if b.is_installed():
+                ref = run_backend(b, problem, warm_start=False)
+                if _accurate(ref, VIOLATION_TOL):
+                    expected = ref.objective
+                    break
+        if expected is None:
+            return True, ""
+    if not abs(res.objective - expected) <= 1e-6 * max(1.0, abs(expected)):
+        return False, f"objective {res.objective:.10g}, expected {expected:.10g}"
+    return True, ""
 
 
 def _tiny_problem():
@@ -284,3 +444,48 @@ def _tiny_problem():
 
     x = cp.Variable(2, name="x")
     return cp.Problem(cp.Minimize(cp.sum_squares(x - 1)), [cp.sum(x) <= 1, x >= 0])
+
+
+def _small_data(n=12, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] - 0.5 * X[:, 1] + 0.1 * rng.standard_normal(n)
+
+
+@register_native_check("linear_garrote")
+def _linear_garrote_check():
+    from .native.garrote import LinearGarrote
+
+    X, y = _small_data()
+    return LinearGarrote(X - X.mean(axis=0), y - y.mean(), 1.0, 0.5), None
+
+
+@register_native_check("garrote_step")
+def _garrote_step_check():
+    from .native.garrote import GarroteStep
+
+    X, y = _small_data()
+    return GarroteStep(X, y, np.full(X.shape[1], 0.1), scale=1.0 / X.shape[0], M=0.5), None
+
+
+@register_native_check("knife_wstep")
+def _knife_wstep_check():
+    from .native.knife_wstep import KnifeWeightStep
+
+    X, y = _small_data()
+    return KnifeWeightStep("squared", y, X, np.zeros_like(y), np.full(X.shape[1], 0.5)), None
+
+
+@register_native_check("nmmkl_qcqp")
+def _nmmkl_check():
+    from .native.nmmkl import NMMKLProblem
+
+    X, y = _small_data()
+    return NMMKLProblem(X, np.where(y > 0, 1.0, -1.0), 2.0), None
+
+
+@register_native_check("lpkta")
+def _lpkta_check():
+    from .native.lpkta_newton import LpKTAProblem
+
+    return LpKTAProblem(np.array([0.5, -0.2, 1.5]), 1.5, 1.0, 0.3), None

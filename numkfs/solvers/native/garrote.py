@@ -444,6 +444,7 @@ def solve_garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M:
     solves = 1
     if M is None or theta.sum() <= M:
         return theta, 0.0, solves, res
+    kkt_scale = max(1.0, float(np.max(np.abs(c), initial=0.0)))
     # bracket the multiplier: S(lo) > M >= S(hi); at nu >= max(-c) theta = 0
     lo, s_lo, th_lo = 0.0, theta.sum(), theta
     hi = max(float(np.max(-c)), 0.0)
@@ -469,6 +470,11 @@ def solve_garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M:
             hi, s_hi, th_hi = nu, s, th
             side = side - 1 if side <= 0 else -1
         if hi - lo <= 1e-14 * max(1.0, hi):
+            break
+        # with p > n the minimisers at the critical multiplier form a face on which Σθ
+        # varies: stop as soon as the interpolation of the bracket's ends is optimal
+        t = (s_lo - M) / (s_lo - s_hi)
+        if _budget_kkt(Q, c, th_lo + t * (th_hi - th_lo), upper, M)[0] <= tol * kkt_scale:
             break
     if not exact:
         # S is linear between the bracket ends once they share a piece:
