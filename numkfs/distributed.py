@@ -126,15 +126,22 @@ def _active_client():
 
 
 def _slice_features(per_feature, widths):
-    """Per-block slices of the per-feature keyword arrays (length d each)."""
-    per_feature = per_feature or {}
+    """Per-block slices of the per-feature keyword arrays (length d each).
+
+    The key ``"column_offset"`` is special: it asks for each block's first
+    global column index (for messages that name a column)."""
+    per_feature = dict(per_feature or {})
+    offsets = per_feature.pop("column_offset", None) is not None
     d = int(sum(widths))
     for name, v in per_feature.items():
         if np.shape(v)[-1] != d:
             raise ValueError(f"{name} has {np.shape(v)[-1]} entries but X has {d} features.")
     out, s = [], 0
     for w in widths:
-        out.append({name: np.asarray(v)[..., s:s + w] for name, v in per_feature.items()})
+        part = {name: np.asarray(v)[..., s:s + w] for name, v in per_feature.items()}
+        if offsets:
+            part["column_offset"] = s
+        out.append(part)
         s += w
     return out
 
@@ -245,12 +252,19 @@ def _map_joblib(func, X, block_size, n_jobs, per_feature, kwargs):
 # alignments, screening, lp-KTA
 
 
-def _alignment_block(Xb, y, kernel, target, gamma=None, method="auto", rtol=1e-10):
-    """Rows: alignments, bandwidths (NaN for the linear kernel), constant mask."""
+def _alignment_block(Xb, y, kernel, target, gamma=None, method="auto", rtol=1e-10, column_offset=0):
+    """Rows: alignments, bandwidths (NaN for the linear kernel), constant mask.
+    An error naming a column names its global index (``column_offset`` added)."""
+    import re
+
     from .kernels.alignment import feature_alignments
 
-    a, det = feature_alignments(Xb, y, kernel=kernel, gamma=gamma, target=target, return_details=True,
-                                method=method, rtol=rtol)
+    try:
+        a, det = feature_alignments(Xb, y, kernel=kernel, gamma=gamma, target=target, return_details=True,
+                                    method=method, rtol=rtol)
+    except ValueError as exc:
+        msg = re.sub(r"\bcolumn (\d+)", lambda m: f"column {int(m.group(1)) + column_offset}", str(exc))
+        raise ValueError(msg) from None
     g = det.gamma if det.gamma is not None else np.full(a.shape[0], np.nan)
     return np.vstack([a, g, det.constant.astype(float)])
 
@@ -261,13 +275,13 @@ def _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler,
     if isinstance(gamma, str) and gamma != "scale":
         raise ValueError(f"gamma must be None, 'scale', a positive float or an array; got {gamma!r}.")
     _check_method(method, rtol, "feature_alignments_blocked")
-    per_feature = None
+    per_feature = {"column_offset": True}
     if gamma is not None and not isinstance(gamma, str) and np.ndim(gamma) > 0:
-        per_feature = {"gamma": np.asarray(gamma, dtype=float).ravel()}
+        per_feature["gamma"] = np.asarray(gamma, dtype=float).ravel()
         gamma = None
     out = map_feature_blocks(_alignment_block, X, block_size=block_size, n_jobs=n_jobs, per_feature=per_feature,
                              scheduler=scheduler, y=np.asarray(y), kernel=kernel, target=target,
-                             method=method, rtol=rtol, **({} if per_feature else {"gamma": gamma}))
+                             method=method, rtol=rtol, **({} if "gamma" in per_feature else {"gamma": gamma}))
     return out[0], out[1], out[2].astype(bool)
 
 

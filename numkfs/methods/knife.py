@@ -106,7 +106,7 @@ from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
 from ..losses import get_loss
 from ..model_selection import parallel_map
 from ..paths import FeaturePath
-from ..solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
+from ..solvers.native.knife_wstep import KnifeWeightStep, knife_wstep_kkt_residual, solve_knife_wstep
 
 __all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "KNIFEResult", "knife_objective", "knife_gradient_w",
            "path_decision_function", "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]
@@ -238,8 +238,10 @@ class _Knife:
             return w_new
         solver = self.solver
         if isinstance(solver, str) and solver.lower() in ("auto", "native"):
-            wa, _, kkt = solve_knife_wstep(self.loss, self.y, A, u0, c, w[act], tol=self.wstep_tol,
-                                         factored=self.fast)
+            wa, _, _ = solve_knife_wstep(self.loss, self.y, A, u0, c, w[act], tol=self.wstep_tol,
+                                       factored=self.fast)
+            # checked as the conic answers are: numkfs recomputes the KKT residual at the returned point
+            kkt = knife_wstep_kkt_residual(self.loss, self.y, A, u0, c, np.clip(wa, 0.0, 1.0))
             scale = max(1.0, float(np.max(np.abs(c))))
             if kkt > 1e-6 * scale and solver.lower() == "auto":
                 # the native answer is not accurate enough: ask the conic backends
