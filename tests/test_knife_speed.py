@@ -91,8 +91,8 @@ def test_factored_box_qp_equals_dense():
         Q = F.T @ F + mu * np.eye(p)
         w1, s1, r1 = solve_box_qp(Q, c, lo, hi, tol=1e-12)
         w2, s2, r2 = solve_box_qp_factored(F, mu, c, lo, hi, tol=1e-12)
-        # the same sweeps (same order, same coordinate minimisation) and the same point
-        assert abs(s1 - s2) <= 1
+        # the same point (the dense solver switches to a primal active-set method when its
+        # coordinate descent is slow, so the iteration counts differ)
         np.testing.assert_allclose(w1, w2, atol=1e-9)
         g = Q @ w2 + c
         g = np.where((w2 <= lo) & (g > 0), 0.0, np.where((w2 >= hi) & (g < 0), 0.0, g))
