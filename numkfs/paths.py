@@ -256,14 +256,22 @@ class FeaturePath:
         return df
 
     def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None,
-             mark: int | None = None):
+             mark=None, labels: str = "auto", top_axis: bool = True):
         """Draw the feature path (weights against the path parameter).
 
-        See :func:`numkfs.plotting.plot_path` for the parameters.
+        The chosen point (:attr:`chosen_index`) is marked, a top axis gives
+        the number of selected features, and with more than 15 features only
+        the selected ones are coloured and named at the line ends.  See
+        :func:`numkfs.plotting.plot_path` for the parameters.
+
+        Returns
+        -------
+        matplotlib Axes
         """
         from .plotting import plot_path
 
-        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend, mark=mark)
+        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend, mark=mark,
+                         labels=labels, top_axis=top_axis)
 
     def __repr__(self) -> str:
         g = self.grid
