@@ -55,16 +55,17 @@ def _method_labels(method: str):
 
 
 def _distinct_colors(k: int):
-    """``k`` colours, no two equal (tab10, tab20 dark-then-light, then a
-    sampled rainbow)."""
+    """``k`` colours, no two equal: tab10 up to 10; beyond, hues spread by
+    the golden ratio (neighbours in the list far apart in hue) at two
+    alternating brightnesses, all dark enough to read as text."""
     import matplotlib
+    from matplotlib.colors import hsv_to_rgb
 
     if k <= 10:
         return list(matplotlib.colormaps["tab10"].colors[:k])
-    if k <= 20:
-        t20 = matplotlib.colormaps["tab20"].colors
-        return list(t20[0::2] + t20[1::2])[:k]
-    return [tuple(c) for c in matplotlib.colormaps["turbo"](np.linspace(0.03, 0.97, k))]
+    hues = (np.arange(k) * 0.6180339887498949 + 0.02) % 1.0
+    vals = np.where(np.arange(k) % 2 == 0, 0.82, 0.55)
+    return [tuple(hsv_to_rgb((h, 0.9, v))) for h, v in zip(hues, vals)]
 
 
 def _default_highlight(path, chosen):
@@ -85,9 +86,10 @@ def _default_highlight(path, chosen):
     return hl
 
 
-def _spread(targets, gap):
+def _spread(targets, gap, lo=-np.inf, hi=np.inf):
     """Label positions as close as possible to ``targets`` (least squares)
-    with consecutive labels at least ``gap`` apart; same order as targets."""
+    with consecutive labels at least ``gap`` apart, kept inside [lo, hi]
+    when they fit; same order as targets."""
     targets = np.asarray(targets, dtype=float)
     order = np.argsort(targets, kind="stable")
     clusters = []  # [start position, list of targets]
@@ -99,6 +101,11 @@ def _spread(targets, gap):
             offsets = gap * np.arange(len(a))
             clusters[-1] = [float(np.mean(np.asarray(a) - offsets)), a]
     pos = np.concatenate([c[0] + gap * np.arange(len(c[1])) for c in clusters]) if clusters else np.array([])
+    if pos.size:
+        if pos[-1] > hi:
+            pos = pos - (pos[-1] - hi)  # pushes down: spacing kept, the top inside
+        if pos[0] < lo:
+            pos = np.maximum(pos, lo + gap * np.arange(pos.size))  # the bottom inside, spacing kept
     out = np.empty_like(targets)
     out[order] = pos
     return out
@@ -290,9 +297,10 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         n_chosen = int(path.selected(chosen).sum())
         rule = getattr(path, "cv_rule", None)
         text = f"chosen{' (' + rule + ')' if rule else ''}: {n_chosen} feature{'s' * (n_chosen != 1)}"
-        ax.axvline(xs[chosen], color="k", ls=":", lw=1.2, zorder=4, label=text)
+        ax.axvline(xs[chosen], color="k", ls=":", lw=1.2, zorder=4, label="_chosen")
         ax.text(xs[chosen], 0.98, " " + text, transform=blended_transform_factory(ax.transData, ax.transAxes),
-                ha="left", va="top", fontsize="small", gid="numkfs-chosen")
+                ha="left", va="top", fontsize="small", gid="numkfs-chosen", zorder=5,
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
     ax.numkfs_top_axis = (
         _count_axis(ax, xs, path.n_selected(), scale) if top_axis and path.n_points else None
     )
@@ -314,13 +322,19 @@ def _label_line_ends(ax, path, xs, hl, feature_color):
     W = path.weights
     right = np.abs(W[i_hi, idx]).sum() >= np.abs(W[i_lo, idx]).sum()
     i_end = i_hi if right else i_lo
+    from matplotlib.font_manager import FontProperties
+
     ax.autoscale_view()
     y0, y1 = ax.get_ylim()
     ax.set_ylim(y0, y1)
     fig = ax.figure
+    engine = fig.get_layout_engine()
+    if engine is not None:  # the axes' final height (title, top axis, x label placed)
+        engine.execute(fig)
     height_pt = max(ax.get_position().height * fig.get_figheight() * 72.0, 1.0)
-    gap = 8.5 * 1.15 / height_pt * (y1 - y0)  # "small" text is about 8.3 pt
-    ys = _spread(W[i_end, idx], gap)
+    size_pt = FontProperties(size="small").get_size_in_points()
+    gap = 1.3 * size_pt / height_pt * (y1 - y0)
+    ys = _spread(W[i_end, idx], gap, y0 + 0.5 * gap, y1 - 0.5 * gap)
     trans = blended_transform_factory(ax.transAxes, ax.transData)
     if not right:  # names on the left: the weight axis moves to the right
         ax.yaxis.tick_right()
