@@ -3,6 +3,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import numpy as np
+import pytest
 
 from numkfs.plotting import plot_accuracy_vs_fraction, plot_cross_check, plot_path, plot_weights
 from numkfs.paths import FeaturePath
@@ -187,3 +188,36 @@ def test_few_features_legend_outside_with_distinct_colours():
     assert [t.get_text() for t in leg.get_texts()] == [f"x{j}" for j in range(12)]
     assert len({tuple(matplotlib.colors.to_rgba(l.get_color())) for l in ax.lines}) == 12
     assert ax.numkfs_top_axis is not None and path.plot(top_axis=False).numkfs_top_axis is None
+
+
+@pytest.mark.slow
+def test_estimators_fitted_on_a_dataframe_keep_column_names_in_path():
+    """Every estimator with a ``path_`` names its features after the columns."""
+    import inspect
+    import warnings
+
+    pd = __import__("pytest").importorskip("pandas")
+    import numkfs
+    from numkfs.datasets import make_sinusoid
+
+    X, y, _ = make_sinusoid(n_samples=40, random_state=0)
+    X = X[:, :4]
+    yc = (y > np.median(y)).astype(int)
+    df = pd.DataFrame(X, columns=["temp", "wind", "hum", "vis"])
+    fast = {"n_lambdas": 3, "cv": 2, "n_Ms": 2, "n_points": 3, "n_features_to_select": 2, "max_steps": 50,
+            "D_max": 1.0, "p_grid": [2.0, 1.5, 1.0]}
+    checked = []
+    for name in numkfs.__all__:
+        cls = getattr(numkfs, name)
+        if not (inspect.isclass(cls) and hasattr(cls, "fit")):
+            continue
+        params = cls().get_params()
+        est = cls(**{k: v for k, v in fast.items() if k in params})
+        target = yc if ("Classifier" in name or "KTA" in name or "NMMKL" in name) else y
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(df, target)
+        if hasattr(est, "path_"):
+            assert list(est.path_.feature_names) == ["temp", "wind", "hum", "vis"], name
+            checked.append(name)
+    assert {"KNIFERegressorCV", "LpKTASelector", "LpKTAClassifier", "L1KRRegressor"} <= set(checked)

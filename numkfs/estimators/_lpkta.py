@@ -202,7 +202,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         kw = dict(kernel=self.kernel, gamma=self.gamma, lambda1=self.lambda1, lambda2=self.lambda2,
                   bregman=self.bregman, x0=self.x0, p_grid=grid, eps=self.eps,
                   predictor=self.predictor, method=self.alignment_method, rtol=self.alignment_rtol)
-        path = lpkta_path(X, y, alignments=a, **kw)
+        path = lpkta_path(X, y, alignments=a, feature_names=getattr(self, "feature_names_in_", None), **kw)
         self.curve_ = None
         weights = None
         if self.cv is not None:
