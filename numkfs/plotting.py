@@ -29,7 +29,7 @@ GRID_LABELS = {
     "lambda1": "ridge penalty λ₁",
     "lambda2": "penalty λ₂ on the feature weights",
     "D": "ℓ₁ budget D = ||β||₁",
-    "arc_length": "arc length of the path (in (α, β, λ) space)",
+    "arc_length": "arc length along the path",
     "p": "norm exponent p (2 = dense, 1 = sparse)",
     "m": "number of features m (integer)",
     "M": "COSSO bound M on Σ θ",

@@ -178,7 +178,7 @@ def test_every_method_titled_and_labelled_in_words():
         ax = path.plot()
         assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == expected
     path.extra["arc_length"] = np.array([0.0, 0.5, 2.0])
-    assert path.plot(x="arc_length").get_xlabel() == "arc length of the path (in (α, β, λ) space)"
+    assert path.plot(x="arc_length").get_xlabel() == "arc length along the path"
 
 
 def test_few_features_legend_outside_with_distinct_colours():
