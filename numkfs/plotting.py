@@ -64,25 +64,36 @@ def _distinct_colors(k: int):
     if k <= 10:
         return list(matplotlib.colormaps["tab10"].colors[:k])
     hues = (np.arange(k) * 0.6180339887498949 + 0.02) % 1.0
-    vals = np.where(np.arange(k) % 2 == 0, 0.82, 0.55)
+    vals = np.where(np.arange(k) % 2 == 0, 0.72, 0.48)
     return [tuple(hsv_to_rgb((h, 0.9, v))) for h, v in zip(hues, vals)]
+
+
+#: At most this many features are coloured and named by default (the
+#: largest weights at the chosen point); the other selected ones are grey.
+MAX_NAMED_FEATURES = 20
 
 
 def _default_highlight(path, chosen):
     """Features to colour: the true ones (simulations), every feature when
     there are few, else the ones selected at the chosen point, else the
-    features with the largest weights along the path."""
-    if path.true_support is not None:
-        return np.asarray(path.true_support, dtype=bool)
+    features with the largest weights along the path; at most
+    :data:`MAX_NAMED_FEATURES` (the largest weights) beyond 15 features."""
     p = path.n_features
-    if p <= MAX_LEGEND_FEATURES:
+    if path.true_support is not None:
+        hl = np.asarray(path.true_support, dtype=bool)
+        score = np.max(np.abs(path.weights), axis=0) if path.n_points else np.zeros(p)
+    elif p <= MAX_LEGEND_FEATURES:
         return np.ones(p, dtype=bool)
-    if chosen is not None:
-        return np.asarray(path.selected(chosen), dtype=bool)
-    peak = np.max(np.abs(path.weights), axis=0) if path.n_points else np.zeros(p)
-    hl = np.zeros(p, dtype=bool)
-    order = np.argsort(-peak, kind="stable")[:MAX_LEGEND_FEATURES]
-    hl[order[peak[order] > path.tol]] = True
+    elif chosen is not None:
+        hl = np.asarray(path.selected(chosen), dtype=bool)
+        score = np.abs(path.weights[chosen])
+    else:
+        score = np.max(np.abs(path.weights), axis=0) if path.n_points else np.zeros(p)
+        hl = score > path.tol
+    if p > MAX_LEGEND_FEATURES and hl.sum() > MAX_NAMED_FEATURES:
+        keep = np.flatnonzero(hl)[np.argsort(-score[hl], kind="stable")[:MAX_NAMED_FEATURES]]
+        hl = np.zeros(p, dtype=bool)
+        hl[keep] = True
     return hl
 
 
@@ -196,7 +207,8 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         Features drawn in colour and labelled; the others thin and light
         grey.  Default: ``path.true_support`` when known; else every feature
         when there are at most 15; else the features selected at the chosen
-        point; else the (at most 15) largest along the path.
+        point; else those selected somewhere on the path; beyond 15
+        features, at most 20 of them (the largest weights, a note says so).
     legend : bool, optional
         Shorthand for ``labels``: True is ``"legend"``, False ``"none"``.
     mark : int or False, optional
@@ -298,8 +310,11 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         rule = getattr(path, "cv_rule", None)
         text = f"chosen{' (' + rule + ')' if rule else ''}: {n_chosen} feature{'s' * (n_chosen != 1)}"
         ax.axvline(xs[chosen], color="k", ls=":", lw=1.2, zorder=4, label="_chosen")
-        ax.text(xs[chosen], 0.98, " " + text, transform=blended_transform_factory(ax.transData, ax.transAxes),
-                ha="left", va="top", fontsize="small", gid="numkfs-chosen", zorder=5,
+        x_frac = ax.transAxes.inverted().transform(ax.transData.transform((xs[chosen], 0.0)))[0]
+        right_half = x_frac > 0.6  # the note goes left of the line near the right edge
+        ax.text(xs[chosen], 0.98, (text + " ") if right_half else (" " + text),
+                transform=blended_transform_factory(ax.transData, ax.transAxes),
+                ha="right" if right_half else "left", va="top", fontsize="small", gid="numkfs-chosen", zorder=5,
                 bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
     ax.numkfs_top_axis = (
         _count_axis(ax, xs, path.n_selected(), scale) if top_axis and path.n_points else None
@@ -308,6 +323,12 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     elif labels == "ends" and hl.any():
         _label_line_ends(ax, path, xs, hl, feature_color)
+    if chosen is not None and highlight is None and path.true_support is None:
+        n_sel = int(path.selected(chosen).sum())
+        if 0 < hl.sum() < n_sel:
+            ax.text(0.99, 0.02, f"named: the {int(hl.sum())} largest of {n_sel} selected features",
+                    transform=ax.transAxes, ha="right", va="bottom", fontsize="small", color="0.3",
+                    gid="numkfs-named-note")
     return ax
 
 

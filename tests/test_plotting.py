@@ -10,6 +10,14 @@ from numkfs.paths import FeaturePath
 from numkfs.solvers import BoxQP, cross_check
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def test_accuracy_vs_fraction_sorted_with_baseline():
     ax = plot_accuracy_vs_fraction([0.5, 0.1, 1.0], [0.8, 0.7, 0.75], baseline=0.74, label="lp-KTA")
     line = ax.lines[0]
@@ -221,3 +229,23 @@ def test_estimators_fitted_on_a_dataframe_keep_column_names_in_path():
             assert list(est.path_.feature_names) == ["temp", "wind", "hum", "vis"], name
             checked.append(name)
     assert {"KNIFERegressorCV", "LpKTASelector", "LpKTAClassifier", "L1KRRegressor"} <= set(checked)
+
+
+def test_many_selected_features_name_the_20_largest():
+    from matplotlib.text import Annotation
+
+    rng = np.random.default_rng(1)
+    W = np.abs(rng.standard_normal((6, 60))) * np.linspace(1, 0.1, 6)[:, None]
+    path = FeaturePath(np.linspace(2, 1, 6), W, grid_name="p", method="lpkta", chosen_index=0)
+    ax = path.plot()
+    names = sorted(t.get_text() for t in ax.texts if isinstance(t, Annotation))
+    largest = np.argsort(-W[0])[:20]
+    assert names == sorted(f"x{j}" for j in largest)
+    note = [t.get_text() for t in ax.texts if t.get_gid() == "numkfs-named-note"]
+    assert note == ["named: the 20 largest of 60 selected features"]
+    # the chosen point sits at the right edge (p = 2): its note is left of the line, inside the axes
+    ax.figure.canvas.draw()
+    chosen = [t for t in ax.texts if t.get_gid() == "numkfs-chosen"][0]
+    box = chosen.get_window_extent(ax.figure.canvas.get_renderer())
+    assert box.x1 <= ax.get_window_extent().x1 + 1
+    assert _overlaps([t for t in ax.texts if isinstance(t, Annotation)], ax.figure.canvas.get_renderer()) == []
