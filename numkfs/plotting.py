@@ -15,7 +15,7 @@ def _axes(ax, figsize=(7, 4.5)):
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+        _, ax = plt.subplots(figsize=figsize, layout="tight")
     return ax
 
 
@@ -195,7 +195,8 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
     path : FeaturePath
         The path to draw.
     ax : matplotlib Axes, optional
-        Where to draw; default a new figure (constrained layout).
+        Where to draw; default a new figure (tight layout, which makes room
+        for the names at the line ends).
     x : str, optional
         Name of an array in ``path.extra`` to use as abscissa instead of the
         grid (e.g. ``"arc_length"`` for L1KR).
