@@ -373,7 +373,30 @@ def _label_line_ends(ax, path, xs, hl, feature_color):
 def plot_accuracy_vs_fraction(fraction, accuracy, ax=None, *, label=None, baseline=None):
     """Accuracy against the fraction of selected features (lp-KTA Figure 1a).
 
-    ``baseline`` draws a horizontal line (e.g. the all-features SVM).
+    Parameters
+    ----------
+    fraction : array-like of shape (n_points,)
+        Fraction of the features selected at each point (0 to 1); drawn in
+        increasing order.
+    accuracy : array-like of shape (n_points,)
+        Accuracy (or any score) at each point.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    label : str, optional
+        Legend entry of the curve.
+    baseline : float, optional
+        Draws a horizontal line (e.g. the all-features SVM), labelled
+        "all features".
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax.lines[0]`` is the curve, ``ax.lines[1]`` the baseline.
+
+    References
+    ----------
+    P. Jawanpuria, M. Varma and J. S. Nath. On p-norm path following in
+    multiple kernel learning for non-linear feature selection. ICML, 2014.
     """
     ax = _axes(ax)
     order = np.argsort(fraction)
@@ -388,8 +411,25 @@ def plot_accuracy_vs_fraction(fraction, accuracy, ax=None, *, label=None, baseli
 
 
 def plot_cross_check(table, ax=None, *, what="solve_time"):
-    """Bars of one column of a :class:`~numkfs.solvers.CrossCheck` per solver,
-    coloured by status (optimal green, otherwise red)."""
+    """Bars of one column of a solver cross-check, one bar per solver.
+
+    Parameters
+    ----------
+    table : numkfs.solvers.CrossCheck
+        The result of :func:`numkfs.solvers.cross_check`.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    what : str
+        The column to draw (``"solve_time"``, ``"objective"``,
+        ``"max_violation"``, ``"solution_distance"``...); times, violations
+        and distances on a log scale.  Bars are green for an optimal status,
+        red otherwise.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax.patches`` are the bars, in the order of ``table.rows``.
+    """
     ax = _axes(ax)
     names = [r["solver"] for r in table.rows]
     vals = [r[what] if r[what] is not None else np.nan for r in table.rows]
@@ -403,7 +443,24 @@ def plot_cross_check(table, ax=None, *, what="solve_time"):
 
 
 def plot_weights(weights, feature_names, ax=None, *, selected=None):
-    """Horizontal bars of feature weights (selected features coloured)."""
+    """Horizontal bars of feature weights, sorted by absolute value.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_features,)
+        One weight per feature.
+    feature_names : sequence of str of length n_features
+        Bar labels.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    selected : array-like of bool of shape (n_features,), optional
+        Features drawn in colour (the others grey); default ``weights != 0``.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax.patches`` are the bars from the smallest to the largest |weight|.
+    """
     ax = _axes(ax)
     weights = np.asarray(weights, dtype=float)
     sel = np.abs(weights) > 0 if selected is None else np.asarray(selected, dtype=bool)
