@@ -99,4 +99,9 @@ def test_no_docstring_cites_files_users_do_not_have():
         src = inspect.getsource(mod)
         if "MATH.md" in src:
             cites.append(modname)
+    from pathlib import Path
+
+    for nb in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb")):
+        if "MATH.md" in nb.read_text():
+            cites.append(nb.name)
     assert not cites, cites
