@@ -459,7 +459,8 @@ def plot_weights(weights, feature_names, ax=None, *, selected=None):
     Returns
     -------
     matplotlib Axes
-        ``ax.patches`` are the bars from the smallest to the largest |weight|.
+        ``ax.patches`` are the bars from the smallest to the largest absolute
+        weight.
     """
     ax = _axes(ax)
     weights = np.asarray(weights, dtype=float)
