@@ -2,9 +2,30 @@
 
 Every compiled function in numkfs is declared with :func:`jit` (serial) or
 :func:`pjit` (``parallel=True``, use :data:`prange` for loops over samples or
-features).  Both cache the machine code on disk (``cache=True``) so that a
-new process loads it in a fraction of a second instead of recompiling.
-jitclasses are not used anywhere: they cannot be cached.
+features).  Both cache the machine code on disk so that a new process loads
+it in a fraction of a second instead of recompiling.  jitclasses are not used
+anywhere: they cannot be cached.
+
+Where the cache lives
+---------------------
+Never next to the source: Numba's default puts ``.nbi``/``.nbc`` files in
+``numkfs/**/__pycache__``, and an install that is later uninstalled (``pip
+uninstall`` removes only the files it installed) leaves those folders behind
+as an empty namespace package ``numkfs`` that hides any other install.  The
+cache directory is, first match wins:
+
+1. ``NUMBA_CACHE_DIR`` when the user set it (Numba's own rule);
+2. ``<user cache dir>/numkfs/<version>/`` (``~/.cache/numkfs/0.1.0`` on
+   Linux, ``XDG_CACHE_HOME`` honoured; ``~/Library/Caches`` on macOS;
+   ``%LOCALAPPDATA%`` on Windows);
+3. ``<temp dir>/numkfs-cache-<user>/<version>/`` when 2 is not writable;
+4. no cache at all (compile in every process) when neither is writable.
+
+Inside it, each source folder gets its own subfolder named after the folder
+and a hash of its absolute path (Numba's rule), so two checkouts or installs
+of numkfs never share cache files, and an edited source file invalidates its
+entries (Numba checks a stamp of the file).  ``NUMKFS_DISABLE_CACHE=1`` turns
+caching off; :func:`cache_dir` tells where the cache of this installation is.
 
 ``fastmath`` is off by default: numkfs promises results correct to the
 digits.  A kernel whose reductions must vectorise may ask for the
@@ -13,14 +34,21 @@ never drop NaN/inf semantics.
 """
 from __future__ import annotations
 
+import getpass
 import os
+import sys
+import tempfile
 
+from numba import config as _numba_config
 from numba import njit as _njit
 from numba import prange
+from numba.core import caching as _caching
 
-__all__ = ["jit", "pjit", "prange", "FAST_FLAGS", "NUMBA_OPTIONS"]
+__all__ = ["jit", "pjit", "prange", "cache_dir", "FAST_FLAGS", "NUMBA_OPTIONS"]
 
-#: Options shared by every compiled function.
+#: Options shared by every compiled function (``cache`` is handled by
+#: :func:`_enable_cache`, not passed to Numba, so that the cache location is
+#: numkfs's own).
 NUMBA_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: fastmath flags that permit re-association (vectorised reductions) and FMA
@@ -30,9 +58,125 @@ FAST_FLAGS = {"reassoc", "contract"}
 if os.environ.get("NUMKFS_DISABLE_CACHE"):
     NUMBA_OPTIONS["cache"] = False
 
+# Numba >= 0.60 names the locators without the leading underscore.
+_UserProvidedLocator = getattr(_caching, "UserProvidedCacheLocator", None) or getattr(
+    _caching, "_UserProvidedCacheLocator"
+)
+
+
+def _version() -> str:
+    try:
+        from . import __version__
+    except ImportError:  # pragma: no cover - numkfs always defines it
+        return "unknown"
+    return str(__version__)
+
+
+def _user_cache_root() -> str:
+    """The platform's per-user cache directory for numkfs (not created)."""
+    if sys.platform.startswith("win"):
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(
+            os.path.expanduser("~"), "AppData", "Local"
+        )
+        return os.path.join(base, "numkfs", "Cache")
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~/Library/Caches"), "numkfs")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "numkfs")
+
+
+def _temp_cache_root() -> str:
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name (some containers): fall back to the uid
+        user = str(getattr(os, "getuid", lambda: "user")())
+    return os.path.join(tempfile.gettempdir(), f"numkfs-cache-{user}")
+
+
+class _UserCacheLocator(_UserProvidedLocator):
+    """Cache in ``<user cache dir>/numkfs/<version>/<folder>_<hash of path>``.
+
+    Numba's source stamp (a hash of the file) and the Numba version in the
+    index invalidate stale entries; the hash of the source folder's absolute
+    path keeps two checkouts apart.
+    """
+
+    @staticmethod
+    def _root() -> str:
+        return os.path.join(_user_cache_root(), _version())
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        self._cache_path = os.path.join(self._root(), self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        # Skip _UserProvidedLocator.from_function (it returns None unless
+        # NUMBA_CACHE_DIR is set): go straight to the source-file mixin, which
+        # returns None when the directory cannot be created or written.
+        return super(_UserProvidedLocator, cls).from_function(py_func, py_file)
+
+
+class _TempCacheLocator(_UserCacheLocator):
+    """Fallback when the user cache directory is not writable."""
+
+    @staticmethod
+    def _root() -> str:
+        return os.path.join(_temp_cache_root(), _version())
+
+
+class _CacheImpl(_caching.CompileResultCacheImpl):
+    # NUMBA_CACHE_DIR first (the user's explicit choice), then ours; never
+    # Numba's in-tree __pycache__ locator.  NUMBA_CACHE_LOCATOR_CLASSES, where
+    # Numba supports it, still overrides this list.
+    _locator_classes = [_UserProvidedLocator, _UserCacheLocator, _TempCacheLocator]
+
+
+class _FunctionCache(_caching.FunctionCache):
+    _impl_class = _CacheImpl
+
+
+def _enable_cache(disp):
+    """Attach numkfs's cache to a dispatcher (what ``cache=True`` does, with
+    numkfs's locators).  Without a writable location the function compiles
+    in every process, as with ``cache=False``."""
+    if not NUMBA_OPTIONS["cache"] or not hasattr(disp, "enable_caching"):
+        return disp  # caching off, or NUMBA_DISABLE_JIT returned the Python function
+    try:
+        disp._cache = _FunctionCache(disp.py_func)
+    except RuntimeError:  # "no locator available": nowhere writable
+        pass
+    return disp
+
+
+def cache_dir() -> str | None:
+    """The directory that holds this installation's compiled kernels.
+
+    Returns
+    -------
+    str or None
+        ``NUMBA_CACHE_DIR`` when set, else the numkfs folder of the user
+        cache (or of the temp directory when that is not writable); ``None``
+        when caching is disabled or nothing is writable.  Each source folder
+        of numkfs has a subfolder inside it.
+    """
+    if not NUMBA_OPTIONS["cache"]:
+        return None
+    if _numba_config.CACHE_DIR:
+        return str(_numba_config.CACHE_DIR)
+    for root in (_UserCacheLocator._root(), _TempCacheLocator._root()):
+        try:
+            os.makedirs(root, exist_ok=True)
+            tempfile.TemporaryFile(dir=root).close()
+        except OSError:
+            continue
+        return root
+    return None
+
 
 def _options(parallel: bool, fast: bool, inline: bool = False) -> dict:
     opts = dict(NUMBA_OPTIONS)
+    opts["cache"] = False  # numkfs attaches its own cache: see _enable_cache
     if parallel:
         opts["parallel"] = True
     if fast:
@@ -52,12 +196,12 @@ def jit(func=None, *, fast: bool = False, inline: bool = False):
     is compiled with its *caller's* fastmath flags.
     """
     if func is None:
-        return lambda f: _njit(**_options(False, fast, inline))(f)
-    return _njit(**_options(False, fast, inline))(func)
+        return lambda f: _enable_cache(_njit(**_options(False, fast, inline))(f))
+    return _enable_cache(_njit(**_options(False, fast, inline))(func))
 
 
 def pjit(func=None, *, fast: bool = False):
     """Compile ``func`` with ``parallel=True`` (loops written with ``prange``)."""
     if func is None:
-        return lambda f: _njit(**_options(True, fast))(f)
-    return _njit(**_options(True, fast))(func)
+        return lambda f: _enable_cache(_njit(**_options(True, fast))(f))
+    return _enable_cache(_njit(**_options(True, fast))(func))

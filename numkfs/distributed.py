@@ -301,6 +301,7 @@ def feature_alignments_blocked(X, y, *, kernel: str = "rbf", gamma=None, target:
     X : ndarray, scipy.sparse, dask array, or list of blocks / ``.npy`` / ``.npz`` paths
         See :func:`map_feature_blocks`.
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     kernel, gamma, target :
         As in :func:`~numkfs.kernels.alignment.feature_alignments`; an array
         ``gamma`` is split with the blocks; ``None`` applies the per-column
@@ -343,7 +344,9 @@ def screen_features(X, y, k: int, *, kernel: str = "rbf", gamma=None, target: st
     Parameters
     ----------
     X : see :func:`map_feature_blocks`
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     k : int
         Number of features kept.
     kernel, gamma, target, method, rtol :
@@ -449,10 +452,13 @@ def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "
     Parameters
     ----------
     X : see :func:`map_feature_blocks`
+        Data, one row per sample and one column per feature.
     y : array-like (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     kernel, gamma, target : as in :func:`numkfs.methods.lpkta.lpkta_path`
     block_size, n_jobs, scheduler : see :func:`map_feature_blocks`
     feature_names : sequence, optional
+        Names of the features, stored on the result.
     method, rtol :
         Exact pair loop or fast Gauss transform for the alignments, as in
         :func:`~numkfs.kernels.alignment.feature_alignments`.

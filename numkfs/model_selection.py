@@ -85,6 +85,7 @@ def target_type(y) -> str:
     Parameters
     ----------
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
 
     Returns
     -------
@@ -161,6 +162,7 @@ def fold_data(X, train, test, *, standardize: bool = True):
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     train, test : index arrays
     standardize : bool, default=True
         Centre and scale with the training rows' means and standard
@@ -493,6 +495,7 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     X, y : arrays
         Only used to make the splits.
     cv : int or splitter
+        Number of cross-validation folds, or a scikit-learn splitter.
     classifier : bool
         Stratify the folds.
     n_jobs : int, optional

@@ -256,14 +256,46 @@ class FeaturePath:
         return df
 
     def plot(self, ax=None, *, x=None, log_x: bool | None = None, highlight=None, legend: bool | None = None,
-             mark: int | None = None):
+             mark=None, labels: str = "auto", top_axis: bool = True):
         """Draw the feature path (weights against the path parameter).
 
-        See :func:`numkfs.plotting.plot_path` for the parameters.
+        The chosen point (:attr:`chosen_index`) is marked, a top axis gives
+        the number of selected features, and with more than 15 features only
+        the selected ones are coloured and named at the line ends
+        (:func:`numkfs.plotting.plot_path`, which says more).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure.
+        x : str, optional
+            An array of :attr:`extra` to use as abscissa (``"arc_length"``).
+        log_x : bool, optional
+            Log abscissa; default for penalty grids (``lambda*``), with a
+            linear piece at 0 when the grid starts there.
+        highlight : array of bool or of int, optional
+            Features drawn in colour and named; default the true support,
+            else all (at most 15 features), else those selected at the
+            chosen point (at most 20, the largest).
+        legend : bool, optional
+            True: a legend; False: no names.  Shorthand for ``labels``.
+        mark : int or False, optional
+            Path point marked with a vertical line; default
+            :attr:`chosen_index`; False marks nothing.
+        labels : {"auto", "legend", "ends", "none"}
+            How features are named (``"auto"``: a legend up to 15 features,
+            names at the line ends beyond).
+        top_axis : bool
+            Draw the top axis with the number of selected features.
+
+        Returns
+        -------
+        matplotlib Axes
         """
         from .plotting import plot_path
 
-        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend, mark=mark)
+        return plot_path(self, ax=ax, x=x, log_x=log_x, highlight=highlight, legend=legend, mark=mark,
+                         labels=labels, top_axis=top_axis)
 
     def __repr__(self) -> str:
         g = self.grid

@@ -46,7 +46,9 @@ def test_plot_draws_the_weights():
     assert len(lines) == 3
     np.testing.assert_allclose(lines[1].get_ydata(), p.weights[:, 1])
     np.testing.assert_allclose(lines[0].get_xdata(), p.grid)
-    assert lines[0].get_linestyle() == "-" and lines[1].get_linestyle() == "--"  # true feature highlighted
+    # the true feature highlighted in colour, the others thin light grey
+    assert lines[0].get_color() != lines[1].get_color() == lines[2].get_color() == (0.78, 0.78, 0.78, 1.0)
+    assert lines[0].get_linewidth() > lines[1].get_linewidth()
     ax2 = p.plot(x="arc_length")
     np.testing.assert_allclose(ax2.lines[2].get_xdata(), [0, 1, 2, 3])
-    assert ax2.get_xlabel() == "arc_length"
+    assert ax2.get_xlabel().startswith("arc length")

@@ -39,6 +39,7 @@ def make_friedman_noise(which: int = 1, n_samples: int = 100, n_noise: int = 5, 
     snr : float, optional
         Signal-to-noise ratio ``var(f) / σ²``; the paper uses 10.
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
 
     Returns
     -------

@@ -1,4 +1,4 @@
-r"""The simulations of the KNIFE paper (Allen, §4.1; MATH.md §1).
+r"""The simulations of the KNIFE paper (Allen, §4.1; the KNIFE user guide (``docs/guide/knife.md``)).
 
 * :func:`make_sinusoid`: :math:`x \sim N(0, I_p)`,
   :math:`y = \sin(x)^\top\beta + \varepsilon`, :math:`\beta = (6, -4, 3, 2,
@@ -36,6 +36,7 @@ def make_sinusoid(n_samples: int = 100, n_features: int = 10, *, noise: float = 
     noise : float
         Standard deviation of the Gaussian noise.
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
 
     Returns
     -------
@@ -45,7 +46,7 @@ def make_sinusoid(n_samples: int = 100, n_features: int = 10, *, noise: float = 
 
     Examples
     --------
-    >>> from numkfs.datasets._knife import make_sinusoid
+    >>> from numkfs.datasets import make_sinusoid
     >>> X, y, s = make_sinusoid(n_samples=5, random_state=0)
     >>> X.shape, y.shape, int(s.sum())
     ((5, 10), (5,), 5)
@@ -72,6 +73,7 @@ def make_orange(n_samples: int = 100, n_noise: int = 6, *, random_state=None):
     n_noise : int
         Standard normal noise features appended to the 4 true ones.
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
 
     Returns
     -------
@@ -81,7 +83,7 @@ def make_orange(n_samples: int = 100, n_noise: int = 6, *, random_state=None):
 
     Examples
     --------
-    >>> from numkfs.datasets._knife import make_orange
+    >>> from numkfs.datasets import make_orange
     >>> X, y, s = make_orange(n_samples=20, random_state=0)
     >>> r2 = (X[y == 1, :4] ** 2).sum(axis=1)
     >>> bool(np.all((r2 >= 9) & (r2 <= 16)))

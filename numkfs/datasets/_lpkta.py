@@ -46,6 +46,7 @@ def make_madelon_like(
     quantize : bool
         Map each feature to integers 0..999 around 500 (like Madelon).
     random_state : None, int or Generator
+        Seed or generator for everything random; an int makes the result reproducible.
 
     Returns
     -------

@@ -39,6 +39,7 @@ def make_nmmkl_toy(n_samples: int = 500, random_state=None):
         The paper uses 500 (400 train, 100 test); classes are balanced
         (the larger one gets the odd sample).
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
 
     Returns
     -------

@@ -264,7 +264,9 @@ class GarroteRegressorCV(GarroteRegressor):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels of a classifier.
 
         Returns
         -------
@@ -398,7 +400,9 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels of a classifier.
 
         Returns
         -------
@@ -551,7 +555,9 @@ class COSSORegressorCV(COSSORegressor):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels of a classifier.
 
         Returns
         -------

@@ -122,21 +122,31 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Feature-weighted kernel.
     loss : {"squared"}, default="squared"
+        Loss function.
     lambda1 : float, default=1.0
+        Ridge penalty λ₁ on :math:`\alpha^\top K_w \alpha`.
     lambda2 : float, default=1.0
+        ℓ₁ penalty λ₂ on the feature weights.
     gamma : float, optional
         RBF scale (default 1/p).
     degree : int, default=2
+        Degree d of the polynomial kernel.
     coef0 : float, default=1.0
+        Constant c of the polynomial kernel.
     n_restarts : int, default=1
         Random starts (best objective wins).
     solver : {"auto", "native", "ECOS", "SCS", "CLARABEL"}, default="auto"
         Weight-step solver.
     max_iter : int, default=100
+        Maximum number of iterations.
     tol : float, default=1e-6
+        Convergence tolerance.
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
     verbose : bool, default=False
+        Show a progress bar.
     n_jobs : int, optional
         joblib workers over the random starts (the result does not depend on it).
 
@@ -158,8 +168,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
 
     Examples
     --------
-    >>> from numkfs.datasets._knife import make_sinusoid
-    >>> from numkfs.estimators._knife import KNIFERegressor
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs import KNIFERegressor
     >>> X, y, support = make_sinusoid(n_samples=80, random_state=0)
     >>> est = KNIFERegressor(lambda2=30.0, random_state=0).fit(X, y)
     >>> est.get_support().shape
@@ -242,7 +252,9 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Feature-weighted kernel.
     loss : {"squared_hinge", "huberized_hinge", "logistic"}, default="squared_hinge"
+        Loss function.
     lambda1, lambda2, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose, n_jobs
         As in :class:`KNIFERegressor`.
     delta : float, default=1.0
@@ -396,13 +408,16 @@ class KNIFERegressorCV(KNIFERegressor):
     kernel, loss, lambda1, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFERegressor`.
     cv : int or splitter, default=5
+        Number of cross-validation folds, or a scikit-learn splitter.
     cv_rule : {"best", "1se"}, default="best"
         ``"best"``: highest mean CV score; ``"1se"``: the sparsest point
         within one standard error of it.  Ties go to the sparser point.
     scoring : {"neg_mean_squared_error"}, default="neg_mean_squared_error"
+        The CV score (higher is better); default: the method's own (see the selection contract in the user guide).
     n_lambdas : int, default=100
         Number of path points.
     lambda_min_ratio : float, default=1e-3
+        Smallest positive λ₂ of the grid as a fraction of the largest.
     n_jobs : int, optional
         joblib workers over the folds: threads by default (the folds' work
         releases the GIL; no worker processes to start), any backend set
@@ -420,7 +435,8 @@ class KNIFERegressorCV(KNIFERegressor):
     converged_ : ndarray of bool (n_points,)
         Whether the full-data fit converged at each path point.
     n_features_selected_ : int
-    (and the attributes of :class:`KNIFERegressor`)
+        Number of features selected at the chosen point.  (And the
+        attributes of :class:`KNIFERegressor`.)
 
     Examples
     --------
@@ -559,6 +575,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
     cv, cv_rule, n_lambdas, lambda_min_ratio, n_jobs
         As in :class:`KNIFERegressorCV`.
     scoring : {"neg_loss", "neg_log_loss", "accuracy"}, default="neg_loss"
+        The CV score (higher is better); default: the method's own (see the selection contract in the user guide).
 
     Attributes
     ----------
@@ -574,7 +591,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
 
     Examples
     --------
-    >>> from numkfs.datasets._knife import make_orange
+    >>> from numkfs.datasets import make_orange
     >>> from numkfs import KNIFEClassifierCV
     >>> X, y, support = make_orange(n_samples=60, n_noise=2, random_state=0)
     >>> est = KNIFEClassifierCV(n_lambdas=6, cv=3, random_state=0).fit(X, y)

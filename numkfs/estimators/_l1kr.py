@@ -197,7 +197,9 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels of a classifier.
 
         Returns
         -------
@@ -274,6 +276,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
 
         Returns
         -------
@@ -355,7 +358,9 @@ n_jobs, random_state, eps
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels of a classifier.
 
         Returns
         -------

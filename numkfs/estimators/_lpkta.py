@@ -149,8 +149,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     Examples
     --------
-    >>> from numkfs.datasets._lpkta import make_madelon_like
-    >>> from numkfs.estimators._lpkta import LpKTASelector
+    >>> from numkfs.datasets import make_madelon_like
+    >>> from numkfs import LpKTASelector
     >>> X, y, support = make_madelon_like(200, 30, n_redundant=5, random_state=0)
     >>> sel = LpKTASelector(n_features_to_select=5).fit(X, y)
     >>> bool(support[sel.get_support()].all())
@@ -202,7 +202,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         kw = dict(kernel=self.kernel, gamma=self.gamma, lambda1=self.lambda1, lambda2=self.lambda2,
                   bregman=self.bregman, x0=self.x0, p_grid=grid, eps=self.eps,
                   predictor=self.predictor, method=self.alignment_method, rtol=self.alignment_rtol)
-        path = lpkta_path(X, y, alignments=a, **kw)
+        path = lpkta_path(X, y, alignments=a, feature_names=getattr(self, "feature_names_in_", None), **kw)
         self.curve_ = None
         weights = None
         if self.cv is not None:
@@ -246,7 +246,9 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         Parameters
         ----------
         X : array-like or sparse of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels of a classifier.
 
         Returns
         -------
@@ -363,8 +365,8 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
 
     Examples
     --------
-    >>> from numkfs.datasets._lpkta import make_madelon_like
-    >>> from numkfs.estimators._lpkta import LpKTAClassifier
+    >>> from numkfs.datasets import make_madelon_like
+    >>> from numkfs import LpKTAClassifier
     >>> X, y, _ = make_madelon_like(300, 30, n_redundant=5, random_state=0)
     >>> clf = LpKTAClassifier().fit(X[:200], y[:200])
     >>> clf.score(X[200:], y[200:]) > 0.7

@@ -40,6 +40,7 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
         Per-feature kernel; ``"rbf"`` (a Gaussian kernel on each feature,
         by a low-rank factor) extends the paper to additive non-linear models.
     C : float, default=1.0
+        SVM box constraint (:math:`0 \le \alpha \le C`).
     tau : float, default=0.1
         The ridge τ of the paper's SVM dual.
     gamma : float or "scale", default="scale"
@@ -47,6 +48,7 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
     rank_tol : float, default=1e-6
         Trace tolerance of the RBF factors.
     standardize : bool, default=True
+        Standardise the columns of X before selecting.
     multiclass : {"vote", "sum"}, default="vote"
         How the one-vs-rest selections are merged (more than two classes).
     solver : {"auto", "native", "ECOS", "CLARABEL", "SCS"}, default="auto"
@@ -55,7 +57,7 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
 
     Attributes
     ----------
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         φ (binary) or the merged one-vs-rest score.
     p_ : ndarray
         The relaxed selection (per class for multiclass).
@@ -74,7 +76,7 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
 
     Examples
     --------
-    >>> from numkfs.datasets._nmmkl import make_nmmkl_toy
+    >>> from numkfs.datasets import make_nmmkl_toy
     >>> X, y, _ = make_nmmkl_toy(n_samples=300, random_state=0)
     >>> NMMKLSelector(n_features_to_select=2).fit(X, y).get_support().tolist()
     [True, True, False]

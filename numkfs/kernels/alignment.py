@@ -144,6 +144,7 @@ def alignment_target(y, target: str = "auto"):
     Parameters
     ----------
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     target : {"auto", "binary", "multiclass", "regression"}
         ``"auto"`` uses :func:`numkfs.model_selection.target_type`:
         two classes -> binary (±1), more -> multiclass (one-hot),
@@ -858,6 +859,7 @@ def feature_alignments(
     Parameters
     ----------
     X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
         Class labels (binary or multiclass) or a real response.
     kernel : {"rbf", "linear"}

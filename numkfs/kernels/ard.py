@@ -300,6 +300,7 @@ def ard_kernel(X, beta, kernel: str = "rbf", degree: int = 2, Z=None) -> np.ndar
     Parameters
     ----------
     X : ndarray of shape (n, p)
+        Data, one row per sample and one column per feature.
     beta : ndarray of shape (p,), non-negative feature weights
     kernel : {"rbf", "poly"}
         ``"gaussian"`` is an alias of ``"rbf"``.

@@ -147,6 +147,7 @@ def rbf_feature_factors(X, gamma="scale", tol: float = 1e-6, max_rank: int | Non
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     gamma : float, array of shape (n_features,), "scale" or None
         ``"scale"``/None: ``γ_i = 1 / var(x_i)`` (1 for standardised
         features); see :func:`numkfs.kernels.alignment.resolve_gamma`.

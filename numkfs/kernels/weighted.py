@@ -1,7 +1,7 @@
 r"""Feature-weighted kernels of KNIFE and their weight derivatives.
 
 The weights multiply the data, so they enter the kernels squared
-(MATH.md §1, the KNIFE paper §2.1):
+(the KNIFE user guide (``docs/guide/knife.md``), the KNIFE paper §2.1):
 
 .. math::
 
@@ -237,6 +237,7 @@ def weighted_kernel(
     Parameters
     ----------
     X : ndarray of shape (n, p)
+        Data, one row per sample and one column per feature.
     w : ndarray of shape (p,)
         Feature weights; they multiply the data (enter the kernel squared).
     kernel : {"linear", "rbf", "poly"}

@@ -351,7 +351,9 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     M : float > 0
         Budget :math:`\sum_j \theta_j \le M` (smaller: fewer components).
     kernel : {"sobolev", "rbf"}

@@ -6,17 +6,17 @@ r"""The linear garrote: KNIFE with a linear kernel in its jointly convex form.
     \|y - X\tilde\beta\|^2 + \lambda_1 \sum_j \frac{\tilde\beta_j^2}{w_j}
     + \lambda_2 \sum_j w_j
 
-(MATH.md §1, KNIFE paper eq. 4), solved along a λ2 path with warm starts,
+(the garrote user guide, ``docs/guide/garrote.md``; KNIFE paper eq. 4), solved along a λ2 path with warm starts,
 through the solver registry: the native berHu coordinate descent
 (:mod:`numkfs.solvers.native.garrote`) by default, or any conic backend on
 the QR-compressed CVXPY form (``solver="CLARABEL"``, ``"ECOS"``, ``"SCS"``).
 
-Decision (paper vs MATH.md).  Eq. (4) is the linear kernel with the
+Decision (paper vs the user guide).  Eq. (4) is the linear kernel with the
 weights entering *linearly*, :math:`k_w(x, x') = \sum_j w_j x_j x'_j`
 (paper eq. 3 with :math:`W = \mathrm{diag}(w)`, :math:`\tilde\beta = W\beta`,
 :math:`\beta^\top W \beta = \sum_j \tilde\beta_j^2 / w_j`).  That is the
 problem solved here.  With the weights entering squared, as in KNIFE's
-feature-weighted kernels (MATH.md table, paper §2.1), the same substitution
+feature-weighted kernels (the kernel table of the KNIFE user guide, ``docs/guide/knife.md``; paper §2.1), the same substitution
 gives :math:`\lambda_1 \sum_j \tilde\beta_j^2 / w_j^2`, which is not jointly
 convex; eliminating w there gives the non-convex bridge penalty
 :math:`\tfrac32 \lambda_2 (2\lambda_1/\lambda_2)^{1/3} |\tilde\beta_j|^{2/3}`
@@ -84,7 +84,9 @@ def garrote_path(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     lambda1 : float > 0
         Ridge parameter (KNIFE's default 1).
     lambda2s : array-like, optional

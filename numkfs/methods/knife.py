@@ -1,6 +1,6 @@
 r"""KNIFE: kernel iterative feature extraction (Allen, weighted kernels).
 
-Problem (paper eq. 2, MATH.md §1):
+Problem (paper eq. 2, the KNIFE user guide (``docs/guide/knife.md``)):
 
 .. math::
 
@@ -37,7 +37,7 @@ The objective is recorded after every α-step and every w-step
 iteration ends with an α-step, so the returned α is optimal for the
 returned weights.
 
-Decisions where the paper and MATH.md leave room:
+Decisions where the paper and the user guide leave room:
 
 * The box is :math:`0 \le w \le 1` (the paper writes :math:`w < 1`, which
   has no minimiser in general; the closed box is the standard reading).
@@ -65,7 +65,7 @@ its coordinate descent on the n x p factor instead of the p x p matrix when
 n < p; one-vs-rest problems share their λ2 = 0 fits between the top search
 and the path (:func:`knife_ovr_paths`).
 
-Linear kernel and MATH.md eq. 4.  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
+Linear kernel and eq. 4 (the garrote user guide, ``docs/guide/garrote.md``).  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
 and :math:`\tilde\beta = \mathrm{diag}(w^2) X^\top \alpha`, the squared-loss
 objective is
 
@@ -514,6 +514,7 @@ def path_decision_function(path: FeaturePath, X_fit, X, index=None):
     X_fit : ndarray (n, p)
         The training data of the path.
     X : ndarray (m, p)
+        Data, one row per sample and one column per feature.
     index : int, optional
         One path point; default every point.
 
@@ -673,6 +674,7 @@ def knife(
     w0 : array (p,), optional
         A starting point in [0, 1] (used as the first start).
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
     n_jobs : int, optional
         joblib workers over the random starts (results do not depend on it).
 
@@ -683,7 +685,7 @@ def knife(
     Examples
     --------
     >>> import numpy as np
-    >>> from numkfs.datasets._knife import make_sinusoid
+    >>> from numkfs.datasets import make_sinusoid
     >>> from numkfs.methods.knife import knife
     >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
     >>> res = knife(X, y, lambda2=20.0, random_state=0)
@@ -884,6 +886,7 @@ def knife_path(
     n_lambdas : int
         Number of path points of the default grid (exactly).
     lambda_min_ratio : float
+        Smallest positive λ₂ of the default grid as a fraction of ``top``.
     n_restarts : int
         Random starts at the first grid point (the best starts the path).
     stop_at_zero : bool, default=False
@@ -893,6 +896,7 @@ def knife_path(
         Stored on the path (plots highlight the true support); feature names
         default to the columns of a DataFrame X.
     random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
     verbose : bool
         A tqdm progress bar over the grid.
 
@@ -964,6 +968,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     Parameters
     ----------
     X : array (n, p)
+        Data, one row per sample and one column per feature.
     targets : list of arrays (n,)
         Two-class labels of each problem (e.g. ±1 for one class against
         the rest).

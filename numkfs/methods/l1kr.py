@@ -1,5 +1,5 @@
 r"""L1KR: the feature-selection path of ARD kernel ridge regression by homotopy
-(Li & Sminchisescu, AISTATS 2010; MATH.md §2).
+(Li & Sminchisescu, AISTATS 2010; the L1KR user guide (``docs/guide/l1kr.md``)).
 
 Problem (paper eq. 1), with columns of X centred and scaled to unit norm and
 y centred (here also scaled to unit norm, see below):
@@ -465,7 +465,9 @@ def l1kr_path(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
     kernel : {"rbf", "poly"}
         ARD Gaussian (``"rbf"``; ``"gaussian"``, the paper's name, is an
         alias) or normalised ARD polynomial kernel.
@@ -513,6 +515,7 @@ def l1kr_path(
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
     verbose : bool
+        Show a progress bar.
 
     Returns
     -------
@@ -1259,6 +1262,7 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
     D_grid : array, optional
         Explicit grid of budgets (in the units of the full-data path).
     cv : int or splitter
+        Number of cross-validation folds, or a scikit-learn splitter.
     n_jobs : int, optional
         joblib workers over folds.
     random_state : int, optional

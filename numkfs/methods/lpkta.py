@@ -19,7 +19,7 @@ safeguarded Newton corrector per feature
 rest of the path once its weight falls below ``eps`` < 1/e (juncture
 points; exact when ``eps = 0``).
 
-Decisions where MATH.md / the paper leave room:
+Decisions where the user guide / the paper leave room:
 
 * Bregman divergences: squared Euclidean :math:`B = (\eta - x_0)^2`
   (default :math:`x_0 = 0`, the paper's experiments) and generalised KL
@@ -137,6 +137,7 @@ def lpkta_path(
     Parameters
     ----------
     X : array-like or scipy.sparse of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
         Labels (binary: the paper; multiclass and regression: see
         :mod:`numkfs.kernels.alignment`).
@@ -163,6 +164,7 @@ def lpkta_path(
     alignments : array, optional
         Precomputed alignments (skips the kernel pass).
     feature_names : sequence of str, optional
+        Names of the features, stored on the result.
     method : {"auto", "exact", "fgt"}
         Alignments by the exact pair loop or the fast Gauss transform
         (O(n) per feature, relative error at most ``rtol``), see

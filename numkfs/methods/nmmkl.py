@@ -1,5 +1,5 @@
 r"""NMMKL: non-monotonic top-m feature selection by an MKL relaxation
-(Xu, Jin, Ye, Lyu & King, ICML 2009; MATH.md §4).
+(Xu, Jin, Ye, Lyu & King, ICML 2009; the NMMKL user guide (``docs/guide/nmmkl.md``)).
 
 For ``m`` features the method solves the QCQP (paper eq. 8)
 
@@ -380,6 +380,7 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
         Class labels (two or more classes; more: one-vs-rest).
     m : int
@@ -418,7 +419,7 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
 
     Examples
     --------
-    >>> from numkfs.datasets._nmmkl import make_nmmkl_toy
+    >>> from numkfs.datasets import make_nmmkl_toy
     >>> X, y, _ = make_nmmkl_toy(n_samples=500, random_state=0)
     >>> nmmkl(X, y, 1, C=0.003).selected.tolist(), nmmkl(X, y, 2, C=0.003).selected.tolist()
     ([2], [0, 1])

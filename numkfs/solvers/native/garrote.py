@@ -2,7 +2,7 @@ r"""The linear garrote (jointly convex linear KNIFE) and the non-negative garrot
 
 Two convex problems with CVXPY formulations and native Numba solvers.
 
-**Linear garrote** (kind ``"linear_garrote"``; MATH.md §1, KNIFE paper eq. 4)
+**Linear garrote** (kind ``"linear_garrote"``; the garrote user guide, ``docs/guide/garrote.md``; KNIFE paper eq. 4)
 
 .. math::
 
@@ -253,7 +253,9 @@ class LinearGarrote(_StoredParameters):
     Parameters
     ----------
     X : ndarray of shape (n, p)
+        Data, one row per sample and one column per feature.
     y : ndarray of shape (n,)
+        Target values: the response, or the class labels of a classifier.
     lambda1 : float > 0
     lambda2 : float >= 0
     compress : bool

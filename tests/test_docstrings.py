@@ -1,0 +1,107 @@
+"""Docstring examples run, and public examples import only public names
+(issue #18, part 2).
+
+Every ``>>>`` example in numkfs runs here (doctest, ELLIPSIS and
+NORMALIZE_WHITESPACE).  An example in the docstring of a public name (one
+listed in the ``__all__`` of a public module) must not import a private
+module or name: it is what a user copies.
+"""
+import doctest
+import importlib
+import inspect
+import pkgutil
+import re
+
+import matplotlib
+import pytest
+
+import numkfs
+
+matplotlib.use("Agg")
+
+MODULES = sorted(
+    m.name for m in pkgutil.walk_packages(numkfs.__path__, "numkfs.") if not m.name.endswith("__main__")
+) + ["numkfs"]
+
+#: the modules a user imports (their ``__all__`` names are public)
+PUBLIC_MODULES = ["numkfs", "numkfs.datasets", "numkfs.distributed", "numkfs.estimators", "numkfs.kernels",
+                  "numkfs.methods", "numkfs.model_selection", "numkfs.paths", "numkfs.plotting",
+                  "numkfs.solvers"]
+
+PRIVATE_IMPORT = re.compile(r"^\s*(?:>>>|\.\.\.)\s*(?:from\s+(\S+)\s+import\s+(.+)|import\s+(\S+))")
+
+
+def _import(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:  # optional dependency (dask) missing
+        pytest.skip(f"{name}: {exc}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("modname", MODULES)
+def test_docstring_examples_run(modname):
+    mod = _import(modname)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report = []
+    for test in finder.find(mod, modname):  # module globals, as pytest --doctest-modules
+        if test.examples:
+            runner.run(test, out=report.append)
+    assert runner.failures == 0, "".join(report)
+
+
+def _public_objects():
+    seen = {}
+    for modname in PUBLIC_MODULES:
+        mod = _import(modname)
+        seen.setdefault(f"{modname} (module)", mod)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if inspect.ismodule(obj) or not (inspect.isclass(obj) or callable(obj)):
+                continue
+            seen.setdefault(f"{modname}.{name}", obj)
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if not attr.startswith("_") and (callable(member) or isinstance(member, property)):
+                        seen.setdefault(f"{modname}.{name}.{attr}", member)
+    return seen
+
+
+def _private_imports(doc):
+    bad = []
+    for line in (doc or "").splitlines():
+        m = PRIVATE_IMPORT.match(line)
+        if not m:
+            continue
+        module = m.group(1) or m.group(3)
+        names = [n.strip().split(" as ")[0] for n in (m.group(2) or "").strip("() ").split(",")]
+        if any(part.startswith("_") for part in module.split(".")) or any(n.startswith("_") for n in names if n):
+            bad.append(line.strip())
+    return bad
+
+
+def test_public_examples_import_only_public_names():
+    bad = {}
+    for name, obj in _public_objects().items():
+        doc = obj.fget.__doc__ if isinstance(obj, property) else getattr(obj, "__doc__", None)
+        found = _private_imports(doc)
+        if found:
+            bad[name] = found
+    assert not bad, "\n".join(f"{k}: {v}" for k, v in sorted(bad.items()))
+
+
+def test_no_docstring_cites_files_users_do_not_have():
+    """Docstrings point at the documentation, not at MATH.md (not shipped)."""
+    cites = []
+    for modname in MODULES:
+        mod = _import(modname)
+        src = inspect.getsource(mod)
+        if "MATH.md" in src:
+            cites.append(modname)
+    from pathlib import Path
+
+    for nb in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb")):
+        if "MATH.md" in nb.read_text():
+            cites.append(nb.name)
+    assert not cites, cites

@@ -1,0 +1,160 @@
+"""Where numkfs caches compiled kernels (issue #18, part 1).
+
+Numba's default cache sits in ``numkfs/**/__pycache__``: after ``pip install
+.`` and a later ``pip uninstall`` those folders stay behind as an empty
+namespace package that hides the next install.  numkfs caches in a per-user
+directory instead.  These tests run small copies of the package (the real
+``numkfs/_jit.py`` next to a tiny kernel module) in fresh processes.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import numkfs
+from numkfs import _jit
+
+JIT_SRC = Path(_jit.__file__)
+
+KERNEL = '''
+from ._jit import pjit, prange
+
+@pjit
+def total(x):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        s += x[i]
+    return s
+'''
+
+PROBE = '''
+import json, numpy as np
+import numkfs._jit as j, numkfs.k as k
+v = k.total(np.arange(10.0))
+cache = k.total._cache
+print(json.dumps({"value": v, "hits": sum(k.total.stats.cache_hits.values()),
+                  "misses": sum(k.total.stats.cache_misses.values()),
+                  "cache_dir": j.cache_dir(),
+                  "cache_path": getattr(cache, "cache_path", None)}))
+'''
+
+
+def _checkout(root: Path, name: str) -> Path:
+    pkg = root / name / "numkfs"
+    pkg.mkdir(parents=True)
+    shutil.copy(JIT_SRC, pkg / "_jit.py")
+    (pkg / "__init__.py").write_text('__version__ = "9.9.9"\n')
+    (pkg / "k.py").write_text(KERNEL)
+    return pkg.parent
+
+
+def _run(checkout: Path, **env) -> dict:
+    import json
+
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CACHE", "NUMKFS_"))}
+    e.update(PYTHONPATH=str(checkout), PYTHONDONTWRITEBYTECODE="1", **env)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=checkout, env=e, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    assert res["value"] == 45.0
+    return res
+
+
+def _nb_files(path: Path) -> list:
+    return sorted(p.name for p in path.rglob("*") if p.suffix in (".nbi", ".nbc"))
+
+
+def test_cache_is_per_user_loaded_by_a_second_process_and_per_checkout(tmp_path):
+    xdg = tmp_path / "xdg"
+    a, b = _checkout(tmp_path, "a"), _checkout(tmp_path, "b")
+    first = _run(a, XDG_CACHE_HOME=str(xdg))
+    second = _run(a, XDG_CACHE_HOME=str(xdg))
+    assert (first["misses"], first["hits"]) == (1, 0)
+    assert (second["misses"], second["hits"]) == (0, 1)  # loaded, not recompiled
+    root = xdg / "numkfs" / "9.9.9"
+    assert first["cache_dir"] == str(root)
+    assert Path(first["cache_path"]).parent == root
+    # nothing written next to the source: no __pycache__ left for pip uninstall to miss
+    assert _nb_files(a) == [] and not list(a.rglob("__pycache__"))
+    # a second checkout of the same version compiles into its own folder
+    other = _run(b, XDG_CACHE_HOME=str(xdg))
+    assert (other["misses"], other["hits"]) == (1, 0)
+    assert other["cache_path"] != first["cache_path"]
+    assert len([p for p in root.iterdir() if _nb_files(p)]) == 2
+
+
+def test_numba_cache_dir_is_honoured(tmp_path):
+    a = _checkout(tmp_path, "a")
+    user = tmp_path / "numba_cache"
+    res = _run(a, XDG_CACHE_HOME=str(tmp_path / "xdg"), NUMBA_CACHE_DIR=str(user))
+    assert res["cache_dir"] == str(user)
+    assert Path(res["cache_path"]).parent == user and _nb_files(user)
+    assert not (tmp_path / "xdg").exists() and _nb_files(a) == []
+
+
+def test_unwritable_cache_falls_back_to_temp_then_to_no_cache(tmp_path):
+    a = _checkout(tmp_path, "a")
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("a file where the cache directory would go")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    res = _run(a, XDG_CACHE_HOME=str(blocker), TMPDIR=str(tmp))
+    assert Path(res["cache_path"]).is_relative_to(tmp) and _nb_files(tmp)
+    assert _run(a, XDG_CACHE_HOME=str(blocker), TMPDIR=str(tmp))["hits"] == 1
+    assert _nb_files(a) == []
+
+
+def test_nowhere_writable_compiles_without_cache(tmp_path, monkeypatch):
+    import numpy as np
+    from numba import config
+    from numba.core.caching import NullCache
+
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("a file where the cache directories would go")
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    monkeypatch.setattr(_jit, "_user_cache_root", lambda: str(blocker / "user"))
+    monkeypatch.setattr(_jit, "_temp_cache_root", lambda: str(blocker / "tmp"))
+    assert _jit.cache_dir() is None
+
+    @_jit.jit
+    def twice(x):
+        return 2.0 * x
+
+    assert isinstance(twice._cache, NullCache)
+    assert twice(np.ones(3)).sum() == 6.0
+
+
+def test_every_numkfs_kernel_uses_the_numkfs_cache():
+    """No compiled function bypasses _jit (e.g. a bare ``njit(cache=True)``)."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    pkg_dir = Path(numkfs.__file__).parent
+    found = 0
+    for mod in pkgutil.walk_packages(numkfs.__path__, "numkfs."):
+        if mod.name in ("numkfs.__main__",):
+            continue
+        try:
+            m = importlib.import_module(mod.name)
+        except ImportError:  # optional dependency (dask) not installed
+            continue
+        for obj in vars(m).values():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == m.__name__:
+                found += 1
+                assert isinstance(obj._cache, _jit._FunctionCache), obj
+                assert not Path(obj._cache.cache_path).is_relative_to(pkg_dir), obj
+    assert found > 20
+
+
+@pytest.mark.skipif(not os.environ.get("NUMKFS_DISABLE_CACHE") is None, reason="cache disabled")
+def test_cache_dir_of_this_installation_is_outside_the_package():
+    d = _jit.cache_dir()
+    assert d is not None
+    assert not Path(d).resolve().is_relative_to(Path(numkfs.__file__).parent.resolve())
