@@ -113,6 +113,9 @@ class FeaturePath:
         ``"neg_log_loss"``, ``"accuracy"``...): always higher is better.
     converged : ndarray of bool of shape (n_points,), optional
         Whether the iteration at each point met its tolerance.
+    chosen_support : ndarray of bool of shape (n_features,), optional
+        The support chosen at ``chosen_index`` when it is not the point's
+        whole support (``cv_rule="n_features"``: the k largest weights).
     """
 
     grid: np.ndarray
@@ -129,6 +132,7 @@ class FeaturePath:
     cv_rule: str | None = None
     score_name: str | None = None
     converged: np.ndarray | None = None
+    chosen_support: np.ndarray | None = None
 
     def __post_init__(self):
         self.grid = np.asarray(self.grid, dtype=float).ravel()
@@ -172,6 +176,8 @@ class FeaturePath:
             self.converged = np.asarray(self.converged, dtype=bool).ravel()
         if self.chosen_index is not None:
             self.chosen_index = int(self.chosen_index)
+        if self.chosen_support is not None:
+            self.chosen_support = np.asarray(self.chosen_support, dtype=bool).ravel()
 
     # ------------------------------------------------------------------
     @property
@@ -191,7 +197,10 @@ class FeaturePath:
 
     def support(self, i: int | None = None) -> np.ndarray:
         """Boolean mask of the selected features at point ``i`` (default: the
-        chosen point).  Raises ``ValueError`` when no point was chosen."""
+        chosen point, with ``chosen_support`` when a count was requested).
+        Raises ``ValueError`` when no point was chosen."""
+        if i is None and self.chosen_support is not None:
+            return self.chosen_support.copy()
         if i is None:
             i = self.chosen_index
         if i is None:

@@ -11,6 +11,14 @@ import numpy as np
 __all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check", "plot_weights"]
 
 
+def _chosen_mask(path, chosen):
+    """The support at the marked point: the path's chosen support when the
+    mark is its chosen point (exactly k features for a requested count)."""
+    if chosen == getattr(path, "chosen_index", None) and getattr(path, "chosen_support", None) is not None:
+        return np.asarray(path.chosen_support, dtype=bool)
+    return np.asarray(path.selected(chosen), dtype=bool)
+
+
 def _axes(ax, figsize=(7, 4.5)):
     if ax is None:
         import matplotlib.pyplot as plt
@@ -85,7 +93,7 @@ def _default_highlight(path, chosen):
     elif p <= MAX_LEGEND_FEATURES:
         return np.ones(p, dtype=bool)
     elif chosen is not None:
-        hl = np.asarray(path.selected(chosen), dtype=bool)
+        hl = _chosen_mask(path, chosen)
         score = np.abs(path.weights[chosen])
     else:
         score = np.max(np.abs(path.weights), axis=0) if path.n_points else np.zeros(p)
@@ -307,7 +315,7 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         labels = "none"  # the rows are named
     ax.set_title(f"{method_name} feature path" if method_name else "feature path")
     if chosen is not None:
-        n_chosen = int(path.selected(chosen).sum())
+        n_chosen = int(_chosen_mask(path, chosen).sum())
         rule = getattr(path, "cv_rule", None)
         text = f"chosen{' (' + rule + ')' if rule else ''}: {n_chosen} feature{'s' * (n_chosen != 1)}"
         ax.axvline(xs[chosen], color="k", ls=":", lw=1.2, zorder=4, label="_chosen")
@@ -325,7 +333,7 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
     elif labels == "ends" and hl.any():
         _label_line_ends(ax, path, xs, hl, feature_color)
     if chosen is not None and highlight is None and path.true_support is None:
-        n_sel = int(path.selected(chosen).sum())
+        n_sel = int(_chosen_mask(path, chosen).sum())
         if 0 < hl.sum() < n_sel:
             ax.text(0.99, 0.02, f"named: the {int(hl.sum())} largest of {n_sel} selected features",
                     transform=ax.transAxes, ha="right", va="bottom", fontsize="small", color="0.3",

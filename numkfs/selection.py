@@ -314,7 +314,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         i, selected = index_for_count(path, n_features)
         weights = np.where(selected, path.weights[i], 0.0)
         rule = "n_features"
-        path = dataclasses.replace(path, chosen_index=i, cv_rule=rule)
+        path = dataclasses.replace(path, chosen_index=i, cv_rule=rule, chosen_support=selected)
     if path.n_features == len(names):
         path.feature_names = np.asarray([str(f) for f in names], dtype=object)
     score = float(np.nanmean(path.cv_scores[i]))

@@ -112,6 +112,15 @@ def test_lpkta_selector_returns_exactly_k():
     X, y = load_wine(return_X_y=True)
     sel = numkfs.LpKTASelector(n_features_to_select=5).fit(X, y)
     assert sel.get_support().sum() == 5 == sel.transform(X).shape[1]
+    # the path reports the same chosen support (and its plot says 5, not the point's 7)
+    assert np.array_equal(sel.path_.support(), sel.get_support())
+    assert sel.path_.selected(sel.best_index_).sum() > 5
+    import matplotlib.pyplot as plt
+
+    ax = sel.path_.plot()
+    notes = [t.get_text() for t in ax.texts if t.get_gid() == "numkfs-chosen"]
+    plt.close(ax.figure)
+    assert len(notes) == 1 and "5 features" in notes[0]
 
 
 @pytest.mark.parametrize("method,k", [("lpkta", 5), ("garrote", 3)])

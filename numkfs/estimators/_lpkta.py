@@ -222,7 +222,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         elif getattr(self, "n_features_to_select", None) is not None:
             k, mask = index_for_count(path, self.n_features_to_select)
             weights = np.where(mask, path.weights[k], 0.0)
-            path.chosen_index, path.cv_rule = k, "n_features"
+            path.chosen_index, path.cv_rule, path.chosen_support = k, "n_features", mask
         else:
             p_wanted = getattr(self, "p", None)
             k = len(path) - 1 if p_wanted is None else int(np.argmin(np.abs(path.grid - p_wanted)))
