@@ -605,3 +605,17 @@ def test_blocked_alignments_name_the_global_column_of_a_nan():
     for data in (X, [X[:, :4], X[:, 4:8], X[:, 8:]]):
         with pytest.raises(ValueError, match="NaN in column 7"):
             lpkta_path_blocked(data, y, block_size=4)
+
+
+def test_box_qp_active_set_numba_matches_numpy_reference(monkeypatch):
+    import numkfs.solvers.native.boxqp as bq
+
+    rng = np.random.default_rng(5)
+    G = rng.standard_normal((15, 40))
+    Q, c = G.T @ G, rng.standard_normal(40) * 3
+    w_jit = bq.solve_box_qp(Q, c, 0.0, 0.5)  # bounded: Q is singular, c has a null-space part
+    monkeypatch.setattr(bq, "_USE_JIT", False)
+    w_np = bq.solve_box_qp(Q, c, 0.0, 0.5)
+    np.testing.assert_allclose(w_jit[0], w_np[0], atol=1e-9)
+    assert w_jit[1] == w_np[1] > 20  # coordinate descent did not finish: the active set ran
+    assert w_jit[2] <= 1e-9 * bq.box_qp_scale(c, w_jit[0], np.abs(Q))

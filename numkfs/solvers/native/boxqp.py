@@ -91,6 +91,8 @@ def default_max_sweeps(p: int) -> int:
     return 200 + 20 * int(p)
 
 
+_USE_JIT = True  # the active-set method in Numba (False: the NumPy reference below, same steps)
+
 _CD_CHUNK = 20  # coordinate-descent sweeps before the active-set method takes over
 
 
@@ -105,6 +107,149 @@ def _newton_direction(QFF, gF):
     except LinAlgError:
         return None
     return -cho_solve(f, gF, check_finite=False)
+
+
+@jit
+def _kkt_res(Q, c, lo, hi, w):
+    p = w.shape[0]
+    r = 0.0
+    for j in range(p):
+        g = c[j]
+        for k in range(p):
+            g += Q[j, k] * w[k]
+        if w[j] <= lo[j] and g > 0.0:
+            g = 0.0
+        elif w[j] >= hi[j] and g < 0.0:
+            g = 0.0
+        if abs(g) > r:
+            r = abs(g)
+    return r
+
+
+@jit
+def _gradient_scale(Q, c, w):
+    p = w.shape[0]
+    s = 1.0
+    for j in range(p):
+        a = abs(c[j])
+        t = 0.0
+        for k in range(p):
+            t += abs(Q[j, k]) * abs(w[k])
+        if a > s:
+            s = a
+        if t > s:
+            s = t
+    return s
+
+
+@jit
+def _quad_value(Q, c, w):
+    return 0.5 * (w @ (Q @ w)) + c @ w
+
+
+@jit
+def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
+    """Numba form of :func:`_active_set` (same steps); ``w`` and ``free`` updated in place.
+    Returns (iterations, kkt residual)."""
+    p = w.shape[0]
+    it = 0
+    res = _kkt_res(Q, c, lo, hi, w)
+    while it < max_iter:
+        it += 1
+        for _ in range(p + 1):
+            idx = np.flatnonzero(free)
+            m = idx.shape[0]
+            if m == 0:
+                break
+            QFF = np.empty((m, m))
+            gF = np.empty(m)
+            dmax = 0.0
+            for a in range(m):
+                ja = idx[a]
+                g = c[ja]
+                for k in range(p):
+                    g += Q[ja, k] * w[k]
+                gF[a] = g
+                for b in range(m):
+                    QFF[a, b] = Q[ja, idx[b]]
+                if QFF[a, a] > dmax:
+                    dmax = QFF[a, a]
+            delta = 1e-10 * max(dmax, 1e-300)
+            for a in range(m):
+                QFF[a, a] += delta
+            d = -np.linalg.solve(QFF, gF)
+            for a in range(m):
+                QFF[a, a] -= delta
+            slope = gF @ d
+            if not slope < 0.0:
+                break
+            curv = d @ (QFF @ d)
+            t = -slope / curv if curv > 0.0 else np.inf
+            kmin = -1
+            tmin = np.inf
+            for a in range(m):
+                ja = idx[a]
+                if d[a] > 0.0:
+                    tb = (hi[ja] - w[ja]) / d[a]
+                elif d[a] < 0.0:
+                    tb = (lo[ja] - w[ja]) / d[a]
+                else:
+                    tb = np.inf
+                if tb < tmin:
+                    tmin = tb
+                    kmin = a
+            if tmin < t:
+                if np.isfinite(t):
+                    cand = w.copy()
+                    for a in range(m):
+                        ja = idx[a]
+                        cand[ja] = min(max(w[ja] + t * d[a], lo[ja]), hi[ja])
+                    if _quad_value(Q, c, cand) < _quad_value(Q, c, w):
+                        for a in range(m):
+                            ja = idx[a]
+                            w[ja] = cand[ja]
+                            if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
+                                free[ja] = False
+                        continue
+                for a in range(m):
+                    ja = idx[a]
+                    w[ja] = min(max(w[ja] + tmin * d[a], lo[ja]), hi[ja])
+                jk = idx[kmin]
+                w[jk] = lo[jk] if d[kmin] < 0.0 else hi[jk]
+                for a in range(m):
+                    ja = idx[a]
+                    if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
+                        free[ja] = False
+                continue
+            if not np.isfinite(t):
+                break
+            for a in range(m):
+                ja = idx[a]
+                w[ja] = min(max(w[ja] + t * d[a], lo[ja]), hi[ja])
+            break
+        res = _kkt_res(Q, c, lo, hi, w)
+        if res <= tol * _gradient_scale(Q, c, w):
+            break
+        jbest = -1
+        vbest = 0.0
+        for j in range(p):
+            if free[j]:
+                continue
+            g = c[j]
+            for k in range(p):
+                g += Q[j, k] * w[k]
+            v = 0.0
+            if w[j] <= lo[j] and g < 0.0:
+                v = -g
+            elif w[j] >= hi[j] and g > 0.0:
+                v = g
+            if v > vbest:
+                vbest = v
+                jbest = j
+        if jbest < 0:
+            break
+        free[jbest] = True
+    return it, res
 
 
 def _quad(Q, c, w) -> float:
@@ -136,6 +281,9 @@ def _active_set(Q, c, lo, hi, w, tol, max_iter):
         start = np.where(to_lo, lo, np.where(np.isfinite(hi), hi, w))
         w[:] = start
         free = ~bounded
+    if _USE_JIT:
+        it, res = _active_set_jit(Q, c, lo, hi, w, free, float(tol), int(max_iter))
+        return w, int(it), float(res)
     it = 0
     res = box_qp_kkt_residual(Q, c, lo, hi, w)
     while it < max_iter:
