@@ -471,3 +471,20 @@ def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+def test_non_finite_points_never_reach_the_path():
+    """A tracker step that produced non-finite β (seen once at n = p = 2 by the
+    robustness benchmark) ends the path before it, with a warning."""
+    from numkfs._validation import NumericalWarning
+    from numkfs.methods.l1kr import _Recorder
+
+    rec = _Recorder(sysm=None)
+    row = dict(D=0.0, beta=np.zeros(2), alpha=np.zeros(3), lam=0.1, C=0.0, obj=1.0, grad=0.5, s=0.0, event=0,
+               feature=-1, active=np.zeros(0, dtype=int), converged=True)
+    rec.rows = [row, dict(row, D=0.5, beta=np.array([0.5, 0.0]), s=0.5),
+                dict(row, D=np.nan, beta=np.array([np.nan, 1.0]), s=1.0)]
+    with pytest.warns(NumericalWarning, match="non-finite weights at path point 2"):
+        path = rec.to_path("L1KR", None, None, {})
+    assert path.n_points == 2 and np.all(np.isfinite(path.weights))
+    assert path.converged.tolist() == [True, False]

@@ -81,6 +81,7 @@ from scipy.linalg import qr as _qr
 from scipy.linalg import solve_triangular
 
 from .._validation import (
+    NumericalWarning,
     Interval,
     NoneOr,
     Options,
@@ -832,6 +833,14 @@ class _Recorder:
 
     def to_path(self, method, feature_names, true_support, scalars):
         r = self.rows
+        bad = [i for i, q in enumerate(r) if not (np.all(np.isfinite(q["beta"])) and np.isfinite(q["D"]))]
+        if bad:  # never return non-finite weights: the path ends before the first such point
+            i = max(bad[0], 1)
+            warnings.warn(f"l1kr_path: non-finite weights at path point {bad[0]}; the path ends at point {i - 1} "
+                          "(D={:.4g}) and that point is marked converged=False.".format(r[i - 1]["D"]),
+                          NumericalWarning, stacklevel=3)
+            r = self.rows = r[:i]
+            r[-1]["converged"] = False
         extra = dict(
             arc_length=np.array([q["s"] for q in r]),
             **{"lambda": np.array([q["lam"] for q in r])},
