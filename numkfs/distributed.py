@@ -53,7 +53,21 @@ def _is_dask(X) -> bool:
 
 
 def column_blocks(d: int, block_size: int) -> list[slice]:
-    """Slices that cut ``d`` columns into blocks of at most ``block_size``."""
+    """Slices that cut ``d`` columns into blocks of at most ``block_size``.
+
+    Parameters
+    ----------
+    d : int
+        Number of columns.
+    block_size : int
+        Largest number of columns per block (at least 1); only the last
+        block may be smaller.
+
+    Returns
+    -------
+    list of slice
+        Consecutive slices covering ``range(d)`` in order.
+    """
     if block_size < 1:
         raise ValueError(f"block_size must be >= 1; got {block_size}.")
     return [slice(s, min(s + block_size, d)) for s in range(0, d, block_size)]
@@ -378,6 +392,18 @@ def take_features(X, idx) -> np.ndarray:
     holding selected columns are read.  ``idx`` is integer column indices
     (0 <= j < n_features) or a boolean mask with one entry per feature
     (as ``get_support()`` returns).
+
+    Parameters
+    ----------
+    X : see :func:`map_feature_blocks`
+        In-memory array, sparse matrix, dask array or list of column blocks.
+    idx : array-like of int or bool
+        The columns to take, as indices (in that order) or a feature mask.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, k)
+        The selected columns, dense.
     """
     if isinstance(X, (list, tuple)):
         widths = [_block_shape(b)[1] for b in X]
@@ -455,8 +481,20 @@ def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "
         Data, one row per sample and one column per feature.
     y : array-like (n_samples,)
         Target values: the response, or the class labels of a classifier.
-    kernel, gamma, target : as in :func:`numkfs.methods.lpkta.lpkta_path`
-    block_size, n_jobs, scheduler : see :func:`map_feature_blocks`
+    kernel : {"rbf", "linear"}, default="rbf"
+        Per-feature base kernel, as in :func:`numkfs.methods.lpkta.lpkta_path`.
+    gamma : None, float or array, optional
+        RBF bandwidths (default :math:`1/\operatorname{var}(x_i)`, computed on
+        the workers), as in :func:`numkfs.methods.lpkta.lpkta_path`.
+    target : {"auto", "binary", "multiclass", "regression"}, default="auto"
+        Kind of target the ideal kernel is built for, as in
+        :func:`numkfs.methods.lpkta.lpkta_path`.
+    block_size : int, default=4096
+        Columns per block for in-memory X (:func:`map_feature_blocks`).
+    n_jobs : int, optional
+        joblib workers for in-memory X (:func:`map_feature_blocks`).
+    scheduler : optional
+        Dask scheduler for dask or list input (:func:`map_feature_blocks`).
     feature_names : sequence, optional
         Names of the features, stored on the result.
     method, rtol :

@@ -57,6 +57,14 @@ def show_progress(on: bool = True):
     """Within this block every cross-validation shows a tqdm progress bar over
     its folds (on stderr).  The command line turns it on unless ``-q``.
 
+    Parameters
+    ----------
+    on : bool, default=True
+        Show the bars (False hides them inside the block); the previous
+        setting is restored on leaving the block.
+
+    Examples
+    --------
     >>> from numkfs.model_selection import show_progress
     >>> with show_progress():
     ...     pass
@@ -163,7 +171,8 @@ def fold_data(X, train, test, *, standardize: bool = True):
     ----------
     X : ndarray of shape (n_samples, n_features)
         Data, one row per sample and one column per feature.
-    train, test : index arrays
+    train, test : array-like of int or bool
+        Row indices (or boolean masks) of the training and held-out rows.
     standardize : bool, default=True
         Centre and scale with the training rows' means and standard
         deviations (:class:`numkfs._preprocessing.Standardizer`).
@@ -360,6 +369,7 @@ def index_for_count(path, k: int, *, warn: bool = True):
     Parameters
     ----------
     path : FeaturePath
+        The fitted path to choose a point of.
     k : int
         Number of features wanted (at least 1).
     warn : bool, default=True
@@ -418,10 +428,14 @@ def record_cv(path, scores, *, rule: str, score_name: str) -> int:
     Parameters
     ----------
     path : FeaturePath
+        The path to store the results on (modified in place).
     scores : ndarray of shape (n_points, n_folds)
         Higher is better.
     rule : {"best", "1se"}
+        How :func:`choose_index` chooses the point: best mean score, or the
+        sparsest point within one standard error of it.
     score_name : str
+        Name of the score (e.g. ``"accuracy"``), stored as ``path.score_name``.
 
     Returns
     -------
@@ -442,6 +456,7 @@ def check_grid_edge(path, index: int, *, parameter: str, stacklevel: int = 3) ->
     Parameters
     ----------
     path : FeaturePath
+        The path whose grid (and mean CV score) is checked.
     index : int
         The chosen point.
     parameter : str
@@ -470,7 +485,18 @@ def check_grid_edge(path, index: int, *, parameter: str, stacklevel: int = 3) ->
 
 def numba_threads_for(n_workers: int) -> int:
     """Numba threads per worker so that workers × threads ≤ cores
-    (:func:`numkfs._threads.threads_per_worker`, the one thread policy)."""
+    (:func:`numkfs._threads.threads_per_worker`, the one thread policy).
+
+    Parameters
+    ----------
+    n_workers : int
+        Number of parallel workers that will each run Numba code.
+
+    Returns
+    -------
+    int
+        Numba threads each worker may use (at least 1).
+    """
     from ._threads import threads_per_worker
 
     return threads_per_worker(n_workers)
@@ -501,6 +527,9 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     n_jobs : int, optional
         joblib workers over folds (``None`` = 1; works under
         ``joblib.parallel_backend("dask")`` too).
+    random_state : int, Generator or None
+        Seeds the shuffling of the folds when ``cv`` is an int
+        (:func:`make_cv`); ignored for a splitter.
     prefer : {None, "threads", "processes"}
         joblib's soft hint for the default backend (a backend set by the
         user with ``joblib.parallel_config`` wins).  ``"threads"`` suits
@@ -539,6 +568,20 @@ def parallel_map(fn, items, n_jobs=None) -> list:
     The order of the results is the order of ``items``, so whatever is chosen
     from them (e.g. the best of several random starts) does not depend on
     ``n_jobs``.
+
+    Parameters
+    ----------
+    fn : callable
+        Function of one item.
+    items : iterable
+        The items (consumed into a list first).
+    n_jobs : int, optional
+        joblib workers (``None`` = 1: a plain loop in this process).
+
+    Returns
+    -------
+    list
+        ``fn(item)`` for each item, in the order of ``items``.
     """
     from joblib import Parallel, delayed, effective_n_jobs
 

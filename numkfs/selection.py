@@ -43,12 +43,18 @@ _SCORE_WORDS = {
 class SelectionResult:
     """What :func:`select` found.
 
-    Attributes
+    A dataclass: each parameter is stored as the attribute of the same name.
+
+    Parameters
     ----------
     method, task : str
+        The selection method used and the task (regression or classification).
     feature_names : list of str
+        Names of the features, in column order.
     weights : ndarray (n_features,)
+        The method's feature weights at the chosen point.
     selected : ndarray of bool (n_features,)
+        Which features are selected.
     score : float
         Mean cross-validated score at the chosen point, higher is better
         (e.g. minus the mean squared error); ``score_name`` says which.
@@ -56,12 +62,17 @@ class SelectionResult:
         ``"neg_mean_squared_error"``, ``"neg_log_loss"``, ``"neg_<loss>"``,
         ``"neg_hinge_loss"`` or ``"accuracy"``.
     solver : str
+        The solver the fitted estimator reports (its ``solver_``), or the
+        native algorithm's name (e.g. ``"homotopy (native)"``).
     path : FeaturePath or None
         The path, with ``chosen_index`` the point chosen.
-    estimator : the fitted estimator
+    estimator : object, optional
+        The fitted estimator.
+    extra : dict, optional
+        Method-specific extra results (e.g. ``"scores"``).
     index : int or None
         The chosen point of ``path``.
-    cv_rule : str
+    cv_rule : str, default="best"
         ``"best"``, ``"1se"`` or ``"n_features"``.
     """
 

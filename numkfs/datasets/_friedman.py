@@ -31,7 +31,8 @@ def make_friedman_noise(which: int = 1, n_samples: int = 100, n_noise: int = 5, 
     Parameters
     ----------
     which : {1, 2, 3}
-    n_samples : int
+    n_samples : int, default=100
+        Number of rows.
     n_noise : int
         Irrelevant uniform features appended after the relevant ones.
     noise : float

@@ -30,7 +30,8 @@ def make_sinusoid(n_samples: int = 100, n_features: int = 10, *, noise: float = 
 
     Parameters
     ----------
-    n_samples : int
+    n_samples : int, default=100
+        Number of rows.
     n_features : int, >= 5
         The first five features are true, the rest noise.
     noise : float

@@ -35,6 +35,7 @@ def make_madelon_like(
     Parameters
     ----------
     n_samples, n_features : int
+        Number of rows and of columns (informative and noise together).
     n_informative : int
         Dimension of the hypercube (Madelon: 5, 32 clusters).
     n_redundant : int
@@ -93,6 +94,23 @@ def make_dorothea_like(
     ``informative_density``; the label is the parity of (number active in
     the first half of them > its median) and (number active in the second
     half > its median): an XOR of two blocks, non-linear in the features.
+
+    Parameters
+    ----------
+    n_samples : int, default=800
+        Number of rows.
+    n_features : int, default=100_000
+        Number of columns, informative ones included.
+    density : float, default=0.01
+        Probability that a background feature is active in a row (a little
+        less in effect: a row drawn twice for one column counts once).
+    n_informative : int, default=20
+        Number of informative features (at least 2, at most ``n_features``),
+        placed at random columns.
+    informative_density : float, default=0.3
+        Probability that an informative feature is active in a row.
+    random_state : int, Generator or None
+        Seed of the random draws.
 
     Returns
     -------

@@ -89,6 +89,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     lambda1, lambda2 : float, optional
         Default :math:`\max_i a_i / 2`.
     bregman : {"euclidean", "kl"} or Bregman
+        The Bregman divergence :math:`B_F` of the penalty (by name or object).
     x0 : float, optional
         Centre of the Bregman divergence.
     p : float, optional
@@ -353,8 +354,57 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         k(x, x') = \sum_{i:\ \eta_i > 0} \eta_i\, \tilde k_i(x, x')
 
     with each :math:`\tilde k_i` centred and trace-normalised on the
-    training data.  Parameters are those of :class:`LpKTASelector`
-    (``cv`` also chooses the path point by CV accuracy).
+    training data.  The parameters are those of :class:`LpKTASelector`
+    (here ``cv`` is not deprecated and ``C`` is also the SVM's penalty).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear"}
+        Per-feature base kernel.
+    gamma : None, float or array
+        RBF bandwidths (default :math:`1/\operatorname{var}(x_i)` per feature).
+    lambda1, lambda2 : float, optional
+        Default :math:`\max_i a_i / 2`.
+    bregman : {"euclidean", "kl"} or Bregman
+        The Bregman divergence :math:`B_F` of the penalty (by name or object).
+    x0 : float, optional
+        Centre of the Bregman divergence.
+    p : float, optional
+        Choose the path point nearest to this p.
+    n_features_to_select : int, optional
+        Select exactly this many features: walking from p = 1 towards p = 2,
+        the first point with at least this many features, ranked by η
+        (:func:`numkfs.model_selection.index_for_count`; a warning says so
+        when the path or ties force another count).
+    cv : int or splitter, optional
+        Choose the path point by cross-validation with ``scoring`` (not
+        deprecated for this classifier).
+    C : float
+        Penalty ``C`` of the final SVM, and of the kernel model scored with
+        ``cv``.
+    p_grid : array, optional
+        Default 2, 1.99, ..., 1.
+    eps : float in [0, 1/e)
+        Juncture elimination threshold.
+    predictor : {"warm", "first", "second"}
+        Predictor of the per-feature path tracker.
+    random_state : None or int
+        Seeds the CV splits.
+    n_jobs : int, optional
+        joblib workers over the CV folds.
+    cv_rule : {"best", "1se"}, default="best"
+        With ``cv``: how the point is chosen from the CV scores
+        (:func:`numkfs.model_selection.choose_index`).
+    scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
+        With ``cv``: the held-out score; default ``"neg_hinge_loss"`` for
+        class labels, ``"neg_mean_squared_error"`` for a continuous target.
+    alignment_method : {"auto", "exact", "fgt"}, default="auto"
+        Alignments by the exact O(n²) pair loop or the O(n) fast Gauss
+        transform (``"auto"``: the transform from 1,024 rows), see
+        :func:`~numkfs.kernels.alignment.feature_alignments`.
+    alignment_rtol : float, default=1e-10
+        Relative tolerance of the fast Gauss transform.
+
 
     Attributes
     ----------

@@ -429,11 +429,19 @@ def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, la
         by every fold.
     Ms : array-like, optional
         Budgets, solved in increasing order (default :func:`default_Ms`).
+    n_Ms : int, default=25
+        Number of default budgets (ignored when ``Ms`` is given).
     cv : int, splitter or None
         Folds for :func:`numkfs.model_selection.cross_val_path` (COSSO's
         default 5); ``None`` skips CV.  Scores are minus the test MSE.
     n_jobs, random_state
         joblib workers over folds; seed of the fold shuffling.
+    feature_names : sequence of str, optional
+        Names of the features, stored on the path (default: the columns of a
+        DataFrame ``X``).
+    true_support : array-like of bool of shape (n_features,), optional
+        The known relevant features (simulations), stored on the path for
+        reporting; it does not affect the fit.
 
     Returns
     -------

@@ -485,8 +485,33 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
 
     Parameters
     ----------
+    X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
+    y : array-like of shape (n_samples,)
+        Class labels (two or more classes; more: one-vs-rest).
     m_values : sequence of int
         Numbers of features, in the order to compute.
+    kernel : {"linear", "rbf"}, default="linear"
+        Per-feature kernel, as in :func:`nmmkl`.
+    C, tau : float
+        SVM box bound and the ridge τ of the paper (both > 0), as in
+        :func:`nmmkl`.
+    gamma : float, "scale" or None
+        RBF bandwidth per feature (``"scale"``: 1/var).
+    rank_tol : float
+        Relative trace tolerance of the RBF factors.
+    max_rank : int, optional
+        Cap on each factor's rank.
+    standardize : bool, default=True
+        Centre and scale the features first (as in the paper).
+    solver : str or list
+        Backend(s), as in :func:`nmmkl` (see :func:`numkfs.solvers.solve`).
+    tol : float, optional
+        Solver tolerance (default: the backend's).
+    tie_tol : float
+        Relative tolerance defining the tied set B.
+    multiclass : {"vote", "sum"}
+        How one-vs-rest selections are merged.
     weights : {"selection", "p"}
         Row content of ``path.weights``: the 0/1 selection indicator or the
         relaxed selection p (binary) / the merged score (multiclass).
@@ -496,7 +521,8 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
         problem, over contiguous chunks of ``m_values`` (each chunk
         warm-started from its first point: the same answers to the solver
         tolerance).
-    Other parameters as :func:`nmmkl`.
+    feature_names : sequence of str, optional
+        Names of the features, stored on the path.
 
     Returns
     -------

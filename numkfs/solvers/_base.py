@@ -24,7 +24,25 @@ __all__ = [
 
 
 class Status(str, enum.Enum):
-    """numkfs's solve statuses (what a backend's own code maps to)."""
+    """numkfs's solve statuses (what a backend's own code maps to).
+
+    A ``str`` enum: ``Status("optimal")`` is ``Status.OPTIMAL`` and each
+    member compares equal to (and prints as) its value.
+
+    Attributes
+    ----------
+    OPTIMAL : str
+        ``"optimal"``: solved to tolerance.
+    INACCURATE : str
+        ``"inaccurate"``: stopped near the optimum, not to tolerance.
+    INFEASIBLE : str
+        ``"infeasible"``: the problem has no feasible point.
+    UNBOUNDED : str
+        ``"unbounded"``: the objective is unbounded.
+    FAILED : str
+        ``"failed"``: an error, the iteration limit without an answer, or
+        numerical trouble.
+    """
 
     OPTIMAL = "optimal"
     INACCURATE = "inaccurate"  # stopped near the optimum, not to tolerance
@@ -48,17 +66,23 @@ class SolverNotInstalledError(ImportError):
 class SolverResult:
     """The outcome of one solve.
 
-    Attributes
+    A dataclass: each parameter is stored as the attribute of the same name.
+
+    Parameters
     ----------
     solver : str
         Backend name (``"ECOS"``, ``"SCS"``, ``"CLARABEL"``, ``"native"``...).
     status : Status
+        numkfs's status of the solve (``Status.OPTIMAL`` only when the answer
+        is accurate; :attr:`ok` tests this).
     objective : float
         Objective value in the problem's own sense (min or max), evaluated
         by numkfs at the returned point, not taken from the backend.
     solution : dict
-        Variable values by name.
-    iterations : int or None
+        Variable values (numpy arrays) by variable name; ``result[name]``
+        reads one.
+    iterations : int or None, default=None
+        Iterations the backend reported, or None when it reports none.
     solve_time : float
         Seconds inside the backend.
     setup_time : float

@@ -25,7 +25,19 @@ class CrossCheck:
     the reference solution), ``selected`` (where the problem selects
     features), ``same_selection``, ``iterations``, ``solve_time``,
     ``setup_time``.  The reference is the first backend whose answer is
-    accurate.
+    accurate.  A dataclass: each parameter is stored as the attribute of
+    the same name.
+
+    Parameters
+    ----------
+    rows : list of dict, default=[]
+        One dict per backend, with the keys listed above.
+    reference : str or None, default=None
+        Name of the reference backend, or None when no answer was accurate.
+    results : dict, default={}
+        The :class:`SolverResult` of each backend, by backend name.
+    warmup : bool, default=False
+        Whether every backend was solved once before the timed solves.
     """
 
     rows: list = field(default_factory=list)
@@ -91,6 +103,7 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
     Parameters
     ----------
     problem : cvxpy.Problem or numkfs ConvexProblem
+        The problem to solve; each backend solves it from scratch.
     solvers : list of str, optional
         Backends to run (default: every installed backend, native first
         where one exists for the problem's kind).
@@ -104,15 +117,17 @@ def cross_check(problem, solvers=None, *, tol: float | dict | None = None, viola
         times exclude first-call costs (Numba compilation, CVXPY's
         canonicalisation); ``CrossCheck.warmup`` records it.
 
-    Every answer is checked by numkfs
-    (:func:`numkfs.solvers.registry.check_answer`: objective evaluated by
-    numkfs, constraint violation, KKT residual where the problem has one);
-    a backend that raises is a ``failed`` row naming its exception.
-
     Returns
     -------
     CrossCheck
         Prints as a table; ``to_pandas()`` gives a DataFrame.
+
+    Notes
+    -----
+    Every answer is checked by numkfs
+    (:func:`numkfs.solvers.registry.check_answer`: objective evaluated by
+    numkfs, constraint violation, KKT residual where the problem has one);
+    a backend that raises is a ``failed`` row naming its exception.
 
     Examples
     --------

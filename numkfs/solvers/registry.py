@@ -111,12 +111,35 @@ _NATIVE: dict[str, NativeSolver] = {}
 
 
 def register_backend(backend: CvxpyBackend) -> None:
-    """Add (or replace) a CVXPY-reached backend."""
+    """Add (or replace) a CVXPY-reached backend.
+
+    Parameters
+    ----------
+    backend : CvxpyBackend
+        The backend; it is stored under ``backend.name``, replacing any
+        backend of that name.
+    """
     BACKENDS[backend.name] = backend
 
 
 def register_native(kind: str, *, method: str, default_tol: float = 1e-10):
-    """Decorator registering a native solver for problems of ``kind``."""
+    """Decorator registering a native solver for problems of ``kind``.
+
+    Parameters
+    ----------
+    kind : str
+        The :attr:`ConvexProblem.kind` the decorated function solves; it
+        replaces any native solver registered for that kind.
+    method : str
+        Short description of the algorithm, shown in solver tables.
+    default_tol : float, default=1e-10
+        Tolerance passed to the function when :func:`solve` gets ``tol=None``.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+    """
 
     def deco(function):
         _NATIVE[kind] = NativeSolver(kind, function, method, default_tol)
@@ -132,6 +155,15 @@ def native_solvers() -> dict[str, NativeSolver]:
 
 def get_backend(name: str, kind: str | None = None):
     """The backend called ``name`` (case-insensitive); ``"native"`` needs ``kind``.
+
+    Parameters
+    ----------
+    name : str
+        ``"native"``, a registered backend name, or any other solver name
+        CVXPY has installed (case-insensitive).
+    kind : str or None, default=None
+        Problem kind whose native solver ``"native"`` means; ignored for
+        other names.
 
     Raises
     ------
@@ -173,7 +205,19 @@ def get_backend(name: str, kind: str | None = None):
 
 
 def solver_order(problem: ConvexProblem) -> list[str]:
-    """The backends ``solver="auto"`` tries for ``problem``, in order."""
+    """The backends ``solver="auto"`` tries for ``problem``, in order.
+
+    Parameters
+    ----------
+    problem : ConvexProblem
+        The problem: its ``kind`` decides whether ``"native"`` comes first,
+        its ``size`` whether SCS comes before CLARABEL and ECOS.
+
+    Returns
+    -------
+    list of str
+        The installed backends, in the order they are tried.
+    """
     order = ["native"] if problem.kind in _NATIVE else []
     if problem.size <= LARGE_PROBLEM_SIZE:
         order += ["CLARABEL", "ECOS", "SCS"]
@@ -286,17 +330,29 @@ def solve(
     Parameters
     ----------
     problem : ConvexProblem or cvxpy.Problem
-    solver : str or list of str
+        The problem to solve (a plain CVXPY problem is wrapped).
+    solver : str or list of str, default="auto"
         ``"auto"`` (see the module docstring), ``"native"``, a backend name,
         or a list of names to try in order.
     tol : float, optional
         Tolerance passed to every backend (each maps it to its own options);
         default: each backend's own numkfs default (1e-9 for the conic ones).
-    fallback : bool
+    fallback : bool, default=True
         When a backend's answer is not accurate, warn and try the next one
         (the rest of the ``auto`` order after a named solver).
+    warm_start : bool, default=True
+        Let a native solver start from the problem's starting point (when
+        it has one) and pass CVXPY's ``warm_start`` to conic backends that
+        support it.
     violation_tol : float
         Largest constraint violation accepted from an "optimal" answer.
+    verbose : bool, default=False
+        Passed to CVXPY's ``solve`` (the backend prints its log); native
+        solvers ignore it.
+    **options
+        Extra keyword options passed to every backend's ``solve`` (for a
+        conic backend they override its tolerance options in CVXPY's
+        ``solve``).
 
     Returns
     -------
@@ -373,9 +429,18 @@ def available_solvers(check: bool = True) -> list[dict]:
     the closed-form or conic answer.  A backend that raises is reported as
     not working (``error`` holds its message), never as a crash.
 
-    Returns a list of dicts with keys ``name``, ``method``, ``installed``,
-    ``version``, ``works`` (None when ``check`` is False or nothing checks
-    it), ``install`` and ``error``.
+    Parameters
+    ----------
+    check : bool, default=True
+        Solve the tiny problems to fill ``works``; when False, only report
+        what is installed (fast).
+
+    Returns
+    -------
+    list of dict
+        One dict per backend with keys ``name``, ``method``, ``installed``,
+        ``version``, ``works`` (None when ``check`` is False or nothing
+        checks it), ``install`` and ``error``.
     """
     rows = []
     tiny = as_problem(_tiny_problem()) if check else None

@@ -345,6 +345,33 @@ def solve_box_qp(Q, c, lo, hi, w0=None, *, tol: float = 1e-10, max_sweeps: int |
     set) and defaults to :func:`default_max_sweeps` (it grows with p);
     when it is reached the caller sees a KKT residual above ``tol`` times
     :func:`box_qp_scale`.
+
+    Parameters
+    ----------
+    Q : array-like of shape (p, p)
+        The quadratic term (symmetric positive semidefinite).
+    c : array-like of shape (p,)
+        The linear term.
+    lo, hi : float or array-like of shape (p,)
+        Lower and upper bounds (scalars broadcast); ``lo <= hi`` is required.
+    w0 : array-like of shape (p,), optional
+        Starting point, clipped into the box (default: zeros clipped into
+        the box).
+    tol : float, default=1e-10
+        Stop when the projected-gradient KKT residual is at most ``tol``
+        times :func:`box_qp_scale`.
+    max_sweeps : int, optional
+        Bound on coordinate-descent sweeps plus active-set iterations
+        (default: :func:`default_max_sweeps` of p).
+
+    Returns
+    -------
+    w : ndarray of shape (p,)
+        The solution.
+    sweeps : int
+        Sweeps plus active-set iterations used.
+    kkt_residual : float
+        The absolute KKT residual at ``w``.
     """
     Q = np.ascontiguousarray(Q, dtype=np.float64)
     c = np.ascontiguousarray(c, dtype=np.float64)
@@ -383,6 +410,21 @@ class BoxQP(ConvexProblem):
 
     The CVXPY form uses ``Q = FᵀF`` through ``sum_squares(F w)`` when a factor
     ``F`` is given (better conditioned and DPP-friendly), else ``quad_form``.
+
+    Parameters
+    ----------
+    Q : array-like of shape (p, p)
+        The quadratic term (symmetric positive semidefinite).
+    c : array-like of shape (p,)
+        The linear term.
+    lo : float or array-like of shape (p,), default=0.0
+        Lower bounds (a scalar broadcasts).
+    hi : float or array-like of shape (p,), default=1.0
+        Upper bounds (a scalar broadcasts).
+    factor : array-like of shape (m, p), optional
+        A matrix ``F`` with ``Q = FᵀF``, used only by the CVXPY form.
+    w0 : array-like of shape (p,), optional
+        Starting point for the native solver when it warm-starts.
     """
 
     kind = "box_qp"
