@@ -38,9 +38,20 @@ from ..._jit import jit
 from ...losses import get_loss
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import register_native
-from .boxqp import box_qp_kkt_residual, solve_box_qp
+from .boxqp import _projected_gradient_norm, box_qp_kkt_residual, solve_box_qp
 
 __all__ = ["KnifeWeightStep", "solve_knife_wstep", "knife_wstep_kkt_residual", "solve_box_qp_factored"]
+
+
+@jit
+def _factored_gradient(FT, r, mu, w, c, g):
+    """``g = Fᵀ r + μ w + c`` (the gradient of the factored box QP, ``r = F w``), in place."""
+    p, m = FT.shape
+    for j in range(p):
+        s = 0.0
+        for i in range(m):
+            s += FT[j, i] * r[i]
+        g[j] = s + mu * w[j] + c[j]
 
 
 @jit
@@ -66,19 +77,8 @@ def _box_qp_cd_factored(FT, mu, c, lo, hi, w, tol, max_sweeps):
         if a > scale:
             scale = a
     g = np.empty(p)
-    res = 0.0
-    for j in range(p):
-        s = 0.0
-        for i in range(m):
-            s += FT[j, i] * r[i]
-        gj = s + mu * w[j] + c[j]
-        g[j] = gj
-        if w[j] <= lo[j] and gj > 0.0:
-            gj = 0.0
-        elif w[j] >= hi[j] and gj < 0.0:
-            gj = 0.0
-        if abs(gj) > res:
-            res = abs(gj)
+    _factored_gradient(FT, r, mu, w, c, g)
+    res = _projected_gradient_norm(w, g, lo, hi)
     sweeps = 0
     while sweeps < max_sweeps and res > tol * scale:
         sweeps += 1
@@ -106,19 +106,8 @@ def _box_qp_cd_factored(FT, mu, c, lo, hi, w, tol, max_sweeps):
                 w[j] = new
                 for i in range(m):
                     r[i] += d * FT[j, i]
-        res = 0.0
-        for j in range(p):
-            s = 0.0
-            for i in range(m):
-                s += FT[j, i] * r[i]
-            gj = s + mu * w[j] + c[j]
-            g[j] = gj
-            if w[j] <= lo[j] and gj > 0.0:
-                gj = 0.0
-            elif w[j] >= hi[j] and gj < 0.0:
-                gj = 0.0
-            if abs(gj) > res:
-                res = abs(gj)
+        _factored_gradient(FT, r, mu, w, c, g)
+        res = _projected_gradient_norm(w, g, lo, hi)
     return sweeps, res
 
 
