@@ -256,6 +256,16 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     -------
     SelectionResult
 
+    References
+    ----------
+    The method's paper: G. I. Allen, JCGS 22(2), 2013 (KNIFE, garrote);
+    F. Li and C. Sminchisescu, AISTATS 2010 (L1KR); P. Jawanpuria, M. Varma
+    and J. S. Nath, ICML 2014 (lp-KTA); Z. Xu, R. Jin, J. Ye, M. R. Lyu and
+    I. King, ICML 2009 (NMMKL); Y. Lin and H. H. Zhang, Annals of Statistics
+    34(5), 2006 (COSSO).  The ``"1se"`` rule: J. Friedman, T. Hastie and
+    R. Tibshirani, "Regularization paths for generalized linear models via
+    coordinate descent", Journal of Statistical Software 33(1), 2010.
+
     Examples
     --------
     >>> import numpy as np

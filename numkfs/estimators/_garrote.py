@@ -100,6 +100,12 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     n_features_in_, feature_names_in_
         As in scikit-learn.
 
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013 (eq. 4, the linear garrote).
+
     Examples
     --------
     >>> import numpy as np
@@ -360,6 +366,12 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         The fitted model (components, objective history).
     path_ : FeaturePath or None
         The CV path over M (None when M was given).
+
+    References
+    ----------
+    Y. Lin and H. H. Zhang, "Component selection and smoothing in
+    multivariate nonparametric regression", Annals of Statistics
+    34(5):2272-2297, 2006.
     """
 
     _method = "cosso"

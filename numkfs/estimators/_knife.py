@@ -166,6 +166,12 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     feature_names_in_ : ndarray of str
         Only when X has feature names.
 
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
+
     Examples
     --------
     >>> from numkfs.datasets import make_sinusoid
@@ -273,6 +279,12 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         The history of the binary problem (a list for one-vs-rest).
     n_iter_ : int
         Largest number of iterations over the problems.
+
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
     """
 
     _classifier = True
@@ -438,6 +450,12 @@ class KNIFERegressorCV(KNIFERegressor):
         Number of features selected at the chosen point.  (And the
         attributes of :class:`KNIFERegressor`.)
 
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
+
     Examples
     --------
     >>> from numkfs.datasets import make_sinusoid
@@ -588,6 +606,12 @@ class KNIFEClassifierCV(KNIFEClassifier):
     lambda2_, best_index_, cv_scores_, converged_, n_features_selected_
         As in :class:`KNIFERegressorCV` (``converged_``: every problem
         converged at the point).
+
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
 
     Examples
     --------

@@ -339,6 +339,11 @@ class L1KRRegressor(L1KRRegressorCV):
 n_jobs, random_state, eps
         As in :class:`L1KRRegressorCV`.
 
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
     Examples
     --------
     >>> import warnings

@@ -148,6 +148,11 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         Whether every per-feature Newton corrector met its tolerance.
     n_features_in_ : int
 
+    References
+    ----------
+    P. Jawanpuria, M. Varma and J. S. Nath, "On p-norm path following in
+    multiple kernel learning for non-linear feature selection", ICML 2014.
+
     Examples
     --------
     >>> from numkfs.datasets import make_madelon_like
@@ -412,6 +417,11 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
     classes_ : ndarray
     support_mask_ : ndarray of bool
         Features used by the kernel.
+
+    References
+    ----------
+    P. Jawanpuria, M. Varma and J. S. Nath, "On p-norm path following in
+    multiple kernel learning for non-linear feature selection", ICML 2014.
 
     Examples
     --------

@@ -74,6 +74,11 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
     feature_names_in_ : ndarray of str
         Only when X has string column names.
 
+    References
+    ----------
+    Z. Xu, R. Jin, J. Ye, M. R. Lyu and I. King, "Non-monotonic feature
+    selection", ICML 2009.
+
     Examples
     --------
     >>> from numkfs.datasets import make_nmmkl_toy

@@ -377,6 +377,12 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     -------
     COSSOFit
 
+    References
+    ----------
+    Y. Lin and H. H. Zhang, "Component selection and smoothing in
+    multivariate nonparametric regression", Annals of Statistics
+    34(5):2272-2297, 2006.
+
     Examples
     --------
     >>> import numpy as np
@@ -405,6 +411,12 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) ->
     the other end.  On the KNIFE sinusoid the sparse part of the path (the
     five true components only) lies at 20-100 M_0, far below the fixed
     grid [0.1, 1.5 p] one might take by default.
+
+    References
+    ----------
+    Y. Lin and H. H. Zhang, "Component selection and smoothing in
+    multivariate nonparametric regression", Annals of Statistics
+    34(5):2272-2297, 2006.
     """
     X = np.asarray(X, dtype=float)
     n, p = X.shape

@@ -122,6 +122,12 @@ def garrote_path(
         ``"lambda1"``, ``"lambda2_max"``, ``"solver"`` (backend per point)
         and ``"solve_time"``.
 
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013 (eq. 4, the linear garrote).
+
     Examples
     --------
     >>> import numpy as np

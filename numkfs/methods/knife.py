@@ -682,6 +682,12 @@ def knife(
     -------
     KNIFEResult
 
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
+
     Examples
     --------
     >>> import numpy as np
@@ -908,6 +914,12 @@ def knife_path(
         (bool per point; a point that stopped at ``max_iter`` also raises a
         ``ConvergenceWarning``), ``lambda2_top`` and ``params`` (kernel and
         loss settings).
+
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
 
     Examples
     --------

@@ -179,6 +179,11 @@ def lpkta_path(
         ``alignments``, ``lemma1_bound``, ``juncture_p``, timings and
         Newton statistics.
 
+    References
+    ----------
+    P. Jawanpuria, M. Varma and J. S. Nath, "On p-norm path following in
+    multiple kernel learning for non-linear feature selection", ICML 2014.
+
     Examples
     --------
     >>> import numpy as np

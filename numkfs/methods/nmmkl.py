@@ -417,6 +417,11 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
     -------
     NMMKLResult
 
+    References
+    ----------
+    Z. Xu, R. Jin, J. Ye, M. R. Lyu and I. King, "Non-monotonic feature
+    selection", ICML 2009.
+
     Examples
     --------
     >>> from numkfs.datasets import make_nmmkl_toy
@@ -532,6 +537,11 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
         ``"selection"`` (bool), ``"rho"``, ``"nested"`` (whether the
         selection at each point contains the previous one) and
         ``"non_monotonic"`` (True when some ``S_m ⊄ S_{m'}`` with ``m < m'``).
+
+    References
+    ----------
+    Z. Xu, R. Jin, J. Ye, M. R. Lyu and I. King, "Non-monotonic feature
+    selection", ICML 2009.
     """
     caller = "nmmkl_path"
     validate_params(dict(C=C, tau=tau, kernel=kernel, gamma=gamma, rank_tol=rank_tol, tie_tol=tie_tol,
