@@ -27,26 +27,23 @@ def _cmd_solvers(args) -> int:
     return 0 if all(r["works"] is not False for r in rows if r["installed"]) else 1
 
 
-def _positive_int(text):
-    """argparse type: an integer >= 1."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
-    return v
+def _int_at_least(lo: int, too_small: str):
+    """An argparse type: a whole number >= ``lo``; ``too_small`` words the
+    refusal of a smaller one (formatted with the value ``v``)."""
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {lo}, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(too_small.format(v=v))
+        return v
+
+    return parse
 
 
-def _folds(text):
-    """argparse type: a number of CV folds (>= 2)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 2, got {text!r}") from None
-    if v < 2:
-        raise argparse.ArgumentTypeError(f"needs at least 2 folds, got {v}")
-    return v
+_positive_int = _int_at_least(1, "must be >= 1, got {v}")
+_folds = _int_at_least(2, "needs at least 2 folds, got {v}")
 
 
 def _check_output(path, flag):
