@@ -142,6 +142,11 @@ _SOLVERS = ("auto", "native", "ECOS", "SCS", "CLARABEL")
 
 #: Module switch for tests: False runs every fit without the shortcuts (see ``_Knife.fast``).
 _FAST = True
+#: Module switch for tests: False runs the paper's plain alternation, without extrapolation.
+_EXTRAPOLATE = True
+#: Longest extrapolation, in units of one iteration's displacement.
+_EXTRAPOLATION_MAX = 64.0
+_EXT_GROW, _EXT_SHRINK, _EXT_MIN = 2.0, 0.25, 0.5
 
 
 def _check_solver(solver, caller):
@@ -176,11 +181,14 @@ class _Knife:
     """Everything that stays fixed during a fit (and a path)."""
 
     def __init__(self, X, y, *, kernel, loss, lambda1, gamma, degree, coef0, delta, solver,
-                 kernel_method="auto", wstep_tol=1e-10, fast=True):
+                 kernel_method="auto", wstep_tol=1e-10, fast=True, extrapolate=True):
         self.X = X
         #: False: no shortcut (dense Newton systems, p x p weight-step matrices, every path point fitted);
         #: the same answers within the solvers' tolerances, kept for tests.
         self.fast = fast
+        #: extrapolate every iteration along its displacement (see the module docstring); False: the
+        #: paper's plain alternation, kept for tests.
+        self.extrapolate = extrapolate
         self.y = y
         self.kernel = kernel
         self.loss = get_loss(loss, delta=delta)
@@ -265,21 +273,28 @@ class _Knife:
         return np.asarray(res.solution["w"], dtype=float)
 
     # -- one KNIFE fit from a start ---------------------------------------------
-    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6):
+    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None):
+        """KNIFE from the start ``w`` (and ``alpha``, ``a0``); ``K``: the kernel at ``w`` if known
+        (a warm start from a fitted state)."""
         n = self.X.shape[0]
         w = np.clip(np.asarray(w, dtype=float), 0.0, 1.0)
         w[w <= ZERO_TOL] = 0.0
         alpha = np.zeros(n) if alpha is None else np.asarray(alpha, dtype=float).copy()
         hist = []
-        K = self.kernel_matrix(w)
+        if K is None:
+            K = self.kernel_matrix(w)
         alpha, a0 = self.alpha_step(K, alpha, a0)
         f = self.objective(K, alpha, a0, w, lambda2)
         hist.append(f)
         converged = False
         n_iter = 0
         n_line_searches = 0
+        n_extrapolated = 0
+        t = 1.0  # extrapolation length, in units of the last iteration's displacement
+        alpha_optimal = True
         for n_iter in range(1, max_iter + 1):
             f_start = f
+            w_prev, alpha_prev, a0_prev = w, alpha, a0
             # w-step on the linearised surrogate
             w_new = self.w_step(K, alpha, a0, w, lambda2)
             K_new = self.kernel_matrix(w_new)
@@ -310,11 +325,46 @@ class _Knife:
             if f_alpha <= f:
                 alpha, a0, f = alpha_new, a0_new, f_alpha
             hist.append(f)
+            alpha_optimal = True
             if f_start - f <= tol * max(1.0, abs(f)):
                 converged = True
                 break
+            if self.extrapolate:
+                ext = self._extrapolate(w, alpha, a0, f, w_prev, alpha_prev, a0_prev, t, lambda2)
+                if ext is None:
+                    t = max(_EXT_SHRINK * t, _EXT_MIN)
+                else:
+                    w, K, alpha, a0, f = ext
+                    hist.append(f)
+                    n_extrapolated += 1
+                    alpha_optimal = False
+                    t = min(_EXT_GROW * t, _EXTRAPOLATION_MAX)
+        if not alpha_optimal:  # the last step moved α with w: end with an α-step
+            alpha_new, a0_new = self.alpha_step(K, alpha, a0)
+            f_alpha = self.objective(K, alpha_new, a0_new, w, lambda2)
+            if f_alpha <= f:
+                alpha, a0, f = alpha_new, a0_new, f_alpha
+                hist.append(f)
         return _FitState(w=w, alpha=alpha, a0=float(a0), K=K, objective=f, n_iter=n_iter,
-                         converged=converged, n_line_searches=n_line_searches, history=hist)
+                         converged=converged, n_line_searches=n_line_searches, history=hist,
+                         n_extrapolated=n_extrapolated)
+
+    def _extrapolate(self, w, alpha, a0, f, w_prev, alpha_prev, a0_prev, t, lambda2):
+        """One extrapolated point along the last iteration's displacement.
+
+        ``(w, α, α0) + t · (that displacement)``, the weights clipped to the
+        box; returned (w, K, α, α0, f) only when it lowers f, else None."""
+        w_e = np.clip(w + t * (w - w_prev), 0.0, 1.0)
+        w_e[w_e <= ZERO_TOL] = 0.0
+        if np.array_equal(w_e, w):
+            return None
+        alpha_e = alpha + t * (alpha - alpha_prev)
+        a0_e = a0 + t * (a0 - a0_prev)
+        K_e = self.kernel_matrix(w_e)
+        f_e = self.objective(K_e, alpha_e, a0_e, w_e, lambda2)
+        if f_e < f:
+            return w_e, K_e, alpha_e, a0_e, f_e
+        return None
 
 
 @dataclass
@@ -328,6 +378,7 @@ class _FitState:
     converged: bool
     n_line_searches: int
     history: list
+    n_extrapolated: int = 0
 
 
 def _ridge_solve(K, y, lam):
@@ -415,7 +466,12 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restr
         den = float(Sv @ zb)
         db = (-r2 - float(Sv @ za)) / (den + 1e-12 * max(1.0, n * float(np.max(D, initial=0.0))) + 1e-300)
         z = za + db * zb
-        Ksz = K[:, rows] @ (Sv * z) if rows.size < n else K @ (Sv * z)
+        if rows.size < n:  # K[:, rows] @ (S z) as a full product: no n x |rows| copy
+            Sz = np.zeros(n)
+            Sz[rows] = Sv * z
+        else:
+            Sz = Sv * z
+        Ksz = K @ Sz
         v = -(Kr1 + Ksz) / two_l + db
         da = -(r1 + D * v) / two_l
         Kd = v - db  # K @ da
@@ -576,7 +632,7 @@ def _prepare(X, y, params, caller):
     gamma = 1.0 / X.shape[1] if params["gamma"] is None else float(params["gamma"])
     model = _Knife(X, y_pm, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
                    degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
-                   solver=params["solver"], fast=_FAST)
+                   solver=params["solver"], fast=_FAST, extrapolate=_EXTRAPOLATE)
     public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),
               "coef0": float(params["coef0"]), "loss": loss, "lambda1": float(params["lambda1"]),
               "delta": float(params["delta"])}
@@ -730,7 +786,7 @@ def _find_top(model, st, max_iter, tol):
     if top <= 0:
         return 1.0
     for _ in range(60):  # verify: the warm-started fit at `top` must zero every weight
-        probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
+        probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=st.K)
         if not np.any(probe.w > 0):
             break
         top *= 2.0
@@ -813,7 +869,7 @@ def _walk(model, st, grid, *, max_iter, tol, stop_at_zero=False, bar=None):
                 if bar is not None:
                     bar.update(1)
                 continue
-        st = model.fit(st.w, lam, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol)
+        st = model.fit(st.w, lam, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=st.K)
         rec.add(lam, st)
         if bar is not None:
             bar.update(1)
