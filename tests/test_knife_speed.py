@@ -194,6 +194,68 @@ def test_ovr_paths_equal_separate_paths():
         _same_path(p, ref, rtol=1e-12)
 
 
+
+# --------------------------------------------------------------------------
+# extrapolation: the same stationary points as the paper's plain alternation, reached sooner
+
+
+def _plain(monkeypatch, fn):
+    """fn() with the paper's plain alternation (no extrapolation)."""
+    monkeypatch.setattr(km, "_EXTRAPOLATE", False)
+    try:
+        return fn()
+    finally:
+        monkeypatch.setattr(km, "_EXTRAPOLATE", True)
+
+
+def _cases():
+    X, y, _ = make_sinusoid(60, random_state=0)
+    yield "sinusoid", _std(X), y - y.mean(), "squared"
+    for loss in ("squared_hinge", "huberized_hinge"):
+        X, y, _ = make_orange(60, n_noise=4, random_state=0)
+        yield "orange-" + loss, _std(X), y, loss
+    X, y = _wide_classification()
+    yield "wide", X, y, "squared_hinge"
+
+
+@pytest.mark.parametrize("case", list(_cases()), ids=lambda c: c[0])
+def test_extrapolated_path_reaches_the_plain_stationary_points(monkeypatch, case):
+    # reference: the plain alternation run to a tight tolerance (its stationary points); the
+    # extrapolated path with the default tolerance ends at the same supports and objectives,
+    # in fewer outer iterations than the plain alternation with the default tolerance
+    _, X, y, loss = case
+    fast = knife_path(X, y, loss=loss, n_lambdas=15, random_state=0)
+    tight = _plain(monkeypatch, lambda: knife_path(X, y, loss=loss, lambda2_grid=fast.grid, random_state=0,
+                                                   tol=1e-12, max_iter=20000))
+    plain = _plain(monkeypatch, lambda: knife_path(X, y, loss=loss, lambda2_grid=fast.grid, random_state=0))
+    assert tight.converged.all() and fast.converged.all()
+    assert np.array_equal(fast.weights > 1e-6, tight.weights > 1e-6)
+    np.testing.assert_allclose(fast.objective, tight.objective, rtol=1e-5)
+    np.testing.assert_allclose(fast.weights, tight.weights, atol=2e-2)
+    assert fast.extra["n_iter"].sum() < 0.75 * plain.extra["n_iter"].sum()
+
+
+def test_extrapolated_fit_is_monotone_and_ends_with_an_alpha_step():
+    # a creeping fit (breast-cancer-like: many correlated features) with few iterations: the
+    # history never increases, and the returned α is the α-step's answer at the returned weights
+    rng = np.random.default_rng(3)
+    Z = rng.standard_normal((80, 4))
+    X = _std(np.hstack([Z, Z @ rng.standard_normal((4, 8)) + 0.3 * rng.standard_normal((80, 8))]))
+    y = np.where(Z[:, 0] + Z[:, 1] ** 2 - 1 > 0, 1.0, -1.0)
+    model = km._prepare(X, y, dict(kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma=None, degree=2,
+                                   coef0=1.0, delta=1.0, n_restarts=1, max_iter=100, tol=1e-6, solver="auto"),
+                        "test")[4]
+    for max_iter in (3, 7, 200):
+        st = model.fit(np.full(X.shape[1], 0.5), 2.0, max_iter=max_iter, tol=1e-9)
+        h = np.asarray(st.history)
+        assert np.all(np.diff(h) <= 1e-12 * np.abs(h[:-1]))
+        K = model.kernel_matrix(st.w)
+        np.testing.assert_allclose(st.objective, model.objective(K, st.alpha, st.a0, st.w, 2.0), rtol=1e-12)
+        alpha, a0 = model.alpha_step(K, st.alpha, st.a0)
+        np.testing.assert_allclose(model.objective(K, alpha, a0, st.w, 2.0), st.objective, rtol=1e-9)
+    assert st.n_extrapolated > 0
+
+
 # --------------------------------------------------------------------------
 # the CV estimators: fold-wise preprocessing, the selection contract
 
