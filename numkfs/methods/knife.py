@@ -32,10 +32,28 @@ Algorithm (paper Algorithms 1 and 3), one iteration from :math:`(\alpha, w)`:
    :math:`s \ge 2^{-30}` decreases :math:`f` the point is stationary and the
    fit stops.
 
-The objective is recorded after every α-step and every w-step
-(``objective_history``); by construction it never increases.  Every
-iteration ends with an α-step, so the returned α is optimal for the
-returned weights.
+4. Extrapolation: :math:`(w, \alpha, \alpha_0) + t\,\Delta` along the
+   iteration's displacement Δ, the weights clipped to the box, kept only if
+   it lowers f (t doubles after a success, up to 64, and shrinks to a
+   quarter, at least 1/2, after a failure).  The plain alternation creeps
+   where the weights move in a nearly fixed direction (breast cancer: 100
+   iterations at a relative decrease of ~3e-6 each, ending 3e-3 above the
+   limit).
+5. After 8 iterations without convergence the fit is finished by L-BFGS-B
+   on the reduced objective :math:`F(w) = \min_{\alpha,\alpha_0} f` over the
+   box on the active features (:meth:`_Knife.reduced_objective`): by the
+   envelope theorem :math:`\nabla F = A^\top\nabla_u L + \lambda_1
+   A^\top\alpha + \lambda_2`, the w-step surrogate's gradient, so its
+   box-KKT points are the alternation's fixed points.  Same stopping rule
+   (L-BFGS-B's ``ftol = tol``); its iterations count in ``n_iter``.
+
+The module switches ``_EXTRAPOLATE = False`` and ``_POLISH_AFTER = None``
+run the paper's plain alternation (tests compare against it).
+
+The objective is recorded after every α-step, w-step, accepted
+extrapolation and improving L-BFGS-B point (``objective_history``); by
+construction it never increases.  The returned α is the α-step's answer
+for the returned weights.
 
 Decisions where the paper and the user guide leave room:
 
