@@ -66,7 +66,9 @@ Uniqueness.  When p > n, θ is in general not unique: V depends on θ through
 p - n - 1 of them) leaves c, b, J and the fitted values at the training
 points unchanged.  J and the training fit are unique; θ, its support and
 predictions at new points are those of the optimal point the iteration
-reaches from its (deterministic) start.
+reaches from its (deterministic) start.  The active-set steps end at points
+with few non-zero θ_j (fewer than n in the cases measured), where θ is
+locally unique, so it moves only by round-off when X changes by round-off.
 """
 from __future__ import annotations
 
