@@ -382,12 +382,36 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter):
 def solve_budget_qp(Q, c, M: float, w0=None, *, tol: float = 1e-10, max_iter: int | None = None):
     """``min ½wᵀQw + cᵀw`` over ``w ≥ 0, Σw ≤ M`` by a primal active-set method.
 
-    Q symmetric positive semi-definite (singular allowed: a δ-ridge of
-    1e-10 max diag Q on the working set).  Starts from ``w0`` clipped to
-    w ≥ 0 and scaled into the budget (default zeros).  Returns
-    ``(w, iterations, kkt_residual, nu)`` with ν ≥ 0 the budget multiplier
-    and the residual of the projected gradient ``Qw + c + ν``; the caller
-    checks it against ``tol`` times max(1, |c|).
+    The θ-step of COSSO (:mod:`numkfs.solvers.native.garrote`): the budget
+    is part of the working set, so one solve replaces a search over the
+    budget's multiplier with a box QP per trial.
+
+    Parameters
+    ----------
+    Q : array-like of shape (p, p)
+        Symmetric positive semi-definite (singular allowed: the working-set
+        systems get a ridge of 1e-10 max diag Q).
+    c : array-like of shape (p,)
+        The linear term.
+    M : float
+        The budget (> 0).
+    w0 : array-like of shape (p,), optional
+        Starting point, clipped to w ≥ 0 and scaled into the budget
+        (default zeros).
+    tol : float, default=1e-10
+        Stop when the KKT residual is at most ``tol`` times max(1, max|c|).
+    max_iter : int, optional
+        Outer (working-set) iterations; default :func:`default_max_sweeps` of p.
+
+    Returns
+    -------
+    w : ndarray of shape (p,)
+    iterations : int
+    kkt_residual : float
+        Max-abs projected gradient of ``Qw + c + ν`` (the caller compares it
+        with ``tol`` times max(1, max|c|)).
+    nu : float
+        The multiplier of the budget (0 when it is slack).
     """
     Q = np.ascontiguousarray(Q, dtype=np.float64)
     c = np.ascontiguousarray(c, dtype=np.float64)
