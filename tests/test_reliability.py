@@ -27,25 +27,33 @@ def _reg(n=20, p=50, seed=2):
 
 def test_cosso_box_qp_solves_converge_within_a_bound_that_scales_with_p(monkeypatch):
     # COSSO on 20 x 50: the native box QP of its garrote step hit 100,000 sweeps
-    # (singular Q = G'G with p > n); every solve must now converge within 200 + 20 p
+    # (singular Q = G'G with p > n); every QP solve (the budget active set, or the box QPs
+    # of the multiplier search if it falls back) must converge within 200 + 20 p iterations
     import numkfs.solvers.native.garrote as native_garrote
     from numkfs.methods.cosso import cosso
-    from numkfs.solvers.native.boxqp import box_qp_scale, default_max_sweeps, solve_box_qp
+    from numkfs.solvers.native.boxqp import box_qp_scale, default_max_sweeps, solve_box_qp, solve_budget_qp
 
     calls = []
 
-    def spy(Q, c, lo, hi, w0=None, **kw):
+    def spy_box(Q, c, lo, hi, w0=None, **kw):
         w, sweeps, res = solve_box_qp(Q, c, lo, hi, w0, **kw)
         calls.append((sweeps, res / (kw.get("tol", 1e-10) * box_qp_scale(c, w, np.abs(Q)))))
         return w, sweeps, res
 
-    monkeypatch.setattr(native_garrote, "solve_box_qp", spy)
+    def spy_budget(Q, c, M, w0=None, **kw):
+        w, it, res, nu = solve_budget_qp(Q, c, M, w0, **kw)
+        calls.append((it, res / (kw.get("tol", 1e-10) * max(1.0, np.abs(c).max()))))
+        return w, it, res, nu
+
+    monkeypatch.setattr(native_garrote, "solve_box_qp", spy_box)
+    monkeypatch.setattr(native_garrote, "solve_budget_qp", spy_budget)
     X, y = _reg()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cosso(X, y, 1.0, max_iter=3)
+        cosso(X, y, 1.0, max_iter=3, accelerate=False)
     sweeps, ratio = np.array(calls).T
-    assert len(calls) > 3
+    assert len(calls) >= 6
     assert sweeps.max() <= default_max_sweeps(50) == 1200
     assert ratio.max() <= 1.0  # every solve converged (KKT residual within tolerance)
 
@@ -74,15 +82,17 @@ def test_cosso_warns_when_alternations_stop_at_max_iter():
     from numkfs.methods.cosso import cosso
 
     X, y = _reg(p=5)
-    with pytest.warns(ConvergenceWarning, match=r"COSSO did not converge at M=1 within max_iter=2 alternations"):
-        fit = cosso(X, y, 1.0, max_iter=2, tol=0.0)
-    assert not fit.converged
+    for accelerate in [True, False]:
+        with pytest.warns(ConvergenceWarning, match=r"COSSO did not converge at M=1 within max_iter=2 iterations"):
+            fit = cosso(X, y, 1.0, max_iter=2, tol=0.0, accelerate=accelerate)
+        assert not fit.converged and fit.n_iter == 2 and fit.gap > 0.0
 
 
 _BUDGET_SCRIPT = textwrap.dedent("""
     import sys, time, warnings
     import numpy as np
     warnings.simplefilter("ignore")
+    from numkfs import select
     from numkfs.methods import cosso, garrote_path, knife, lpkta_path, nmmkl
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 200))
@@ -92,7 +102,10 @@ _BUDGET_SCRIPT = textwrap.dedent("""
     X2 = rng2.standard_normal((20, 50))
     y2 = X2[:, 0] + 0.1 * rng2.standard_normal(20)
     runs = {
-        "cosso": lambda: (cosso(X, y, 1.0), cosso(X2, y2, 1.0)),
+        # select() runs the CV path: 150 fits (92 stopped unconverged at 200 alternations: 27 s at
+        # 20 x 50, 189 s at 20 x 200)
+        "cosso": lambda: (cosso(X, y, 1.0), cosso(X2, y2, 1.0), select(X, y, method="cosso"),
+                          select(X2, y2, method="cosso")),
         "garrote": lambda: garrote_path(X, y, n_lambdas=20),
         "knife": lambda: knife(X, y, lambda2=1.0),
         "lpkta": lambda: lpkta_path(X, labels),

@@ -344,7 +344,8 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     cv : int or splitter
         CV folds (COSSO's default 5).
     max_iter, tol : int, float
-        Alternations and their relative stopping tolerance.
+        Iterations per budget, and the duality gap relative to the objective
+        at which they stop (see :func:`numkfs.methods.cosso.cosso`).
     solver : str or list
         Backend of the garrote step.
     n_jobs : int, optional
@@ -502,9 +503,10 @@ class COSSORegressorCV(COSSORegressor):
     cv_rule : {"best", "1se"}, default="best"
         How the point is chosen from the CV scores.
     max_iter : int, default=200
-        Alternations per budget.
+        Iterations per budget.
     tol : float, default=1e-6
-        Relative stopping tolerance of the alternations.
+        Duality gap relative to the objective at which the iterations stop
+        (see :func:`numkfs.methods.cosso.cosso`).
     solver : str or list, default="auto"
         Backend of the garrote step.
     n_jobs : int, optional

@@ -21,7 +21,7 @@ from ..._jit import jit
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import register_native, register_native_check
 
-__all__ = ["BoxQP", "solve_box_qp", "box_qp_kkt_residual", "default_max_sweeps"]
+__all__ = ["BoxQP", "solve_box_qp", "solve_budget_qp", "box_qp_kkt_residual", "default_max_sweeps"]
 
 
 @jit
@@ -250,6 +250,182 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
             break
         free[jbest] = True
     return it, res
+
+
+@jit
+def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter):
+    """Primal active-set method for ``min ½wᵀQw + cᵀw`` over ``w ≥ 0, Σw ≤ M``
+    from the feasible ``w`` (updated in place, with ``free``).
+
+    The working set is the free coordinates F plus, when ``on_budget``, the
+    budget as an equality Σ_F w = M.  Each inner step solves the (δ-ridged)
+    equality-constrained Newton system on F, moves to its solution or to the
+    first bound / the budget met; the outer step then drops the budget when
+    its multiplier is negative, else frees the bound coordinate with the most
+    negative multiplier.  Returns (iterations, kkt residual, budget multiplier).
+    """
+    p = w.shape[0]
+    it = 0
+    nu = 0.0
+    res = np.inf
+    while it < max_iter:
+        it += 1
+        for _ in range(2 * p + 2):
+            idx = np.flatnonzero(free)
+            m = idx.shape[0]
+            if m == 0:
+                nu = 0.0
+                break
+            k = m + 1 if on_budget else m
+            A = np.zeros((k, k))
+            r = np.zeros(k)
+            dmax = 0.0
+            for a in range(m):
+                ja = idx[a]
+                g = c[ja]
+                for b in range(p):
+                    g += Q[ja, b] * w[b]
+                r[a] = -g
+                for b in range(m):
+                    A[a, b] = Q[ja, idx[b]]
+                if A[a, a] > dmax:
+                    dmax = A[a, a]
+            delta = 1e-10 * max(dmax, 1e-300)
+            for a in range(m):
+                A[a, a] += delta
+            if on_budget:
+                for a in range(m):
+                    A[a, m] = 1.0
+                    A[m, a] = 1.0
+            sol = np.linalg.solve(A, r)
+            nu = sol[m] if on_budget else 0.0
+            slope = 0.0
+            dsum = 0.0
+            for a in range(m):
+                slope -= r[a] * sol[a]
+                dsum += sol[a]
+            if not slope < 0.0:
+                break  # optimal on the face already
+            t = 1.0
+            kmin = -1
+            for a in range(m):
+                if sol[a] < 0.0:
+                    tb = -w[idx[a]] / sol[a]
+                    if tb < t:
+                        t = tb
+                        kmin = a
+            hit_budget = False
+            if not on_budget and dsum > 0.0:
+                total = 0.0
+                for j in range(p):
+                    total += w[j]
+                tb = (M - total) / dsum
+                if tb < t:
+                    t = max(tb, 0.0)
+                    kmin = -1
+                    hit_budget = True
+            for a in range(m):
+                ja = idx[a]
+                w[ja] = max(w[ja] + t * sol[a], 0.0)
+                if w[ja] <= 0.0:
+                    w[ja] = 0.0
+                    free[ja] = False
+            if kmin >= 0:
+                w[idx[kmin]] = 0.0
+                free[idx[kmin]] = False
+                continue
+            if hit_budget:
+                on_budget = True
+                continue
+            break
+        # multipliers: ν from the free coordinates, λ_j = g_j + ν for the bound ones
+        g = Q @ w + c
+        if on_budget:
+            idx = np.flatnonzero(free)
+            if idx.shape[0] > 0:
+                nu = 0.0
+                for a in range(idx.shape[0]):
+                    nu -= g[idx[a]]
+                nu /= idx.shape[0]
+        else:
+            nu = 0.0
+        res = 0.0
+        scale = 1.0
+        for j in range(p):
+            gj = g[j] + (nu if nu > 0.0 else 0.0)
+            if not free[j] and gj > 0.0:
+                gj = 0.0
+            if abs(gj) > res:
+                res = abs(gj)
+            if abs(c[j]) > scale:
+                scale = abs(c[j])
+        if on_budget and nu < 0.0:
+            on_budget = False  # the budget pushes the wrong way: release it
+            continue
+        if res <= tol * scale:
+            break
+        jbest = -1
+        vbest = 0.0
+        for j in range(p):
+            if free[j]:
+                continue
+            v = -(g[j] + nu)
+            if v > vbest:
+                vbest = v
+                jbest = j
+        if jbest < 0:
+            break
+        free[jbest] = True
+    return it, res, nu
+
+
+def solve_budget_qp(Q, c, M: float, w0=None, *, tol: float = 1e-10, max_iter: int | None = None):
+    """``min ½wᵀQw + cᵀw`` over ``w ≥ 0, Σw ≤ M`` by a primal active-set method.
+
+    The θ-step of COSSO (:mod:`numkfs.solvers.native.garrote`): the budget
+    is part of the working set, so one solve replaces a search over the
+    budget's multiplier with a box QP per trial.
+
+    Parameters
+    ----------
+    Q : array-like of shape (p, p)
+        Symmetric positive semi-definite (singular allowed: the working-set
+        systems get a ridge of 1e-10 max diag Q).
+    c : array-like of shape (p,)
+        The linear term.
+    M : float
+        The budget (> 0).
+    w0 : array-like of shape (p,), optional
+        Starting point, clipped to w ≥ 0 and scaled into the budget
+        (default zeros).
+    tol : float, default=1e-10
+        Stop when the KKT residual is at most ``tol`` times max(1, max|c|).
+    max_iter : int, optional
+        Outer (working-set) iterations; default :func:`default_max_sweeps` of p.
+
+    Returns
+    -------
+    w : ndarray of shape (p,)
+    iterations : int
+    kkt_residual : float
+        Max-abs projected gradient of ``Qw + c + ν`` (the caller compares it
+        with ``tol`` times max(1, max|c|)).
+    nu : float
+        The multiplier of the budget (0 when it is slack).
+    """
+    Q = np.ascontiguousarray(Q, dtype=np.float64)
+    c = np.ascontiguousarray(c, dtype=np.float64)
+    p = c.shape[0]
+    w = np.zeros(p) if w0 is None else np.maximum(np.array(w0, dtype=np.float64), 0.0)
+    s = w.sum()
+    if s > M:
+        w *= M / s
+    on_budget = bool(w.sum() >= M * (1.0 - 1e-12)) and M > 0
+    free = w > 0.0
+    if max_iter is None:
+        max_iter = default_max_sweeps(p)
+    it, res, nu = _budget_active_set_jit(Q, c, float(M), w, free, on_budget, float(tol), int(max_iter))
+    return w, int(it), float(res), float(nu)
 
 
 def _quad(Q, c, w) -> float:

@@ -70,7 +70,10 @@ and the alternating form of linear KNIFE,
 
 with ``G[:, j] = K_j c`` (COSSO) or ``x_j β_j`` (linear KNIFE).  Without
 the budget it is a box QP (:func:`numkfs.solvers.solve_box_qp`).  With the
-budget the native solver finds the multiplier :math:`\nu \ge 0` of
+budget and no upper bound (COSSO) the native solver is a primal active-set
+method with the budget in the working set
+(:func:`~numkfs.solvers.native.boxqp.solve_budget_qp`), checked by its KKT
+residual.  Otherwise (or if that check fails) it finds the multiplier :math:`\nu \ge 0` of
 :math:`\sum\theta \le M` by a safeguarded secant search: :math:`S(\nu) =
 \sum_j \theta_j(\nu)`, the sum at the box-QP solution with linear term
 :math:`d + \nu 1`, is non-increasing and piecewise linear in ν, so the
@@ -87,7 +90,7 @@ from ..._jit import jit
 from ..._validation import check_memory
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import register_native
-from .boxqp import solve_box_qp
+from .boxqp import solve_box_qp, solve_budget_qp
 
 __all__ = [
     "LinearGarrote",
@@ -442,11 +445,17 @@ def solve_garrote_step(G, z, d, *, scale: float = 1.0, upper: float = np.inf, M:
     Q = 2.0 * scale * (G.T @ G)
     c = np.asarray(d, dtype=float).ravel() - 2.0 * scale * (G.T @ z)
     p = c.shape[0]
+    kkt_scale = max(1.0, float(np.max(np.abs(c), initial=0.0)))
+    if M is not None and not np.isfinite(upper):
+        # the budget and θ ≥ 0 together in one active-set method (the multiplier search
+        # below needs a box-QP solve per trial multiplier); checked, else the search runs
+        theta, _, res, nu = solve_budget_qp(Q, c, M, theta0, tol=tol)
+        if res <= tol * kkt_scale and np.all(np.isfinite(theta)):
+            return theta, nu, 1, res
     theta, _, res = solve_box_qp(Q, c, 0.0, upper, theta0, tol=tol)
     solves = 1
     if M is None or theta.sum() <= M:
         return theta, 0.0, solves, res
-    kkt_scale = max(1.0, float(np.max(np.abs(c), initial=0.0)))
     # bracket the multiplier: S(lo) > M >= S(hi); at nu >= max(-c) theta = 0
     lo, s_lo, th_lo = 0.0, theta.sum(), theta
     hi = max(float(np.max(-c)), 0.0)
