@@ -148,6 +148,27 @@ def _quad_value(Q, c, w):
 
 
 @jit
+def _free_block(Q, c, w, idx, M, g_out):
+    """The free variables' block of the Newton system: ``M[a, b] = Q[idx[a], idx[b]]`` and
+    ``g_out[a]`` the gradient ``(Q w + c)[idx[a]]`` (the leading m x m block and m entries, m =
+    ``len(idx)``); returns the largest diagonal entry (the ridge scale)."""
+    p = w.shape[0]
+    m = idx.shape[0]
+    dmax = 0.0
+    for a in range(m):
+        ja = idx[a]
+        g = c[ja]
+        for b in range(p):
+            g += Q[ja, b] * w[b]
+        g_out[a] = g
+        for b in range(m):
+            M[a, b] = Q[ja, idx[b]]
+        if M[a, a] > dmax:
+            dmax = M[a, a]
+    return dmax
+
+
+@jit
 def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
     """Numba form of :func:`_active_set` (same steps); ``w`` and ``free`` updated in place.
     Returns (iterations, kkt residual)."""
@@ -163,17 +184,7 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
                 break
             QFF = np.empty((m, m))
             gF = np.empty(m)
-            dmax = 0.0
-            for a in range(m):
-                ja = idx[a]
-                g = c[ja]
-                for k in range(p):
-                    g += Q[ja, k] * w[k]
-                gF[a] = g
-                for b in range(m):
-                    QFF[a, b] = Q[ja, idx[b]]
-                if QFF[a, a] > dmax:
-                    dmax = QFF[a, a]
+            dmax = _free_block(Q, c, w, idx, QFF, gF)
             delta = 1e-10 * max(dmax, 1e-300)
             for a in range(m):
                 QFF[a, a] += delta
@@ -279,17 +290,9 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter):
             k = m + 1 if on_budget else m
             A = np.zeros((k, k))
             r = np.zeros(k)
-            dmax = 0.0
+            dmax = _free_block(Q, c, w, idx, A, r)
             for a in range(m):
-                ja = idx[a]
-                g = c[ja]
-                for b in range(p):
-                    g += Q[ja, b] * w[b]
-                r[a] = -g
-                for b in range(m):
-                    A[a, b] = Q[ja, idx[b]]
-                if A[a, a] > dmax:
-                    dmax = A[a, a]
+                r[a] = -r[a]
             delta = 1e-10 * max(dmax, 1e-300)
             for a in range(m):
                 A[a, a] += delta
