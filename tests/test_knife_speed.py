@@ -241,6 +241,12 @@ def test_extrapolated_path_reaches_the_plain_stationary_points(monkeypatch, case
     assert fast.extra["n_iter"].sum() < 0.75 * plain.extra["n_iter"].sum()
 
 
+def _model(X, y, loss):
+    params = dict(kernel="rbf", loss=loss, lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
+                  n_restarts=1, max_iter=100, tol=1e-6, solver="auto")
+    return km._prepare(X, y, params, "test")[4]
+
+
 def test_extrapolated_fit_is_monotone_and_ends_with_an_alpha_step():
     # a creeping fit (breast-cancer-like: many correlated features) with few iterations: the
     # history never increases, and the returned α is the α-step's answer at the returned weights
@@ -248,9 +254,7 @@ def test_extrapolated_fit_is_monotone_and_ends_with_an_alpha_step():
     Z = rng.standard_normal((80, 4))
     X = _std(np.hstack([Z, Z @ rng.standard_normal((4, 8)) + 0.3 * rng.standard_normal((80, 8))]))
     y = np.where(Z[:, 0] + Z[:, 1] ** 2 - 1 > 0, 1.0, -1.0)
-    model = km._prepare(X, y, dict(kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma=None, degree=2,
-                                   coef0=1.0, delta=1.0, n_restarts=1, max_iter=100, tol=1e-6, solver="auto"),
-                        "test")[4]
+    model = _model(X, y, "squared_hinge")
     for max_iter in (3, 7, 200):
         st = model.fit(np.full(X.shape[1], 0.5), 2.0, max_iter=max_iter, tol=1e-9)
         h = np.asarray(st.history)
@@ -260,13 +264,6 @@ def test_extrapolated_fit_is_monotone_and_ends_with_an_alpha_step():
         alpha, a0 = model.alpha_step(K, st.alpha, st.a0)
         np.testing.assert_allclose(model.objective(K, alpha, a0, st.w, 2.0), st.objective, rtol=1e-9)
     assert st.n_extrapolated > 0
-
-
-
-def _model(X, y, loss):
-    params = dict(kernel="rbf", loss=loss, lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
-                  n_restarts=1, max_iter=100, tol=1e-6, solver="auto")
-    return km._prepare(X, y, params, "test")[4]
 
 
 @pytest.mark.parametrize("loss", ["squared", "squared_hinge", "logistic"])

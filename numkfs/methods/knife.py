@@ -389,7 +389,8 @@ class _Knife:
         act, A, u0, c = self.wstep_data(K, alpha, a0, w, lambda2)
         grad = np.full(w.shape, float(lambda2))
         if act.size:
-            grad[act] = A.T @ self.loss.gradient(self.y, K @ alpha + a0) + c
+            u = u0 + A @ w[act]  # = K α + α0, without another n x n product
+            grad[act] = A.T @ self.loss.gradient(self.y, u) + c
         return f, grad, K, alpha, a0
 
     def _polish(self, st, lambda2, budget, tol):
@@ -415,7 +416,7 @@ class _Knife:
             warm["alpha"], warm["a0"] = alpha, a0
             if f < best["f"]:
                 best["f"] = f
-                best["state"] = (w, K, alpha, a0)
+                best["state"] = (w, K, alpha, float(a0))
                 st.history.append(f)
             return f, grad[act]
 
@@ -427,7 +428,6 @@ class _Knife:
         st.converged = res.status != 1
         if best["state"] is not st:
             st.w, st.K, st.alpha, st.a0 = best["state"]
-            st.a0 = float(st.a0)
             st.objective = best["f"]
         return st
 
