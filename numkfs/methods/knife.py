@@ -81,7 +81,11 @@ Speed without changing the iterates (tested against a no-shortcut mode,
 curvature (for the hinge losses, the margin violators); the weight step runs
 its coordinate descent on the n x p factor instead of the p x p matrix when
 n < p; one-vs-rest problems share their λ2 = 0 fits between the top search
-and the path (:func:`knife_ovr_paths`).
+and the path (:func:`knife_ovr_paths`); K α is computed once per (K, α), in
+the kernel's own pass when the kernel is formed
+(:func:`~numkfs.kernels.weighted.weighted_kernel_product`).  The α-step's
+Newton loop stops when its predicted decrease is below the rounding of the
+objective (at a constant kernel, w = 0, it used to run to its limit).
 
 Linear kernel and eq. 4 (the garrote user guide, ``docs/guide/garrote.md``).  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
 and :math:`\tilde\beta = \mathrm{diag}(w^2) X^\top \alpha`, the squared-loss
