@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from numkfs.kernels.weighted import (KERNELS, kernel_weight_derivative, weight_gradient_matrix,
-                                     weighted_kernel)
+                                     weighted_kernel, weighted_kernel_product)
 from numkfs.losses import LOSSES, get_loss
 
 PARAMS = dict(gamma=0.3, degree=3, coef0=0.7)
@@ -61,6 +61,21 @@ def test_kernel_matches_reference(data, kernel, method):
         ref = _reference_kernel(X, Yref, w, kernel, **PARAMS)
         assert K.shape == ref.shape
         assert np.max(np.abs(K - ref)) / np.max(np.abs(ref)) < 1e-10
+
+
+@pytest.mark.parametrize("method", ["blas", "numba", "auto"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_kernel_product_is_the_kernel_times_alpha(data, kernel, method):
+    # the fused pass (Numba loops) and the product after the BLAS kernel: the same K as
+    # weighted_kernel and K @ alpha; also with every weight zero (the constant kernel)
+    X, _, w, alpha = data
+    for ww in (w, np.zeros_like(w)):
+        K, Ka = weighted_kernel_product(X, ww, alpha, kernel, method=method, **PARAMS)
+        np.testing.assert_array_equal(K, weighted_kernel(X, ww, kernel, method=method, **PARAMS))
+        ref = _reference_kernel(X, X, ww, kernel, **PARAMS) @ alpha
+        np.testing.assert_allclose(Ka, ref, rtol=1e-10, atol=1e-10 * np.max(np.abs(ref)))
+    with pytest.raises(ValueError, match="alpha must have shape"):
+        weighted_kernel_product(X, w, alpha[:-1], kernel, method=method)
 
 
 @pytest.mark.parametrize("method", ["blas", "numba", "auto"])

@@ -306,6 +306,65 @@ def test_finished_fit_satisfies_the_box_kkt_conditions():
     assert np.all(grad[~act] >= 0.0)
 
 
+@pytest.mark.parametrize("n", [60, 600])
+def test_alpha_step_on_the_constant_kernel_stops_at_its_closed_form(monkeypatch, n):
+    # every weight zero (L-BFGS-B's first trial point often is): K = 1 1ᵀ, every row a margin
+    # violator.  The optimum is 1ᵀα = 0, α0 = mean(y), f = Σ (y_i - ȳ)².  The Newton loop must stop
+    # there in a few factorisations: the old test of Σ g_i against max |g_i| never passed at
+    # n = 600 (a sum of n terms rounds at n · eps · max |g|), and it ran its 100 full n x n
+    # Cholesky factorisations (7 s at n = 1797; here at n = 600).
+    import scipy.linalg
+
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    K = np.ones((n, n))
+    calls = []
+    real = scipy.linalg.cho_factor
+    monkeypatch.setattr(scipy.linalg, "cho_factor", lambda *a, **k: calls.append(1) or real(*a, **k))
+    loss = get_loss("squared_hinge")
+    alpha0 = 0.01 * rng.standard_normal(n)
+    start = alpha0.copy()
+    alpha, a0, Ka = km._newton_alpha(K, y, loss, 1.0, alpha0, -0.2)
+    assert len(calls) <= 4
+    assert a0 == pytest.approx(y.mean(), abs=1e-9)
+    assert abs(alpha.sum()) <= 1e-9
+    f = loss.value(y, Ka + a0) + float(alpha @ Ka)
+    assert f == pytest.approx(float(((y - y.mean()) ** 2).sum()), rel=1e-12)
+    # the returned K α is the product (updated along the steps: rounding relative to Σ_j |K_ij α_j|)
+    np.testing.assert_allclose(Ka, K @ alpha, atol=1e-12 * float(np.max(np.abs(K) @ np.abs(alpha))) + 1e-15)
+    np.testing.assert_array_equal(alpha0, start)  # the start is not modified
+
+
+def test_alpha_step_returns_its_k_alpha_and_the_cache_never_goes_stale():
+    X, y, _ = make_orange(50, n_noise=2, random_state=2)
+    model = _model(_std(X), y, "squared_hinge")
+    w = np.linspace(0.2, 1.0, X.shape[1])
+    K = model.kernel_matrix(w)
+    alpha, a0 = model.alpha_step(K, np.zeros(len(y)), 0.0)
+    np.testing.assert_allclose(model.k_alpha(K, alpha), K @ alpha, rtol=1e-12, atol=1e-12)
+    # same α values in a new array, another K with the same α, a changed α: never a stale product
+    np.testing.assert_array_equal(model.k_alpha(K, alpha.copy()), model.k_alpha(K, alpha))
+    K2 = model.kernel_matrix(w * 0.5)
+    np.testing.assert_allclose(model.k_alpha(K2, alpha), K2 @ alpha, rtol=1e-12, atol=1e-12)
+    beta = alpha.copy()
+    beta[0] += 1.0
+    np.testing.assert_allclose(model.k_alpha(K, beta), K @ beta, rtol=1e-12, atol=1e-12)
+    f = model.objective(K, alpha, a0, w, 0.3)
+    f_ref = model.loss.value(model.y, K @ alpha + a0) + float(alpha @ K @ alpha) + 0.3 * w.sum()
+    assert f == pytest.approx(f_ref, rel=1e-12)
+
+
+def test_rows_matvec_is_the_selected_rows_of_the_product():
+    from numkfs._linalg import rows_matvec
+
+    rng = np.random.default_rng(1)
+    K = rng.standard_normal((70, 70))
+    x = rng.standard_normal(70)
+    for rows in (np.array([], dtype=np.int64), np.array([3]), np.sort(rng.choice(70, 31, replace=False)),
+                 np.arange(70)):
+        np.testing.assert_allclose(rows_matvec(K, rows, x), (K @ x)[rows], rtol=1e-12, atol=1e-12)
+
+
 # --------------------------------------------------------------------------
 # the CV estimators: fold-wise preprocessing, the selection contract
 

@@ -21,7 +21,7 @@ from .alignment import alignment_target, combined_kernel, feature_alignments, re
 from .ard import ard_grad_columns, ard_grad_contractions, ard_hessian_contractions, ard_kernel
 from .fastexp import fast_exp_array
 from .lowrank import pivoted_cholesky, rbf_feature_factors
-from .weighted import kernel_weight_derivative, weight_gradient_matrix, weighted_kernel
+from .weighted import kernel_weight_derivative, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
 
 __all__ = [
     "additive_gram",
@@ -41,4 +41,5 @@ __all__ = [
     "sobolev_kernel",
     "weight_gradient_matrix",
     "weighted_kernel",
+    "weighted_kernel_product",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
-from .fastexp import fast_exp
+from .fastexp import fast_exp_kernel
 
 
 @jit
@@ -19,7 +19,7 @@ def _exp_of_gram(G, hx, hy, symmetric):
         row = G[a]
         for b in range(m):
             v = row[b] - ha - hy[b]
-            row[b] = fast_exp(v if v < 0.0 else 0.0)
+            row[b] = fast_exp_kernel(v if v < 0.0 else 0.0)
         if symmetric:
             row[a] = 1.0
     return G

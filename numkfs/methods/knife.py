@@ -81,7 +81,11 @@ Speed without changing the iterates (tested against a no-shortcut mode,
 curvature (for the hinge losses, the margin violators); the weight step runs
 its coordinate descent on the n x p factor instead of the p x p matrix when
 n < p; one-vs-rest problems share their λ2 = 0 fits between the top search
-and the path (:func:`knife_ovr_paths`).
+and the path (:func:`knife_ovr_paths`); K α is computed once per (K, α), in
+the kernel's own pass when the kernel is formed
+(:func:`~numkfs.kernels.weighted.weighted_kernel_product`).  The α-step's
+Newton loop stops when its predicted decrease is below the rounding of the
+objective (at a constant kernel, w = 0, it used to run to its limit).
 
 Linear kernel and eq. 4 (the garrote user guide, ``docs/guide/garrote.md``).  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
 and :math:`\tilde\beta = \mathrm{diag}(w^2) X^\top \alpha`, the squared-loss
@@ -118,10 +122,11 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
+from .._linalg import rows_matvec
 from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, limit_threads, thread_limits
 from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
                            check_X, check_y, constant_columns, validate_params, warn_not_converged)
-from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel
+from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
 from ..losses import get_loss
 from ..model_selection import parallel_map
 from ..paths import FeaturePath
@@ -156,6 +161,10 @@ KNIFE_CONSTRAINTS = {
     "n_lambdas": [Interval(numbers.Integral, 2, None, closed="left")],
     "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither")],
 }
+
+#: how many (K, α, Kα) triples :meth:`_Knife.k_alpha` remembers (two: an iteration's point and its
+#: extrapolated point; each holds its n x n K alive)
+_KA_CACHE = 2
 
 _SOLVERS = ("auto", "native", "ECOS", "SCS", "CLARABEL")
 
@@ -224,6 +233,7 @@ class _Knife:
         self._act_key = None
         self._Xa = None
         self._problem = None
+        self._ka_cache = []  # the last few (K, α, Kα): see k_alpha
 
     # -- kernel on the active set -----------------------------------------
     def active_data(self, w):
@@ -234,28 +244,51 @@ class _Knife:
             self._Xa = np.ascontiguousarray(self.X[:, act])
         return act, self._Xa
 
-    def kernel_matrix(self, w):
+    def kernel_matrix(self, w, alpha=None):
+        """K_w; ``alpha`` given: K_w α is taken in the same pass (for :meth:`k_alpha`)."""
         act, Xa = self.active_data(w)
-        return weighted_kernel(Xa, w[act], self.kernel, gamma=self.gamma, degree=self.degree,
-                               coef0=self.coef0, method=self.kernel_method)
+        if alpha is None:
+            return weighted_kernel(Xa, w[act], self.kernel, gamma=self.gamma, degree=self.degree,
+                                   coef0=self.coef0, method=self.kernel_method)
+        K, Ka = weighted_kernel_product(Xa, w[act], alpha, self.kernel, gamma=self.gamma, degree=self.degree,
+                                        coef0=self.coef0, method=self.kernel_method)
+        self.k_alpha(K, alpha, Ka)
+        return K
+
+    # -- K α, computed once per (K, α) ---------------------------------------------
+    def k_alpha(self, K, alpha, Ka=None):
+        """``K @ alpha``, remembered for the last few (K, α) pairs: an
+        iteration asks for it in the objective, the α-step and the w-step
+        (each an n x n pass over memory).  ``Ka`` given: store it as the
+        product (the α-step's own).  K matrices are never changed in place."""
+        for K_c, a_c, Ka_c in self._ka_cache:
+            if K_c is K and np.array_equal(a_c, alpha):
+                return Ka_c
+        if Ka is None:
+            Ka = K @ alpha
+        self._ka_cache = [(K, alpha.copy(), Ka)] + self._ka_cache[:_KA_CACHE - 1]
+        return Ka
 
     # -- objective ---------------------------------------------------------
     def objective(self, K, alpha, a0, w, lambda2):
-        Ka = K @ alpha
+        Ka = self.k_alpha(K, alpha)
         return self.loss.value(self.y, Ka + a0) + self.lambda1 * float(alpha @ Ka) + lambda2 * float(w.sum())
 
     # -- α-step --------------------------------------------------------------
     def alpha_step(self, K, alpha, a0):
         if not self.intercept:
             return _ridge_solve(K, self.y, self.lambda1), 0.0
-        return _newton_alpha(K, self.y, self.loss, self.lambda1, alpha, a0, restrict=self.fast)
+        alpha, a0, Ka = _newton_alpha(K, self.y, self.loss, self.lambda1, alpha, a0, restrict=self.fast,
+                                      Ka=self.k_alpha(K, alpha))
+        self.k_alpha(K, alpha, Ka)
+        return alpha, a0
 
     # -- w-step ---------------------------------------------------------------
     def wstep_data(self, K, alpha, a0, w, lambda2):
         act, Xa = self.active_data(w)
         A = weight_gradient_matrix(Xa, w[act], alpha, K, self.kernel, gamma=self.gamma,
                                    degree=self.degree, coef0=self.coef0, method=self.kernel_method)
-        u = K @ alpha + a0
+        u = self.k_alpha(K, alpha) + a0
         u0 = u - A @ w[act]
         c = self.lambda1 * (A.T @ alpha) + lambda2
         return act, A, u0, c
@@ -303,7 +336,7 @@ class _Knife:
         alpha = np.zeros(n) if alpha is None else np.asarray(alpha, dtype=float).copy()
         hist = []
         if K is None:
-            K = self.kernel_matrix(w)
+            K = self.kernel_matrix(w, alpha)
         alpha, a0 = self.alpha_step(K, alpha, a0)
         f = self.objective(K, alpha, a0, w, lambda2)
         hist.append(f)
@@ -319,7 +352,7 @@ class _Knife:
             w_prev, alpha_prev, a0_prev = w, alpha, a0
             # w-step on the linearised surrogate
             w_new = self.w_step(K, alpha, a0, w, lambda2)
-            K_new = self.kernel_matrix(w_new)
+            K_new = self.kernel_matrix(w_new, alpha)
             f_new = self.objective(K_new, alpha, a0, w_new, lambda2)
             if not f_new <= f:
                 # Algorithm 3: backtracking line search along w_new - w
@@ -330,7 +363,7 @@ class _Knife:
                 while s >= 2.0 ** -30:
                     w_s = w + s * step
                     w_s[w_s <= ZERO_TOL] = 0.0
-                    K_s = self.kernel_matrix(w_s)
+                    K_s = self.kernel_matrix(w_s, alpha)
                     f_s = self.objective(K_s, alpha, a0, w_s, lambda2)
                     if f_s <= f:
                         w_new, K_new, f_new, accepted = w_s, K_s, f_s, True
@@ -383,7 +416,7 @@ class _Knife:
         + \lambda_1 A^\top\alpha + \lambda_2`, the gradient of the w-step's
         surrogate at ``w`` (zero-weight features: :math:`\lambda_2`).
         Returns ``(F, gradient, K, alpha, a0)``."""
-        K = self.kernel_matrix(w)
+        K = self.kernel_matrix(w, alpha)
         alpha, a0 = self.alpha_step(K, alpha, a0)
         f = self.objective(K, alpha, a0, w, lambda2)
         act, A, u0, c = self.wstep_data(K, alpha, a0, w, lambda2)
@@ -401,20 +434,22 @@ class _Knife:
         ends where the alternation would, in far fewer steps when the
         alternation creeps.  Stops when an iteration lowers F by at most
         ``tol * max(1, |F|)`` (the alternation's rule) or after ``budget``
-        iterations; every point it evaluates has its optimal α, and the best
-        one is returned (so the objective never increases)."""
+        iterations; every point it evaluates has its optimal α (the α-step
+        warm-started at the best point so far, not at the last trial point,
+        which may be far off), and the best one is returned (so the objective
+        never increases)."""
         act = np.flatnonzero(st.w > 0.0)
         p = st.w.size
         best = {"f": st.objective, "state": st}
-        warm = {"alpha": st.alpha, "a0": st.a0}
+        warm = {"alpha": st.alpha, "a0": st.a0}  # the α of the best point
 
         def fun(wa):
             w = np.zeros(p)
             w[act] = np.clip(wa, 0.0, 1.0)
             w[w <= ZERO_TOL] = 0.0
             f, grad, K, alpha, a0 = self.reduced_objective(w, lambda2, warm["alpha"], warm["a0"])
-            warm["alpha"], warm["a0"] = alpha, a0
             if f < best["f"]:
+                warm["alpha"], warm["a0"] = alpha, a0
                 best["f"] = f
                 best["state"] = (w, K, alpha, float(a0))
                 st.history.append(f)
@@ -442,7 +477,7 @@ class _Knife:
             return None
         alpha_e = alpha + t * (alpha - alpha_prev)
         a0_e = a0 + t * (a0 - a0_prev)
-        K_e = self.kernel_matrix(w_e)
+        K_e = self.kernel_matrix(w_e, alpha_e)
         f_e = self.objective(K_e, alpha_e, a0_e, w_e, lambda2)
         if f_e < f:
             return w_e, K_e, alpha_e, a0_e, f_e
@@ -480,7 +515,11 @@ def _ridge_solve(K, y, lam):
                                 f"of {ridge:.1e}; the data may contain huge values.")
 
 
-def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restrict=True):
+#: a predicted decrease below this fraction of |f| is rounding (the α-step's Newton loop stops)
+_EPS_DECREASE = 4.0 * np.finfo(float).eps
+
+
+def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restrict=True, Ka=None):
     r"""Newton/IRLS for :math:`\min L(y, K\alpha + \alpha_0) + \lambda_1 \alpha^\top K\alpha`.
 
     The Newton system :math:`H\Delta = -G`, :math:`H = [[KDK + 2\lambda_1 K,
@@ -506,10 +545,12 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restr
     loss's curvature bound on the rows with a non-zero gradient (a
     majorising quadratic: a descent direction, the Armijo search decides
     the step).
+
+    ``Ka``: ``K @ alpha`` if known.  Returns ``(alpha, a0, K @ alpha)``.
     """
     n = K.shape[0]
     alpha = alpha.copy()
-    Ka = K @ alpha
+    Ka = K @ alpha if Ka is None else Ka.copy()
     two_l = 2.0 * lam1
 
     def obj(Ka_, alpha_, a0_):
@@ -523,19 +564,20 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restr
         r1 = g + two_l * alpha
         r2 = float(g.sum())
         scale = max(1.0, float(np.max(np.abs(g))))
-        if max(float(np.max(np.abs(r1))), abs(r2)) <= tol * scale:
+        # r2 is a sum of n terms: its rounding floor grows with sum |g_i|, not with max |g_i|
+        if float(np.max(np.abs(r1))) <= tol * scale and abs(r2) <= tol * max(scale, float(np.abs(g).sum())):
             break
         if not np.any(D[g != 0.0] > 0.0):
             D = np.where(g != 0.0, loss.curvature_bound, D)
         S = np.sqrt(D)
-        Kr1 = K @ r1
         rows = np.flatnonzero(D > 0.0) if restrict else np.arange(n)
+        Kr1 = rows_matvec(K, rows, r1)  # (K r1)[rows]; the full K r1 enters v below, with K S z
         Sv = S[rows]
         M = K[np.ix_(rows, rows)] if rows.size < n else K.copy()
         M *= Sv[:, None]
         M *= Sv[None, :] / two_l
         M[np.diag_indices(rows.size)] += 1.0
-        rhs = np.column_stack([-Sv * Kr1[rows] / two_l, Sv])
+        rhs = np.column_stack([-Sv * Kr1 / two_l, Sv])
         if rows.size == 0:  # no curvature and no loss gradient: only the ridge acts
             Z = np.zeros((0, 2))
         else:
@@ -548,18 +590,15 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restr
         den = float(Sv @ zb)
         db = (-r2 - float(Sv @ za)) / (den + 1e-12 * max(1.0, n * float(np.max(D, initial=0.0))) + 1e-300)
         z = za + db * zb
-        if rows.size < n:  # K[:, rows] @ (S z) as a full product: no n x |rows| copy
-            Sz = np.zeros(n)
-            Sz[rows] = Sv * z
-        else:
-            Sz = Sv * z
-        Ksz = K @ Sz
-        v = -(Kr1 + Ksz) / two_l + db
+        # K (r1 + S z): one full product (no n x |rows| copy of K)
+        r1_Sz = r1.copy()
+        r1_Sz[rows] += Sv * z
+        v = -(K @ r1_Sz) / two_l + db
         da = -(r1 + D * v) / two_l
         Kd = v - db  # K @ da
         slope = float(r1 @ Kd) + r2 * db
-        if not slope < 0.0:
-            break
+        if not slope < -_EPS_DECREASE * max(1.0, abs(F)):
+            break  # the predicted decrease is below the rounding of F: no step can lower it measurably
         t = 1.0
         while t > 1e-12:
             F_new = obj(Ka + t * Kd, alpha + t * da, a0 + t * db)
@@ -572,7 +611,7 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restr
         Ka += t * Kd
         a0 += t * db
         F = F_new
-    return alpha, float(a0)
+    return alpha, float(a0), Ka
 
 
 # --------------------------------------------------------------------------
