@@ -43,6 +43,10 @@ O(n² + np) in both forms.
 Features whose weight is exactly zero are skipped: they contribute nothing
 to the kernel and their column of :math:`A` is zero (``∂k/∂w_k ∝ w_k``),
 which is what makes zero weights "sticky" in KNIFE.
+
+Samples whose coefficient :math:`\alpha_j` is exactly zero are skipped in
+:math:`A` (they contribute nothing to its sums): for the hinge losses α is
+zero outside the margin, usually most of the rows.
 """
 from __future__ import annotations
 
