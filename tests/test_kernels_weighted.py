@@ -80,6 +80,21 @@ def test_kernel_product_is_the_kernel_times_alpha(data, kernel, method):
 
 @pytest.mark.parametrize("method", ["blas", "numba", "auto"])
 @pytest.mark.parametrize("kernel", KERNELS)
+def test_gradient_matrix_with_sparse_alpha(data, kernel, method):
+    # the hinge losses' α is zero outside the margin: A is formed from the non-zero α_j only;
+    # it must equal the tensor reference, for a few non-zeros, one, and none (A = 0)
+    X, _, w, alpha = data
+    K = weighted_kernel(X, w, kernel, **PARAMS)
+    for keep in ([0, 5, 11, 17, 22], [7], []):
+        a = np.zeros_like(alpha)
+        a[keep] = alpha[keep]
+        A = weight_gradient_matrix(X, w, a, K, kernel, method=method, **PARAMS)
+        ref = _reference_A(X, w, a, kernel, **PARAMS)
+        np.testing.assert_allclose(A, ref, rtol=1e-10, atol=1e-12 * max(1.0, np.max(np.abs(ref), initial=0.0)))
+
+
+@pytest.mark.parametrize("method", ["blas", "numba", "auto"])
+@pytest.mark.parametrize("kernel", KERNELS)
 def test_gradient_matrix_matches_tensor_reference(data, kernel, method):
     X, _, w, alpha = data
     K = weighted_kernel(X, w, kernel, **PARAMS)

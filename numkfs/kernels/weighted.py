@@ -43,6 +43,10 @@ O(n² + np) in both forms.
 Features whose weight is exactly zero are skipped: they contribute nothing
 to the kernel and their column of :math:`A` is zero (``∂k/∂w_k ∝ w_k``),
 which is what makes zero weights "sticky" in KNIFE.
+
+Samples whose coefficient :math:`\alpha_j` is exactly zero are skipped in
+:math:`A` (they contribute nothing to its sums): for the hinge losses α is
+zero outside the margin, usually most of the rows.
 """
 from __future__ import annotations
 
@@ -143,42 +147,48 @@ def _kernel_loops(Xw, Yw, kind, gamma, degree, coef0, symmetric, alpha):
 
 
 @pjit(fast=True)
-def _gradient_loops(X, XT, w, alpha, K, G, kind, gamma, degree):
+def _gradient_loops(X, XTJ, J, aJ, w, K, G, kind, gamma, degree):
     """A[i, k] = sum_j alpha_j dk(x_i, x_j)/dw_k by loops (no n x n x p array).
 
-    X: n x p raw data, XT its transpose (p x n), K the kernel, G the
-    (d-1)-th power of the poly base (unused otherwise).
+    Only the samples j with alpha_j != 0 enter (``J``, ``aJ = alpha[J]``,
+    ``XTJ = X[J].T`` contiguous): for the hinge losses α is zero outside the
+    margin, so the loops run over |J| columns instead of n.  X: n x p raw
+    data, K the kernel, G the (d-1)-th power of the poly base (unused
+    otherwise).
     """
     n, p = X.shape
+    m = J.size
     A = np.zeros((n, p))
     if kind == 0:
         s = np.zeros(p)
-        for j in range(n):
-            for k in range(p):
-                s[k] += alpha[j] * X[j, k]
+        for k in range(p):
+            acc = 0.0
+            for jj in range(m):
+                acc += aJ[jj] * XTJ[k, jj]
+            s[k] = acc
         for i in prange(n):
             for k in range(p):
                 A[i, k] = 2.0 * w[k] * X[i, k] * s[k]
         return A
     for i in prange(n):
-        c = np.empty(n)
+        c = np.empty(m)
         if kind == 1:
-            for j in range(n):
-                c[j] = alpha[j] * K[i, j]
+            for jj in range(m):
+                c[jj] = aJ[jj] * K[i, J[jj]]
             for k in range(p):
                 xik = X[i, k]
                 acc = 0.0
-                for j in range(n):
-                    d = xik - XT[k, j]
-                    acc += c[j] * d * d
+                for jj in range(m):
+                    d = xik - XTJ[k, jj]
+                    acc += c[jj] * d * d
                 A[i, k] = -2.0 * gamma * w[k] * acc
         else:
-            for j in range(n):
-                c[j] = alpha[j] * G[i, j]
+            for jj in range(m):
+                c[jj] = aJ[jj] * G[i, J[jj]]
             for k in range(p):
                 acc = 0.0
-                for j in range(n):
-                    acc += c[j] * XT[k, j]
+                for jj in range(m):
+                    acc += c[jj] * XTJ[k, jj]
                 A[i, k] = 2.0 * degree * w[k] * X[i, k] * acc
     return A
 
@@ -205,12 +215,14 @@ def _gradient_blas(X, w, alpha, K, G, kind, gamma, degree):
     if kind == 0:
         return 2.0 * (X * (w * (X.T @ alpha)))
     if kind == 1:
-        R = np.empty((n, 2 * p + 1))
-        R[:, 0] = alpha
-        aX = alpha[:, None] * X
+        J = np.flatnonzero(alpha)  # R is zero on the rows with α_j = 0
+        XJ = X[J]
+        R = np.empty((J.size, 2 * p + 1))
+        R[:, 0] = alpha[J]
+        aX = alpha[J, None] * XJ
         R[:, 1:p + 1] = aX
-        R[:, p + 1:] = aX * X
-        KR = K @ R
+        R[:, p + 1:] = aX * XJ
+        KR = K @ R if J.size == n else K[J].T @ R  # K symmetric: K[:, J] = K[J].T
         Ka = KR[:, :1]
         A = X * X
         A *= Ka
@@ -413,7 +425,8 @@ def weight_gradient_matrix(
     use = _choose(method, kind, act.size)
     if use == "numba":
         dummy = np.empty((0, 0))
-        Aa = _gradient_loops(Xa, np.ascontiguousarray(Xa.T), wa, alpha,
+        J = np.flatnonzero(alpha)  # the samples that enter A (α_j = 0: no contribution)
+        Aa = _gradient_loops(Xa, np.ascontiguousarray(Xa[J].T), J, np.ascontiguousarray(alpha[J]), wa,
                              dummy if K is None or kind != 1 else np.ascontiguousarray(K),
                              dummy if G is None else G, kind, float(gamma), int(degree))
     else:
