@@ -297,10 +297,10 @@ def weighted_kernel_product(
     coef0: float = 1.0,
     method: str = "auto",
 ):
-    r"""The symmetric kernel :math:`K_w(X, X)` and :math:`K_w lpha` in one pass.
+    r"""The symmetric kernel :math:`K_w(X, X)` and :math:`K_w \alpha` in one pass.
 
     KNIFE evaluates its objective at every new kernel, which needs
-    :math:`K_wlpha`; the Numba loops take each row's product while the
+    :math:`K_w\alpha`; the Numba loops take each row's product while the
     row is in cache instead of reading the n x n matrix once more.
 
     Parameters
