@@ -210,13 +210,13 @@ def _kernel_blas(Xw, Yw, kind, gamma, degree, coef0, symmetric):
     return np.power(S, degree, out=S)
 
 
-def _gradient_blas(X, w, alpha, K, G, kind, gamma, degree):
+def _gradient_blas(X, w, alpha, J, K, G, kind, gamma, degree):
+    """A by GEMMs; ``J`` the samples with α_j != 0 (the rbf product runs over them only)."""
     n, p = X.shape
     if kind == 0:
         return 2.0 * (X * (w * (X.T @ alpha)))
     if kind == 1:
-        J = np.flatnonzero(alpha)  # R is zero on the rows with α_j = 0
-        XJ = X[J]
+        XJ = X[J]  # R is zero on the rows with α_j = 0
         R = np.empty((J.size, 2 * p + 1))
         R[:, 0] = alpha[J]
         aX = alpha[J, None] * XJ
@@ -423,14 +423,14 @@ def weight_gradient_matrix(
         elif degree > 2:
             np.power(G, degree - 1, out=G)
     use = _choose(method, kind, act.size)
+    J = np.flatnonzero(alpha)  # the samples that enter A (α_j = 0: no contribution)
     if use == "numba":
         dummy = np.empty((0, 0))
-        J = np.flatnonzero(alpha)  # the samples that enter A (α_j = 0: no contribution)
         Aa = _gradient_loops(Xa, np.ascontiguousarray(Xa[J].T), J, np.ascontiguousarray(alpha[J]), wa,
                              dummy if K is None or kind != 1 else np.ascontiguousarray(K),
                              dummy if G is None else G, kind, float(gamma), int(degree))
     else:
-        Aa = _gradient_blas(Xa, wa, alpha, K, G, kind, float(gamma), int(degree))
+        Aa = _gradient_blas(Xa, wa, alpha, J, K, G, kind, float(gamma), int(degree))
     if act.size == p:
         return Aa
     A[:, act] = Aa

@@ -419,10 +419,10 @@ class _Knife:
         K = self.kernel_matrix(w, alpha)
         alpha, a0 = self.alpha_step(K, alpha, a0)
         f = self.objective(K, alpha, a0, w, lambda2)
-        act, A, u0, c = self.wstep_data(K, alpha, a0, w, lambda2)
+        act, A, _, c = self.wstep_data(K, alpha, a0, w, lambda2)
         grad = np.full(w.shape, float(lambda2))
         if act.size:
-            u = u0 + A @ w[act]  # = K α + α0, without another n x n product
+            u = self.k_alpha(K, alpha) + a0  # the α-step's own K α (remembered)
             grad[act] = A.T @ self.loss.gradient(self.y, u) + c
         return f, grad, K, alpha, a0
 
