@@ -9,68 +9,42 @@ returns a :class:`FeaturePath`; :func:`select` runs any method in one call.
 """
 __version__ = "0.1.0"
 
-from . import datasets, estimators, kernels, methods, solvers
-from .estimators import (
-    COSSORegressor,
-    COSSORegressorCV,
-    GarroteRegressor,
-    GarroteRegressorCV,
-    KNIFEClassifier,
-    KNIFEClassifierCV,
-    KNIFERegressor,
-    KNIFERegressorCV,
-    L1KRRegressor,
-    L1KRRegressorCV,
-    LpKTAClassifier,
-    LpKTASelector,
-    LpKTASelectorCV,
-    NMMKLSelector,
-)
-from .methods import (
-    cosso,
-    cosso_path,
-    garrote_path,
-    knife,
-    knife_path,
-    l1kr_path,
-    lpkta_path,
-    nmmkl,
-    nmmkl_path,
-)
-from .paths import FeaturePath
-from .selection import SelectionResult, select
+from ._lazy import attach as _attach
 
-__all__ = [
-    "COSSORegressor",
-    "COSSORegressorCV",
-    "FeaturePath",
-    "GarroteRegressor",
-    "GarroteRegressorCV",
-    "KNIFEClassifier",
-    "KNIFEClassifierCV",
-    "KNIFERegressor",
-    "KNIFERegressorCV",
-    "L1KRRegressor",
-    "L1KRRegressorCV",
-    "LpKTAClassifier",
-    "LpKTASelector",
-    "LpKTASelectorCV",
-    "NMMKLSelector",
-    "SelectionResult",
-    "__version__",
-    "cosso",
-    "cosso_path",
-    "datasets",
-    "estimators",
-    "garrote_path",
-    "kernels",
-    "knife",
-    "knife_path",
-    "l1kr_path",
-    "lpkta_path",
-    "methods",
-    "nmmkl",
-    "nmmkl_path",
-    "select",
-    "solvers",
-]
+# Public names are imported on first use (PEP 562), so that ``import numkfs``
+# (and ``numkfs --version``) does not load scikit-learn, Numba or CVXPY.
+__getattr__, __dir__, __all__ = _attach(
+    __name__,
+    {
+        "COSSORegressor": "estimators",
+        "COSSORegressorCV": "estimators",
+        "GarroteRegressor": "estimators",
+        "GarroteRegressorCV": "estimators",
+        "KNIFEClassifier": "estimators",
+        "KNIFEClassifierCV": "estimators",
+        "KNIFERegressor": "estimators",
+        "KNIFERegressorCV": "estimators",
+        "L1KRRegressor": "estimators",
+        "L1KRRegressorCV": "estimators",
+        "LpKTAClassifier": "estimators",
+        "LpKTASelector": "estimators",
+        "LpKTASelectorCV": "estimators",
+        "NMMKLSelector": "estimators",
+        "cosso": "methods",
+        "cosso_path": "methods",
+        "garrote_path": "methods",
+        "knife": "methods",
+        "knife_path": "methods",
+        "l1kr_path": "methods",
+        "lpkta_path": "methods",
+        "nmmkl": "methods",
+        "nmmkl_path": "methods",
+        "FeaturePath": "paths",
+        "SelectionResult": "selection",
+        "select": "selection",
+    },
+    submodules=["datasets", "estimators", "kernels", "methods", "solvers"],
+    defined=["__version__"],
+    unlisted=["losses", "model_selection", "paths", "plotting", "selection"],
+)
+del _attach

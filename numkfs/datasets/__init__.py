@@ -3,19 +3,20 @@
 Generators return ``(X, y, true_support)`` (a boolean mask of the true
 features, or None); :func:`load_dataset` returns a scikit-learn ``Bunch``.
 """
-from ._friedman import make_friedman_noise
-from ._knife import make_orange, make_sinusoid
-from ._lpkta import make_dorothea_like, make_madelon_like
-from ._nmmkl import make_nmmkl_toy
-from ._real import dataset_names, load_dataset
+from .._lazy import attach as _attach
 
-__all__ = [
-    "dataset_names",
-    "load_dataset",
-    "make_dorothea_like",
-    "make_friedman_noise",
-    "make_madelon_like",
-    "make_nmmkl_toy",
-    "make_orange",
-    "make_sinusoid",
-]
+# imported on first use: the command line lists the shipped names without the simulations' dependencies
+__getattr__, __dir__, __all__ = _attach(
+    __name__,
+    {
+        "dataset_names": "_real",
+        "load_dataset": "_real",
+        "make_dorothea_like": "_lpkta",
+        "make_friedman_noise": "_friedman",
+        "make_madelon_like": "_lpkta",
+        "make_nmmkl_toy": "_nmmkl",
+        "make_orange": "_knife",
+        "make_sinusoid": "_knife",
+    },
+)
+del _attach

@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-import numpy as np
-
 __all__ = ["load_dataset", "DATASETS", "dataset_names"]
 
 
@@ -55,6 +53,8 @@ def _read_csv(fname: str):
 
 
 def _to_float(col):
+    import numpy as np
+
     return np.array([float(v) if v != "" else np.nan for v in col])
 
 
@@ -98,6 +98,7 @@ def load_dataset(name: str, *, as_frame: bool = False, dropna: bool = False):
     >>> d.data.shape, d.target_name
     ((330, 8), 'ozone')
     """
+    import numpy as np  # here, not at the top: the command line lists dataset_names() without numpy
     from sklearn.utils import Bunch
 
     key = name.lower()

@@ -1,27 +1,27 @@
 """scikit-learn estimators that call the methods in :mod:`numkfs.methods`.
 
 One private module per method (``_knife.py``, ``_lpkta.py``, ...); this
-package re-exports them.
+package re-exports them, each imported on first use.
 """
-from ._garrote import COSSORegressor, COSSORegressorCV, GarroteRegressor, GarroteRegressorCV
-from ._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
-from ._l1kr import L1KRRegressor, L1KRRegressorCV
-from ._lpkta import LpKTAClassifier, LpKTASelector, LpKTASelectorCV
-from ._nmmkl import NMMKLSelector
+from .._lazy import attach as _attach
 
-__all__ = [
-    "COSSORegressor",
-    "COSSORegressorCV",
-    "GarroteRegressor",
-    "GarroteRegressorCV",
-    "KNIFEClassifier",
-    "KNIFEClassifierCV",
-    "KNIFERegressor",
-    "KNIFERegressorCV",
-    "L1KRRegressor",
-    "L1KRRegressorCV",
-    "LpKTAClassifier",
-    "LpKTASelector",
-    "LpKTASelectorCV",
-    "NMMKLSelector",
-]
+__getattr__, __dir__, __all__ = _attach(
+    __name__,
+    {
+        "COSSORegressor": "_garrote",
+        "COSSORegressorCV": "_garrote",
+        "GarroteRegressor": "_garrote",
+        "GarroteRegressorCV": "_garrote",
+        "KNIFEClassifier": "_knife",
+        "KNIFEClassifierCV": "_knife",
+        "KNIFERegressor": "_knife",
+        "KNIFERegressorCV": "_knife",
+        "L1KRRegressor": "_l1kr",
+        "L1KRRegressorCV": "_l1kr",
+        "LpKTAClassifier": "_lpkta",
+        "LpKTASelector": "_lpkta",
+        "LpKTASelectorCV": "_lpkta",
+        "NMMKLSelector": "_nmmkl",
+    },
+)
+del _attach

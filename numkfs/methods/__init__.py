@@ -14,6 +14,7 @@ function           method                                        returns
 ``cosso_path``     COSSO path over M (with CV)                   :class:`~numkfs.FeaturePath`
 =================  ============================================  ==========================
 """
+# Imported eagerly, not through numkfs._lazy: knife, cosso and nmmkl are both functions and submodules here.
 from .cosso import COSSOFit, cosso, cosso_path
 from .garrote import garrote_path, garrote_step
 from .knife import KNIFEResult, knife, knife_path

@@ -4,6 +4,8 @@
 >>> [row["name"] for row in solvers.available_solvers(check=False)][:3]
 ['CLARABEL', 'ECOS', 'SCS']
 """
+# Imported eagerly, not through numkfs._lazy: cross_check is a function and a submodule, and
+# importing .native registers the native solvers.
 from ._base import ConvexProblem, SolverError, SolverNotInstalledError, SolverResult, Status
 from .cross_check import CrossCheck, cross_check
 from .registry import (
