@@ -41,7 +41,10 @@ of alternations short of convergence at p = 50, n = 20).  By default
 step, the minimiser of the exact quadratic model over the same set (a garrote
 step on :math:`P^{1/2}G`), with a backtracking line search on V, and falls
 back to the garrote step when that gives no decrease; J never increases
-(:attr:`COSSOFit.objective_history`).  ``accelerate=False`` runs the plain
+beyond its round-off (:attr:`COSSOFit.objective_history`): where J's change
+is below n ε J, the full Newton step is taken when it lowers the duality
+gap, which stays accurate there (otherwise the stall at J's round-off would
+decide convergence, and on which BLAS kernel the sums ran).  ``accelerate=False`` runs the plain
 alternation.  Both stop on the Frank-Wolfe duality gap
 :math:`\lambda_0(M\max_j a_j - \sum_j \theta_j a_j)`, :math:`a_j = c^\top K_j c`,
 an upper bound on :math:`J - J^\star`: at most ``tol`` times J.
@@ -298,7 +301,8 @@ def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, st
     the exact Hessian of V and a backtracking (Armijo) line search; when
     that gives no decrease, Lin & Zhang's garrote step (the same quadratic
     model with the majorising Hessian :math:`\frac2n G^\top G`, so J never
-    increases).  ``newton=False`` runs Lin & Zhang's plain alternation
+    increases).  Where J's change is within its round-off (n ε J), the full
+    Newton step is accepted when it lowers the duality gap.  ``newton=False`` runs Lin & Zhang's plain alternation
     (ridge step, garrote step), which slows to a crawl when λ0 is small
     (the majoriser then overestimates the curvature by orders of magnitude).
 
@@ -308,6 +312,8 @@ def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, st
     is within ``max(tol, 1e-9) * J`` there), or ``max_iter`` iterations.
     """
     pt = _ridge_fit(Z, y, theta, kernel, gamma, lambda0)
+    # J sums n squared residuals: its round-off is up to n ε J
+    j_roundoff = y.shape[0] * np.finfo(float).eps * abs(pt.J)
     history = [pt.J]
     gap = _gap(pt, lambda0, M)
     it = 0
@@ -324,6 +330,12 @@ def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, st
                 while slope < 0.0 and t > 1e-10:
                     cand = _ridge_fit(Z, y, np.maximum(pt.theta + t * d, 0.0), kernel, gamma, lambda0)
                     if cand.J <= pt.J + 1e-4 * t * slope:
+                        new = cand
+                        break
+                    if t == 1.0 and cand.J <= pt.J + j_roundoff and _gap(cand, lambda0, M) < gap:
+                        # J's change is below its own round-off (V - V* ~ gap² is unresolvable there,
+                        # on some BLAS long before the gap reaches tol): the full Newton step is taken
+                        # when it lowers the duality gap, which is computed to full accuracy
                         new = cand
                         break
                     t *= 0.25

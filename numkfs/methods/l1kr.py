@@ -265,7 +265,7 @@ def _tangent_and_corrector(J, ref, method="lu"):
             warnings.simplefilter("ignore", LinAlgWarning)
             lu = lu_factor(A, check_finite=False)
         piv = np.abs(np.diag(lu[0]))
-        if piv.min() > 1e-13 * piv.max():
+        if piv.min() > _SINGULAR_PIVOT * piv.max():
             e = np.zeros(nv)
             e[-1] = 1.0
             t = lu_solve(lu, e, check_finite=False)
@@ -275,7 +275,7 @@ def _tangent_and_corrector(J, ref, method="lu"):
     Q, R = _qr(J.T, mode="full", check_finite=False)
     R1 = R[:m, :m]
     d = np.abs(np.diag(R1))
-    if m and d.min() <= 1e-13 * max(d.max(), 1e-300):
+    if m and d.min() <= _SINGULAR_PIVOT * max(d.max(), 1e-300):
         raise PathTrackingError("the KKT Jacobian is singular (rank-deficient); cannot continue the path")
     v = Q[:, -1].copy()
     if v @ ref < 0:
@@ -339,6 +339,26 @@ def _decode_event(k, d):
     return (EVENT_STOP, -1) if k == 2 * d else (EVENT_DMAX, -1)
 
 
+#: Pivot ratio of an LU factorisation below which a KKT matrix is taken as
+#: singular (the bordered tangent system and the QR of Jᵀ).
+_SINGULAR_PIVOT = 1e-13
+
+
+def _solve_nonsingular(A, b):
+    """``A⁻¹ b`` by LU, or ``None`` when A is singular to working precision:
+    LAPACK's estimate of its reciprocal 1-norm condition number at most
+    ``m ε`` (m = its order), where no solve keeps a digit."""
+    from scipy.linalg import LinAlgWarning, lapack, lu_factor, lu_solve
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LinAlgWarning)  # detected from the condition estimate below
+        lu = lu_factor(A, check_finite=False)
+    rcond, info = lapack.dgecon(lu[0], np.linalg.norm(A, 1), norm="1")
+    if info != 0 or not rcond > A.shape[0] * np.finfo(float).eps:
+        return None
+    return lu_solve(lu, b, check_finite=False)
+
+
 def _newton_square(sysm, z, P, kind, idx, D_max, tol, max_iter=12):
     """Solve F(z) = 0 plus the event equation (paper eq. 9–10) by Newton."""
     n, p = sysm.n, len(P)
@@ -362,11 +382,14 @@ def _newton_square(sysm, z, P, kind, idx, D_max, tol, max_iter=12):
         res = _norm(Fa)
         if res < tol:
             break
-        Ja = np.vstack([info["J"], row])
-        try:
-            dz = np.linalg.solve(Ja, -Fa)
-        except np.linalg.LinAlgError:
-            break
+        dz = _solve_nonsingular(np.vstack([info["J"], row]), -Fa)
+        if dz is None:
+            # a singular augmented system: the event is not transversal (e.g. a
+            # duplicated column enters with the feature it duplicates), so no
+            # Newton step, on any BLAS, can place it
+            raise PathTrackingError("the KKT Jacobian with the event equation is singular (rank-deficient) "
+                                    f"at the {EVENT_NAMES[kind]} event"
+                                    f"{'' if idx < 0 else f' of feature {idx}'}; cannot continue the path")
         z = z + dz
     if kind == EVENT_E2:
         z[n + P.index(idx)] = 0.0
