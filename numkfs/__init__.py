@@ -42,6 +42,7 @@ __getattr__, __dir__, __all__ = _attach(
         "FeaturePath": "paths",
         "SelectionResult": "selection",
         "select": "selection",
+        "set_threads": "_threads",
     },
     submodules=["datasets", "estimators", "kernels", "methods", "solvers"],
     defined=["__version__"],

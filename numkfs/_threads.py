@@ -25,7 +25,19 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["SERIAL_MAX_SAMPLES", "limit_threads", "parallel_tasks", "thread_limits", "threads_per_worker"]
+__all__ = ["BLAS_SERIAL_MAX_SAMPLES", "SERIAL_MAX_SAMPLES", "limit_threads", "parallel_tasks", "set_threads",
+           "thread_limits", "thread_policy", "threads_per_worker"]
+
+#: Fits on at most this many rows run BLAS on one thread, whatever the
+#: method: their matrices (at most 2000 x 2000) factorise in milliseconds,
+#: where waking BLAS threads costs more than it saves, and OpenBLAS's
+#: threads spin while they wait (the lp-KTA CV's 505 kernel-ridge solves of
+#: 160 x 160 took 103 s on all BLAS threads on a loaded 2-core machine,
+#: 1.2 s on one).
+BLAS_SERIAL_MAX_SAMPLES = 2000
+
+#: The user's pins (:func:`set_threads`); ``None``: the policy decides.
+_PINNED = {"numba": None, "blas": None}
 
 #: Per method: fits on at most this many samples run with one Numba thread
 #: and one BLAS thread; ``0`` means BLAS always single-threaded while Numba
@@ -45,15 +57,90 @@ def thread_limits(method: str, n_samples: int) -> tuple:
     Examples
     --------
     >>> from numkfs._threads import thread_limits
-    >>> thread_limits("knife", 500), thread_limits("knife", 5000), thread_limits("cosso", 500)
+    >>> thread_limits("knife", 500), thread_limits("knife", 5000), thread_limits("lpkta", 500)
     ((1, 1), (None, None), (None, 1))
     """
     limit = SERIAL_MAX_SAMPLES.get(str(method).lower())
     if limit is None:
-        return None, None
-    if limit == 0:
-        return None, 1
-    return (1, 1) if n_samples <= limit else (None, None)
+        numba_threads, blas_threads = None, None
+    elif limit == 0:
+        numba_threads, blas_threads = None, 1
+    else:
+        numba_threads, blas_threads = (1, 1) if n_samples <= limit else (None, None)
+    if n_samples <= BLAS_SERIAL_MAX_SAMPLES:
+        blas_threads = 1
+    pin_n, pin_b = _PINNED["numba"], _PINNED["blas"]
+    return (numba_threads if pin_n is None else pin_n), (blas_threads if pin_b is None else pin_b)
+
+
+def set_threads(n_threads=None, *, numba=None, blas=None):
+    """Pin the threads numkfs's fits use, overriding its size-based policy.
+
+    By default numkfs runs small problems on one thread (Numba and BLAS)
+    and larger ones on every thread, and gives joblib or Dask workers
+    ``cores // workers`` Numba threads each.  Pinning is for a machine
+    shared with other work, or one where a measured choice beats the
+    policy.  The environment variables ``NUMBA_NUM_THREADS`` and
+    ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``,
+    set before Python starts, cap the thread pools themselves;
+    ``OMP_WAIT_POLICY`` (numkfs sets ``PASSIVE`` unless you set it) decides
+    whether idle Numba threads spin or sleep.
+
+    Parameters
+    ----------
+    n_threads : int or None, default=None
+        Threads for both Numba and the BLAS (shorthand for
+        ``numba=n_threads, blas=n_threads``).  ``None`` with no other
+        argument returns to the policy.
+    numba : int or None, default=None
+        Numba threads for numkfs's parallel loops (clipped to
+        ``NUMBA_NUM_THREADS``); ``None``: the policy decides.
+    blas : int or None, default=None
+        BLAS threads inside numkfs's fits; ``None``: the policy decides.
+
+    Returns
+    -------
+    dict
+        The previous pins, ``{"numba": ..., "blas": ...}`` (pass them back
+        as keywords to restore).
+
+    Examples
+    --------
+    >>> import numkfs
+    >>> old = numkfs.set_threads(1)          # every fit on one thread
+    >>> from numkfs._threads import thread_limits
+    >>> thread_limits("knife", 10**6)
+    (1, 1)
+    >>> _ = numkfs.set_threads(**old)        # back to the policy
+    >>> thread_limits("knife", 10**6)
+    (None, None)
+    """
+    if n_threads is not None:
+        numba = blas = n_threads
+    for name, value in (("numba", numba), ("blas", blas)):
+        if value is not None and (isinstance(value, bool) or int(value) != value or value < 1):
+            raise ValueError(f"set_threads: {name} must be a positive integer or None, got {value!r}.")
+    old = dict(_PINNED)
+    _PINNED.update(numba=None if numba is None else int(numba), blas=None if blas is None else int(blas))
+    return old
+
+
+def thread_policy(method: str):
+    """Decorator: run a method's public function under :func:`thread_limits`
+    for its data (the rows of its first argument, ``X``)."""
+    import functools
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(X, *args, **kwargs):
+            shape = getattr(X, "shape", None)
+            n = int(shape[0]) if shape is not None and len(shape) else len(X)
+            with limit_threads(*thread_limits(method, n)):
+                return fn(X, *args, **kwargs)
+
+        return run
+
+    return wrap
 
 
 def threads_per_worker(n_workers: int) -> int:

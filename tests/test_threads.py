@@ -4,15 +4,72 @@ import numba
 import numpy as np
 import pytest
 
-from numkfs._threads import SERIAL_MAX_SAMPLES, limit_threads, parallel_tasks, thread_limits, threads_per_worker
+from numkfs._threads import (BLAS_SERIAL_MAX_SAMPLES, SERIAL_MAX_SAMPLES, limit_threads, parallel_tasks, set_threads,
+                             thread_limits, thread_policy, threads_per_worker)
 
 
 def test_policy_table():
+    big = BLAS_SERIAL_MAX_SAMPLES + 1
     assert thread_limits("knife", SERIAL_MAX_SAMPLES["knife"]) == (1, 1)
-    assert thread_limits("KNIFE", SERIAL_MAX_SAMPLES["knife"] + 1) == (None, None)
-    assert thread_limits("l1kr", 999) == (1, 1) and thread_limits("l1kr", 1000) == (None, None)
+    assert thread_limits("KNIFE", max(SERIAL_MAX_SAMPLES["knife"], BLAS_SERIAL_MAX_SAMPLES) + 1) == (None, None)
+    assert thread_limits("l1kr", 999) == (1, 1) and thread_limits("l1kr", 1000) == (None, 1)
+    assert thread_limits("l1kr", big) == (None, None)
     assert thread_limits("cosso", 10**6) == (None, 1)
-    assert thread_limits("unknown", 10) == (None, None)
+    # every method, known or not, runs small linear algebra on one BLAS thread
+    assert thread_limits("unknown", 10) == (None, 1) and thread_limits("unknown", big) == (None, None)
+    assert thread_limits("lpkta", BLAS_SERIAL_MAX_SAMPLES) == (None, 1)
+
+
+def test_set_threads_pins_and_restores():
+    old = set_threads(numba=1)
+    try:
+        assert thread_limits("knife", 10**6) == (1, None)
+        assert set_threads(2) == {"numba": 1, "blas": None}
+        assert thread_limits("cosso", 10) == (2, 2)
+    finally:
+        set_threads(**old)
+    assert thread_limits("knife", 10**6) == (None, None)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="set_threads: numba must be a positive integer"):
+            set_threads(numba=bad)
+    import numkfs
+
+    assert numkfs.set_threads is set_threads
+
+
+def test_thread_policy_decorator_limits_blas_for_small_data():
+    from threadpoolctl import threadpool_info
+
+    seen = {}
+
+    @thread_policy("lpkta")
+    def fit(X, y=None):
+        seen["blas"] = [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+        seen["numba"] = numba.get_num_threads()
+        return X
+
+    before = numba.get_num_threads()
+    X = np.zeros((50, 3))
+    assert fit(X) is X and fit.__name__ == "fit"
+    assert seen["blas"] and all(t == 1 for t in seen["blas"])
+    assert seen["numba"] == before and numba.get_num_threads() == before
+    fit([[0.0]] * 3)  # a list: its length is the row count
+
+
+def test_numba_threads_sleep_when_idle():
+    """libgomp's default spin-wait takes the cores of a busy machine: numkfs
+    asks for PASSIVE before Numba loads it, and keeps the user's choice."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import numkfs._jit, os; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "PASSIVE"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(env, OMP_WAIT_POLICY="ACTIVE"),
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ACTIVE"
 
 
 def test_limit_threads_restores_and_clips():

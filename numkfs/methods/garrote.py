@@ -41,6 +41,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._threads import thread_policy
 from .._validation import Interval, NoneOr, check_X_y, constant_columns, validate_params
 from ..paths import FeaturePath
 from ..solvers import solve
@@ -63,6 +64,7 @@ def _center(X, y, fit_intercept: bool):
     return X, y, np.zeros(X.shape[1]), 0.0
 
 
+@thread_policy("garrote")
 def garrote_path(
     X,
     y,

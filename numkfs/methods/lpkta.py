@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from .._threads import thread_policy
 from .._validation import ConstantFeatureWarning
 from ..kernels.alignment import combined_kernel, feature_alignments, resolve_gamma
 from ..paths import FeaturePath
@@ -107,6 +108,7 @@ def _default_lambda(a):
     return m / 2.0 if m > 0 else 1.0
 
 
+@thread_policy("lpkta")
 def lpkta_path(
     X,
     y,
@@ -362,6 +364,7 @@ def _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces
     return out
 
 
+@thread_policy("lpkta")
 def feature_selection_path(
     X,
     y,
