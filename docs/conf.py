@@ -8,6 +8,8 @@ the reference without editing any page.
 """
 from __future__ import annotations
 
+import builtins
+import inspect
 import shutil
 import sys
 from pathlib import Path
@@ -58,6 +60,40 @@ autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
+
+
+def _builtin_owner(obj):
+    """The builtin type (``str``, ``int``, ``dict``, ``Exception``...) whose C
+    code implements the attribute *obj*, else None."""
+    if not inspect.isroutine(obj) and not inspect.isdatadescriptor(obj):
+        return None
+    if inspect.isfunction(obj) or inspect.isfunction(getattr(obj, "__func__", None)):
+        return None  # written in Python: a numkfs (or other library) method
+    owner = getattr(obj, "__objclass__", None)  # method, slot wrapper, getset descriptors
+    bound_to = getattr(obj, "__self__", None)
+    if owner is None and isinstance(bound_to, type):  # builtin class methods: dict.fromkeys
+        owner = next((c for c in bound_to.__mro__ if getattr(obj, "__name__", None) in vars(c)), None)
+    if owner is None:  # builtin static methods: str.maketrans
+        head, _, rest = (getattr(obj, "__qualname__", None) or "").partition(".")
+        owner = getattr(builtins, head, None) if rest else None
+    return owner if isinstance(owner, type) and owner.__module__ == "builtins" else None
+
+
+def _skip_builtin_members(app, what, name, obj, skip, options):
+    """``autodoc-skip-member``: leave out what a class inherits from a builtin
+    type.  The class template documents inherited members (the methods numkfs
+    estimators share through their base classes); for ``Status``, a ``str``
+    enum, that also meant every ``str`` method, ``str.maketrans`` included,
+    whose signature Python cannot introspect (Sphinx 9 then fails while
+    formatting it)."""
+    if _builtin_owner(obj) is not None:
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_builtin_members)
+
 
 # --- output ------------------------------------------------------------------
 html_theme = "alabaster"
