@@ -40,7 +40,7 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     import csv
 
     try:
-        with open(source, newline="", encoding="utf-8") as fh:
+        with open(source, newline="", encoding="utf-8-sig") as fh:  # "CSV UTF-8" from a spreadsheet starts with a BOM
             rows = list(csv.reader(fh))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise DataError(f"cannot read {source}: {exc}") from None

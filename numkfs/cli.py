@@ -103,11 +103,11 @@ def _cmd_select(args) -> int:
                              cv_rule=args.cv_rule, scoring=args.scoring, feature_names=names,
                              random_state=args.seed, verbose=not args.quiet)
         except (ValueError, TypeError) as exc:
-            raise CLIError(str(exc).splitlines()[0]) from None
+            raise CLIError(str(exc).splitlines()[0].replace("fewer folds (cv)", "fewer folds (--cv)")) from None
     print(f"data: {args.data} ({X.shape[0]} samples, {X.shape[1]} features), target: {target}")
     print(res.summary())
     print()
-    print(res.table())
+    print(res.table(max_rows=None if args.all else TABLE_ROWS))
     if args.plot:
         import matplotlib
 
@@ -121,17 +121,64 @@ def _cmd_select(args) -> int:
 
             ax = plot_weights(res.weights, res.feature_names, selected=res.selected)
         ax.figure.tight_layout()
-        ax.figure.savefig(args.plot, dpi=120)
-        plt.close(ax.figure)
+        import os
+
+        try:  # a name without an extension is written as PNG under that very name (matplotlib would add .png)
+            ax.figure.savefig(args.plot, dpi=120, format=None if os.path.splitext(args.plot)[1] else "png")
+        except OSError as exc:
+            raise CLIError(f"--plot {args.plot}: cannot write: {exc.strerror or exc}") from None
+        finally:
+            plt.close(ax.figure)
         print(f"\nplot written to {args.plot}")
     if args.json:
         params = {"method": args.method, "task": res.task, "n_features": args.n_features, "cv": args.cv,
                   "cv_rule": args.cv_rule, "scoring": args.scoring, "seed": args.seed, "target": target}
-        with open(args.json, "w") as fh:
-            json.dump(dict(res.to_dict(), data=args.data, target=target, parameters=params,
-                           path=_path_json(res.path)), fh, indent=2)
+        doc = dict(res.to_dict(), data=args.data, target=target, n_samples=int(X.shape[0]),
+                   n_features=int(X.shape[1]), seed=args.seed, parameters=params, command=_command(args),
+                   date=_utc_now(), versions=versions(), path=_path_json(res.path))
+        text = json.dumps(doc, indent=2)
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise CLIError(f"--json {args.json}: cannot write: {exc.strerror or exc}") from None
         print(f"results written to {args.json}")
     return 0
+
+
+#: Rows of the feature table ``numkfs select`` prints without ``--all``.
+TABLE_ROWS = 30
+
+#: The packages whose versions the JSON records (with numkfs's own).
+DEPENDENCIES = ("numkfs", "numpy", "scipy", "numba", "scikit-learn", "cvxpy", "clarabel", "ecos", "scs",
+                "joblib", "matplotlib")
+
+
+def versions() -> dict:
+    """numkfs's, Python's and the dependencies' versions (None when not installed)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in DEPENDENCIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _utc_now() -> str:
+    """The time now in UTC, ISO 8601 (e.g. ``2025-01-31T12:00:00+00:00``)."""
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _command(args) -> list:
+    """The command that was run: ``numkfs`` and its arguments."""
+    argv = getattr(args, "argv", None)
+    return ["numkfs", *argv] if argv is not None else list(sys.argv)
 
 
 def _path_json(path):
@@ -238,7 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="classification: score by accuracy instead of the default held-out loss")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--plot", help="write the feature path plot (PNG) here")
-    p.add_argument("--json", help="write the results as JSON here")
+    p.add_argument("--json", help="write the results as JSON here (with the versions, date and command)")
+    p.add_argument("--all", action="store_true",
+                   help=f"print every feature (default: the selected features and the next largest weights, "
+                        f"{TABLE_ROWS} rows at most)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or warnings")
     p.set_defaults(func=_cmd_select)
 
@@ -257,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = None if argv is None else [str(a) for a in argv]
     try:
         return args.func(args)
     except BrokenPipeError:  # output piped into head & co.

@@ -3,19 +3,25 @@
 Every cross-validating estimator and :func:`numkfs.select` go through this
 module, so that every method turns its path into features the same way:
 
-* **Folds.**  :func:`make_cv` gives stratified folds for classification;
+* **Folds.**  :func:`make_cv` gives stratified folds for classification,
+  unshuffled for an integer ``cv`` as in scikit-learn (so a fit is
+  reproducible by default; pass a shuffling splitter to shuffle);
+  :func:`cross_val_path` names a fold too small for the method;
   :func:`fold_data` fits the preprocessing (:class:`numkfs._preprocessing.Standardizer`)
   on the training rows of each fold only.
 * **Scores.**  One score per path point and fold, always *higher is better*,
   with its name stored on the path (:attr:`FeaturePath.score_name`):
   regression ``"neg_mean_squared_error"``; classification a continuous score
   by default (the held-out deviance, ``"neg_log_loss"``, or the method's own
-  loss, ``"neg_<loss>"``), ``"accuracy"`` on request (:func:`path_scores`).
+  loss, ``"neg_<loss>"``), ``"accuracy"`` on request (:func:`path_scores`);
+  each method offers the scores of :data:`SCORINGS` and refuses any other
+  (:func:`check_scoring`).
 * **Rule.**  :func:`choose_index` with ``cv_rule="best"`` (highest mean
   score) or ``"1se"`` (glmnet's ``lambda.1se``: the sparsest point whose
   mean score is within one standard error of the best); ties go to the
   sparser point whichever way the grid runs.  :func:`index_for_count`
-  honours a requested number of features exactly.
+  honours a requested number of features exactly, and warns naming the
+  features when ties make that count arbitrary (:func:`tied_features`).
 * **Support.**  The features with ``|weight| > path.tol`` at the chosen
   point (:func:`numkfs.paths.support_mask`), the same rule in paths,
   estimators, :func:`numkfs.select` and the command line.
@@ -38,8 +44,10 @@ import contextlib
 
 import numpy as np
 
-__all__ = ["CV_RULES", "MAX_FLOAT_CLASSES", "target_type", "GridEdgeWarning", "check_grid_edge", "choose_index", "cross_val_path", "fold_data",
-           "index_for_count", "make_cv", "numba_threads_for", "parallel_map", "path_scores", "record_cv", "show_progress"]
+__all__ = ["CV_RULES", "MAX_FLOAT_CLASSES", "SCORINGS", "TIE_RTOL", "target_type", "GridEdgeWarning", "check_folds",
+           "check_grid_edge", "check_scoring", "choose_index", "cross_val_path", "fold_data", "index_for_count",
+           "make_cv", "numba_threads_for", "parallel_map", "path_scores", "record_cv", "show_progress",
+           "tied_features", "warn_ties"]
 
 #: The rules that turn CV scores into a chosen point.
 CV_RULES = ("best", "1se")
@@ -47,6 +55,57 @@ CV_RULES = ("best", "1se")
 
 class GridEdgeWarning(UserWarning):
     """The chosen point is at an edge of a grid the user can widen."""
+
+
+#: The held-out scores each method offers, per task; the first is its default.
+#: :func:`check_scoring` refuses any other (the one rule for every method).
+SCORINGS = {
+    "knife": {"regression": ("neg_mean_squared_error",),
+              "classification": ("neg_loss", "neg_log_loss", "accuracy")},
+    "lpkta": {"classification": ("neg_hinge_loss", "accuracy"), "regression": ("neg_mean_squared_error",)},
+    "nmmkl": {"classification": ("neg_hinge_loss", "accuracy")},
+    "l1kr": {"regression": ("neg_mean_squared_error",)},
+    "garrote": {"regression": ("neg_mean_squared_error",)},
+    "cosso": {"regression": ("neg_mean_squared_error",)},
+}
+
+
+def check_scoring(method: str, task: str, scoring: str | None) -> str:
+    """The score ``method`` uses for ``task``: ``scoring``, or its default when None.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`SCORINGS` (any case).
+    task : {"regression", "classification"}
+        The task.
+    scoring : str or None
+        The score asked for.
+
+    Returns
+    -------
+    str
+        ``scoring``, or the method's default score for ``task``.
+
+    Raises
+    ------
+    ValueError
+        When the method does not offer ``scoring`` for ``task``; the message
+        names the scores it does offer.
+
+    Examples
+    --------
+    >>> from numkfs.model_selection import check_scoring
+    >>> check_scoring("nmmkl", "classification", None), check_scoring("knife", "classification", "accuracy")
+    ('neg_hinge_loss', 'accuracy')
+    """
+    offered = SCORINGS[str(method).lower()][task]
+    if scoring is None:
+        return offered[0]
+    if scoring not in offered:
+        raise ValueError(f"method {method!r} does not offer scoring={scoring!r} for {task}; it offers "
+                         f"{', '.join(map(repr, offered))}.")
+    return scoring
 
 
 _PROGRESS = {"on": False}
@@ -122,7 +181,12 @@ def target_type(y) -> str:
 
 
 def make_cv(cv, y, *, classifier: bool, random_state=None):
-    """A scikit-learn splitter: an int gives (Stratified)KFold with shuffling.
+    """A scikit-learn splitter: an int gives unshuffled (Stratified)KFold.
+
+    As scikit-learn does (:func:`sklearn.model_selection.check_cv`), an
+    integer ``cv`` gives contiguous, unshuffled folds, so a fit is the same
+    every time by default.  To shuffle, pass a splitter that shuffles, e.g.
+    ``KFold(5, shuffle=True, random_state=0)``.
 
     Parameters
     ----------
@@ -133,12 +197,20 @@ def make_cv(cv, y, *, classifier: bool, random_state=None):
         The target (its length and, for classification, its class counts).
     classifier : bool
         Stratify the folds.
-    random_state : int, Generator or None
-        Seeds the shuffling.
+    random_state : object, optional
+        Ignored (unshuffled folds need no seed); kept so that callers can
+        pass their ``random_state`` along.
 
     Returns
     -------
     a splitter
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.model_selection import make_cv
+    >>> [te.tolist() for _, te in make_cv(3, np.arange(6.0), classifier=False).split(np.zeros((6, 1)))]
+    [[0, 1], [2, 3], [4, 5]]
     """
     from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -153,13 +225,54 @@ def make_cv(cv, y, *, classifier: bool, random_state=None):
             if cv > counts.min():
                 raise ValueError(f"cv={cv} stratified folds but the rarest class has only {counts.min()} rows: "
                                  f"use at most {counts.min()} folds.")
-        seed = None if random_state is None else np.random.default_rng(random_state).integers(2**31 - 1)
-        if classifier:
-            return StratifiedKFold(int(cv), shuffle=True, random_state=seed)
-        return KFold(int(cv), shuffle=True, random_state=seed)
+            return StratifiedKFold(int(cv))
+        return KFold(int(cv))
     if not hasattr(cv, "split") or isinstance(cv, str):
         raise ValueError(f"cv must be an int (number of folds) or a splitter with a split method; got {cv!r}.")
     return cv
+
+
+def check_folds(splits, y=None, *, method: str | None = None, min_train: int = 2, classifier: bool = False):
+    """Refuse a fold too small for the method, naming the fold.
+
+    Parameters
+    ----------
+    splits : list of (train, test) index arrays
+        The folds, as a splitter's ``split`` gives them.
+    y : array-like, optional
+        The target (a classifier's training rows must hold two classes).
+    method : str, optional
+        The method's name, for the message.
+    min_train : int, default=2
+        The fewest training rows the method can fit.
+    classifier : bool, default=False
+        Whether each training fold needs at least two classes.
+
+    Raises
+    ------
+    ValueError
+        E.g. ``"fold 1 of 2 has 1 training sample; garrote needs at least 2:
+        use fewer folds (cv) or give more rows."``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.model_selection import check_folds
+    >>> check_folds([(np.arange(3), np.arange(3, 5))], method="garrote")
+    """
+    who = method or "the method"
+    n = len(splits)
+    for f, (tr, te) in enumerate(splits, start=1):
+        n_tr = int(np.sum(tr)) if np.asarray(tr).dtype == bool else len(tr)
+        n_te = int(np.sum(te)) if np.asarray(te).dtype == bool else len(te)
+        if n_tr < min_train:
+            raise ValueError(f"fold {f} of {n} has {n_tr} training sample{'s' if n_tr != 1 else ''}; {who} needs "
+                             f"at least {min_train}: use fewer folds (cv) or give more rows.")
+        if n_te < 1:
+            raise ValueError(f"fold {f} of {n} has no test rows: use fewer folds (cv) or give more rows.")
+        if classifier and y is not None and np.unique(np.asarray(y)[tr]).size < 2:
+            raise ValueError(f"fold {f} of {n} has one class in its {n_tr} training rows; {who} needs two: "
+                             "use fewer folds (cv), a stratified splitter, or give more rows.")
 
 
 def fold_data(X, train, test, *, standardize: bool = True):
@@ -356,15 +469,127 @@ def choose_index(path, rule: str = "best") -> int:
     return int(candidates[np.argmin(key[candidates])])
 
 
-def index_for_count(path, k: int, *, warn: bool = True):
+#: Relative tolerance under which two weights or scores count as tied: the
+#: accuracy the methods' solvers reach (NMMKL's ``tie_tol``; the conic
+#: backends stop at relative gaps of 1e-8, the native solvers at 1e-6 to
+#: 1e-10), so values that differ by solver round-off (NMMKL's φ on wpbc
+#: differ around 1e-11) are not ranked by that round-off.
+TIE_RTOL = 1e-6
+
+
+def tied_features(values, k: int, *, rtol: float = TIE_RTOL, atol: float = 0.0) -> np.ndarray:
+    """Features tied at the ``k``-th largest ``|value|`` when the tie makes
+    a count of ``k`` arbitrary.
+
+    Two values tie when they differ by at most ``max(atol, rtol * |v_k|)``,
+    ``v_k`` the ``k``-th largest in absolute value.  The count is arbitrary
+    when the tied group holds both some of the ``k`` largest and some of the
+    rest; the group is returned then, else an empty array.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_features,)
+        Weights or scores (larger absolute value ranks first).
+    k : int
+        The requested count.
+    rtol : float, default=TIE_RTOL
+        Relative tolerance (the solver's accuracy).
+    atol : float, default=0.0
+        Absolute tolerance (e.g. the path's selection tolerance ``path.tol``).
+
+    Returns
+    -------
+    ndarray of int
+        Indices of the tied features, in column order.
+
+    Examples
+    --------
+    >>> from numkfs.model_selection import tied_features
+    >>> tied_features([3.0, 2.0 + 1e-12, 2.0, 1.0], 2).tolist(), tied_features([3.0, 2.0, 1.0], 2).tolist()
+    ([1, 2], [])
+    """
+    a = np.abs(np.asarray(values, dtype=float).ravel())
+    k = int(k)
+    if k < 1 or k >= a.size:
+        return np.zeros(0, dtype=int)
+    vk = np.sort(a)[::-1][k - 1]
+    band = max(float(atol), float(rtol) * vk)
+    group = np.flatnonzero(np.abs(a - vk) <= band)
+    above = int(np.sum(a > vk + band))
+    if above + group.size <= k:  # the whole group fits in the k: nothing arbitrary
+        return np.zeros(0, dtype=int)
+    return group
+
+
+def warn_ties(values, k: int, *, kept, feature_names=None, rtol: float = TIE_RTOL, atol: float = 0.0,
+              where: str = "", how: str = "the lower feature indices were kept", stacklevel: int = 3) -> np.ndarray:
+    """Warn (``UserWarning``) naming the features :func:`tied_features`
+    finds, when ties make a count of ``k`` arbitrary.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_features,)
+        Weights or scores (larger absolute value ranks first).
+    k : int
+        The requested count.
+    kept : array-like of bool of shape (n_features,)
+        The ``k`` features kept.
+    feature_names : sequence of str, optional
+        Names for the message (default: ``[j]``, the column index).
+    rtol, atol : float
+        As in :func:`tied_features`.
+    where : str, default=""
+        Where the tie is, e.g. ``" at lambda2=0.3"``.
+    how : str
+        How the tie was broken, for the message.
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn`.
+
+    Returns
+    -------
+    ndarray of int
+        The tied features (empty when the count is not arbitrary).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from numkfs.model_selection import warn_ties
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     tied = warn_ties([3.0, 2.0, 2.0], 2, kept=[True, True, False], feature_names=["a", "b", "c"])
+    >>> tied.tolist(), "b, c" in str(w[0].message)
+    ([1, 2], True)
+    """
+    import warnings
+
+    tied = tied_features(values, k, rtol=rtol, atol=atol)
+    if tied.size:
+        a = np.abs(np.asarray(values, dtype=float).ravel())
+        kept = np.asarray(kept, dtype=bool)
+
+        def name(j):
+            return str(feature_names[j]) if feature_names is not None else f"[{j}]"
+
+        shown = ", ".join(name(j) for j in tied[:20]) + ("" if tied.size <= 20 else f", ... ({tied.size} in all)")
+        n_in = int(kept[tied].sum())
+        warnings.warn(f"selecting {k} features, but {tied.size} features tie at {np.mean(a[tied]):.6g}"
+                      f"{where} (equal within the solver's accuracy, relative {rtol:g}): {shown}; {n_in} of them "
+                      f"are kept ({how}), so the choice among them is arbitrary.", UserWarning,
+                      stacklevel=stacklevel)
+    return tied
+
+
+def index_for_count(path, k: int, *, warn: bool = True, feature_names=None):
     """The point and support for a requested number ``k`` of features.
 
     Walking from the sparse end of the path, the first point with at least
     ``k`` selected features is taken; if it selects more, its ``k`` largest
-    weights (in absolute value) are kept.  A ``UserWarning`` says so when
-    ties at the k-th weight make the choice arbitrary (the lower feature
-    index wins), or when no point reaches ``k`` (the densest point is taken
-    and fewer features are returned).
+    weights (in absolute value) are kept.  A ``UserWarning`` says so,
+    naming the features, when ties at the k-th weight make the choice
+    arbitrary (weights equal within ``max(path.tol, TIE_RTOL * w_k)``,
+    :func:`tied_features`; the lower feature indices are kept), or when no
+    point reaches ``k`` (the densest point is taken and fewer features are
+    returned).
 
     Parameters
     ----------
@@ -374,6 +599,8 @@ def index_for_count(path, k: int, *, warn: bool = True):
         Number of features wanted (at least 1).
     warn : bool, default=True
         Emit the warnings described above.
+    feature_names : sequence of str, optional
+        Names for the warning (default: ``path.feature_names``, else indices).
 
     Returns
     -------
@@ -410,11 +637,12 @@ def index_for_count(path, k: int, *, warn: bool = True):
     if ns[i] > k:
         a = np.abs(path.weights[i])
         top = np.argsort(-a, kind="stable")[:k]
-        if warn and a[top[-1]] == np.sort(a)[::-1][k]:
-            warnings.warn(f"features tie at the {k}-th largest weight at {path.grid_name}={path.grid[i]:.4g}; "
-                          "the lower feature indices were kept.", UserWarning, stacklevel=2)
         mask = np.zeros(path.n_features, dtype=bool)
         mask[top] = True
+        if warn:
+            names = feature_names if feature_names is not None else path.feature_names
+            warn_ties(a, k, kept=mask, feature_names=names, atol=path.tol,
+                      where=f" at {path.grid_name}={path.grid[i]:.4g}", stacklevel=3)
     return i, mask
 
 
@@ -511,7 +739,7 @@ def _with_threads(n_threads, fn, *args):
 
 
 def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None, random_state=None,
-                   prefer=None) -> np.ndarray:
+                   prefer=None, method: str | None = None, min_train: int = 2) -> np.ndarray:
     """Scores of a path on each CV fold.
 
     Parameters
@@ -527,15 +755,20 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     n_jobs : int, optional
         joblib workers over folds (``None`` = 1; works under
         ``joblib.parallel_backend("dask")`` too).
-    random_state : int, Generator or None
-        Seeds the shuffling of the folds when ``cv`` is an int
-        (:func:`make_cv`); ignored for a splitter.
+    random_state : object, optional
+        Ignored: an int ``cv`` gives unshuffled folds (:func:`make_cv`); a
+        splitter carries its own seed.
     prefer : {None, "threads", "processes"}
         joblib's soft hint for the default backend (a backend set by the
         user with ``joblib.parallel_config`` wins).  ``"threads"`` suits
         folds whose work releases the GIL (Numba ``nogil`` kernels, BLAS,
         LAPACK): no worker processes to start, import numkfs in and load
         the compiled functions into.
+    method : str, optional
+        The method's name, for the message of a fold too small to fit
+        (:func:`check_folds`).
+    min_train : int, default=2
+        The fewest training rows the method can fit.
 
     Returns
     -------
@@ -545,6 +778,7 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
 
     splitter = make_cv(cv, y, classifier=classifier, random_state=random_state)
     splits = list(splitter.split(X, y))
+    check_folds(splits, y, method=method, min_train=min_train, classifier=classifier)
     n_workers = min(effective_n_jobs(n_jobs), len(splits))
     threads = numba_threads_for(n_workers)
     if _PROGRESS["on"]:

@@ -103,14 +103,33 @@ class SelectionResult:
             return f"cross-validated {words}: {-self.score:.4g}"
         return f"cross-validated {_SCORE_WORDS.get(name, name)}: {self.score:.4g}"
 
-    def table(self) -> str:
-        """Features by decreasing weight, with the selected ones marked."""
-        order = np.argsort(-np.abs(self.weights), kind="stable")
-        w = max(7, max(len(str(f)) for f in self.feature_names))
+    def table(self, max_rows: int | None = None) -> str:
+        """The selected features, then the others, by decreasing weight.
+
+        Parameters
+        ----------
+        max_rows : int, optional
+            Print at most this many feature rows (the selected features
+            first, then the next largest weights) and a last line saying how
+            many are left out; None prints every feature.
+
+        Returns
+        -------
+        str
+        """
+        order = np.lexsort((np.arange(len(self.weights)), -np.abs(self.weights), ~np.asarray(self.selected)))
+        shown = order if max_rows is None else order[:max(0, int(max_rows))]
+        w = max(7, max(len(str(self.feature_names[j])) for j in shown) if len(shown) else 7)
         lines = [f"{'feature'.ljust(w)}  {'weight':>12}  selected", f"{'-' * w}  {'-' * 12}  --------"]
-        for j in order:
+        for j in shown:
             lines.append(f"{str(self.feature_names[j]).ljust(w)}  {self.weights[j]:12.6g}  "
                          f"{'*' if self.selected[j] else ''}")
+        if len(shown) < len(order):
+            rest = order[len(shown):]
+            n_sel = int(np.sum(np.asarray(self.selected)[rest]))
+            sel = f", {n_sel} of them selected" if n_sel else ""
+            lines.append(f"... {len(rest)} more features with |weight| <= {np.abs(self.weights[rest]).max():.6g}"
+                         f"{sel} (--all or table(max_rows=None) shows every row)")
         return "\n".join(lines)
 
     def summary(self) -> str:
@@ -188,14 +207,16 @@ def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     from sklearn.metrics import hinge_loss
     from sklearn.svm import LinearSVC
 
-    from .model_selection import fold_data, make_cv
+    from .model_selection import check_folds, fold_data, make_cv
 
     if not mask.any():
         return float("nan")
     Xm = X[:, mask]
     labels = np.unique(y)
     out = []
-    for tr, te in make_cv(cv, y, classifier=True, random_state=random_state).split(Xm, y):
+    splits = list(make_cv(cv, y, classifier=True, random_state=random_state).split(Xm, y))
+    check_folds(splits, y, method="the linear SVM that scores NMMKL", classifier=True)
+    for tr, te in splits:
         Xtr, Xte = fold_data(Xm, tr, te)
         clf = LinearSVC(C=1.0, max_iter=20000).fit(Xtr, y[tr])
         if scoring == "accuracy":
@@ -277,8 +298,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     >>> bool(res.selected[[0, 3]].all()), res.score_name
     (True, 'neg_mean_squared_error')
     """
-    from . import estimators as E
-    from .model_selection import CV_RULES, index_for_count
+    from .model_selection import CV_RULES, check_scoring
 
     method = method.lower()
     if method not in METHODS:
@@ -289,7 +309,26 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     task = task or infer_task(y)
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
+    check_scoring(method, task, scoring)  # one rule for every method: a score it does not offer is refused
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
+    # constant columns are named here, once, by their feature names; the estimator and the method's
+    # path (and each fold) would otherwise repeat the warning with column indices
+    import warnings
+
+    from ._validation import ConstantFeatureWarning, constant_columns
+
+    constant_columns(X, caller="select", feature_names=names)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConstantFeatureWarning)
+        return _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose,
+                       params)
+
+
+def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):
+    """:func:`select` after its checks: fit the method's estimator and choose the point."""
+    from . import estimators as E
+    from .model_selection import TIE_RTOL, index_for_count, warn_ties
+
     solver, extra = params.get("solver", "auto"), {}
     contract = dict(cv=cv, cv_rule=cv_rule, scoring=scoring, random_state=random_state)
 
@@ -299,6 +338,8 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         est = E.NMMKLSelector(n_features_to_select=m, **params).fit(X, y)
         selected = est.get_support()  # the top-m rule
         weights = np.asarray(est.scores_, dtype=float)
+        warn_ties(weights, m, kept=selected, feature_names=names, rtol=TIE_RTOL, stacklevel=4,
+                  how="NMMKL breaks the tie by its relaxed selection p")
         score_name = scoring or "neg_hinge_loss"
         score = _cv_linear_svm_score(X, y, selected, cv, random_state, score_name)
         extra["scores"] = est.scores_
@@ -332,7 +373,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         weights = np.asarray(est.feature_weights_, dtype=float)
         rule = path.cv_rule or cv_rule
     else:
-        i, selected = index_for_count(path, n_features)
+        i, selected = index_for_count(path, n_features, feature_names=names)
         weights = np.where(selected, path.weights[i], 0.0)
         rule = "n_features"
         path = dataclasses.replace(path, chosen_index=i, cv_rule=rule, chosen_support=selected)

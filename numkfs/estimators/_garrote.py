@@ -297,7 +297,7 @@ class GarroteRegressorCV(GarroteRegressor):
             return path_scores(y[test], pred, "neg_mean_squared_error")
 
         scores = cross_val_path(fold, X, y, self.cv, classifier=False, n_jobs=self.n_jobs,
-                                random_state=self.random_state)
+                                random_state=self.random_state, method="garrote")
         i = record_cv(path, scores, rule=self.cv_rule, score_name="neg_mean_squared_error")
         path.converged = np.ones(path.n_points, dtype=bool)
         if user_grid:

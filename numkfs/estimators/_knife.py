@@ -29,7 +29,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import Interval, NoneOr, Options, check_X, check_y, constant_columns
+from .._validation import ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, _numba_threads_for,
                              knife, knife_ovr_paths, knife_path, path_decision_function)
 from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
@@ -43,6 +43,22 @@ _COMMON = {k: KNIFE_CONSTRAINTS[k] for k in
 _COMMON["solver"] = [Options(("auto", "native", "ECOS", "SCS", "CLARABEL"))]
 _COMMON["verbose"] = [Options((True, False))]
 _N_JOBS = [NoneOr, Interval(numbers.Integral, None, None)]
+
+
+def _constant_columns_named_once(fit):
+    """``fit`` with the constant-column warning given once, by the estimator,
+    naming the columns by their feature names: the same warning from the
+    method's own functions (``knife``, ``knife_path``, ``knife_ovr_paths``,
+    on the whole data and on each fold, with column indices) is ignored."""
+    import functools
+
+    @functools.wraps(fit)
+    def wrapper(self, X, y):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"knife(_path|_ovr_paths)?: ", category=ConstantFeatureWarning)
+            return fit(self, X, y)
+
+    return wrapper
 
 
 class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
@@ -203,6 +219,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         self.random_state = random_state
         self.verbose = verbose
 
+    @_constant_columns_named_once
     def fit(self, X, y):
         """Fit KNIFE on (X, y); returns self."""
         self._validate_params()
@@ -320,6 +337,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
             return [np.where(y == self.classes_[1], 1.0, -1.0)]
         return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
 
+    @_constant_columns_named_once
     def fit(self, X, y):
         """Fit KNIFE (one-vs-rest for more than two classes); returns self."""
         self._validate_params()
@@ -492,6 +510,7 @@ class KNIFERegressorCV(KNIFERegressor):
         self.random_state = random_state
         self.verbose = verbose
 
+    @_constant_columns_named_once
     def fit(self, X, y):
         """Compute the path, cross-validate λ2 and keep the chosen point; returns self."""
         self._validate_params()
@@ -510,7 +529,7 @@ class KNIFERegressorCV(KNIFERegressor):
                                                      random_state=self.random_state, **kw))
         with _numba_threads_for(X_raw.shape[0]):
             scores = cross_val_path(fold, X_raw, y, self.cv, classifier=False, n_jobs=self.n_jobs,
-                                    random_state=self.random_state, prefer="threads")
+                                    random_state=self.random_state, prefer="threads", method="KNIFE")
         self._finish(path, scores, Xs)
         return self
 
@@ -651,6 +670,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
+    @_constant_columns_named_once
     def fit(self, X, y):
         """Compute the path(s), cross-validate λ2 and keep the chosen point; returns self."""
         self._validate_params()
@@ -671,7 +691,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
         fold = _ClassificationFold(X_raw, y, self.classes_, grid, self.scoring, kw)
         with _numba_threads_for(X_raw.shape[0]):
             scores = cross_val_path(fold, X_raw, y, self.cv, classifier=True, n_jobs=self.n_jobs,
-                                    random_state=self.random_state, prefer="threads")
+                                    random_state=self.random_state, prefer="threads", method="KNIFE")
         self.paths_ = paths
         W = np.max(np.stack([p.weights for p in paths]), axis=0)
         converged = np.all(np.stack([p.extra["converged"] for p in paths]), axis=0)

@@ -605,7 +605,8 @@ def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, la
             fold = _path_fits(X[train], y[train], Ms, kernel, gamma, lambda0, max_iter, tol, solver)
             return [-float(np.mean((f.predict(X[test]) - y[test]) ** 2)) for f in fold]
 
-        scores = cross_val_path(fold_fn, X, y, cv, classifier=False, n_jobs=n_jobs, random_state=random_state)
+        scores = cross_val_path(fold_fn, X, y, cv, classifier=False, n_jobs=n_jobs, random_state=random_state,
+                                method="COSSO")
     return FeaturePath(
         grid=Ms, weights=np.array([f.theta for f in fits]), grid_name="M", feature_names=feature_names,
         objective=np.array([f.objective for f in fits]), method="cosso", cv_scores=scores,

@@ -1386,7 +1386,7 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
             pred = _predict_betas(p, X[test], betas_f, lams_f)
         return -((pred - y[test][None, :]) ** 2).mean(axis=1)
 
-    scores = cross_val_path(fold_fn, X, y, cv, n_jobs=n_jobs, random_state=random_state)
+    scores = cross_val_path(fold_fn, X, y, cv, n_jobs=n_jobs, random_state=random_state, method="L1KR")
     betas, lams, used = _grid_models(full, D_grid, prune_tol)
     conv = full.extra["converged"]
     converged = conv[used[:, 0]] & conv[used[:, 1]]

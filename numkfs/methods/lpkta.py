@@ -463,7 +463,7 @@ def feature_selection_path(
             return s
 
         scores = cross_val_path(fold_fn, X, y, cv, classifier=scoring != "neg_mean_squared_error",
-                                n_jobs=n_jobs, random_state=random_state)
+                                n_jobs=n_jobs, random_state=random_state, method="lp-KTA")
     base = None
     if baseline:
         base = float(np.mean(scores[-1]))
