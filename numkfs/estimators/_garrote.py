@@ -188,7 +188,8 @@ class GarroteRegressorCV(GarroteRegressor):
     fit_intercept : bool, default=True
         Fit an unpenalised intercept.
     cv : int or splitter, default=5
-        Folds (shuffled ``KFold`` for an int).
+        Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
+        e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
     cv_rule : {"best", "1se"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         within one standard error of it (glmnet's ``lambda.1se``).
@@ -199,7 +200,8 @@ class GarroteRegressorCV(GarroteRegressor):
     n_jobs : int, optional
         joblib workers over the folds.
     random_state : int, optional
-        Seed of the fold shuffling.
+        Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
+        its own seed.  Kept for :func:`numkfs.select`'s uniform interface.
 
     Attributes
     ----------
@@ -351,7 +353,8 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     n_jobs : int, optional
         joblib workers over folds.
     random_state : int, optional
-        Seed of the CV fold shuffling.
+        Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
+        its own seed.
 
     Attributes
     ----------
@@ -512,7 +515,8 @@ class COSSORegressorCV(COSSORegressor):
     n_jobs : int, optional
         joblib workers over the folds.
     random_state : int, optional
-        Seed of the fold shuffling.
+        Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
+        its own seed.  Kept for :func:`numkfs.select`'s uniform interface.
 
     Attributes
     ----------

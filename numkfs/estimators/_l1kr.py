@@ -29,12 +29,18 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         \quad\text{s.t.}\quad \|\beta\|_1 \le D
 
     (``fix="lambda"``; with ``fix="C"`` the constraint ``αᵀKα ≤ C`` replaces
-    the penalty, as in the paper).  The whole path in D is traced by
-    homotopy (:func:`~numkfs.methods.l1kr.l1kr_path`); every CV fold traces
-    its own path, scored on a common grid of D
+    the penalty, as in the paper).  The path in D is traced by homotopy
+    (:func:`~numkfs.methods.l1kr.l1kr_path`); every CV fold traces its own
+    path, scored on a common grid of D
     (:func:`~numkfs.methods.l1kr.l1kr_cv_path`; a fold's path on n_train
     rows is traced with the equivalent λ and read at ``D · n_train / n``,
-    the same kernel in the units of X); the point chosen by ``cv_rule``
+    the same kernel in the units of X).  The default grid follows the
+    events of the path on all of the data (the D where features enter or
+    leave), refined until no two consecutive points differ in support by
+    more than ``max(2, a quarter of the larger support)``, with at most
+    ``n_grid`` points; the paths are traced in stages and stop once the CV
+    can no longer choose a further point (early stopping).  The point chosen
+    by ``cv_rule``
     (:func:`numkfs.model_selection.choose_index`) is taken on the path of
     all the data.  The model at each grid point drops the features it does
     not need (:func:`~numkfs.methods.l1kr.l1kr_prune`: removing them, with α
@@ -75,18 +81,28 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     max_steps : int, default=3000
         Continuation-step budget of each path.
     cv : int or CV splitter, default=5
-        Folds (shuffled with ``random_state``).
+        Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
+        e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
     cv_rule : {"best", "1se"}, default="best"
         How the CV scores choose the point
         (:func:`numkfs.model_selection.choose_index`).
     scoring : {"neg_mean_squared_error"}, default="neg_mean_squared_error"
         The CV score (higher is better), in the squared units of y.
     n_grid : int, default=50
-        Points of the common D grid.
+        Upper bound on the number of points of the default D grid, which
+        follows the events of the path on all of the data and refines where
+        the support jumps (:func:`~numkfs.methods.l1kr.l1kr_cv_path`);
+        ignored with ``D_grid``.
+    D_grid : array-like of shape (n_points,), optional
+        An explicit grid of budgets ``||β||₁`` (in the units of the path on
+        all of the data), the same for every λ; passed to
+        :func:`~numkfs.methods.l1kr.l1kr_cv_path`.  The paths are traced to
+        its largest value (or ``D_max``).
     n_jobs : int, optional
         joblib workers over CV folds.
     random_state : int, Generator or None
-        Shuffling of the CV folds.
+        Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
+        its own seed.
     eps : float, optional
         Deprecated name of ``gradient_tol``; accepted with a
         ``FutureWarning`` until the next release.
@@ -105,9 +121,9 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Every λ tried, in the order traced (the given ones, then extensions).
     best_index_ : int
         The chosen point of ``path_``.
-    cv_scores_ : ndarray of shape (n_grid, n_folds)
+    cv_scores_ : ndarray of shape (n_points, n_folds)
         The CV scores of ``path_``.
-    converged_ : ndarray of bool of shape (n_grid,)
+    converged_ : ndarray of bool of shape (n_points,)
         Per point of ``path_``: the full-data path reached it, between points
         that satisfy the KKT system to the tracker's tolerance.
     D_ : float
@@ -156,6 +172,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         "cv_rule": [Options(["best", "1se"])],
         "scoring": [Options(["neg_mean_squared_error"])],
         "n_grid": [Interval(Integral, 2, None)],
+        "D_grid": [InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
         "n_jobs": [Interval(Integral, None, None), NoneOr],
         "random_state": [Interval(Integral, 0, None), NoneOr, InstanceOf((np.random.Generator,), "a Generator")],
         "eps": [Interval(Real, 0, 1, closed="neither"), NoneOr],
@@ -163,7 +180,8 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
 
     def __init__(self, kernel="rbf", degree=2, fix="lambda", lam=0.01, C=1.0, gradient_tol=1e-6,
                  prune_tol=1e-3, D_max=None, max_steps=3000, cv=5, cv_rule="best",
-                 scoring="neg_mean_squared_error", n_grid=50, n_jobs=None, random_state=None, eps=None):
+                 scoring="neg_mean_squared_error", n_grid=50, D_grid=None, n_jobs=None, random_state=None,
+                 eps=None):
         self.kernel = kernel
         self.degree = degree
         self.fix = fix
@@ -177,6 +195,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.cv_rule = cv_rule
         self.scoring = scoring
         self.n_grid = n_grid
+        self.D_grid = D_grid
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.eps = eps
@@ -222,7 +241,8 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
             return l1kr_cv_path(
                 X, y, self.kernel, degree=self.degree, fix=self.fix, lam=float(lam), C=self.C,
                 gradient_tol=gradient_tol, prune_tol=self.prune_tol, D_max=self.D_max,
-                max_steps=self.max_steps, n_grid=self.n_grid, cv=self.cv, n_jobs=self.n_jobs, random_state=seed,
+                max_steps=self.max_steps, n_grid=self.n_grid, D_grid=self.D_grid, cv=self.cv, n_jobs=self.n_jobs,
+                random_state=seed,
                 feature_names=names,
             )
 
@@ -336,7 +356,7 @@ class L1KRRegressor(L1KRRegressorCV):
     Parameters
     ----------
     kernel, degree, fix, lam, C, gradient_tol, prune_tol, D_max, max_steps, cv, cv_rule, scoring, n_grid, \
-n_jobs, random_state, eps
+D_grid, n_jobs, random_state, eps
         As in :class:`L1KRRegressorCV`.
 
     References

@@ -112,7 +112,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
     predictor : {"warm", "first", "second"}
         Predictor of the per-feature path tracker.
     random_state : None or int
-        Seeds the CV splits.
+        Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
+        scikit-learn, and a splitter carries its own seed.
     n_jobs : int, optional
         joblib workers over the CV folds.
     cv_rule : {"best", "1se"}, default="best"
@@ -394,7 +395,8 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
     predictor : {"warm", "first", "second"}
         Predictor of the per-feature path tracker.
     random_state : None or int
-        Seeds the CV splits.
+        Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
+        scikit-learn, and a splitter carries its own seed.
     n_jobs : int, optional
         joblib workers over the CV folds.
     cv_rule : {"best", "1se"}, default="best"

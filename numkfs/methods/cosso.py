@@ -573,7 +573,8 @@ def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, la
         Folds for :func:`numkfs.model_selection.cross_val_path` (COSSO's
         default 5); ``None`` skips CV.  Scores are minus the test MSE.
     n_jobs, random_state
-        joblib workers over folds; seed of the fold shuffling.
+        joblib workers over folds; ``random_state`` is unused (an int ``cv``
+        gives unshuffled folds, as in scikit-learn).
     feature_names : sequence of str, optional
         Names of the features, stored on the path (default: the columns of a
         DataFrame ``X``).
