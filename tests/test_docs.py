@@ -1,5 +1,9 @@
 """The documentation builds warning-free and lists every public name
-(issue #18, part 2).  One Sphinx build (about a minute on 2 cores)."""
+(issue #18, part 2); its front page shows a code example and the path figure
+that code draws, its navigation names each section once, and every example
+page shows a figure (issue #28).  One Sphinx build, which executes the
+notebooks (about 2 minutes on 2 cores)."""
+import collections
 import importlib.util
 import subprocess
 import sys
@@ -14,6 +18,8 @@ DOCS = ROOT / "docs"
 pytest.importorskip("sphinx")
 pytest.importorskip("numpydoc")
 pytest.importorskip("myst_nb")
+pytest.importorskip("pydata_sphinx_theme")
+bs4 = pytest.importorskip("bs4")  # a dependency of pydata-sphinx-theme
 
 
 def _inventory(path: Path) -> set:
@@ -56,3 +62,65 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
     for page in ("guide/knife", "guide/l1kr", "guide/lpkta", "guide/nmmkl", "guide/garrote", "guide/selection",
                  "guide/solvers", "guide/scaling", "examples/notebooks/01_nmmkl_relaxation"):
         assert (out / f"{page}.html").exists(), page
+    _check_front_page(out)
+    _check_navigation_names_each_section_once(out / "index.html")
+    _check_example_figures(out)
+
+
+def _soup(path: Path):
+    return bs4.BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _local_png(page: Path, img) -> Path:
+    """The file an <img> of *page* shows; it must exist and be a PNG."""
+    src = img.get("src", "")
+    assert src and "://" not in src and not src.startswith("data:"), src
+    path = (page.parent / src).resolve()
+    assert path.is_file(), src
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", src
+    return path
+
+
+def _check_front_page(out: Path):
+    index = out / "index.html"
+    soup = _soup(index)
+    code = "\n".join(pre.get_text() for pre in soup.find_all("pre"))
+    script = (DOCS / "_front_example.py").read_text(encoding="utf-8")
+    shown = script.split("# --- shown on the front page ---", 1)[1]
+    lines = [ln for ln in shown.splitlines() if ln.strip()]
+    assert len(lines) >= 4 and any("plot()" in ln for ln in lines)
+    for line in lines:
+        assert line in code, line
+    figures = [img for img in soup.find_all("img") if "front_path" in img.get("src", "")]
+    assert len(figures) == 1, [img.get("src") for img in soup.find_all("img")]
+    assert _local_png(index, figures[0]).stat().st_size > 10_000  # a drawn path, not an empty canvas
+
+
+def _check_navigation_names_each_section_once(index: Path):
+    """No text twice in one navigation block of the front page: a toctree
+    caption repeating the title of the page it lists ("User guide User
+    guide") or a page listed twice."""
+    soup = _soup(index)
+    blocks = soup.find_all("nav") + soup.find_all(attrs={"role": "navigation"}) + soup.select(
+        "[class*=sidebar]")
+    assert blocks
+    section_links = set()
+    for block in blocks:
+        texts = [a.get_text(" ", strip=True) for a in block.find_all("a")]
+        texts += [c.get_text(" ", strip=True) for c in block.select(".caption-text")]
+        texts = [t for t in texts if t]
+        twice = {t: k for t, k in collections.Counter(texts).items() if k > 1}
+        assert not twice, (block.name, block.get("class"), twice)
+        section_links.update(texts)
+    assert {"User guide", "Examples", "API reference"} <= section_links, section_links
+
+
+def _check_example_figures(out: Path):
+    """Every notebook page shows at least one figure, and so does the gallery."""
+    pages = [out / "examples" / "notebooks" / f"{nb.stem}.html" for nb in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+    assert pages
+    for page in pages + [out / "examples" / "index.html"]:
+        imgs = [img for img in _soup(page).find_all("img") if img.get("src", "").endswith(".png")]
+        assert imgs, f"{page.relative_to(out)} shows no figure"
+        for img in imgs:
+            _local_png(page, img)
