@@ -69,3 +69,83 @@ def test_rbf_feature_factors_fixed_gamma_and_constant_feature():
     np.testing.assert_allclose(np.abs(Z[:, off[1]]), 1.0)
     with pytest.raises(ValueError, match="gamma"):
         rbf_feature_factors(X, gamma=-1.0)
+
+
+# --------------------------------------------------------------------------
+# the learned lp-KTA kernel through low-rank features (issue #29)
+
+
+def _lpkta_data(n, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X[:, 3] = 4.0 + 0.01 * X[:, 3]  # an offset column with a small spread
+    return X, rng.standard_normal((40, d))
+
+
+@pytest.mark.parametrize("tol", [1e-4, 1e-8])
+def test_learned_kernel_features_within_the_stated_bound(tol):
+    """ΦΦᵀ against combined_kernel: every factor's residual K_i - Z_iZ_iᵀ is PSD with
+    trace ≤ tol·n, so |K - ΦΦᵀ| ≤ Σ w_i tol n entrywise (centring does not raise the
+    spectral norm); new rows through the Nyström extension of the same factors."""
+    from numkfs.kernels.alignment import combined_kernel, feature_alignments
+    from numkfs.kernels.lowrank import learned_kernel_features
+
+    X, Y = _lpkta_data(300)
+    y = np.sign(X[:, 0] + X[:, 1])
+    eta = np.array([0.5, 1.0, 0.0, 0.3, 0.2])
+    _, det = feature_alignments(X, y, return_details=True)
+    Phi, fm = learned_kernel_features(X, eta, traces=det.traces, gamma=det.gamma, tol=tol)
+    K, cent = combined_kernel(X, eta, traces=det.traces, gamma=det.gamma, return_centering=True)
+    w = eta / np.where(det.traces > 0, det.traces, np.inf)
+    bound = w.sum() * tol * X.shape[0]
+    err = np.abs(Phi @ Phi.T - K).max()
+    assert err <= bound * (1 + 1e-6) + 64 * np.finfo(float).eps * np.abs(K).max()
+    assert err > 0 and Phi.shape[1] == fm.n_components < 4 * 60  # low rank: r_i << n
+    assert list(fm.features) == [0, 1, 3, 4]
+    # the training rows mapped again give Φ (the extension reproduces the factor)
+    np.testing.assert_allclose(fm.transform(X), Phi, atol=1e-9 * np.abs(Phi).max())
+    Kt = combined_kernel(X, eta, Y, traces=det.traces, gamma=det.gamma, centering=cent)
+    assert np.abs(fm.transform(Y) @ Phi.T - Kt).max() <= 10 * bound + 1e-12
+
+
+def test_learned_kernel_features_linear_is_exact_and_bad_input():
+    from numkfs.kernels.alignment import combined_kernel
+    from numkfs.kernels.lowrank import learned_kernel_features
+
+    X, Y = _lpkta_data(100)
+    eta = np.array([1.0, 0.0, 2.0, 0.5, 0.0])
+    Phi, fm = learned_kernel_features(X, eta, kernel="linear")
+    K = combined_kernel(X, eta, kernel="linear")
+    np.testing.assert_allclose(Phi @ Phi.T, K, atol=1e-12 * np.abs(K).max())
+    assert Phi.shape == (100, 3)
+    with pytest.raises(ValueError, match="eta has 2 entries but X has 5 features"):
+        learned_kernel_features(X, [1.0, 2.0])
+    with pytest.raises(ValueError, match="eta must be finite and non-negative"):
+        learned_kernel_features(X, [1.0, -1.0, 0, 0, 0])
+    with pytest.raises(ValueError, match="kernel must be 'rbf' or 'linear'"):
+        learned_kernel_features(X, eta, kernel="poly")
+
+
+def test_squared_hinge_newton_is_liblinears_optimum_and_warm_starts():
+    from sklearn.svm import LinearSVC
+
+    from numkfs.solvers.native.linear_svm import squared_hinge_svm
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((400, 6))
+    y = np.where(X[:, 0] - X[:, 1] + 0.7 * rng.standard_normal(400) > 0, 1.0, -1.0)
+    w, it = squared_hinge_svm(X, y, C=0.5, intercept_scaling=10.0)
+    ref = LinearSVC(C=0.5, loss="squared_hinge", dual=False, intercept_scaling=10.0, tol=1e-12,
+                    max_iter=10_000).fit(X, y)
+    scale = np.abs(ref.coef_).max()
+    np.testing.assert_allclose(w[:-1], ref.coef_.ravel(), atol=1e-6 * scale)
+    assert 10.0 * w[-1] == pytest.approx(ref.intercept_[0], abs=1e-6 * scale)
+    # stationarity: w = 2C X̃_Aᵀ (y_A - f_A)
+    Xt = np.column_stack([X, np.full(400, 10.0)])
+    f = Xt @ w
+    act = y * f < 1
+    g = w - 2 * 0.5 * Xt[act].T @ (y[act] - f[act])
+    assert np.linalg.norm(g) <= 1e-9 * 2 * 0.5 * np.linalg.norm(Xt.T @ y)
+    # from the optimum, no step is needed
+    assert squared_hinge_svm(X, y, C=0.5, intercept_scaling=10.0, w0=w)[1] <= 1
+    assert it >= 2

@@ -24,11 +24,13 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._validation import Interval, InstanceOf, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
+from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import (
     KERNEL_MODEL_SCORINGS,
     Bregman,
     _check_grid,
     default_p_grid,
+    LowRankKernelModel,
     feature_selection_path,
     lpkta_path,
     svm_kernel_scale,
@@ -415,7 +417,17 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
 
     Attributes
     ----------
-    svm_ : sklearn.svm.SVC
+    svm_ : sklearn.svm.SVC or numkfs.methods.lpkta.LowRankKernelModel
+        ``SVC`` on the precomputed learned kernel; above
+        ``numkfs.methods.lpkta.LOWRANK_MIN_SAMPLES`` (2,000) rows, a linear
+        SVM (squared hinge loss, the same C) on low-rank features of that
+        kernel (:func:`numkfs.kernels.lowrank.learned_kernel_features`), so
+        memory stays O(n R) instead of n².
+    low_rank_ : bool
+        Whether the low-rank form was used.
+    kernel_scale_ : float
+        The factor that brings the learned kernel to trace n
+        (:func:`numkfs.methods.lpkta.svm_kernel_scale`).
     classes_ : ndarray
     support_mask_ : ndarray of bool
         Features used by the kernel.
@@ -457,6 +469,15 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         self._eta = self.feature_weights_[mask]
         self._gsel = self.gamma_[mask] if self.gamma_ is not None else None
         self._tr = self.traces_[mask]
+        from ..methods import lpkta as _lpkta  # the threshold as it is now (tests and benchmarks move it)
+
+        self.low_rank_ = X.shape[0] > _lpkta.LOWRANK_MIN_SAMPLES and self._eta.size > 0
+        if self.low_rank_:
+            Phi, self._features = learned_kernel_features(self._Xsel, self._eta, kernel=self.kernel,
+                                                          gamma=self._gsel, traces=self._tr)
+            self.svm_ = LowRankKernelModel(self.C, regression=False).fit(Phi, y)
+            self.kernel_scale_, self.classes_ = self.svm_.kernel_scale, self.svm_.classes_
+            return self
         K, self._centering = self._kernel(None)
         self.kernel_scale_ = svm_kernel_scale(K)
         self.svm_ = SVC(kernel="precomputed", C=self.C).fit(K * self.kernel_scale_, y)
@@ -474,19 +495,25 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         return combined_kernel(self._Xsel, self._eta, Y, centering=self._centering, **kw)
 
     def _test_kernel(self, X):
+        return self._kernel(self._selected_columns(X)) * self.kernel_scale_
+
+    def _selected_columns(self, X):
         check_is_fitted(self, "svm_")
         X = validate_data_named(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64, reset=False)
         if sp.issparse(X):
             X = sp.csc_matrix(X)
-        Xs = X[:, self.support_mask_] if self.support_mask_.any() else X[:, :0]
-        return self._kernel(Xs) * self.kernel_scale_
+        return X[:, self.support_mask_] if self.support_mask_.any() else X[:, :0]
 
     def decision_function(self, X):
         """SVM decision values on the learned kernel."""
+        if getattr(self, "low_rank_", False):
+            return self.svm_.decision_function(self._features.transform(self._selected_columns(X)))
         K = self._test_kernel(X)
         return self.svm_.decision_function(K)
 
     def predict(self, X):
         """Predicted class labels."""
+        if getattr(self, "low_rank_", False):
+            return self.svm_.predict(self._features.transform(self._selected_columns(X)))
         K = self._test_kernel(X)
         return self.svm_.predict(K)

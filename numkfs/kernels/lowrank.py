@@ -22,12 +22,14 @@ non-linear QCQP (:mod:`numkfs.solvers.native.nmmkl`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._jit import jit
 from .alignment import resolve_gamma
 
-__all__ = ["pivoted_cholesky", "rbf_feature_factors"]
+__all__ = ["LearnedKernelFeatures", "learned_kernel_features", "pivoted_cholesky", "rbf_feature_factors"]
 
 
 @jit
@@ -83,12 +85,14 @@ def _pivoted_cholesky_dense(K, tol, max_rank):
 
 @jit
 def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
-    """Pivoted Cholesky of exp(-γ (x_a - x_b)²), columns evaluated on demand."""
+    """Pivoted Cholesky of exp(-γ (x_a - x_b)²), columns evaluated on demand;
+    returns the factor and its pivot rows in the order taken."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
     L = np.zeros((n, max_rank))
     col = np.empty(n)
+    pivots = np.empty(max_rank, dtype=np.int64)
     r = 0
     while r < max_rank:
         res, best, j = _next_pivot(diag)
@@ -99,8 +103,9 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
             t = x[i] - xj
             col[i] = np.exp(-gamma * t * t)
         _add_column(L, r, j, col, np.sqrt(best), diag)
+        pivots[r] = j
         r += 1
-    return L[:, :r].copy()
+    return L[:, :r].copy(), pivots[:r].copy()
 
 
 def pivoted_cholesky(K, tol: float = 1e-6, max_rank: int | None = None) -> np.ndarray:
@@ -170,7 +175,182 @@ def rbf_feature_factors(X, gamma="scale", tol: float = 1e-6, max_rank: int | Non
     max_rank = n if max_rank is None else int(min(max_rank, n))
     blocks = []
     for i in range(d):
-        blocks.append(_pivoted_cholesky_rbf1d(np.ascontiguousarray(X[:, i]), float(gam[i]), float(tol), max_rank))
+        blocks.append(_pivoted_cholesky_rbf1d(np.ascontiguousarray(X[:, i]), float(gam[i]), float(tol), max_rank)[0])
     offsets = np.zeros(d + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([b.shape[1] for b in blocks])
     return np.ascontiguousarray(np.hstack(blocks)), offsets
+
+
+@dataclass
+class LearnedKernelFeatures:
+    r"""A feature map Φ with :math:`\Phi\Phi^\top \approx \sum_i w_i H K_i H`,
+    the learned (lp-KTA) kernel, for new rows too (:meth:`transform`).
+
+    Made by :func:`learned_kernel_features`; plain arrays only (it pickles
+    with the estimators that keep it).
+
+    Parameters
+    ----------
+    features : ndarray of int
+        The columns of X used (those with :math:`w_i > 0`).
+    kernel : {"rbf", "linear"}
+        The per-feature kernel.
+    gamma : ndarray or None
+        Each used feature's bandwidth (rbf).
+    landmarks : list of ndarray
+        Per used feature, the pivot values :math:`x_P` of its factor (rbf).
+    projections : list of ndarray
+        Per used feature, :math:`L_P^{-\top}` (rbf): a row's factor is
+        :math:`k(x, x_P) L_P^{-\top}`, which on the training rows gives the
+        pivoted Cholesky factor itself (the Nyström extension).
+    means : list of ndarray
+        Per used feature, the training mean of its factor (the centring H).
+    scales : ndarray
+        :math:`\sqrt{w_i}` per used feature.
+    """
+
+    features: np.ndarray
+    kernel: str
+    gamma: np.ndarray | None
+    landmarks: list
+    projections: list
+    means: list
+    scales: np.ndarray
+
+    @property
+    def n_components(self) -> int:
+        """Columns of Φ."""
+        return int(sum(m.shape[0] for m in self.means))
+
+    def transform(self, X) -> np.ndarray:
+        """Φ of the rows of ``X`` (all of its columns; only ``features`` are read).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Rows to map, in the columns of the data the map was made on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        blocks = [self._block(_dense_column(X, j), q) for q, j in enumerate(self.features)]
+        n = X.shape[0]
+        return np.hstack(blocks) if blocks else np.zeros((n, 0))
+
+    def _block(self, x, q):
+        if self.kernel == "linear":
+            z = x[:, None]
+        else:
+            z = np.exp(-self.gamma[q] * (x[:, None] - self.landmarks[q][None, :]) ** 2) @ self.projections[q]
+        return self.scales[q] * (z - self.means[q])
+
+
+def _dense_column(X, j):
+    col = X[:, [j]] if hasattr(X, "tocsc") else np.asarray(X)[:, j]
+    if hasattr(col, "toarray"):
+        col = col.toarray()
+    return np.ascontiguousarray(np.asarray(col, dtype=np.float64).ravel())
+
+
+def learned_kernel_features(X, eta, *, kernel: str = "rbf", gamma=None, traces=None, tol: float = 1e-8,
+                            max_rank: int = 100, cache: dict | None = None):
+    r"""Low-rank features of the learned kernel :math:`\sum_i \eta_i H K_i H / \operatorname{tr}(H K_i H)`.
+
+    The kernel that :func:`numkfs.kernels.alignment.combined_kernel` forms
+    as an n x n matrix, here as an n x R matrix Φ with
+    :math:`\Phi\Phi^\top \approx K`: each used feature's one-dimensional
+    Gaussian kernel is factored by pivoted Cholesky
+    (:math:`\operatorname{tr}(K_i - Z_i Z_i^\top) \le \mathrm{tol}\cdot n`,
+    so the learned kernel is within ``tol`` of its trace in nuclear norm),
+    centred and weighted: :math:`\Phi = [\sqrt{w_i}\, H Z_i]_i`.  A linear
+    kernel is its own factor (one column).  O(n R) memory and
+    O(n Σ r_i²) time, never n x n; a kernel machine on Φ (ridge regression,
+    a linear SVM) is the one on K.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Training data.
+    eta : array-like of shape (n_features,)
+        Non-negative kernel weights; only features with ``eta > 0`` are used.
+    kernel : {"rbf", "linear"}, default="rbf"
+        The per-feature kernel.
+    gamma : float, array of shape (n_features,), "scale" or None
+        Bandwidths, as in :func:`numkfs.kernels.alignment.resolve_gamma`.
+    traces : array-like of shape (n_features,), optional
+        :math:`\operatorname{tr}(H K_i H)` (from the alignments); computed
+        from the factors when absent.
+    tol : float, default=1e-8
+        Relative trace tolerance of each factor.
+    max_rank : int, default=100
+        Cap on each factor's rank.
+    cache : dict, optional
+        Factors by column index, filled and reused: the factors do not
+        depend on ``eta``, so the points of one path (the same ``X``,
+        ``kernel`` and ``gamma``) share them.
+
+    Returns
+    -------
+    Phi : ndarray of shape (n_samples, R)
+        The training rows' features.
+    features : LearnedKernelFeatures
+        The map, for new rows (:meth:`LearnedKernelFeatures.transform`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.kernels.alignment import combined_kernel
+    >>> X = np.random.default_rng(0).standard_normal((300, 4))
+    >>> eta = np.array([0.5, 0.0, 1.0, 0.2])
+    >>> Phi, fm = learned_kernel_features(X, eta)
+    >>> K = combined_kernel(X, eta)
+    >>> bool(np.abs(Phi @ Phi.T - K).max() < 1e-6 * np.abs(K).max()), Phi.shape[1] < 100
+    (True, True)
+    """
+    from .alignment import resolve_gamma
+
+    if kernel not in ("rbf", "linear"):
+        raise ValueError(f"learned_kernel_features: kernel must be 'rbf' or 'linear'; got {kernel!r}.")
+    eta = np.asarray(eta, dtype=float).ravel()
+    n, d = X.shape
+    if eta.shape[0] != d:
+        raise ValueError(f"learned_kernel_features: eta has {eta.shape[0]} entries but X has {d} features.")
+    if np.any(eta < 0) or not np.all(np.isfinite(eta)):
+        raise ValueError("learned_kernel_features: eta must be finite and non-negative.")
+    sel = np.flatnonzero(eta > 0)
+    g = None
+    if kernel == "rbf":
+        g = np.asarray(resolve_gamma(X, gamma), dtype=float)
+    landmarks, projections, means, blocks, used, weights, gams = [], [], [], [], [], [], []
+    cache = {} if cache is None else cache
+    for j in sel:
+        if j not in cache:
+            x = _dense_column(X, j)
+            if kernel == "linear":
+                Z, lm, proj = x[:, None], None, None
+            else:
+                Z, piv = _pivoted_cholesky_rbf1d(x, float(g[j]), float(tol), int(min(max_rank, n)))
+                lm = x[piv]
+                proj = np.linalg.inv(Z[piv, :]).T  # L_P is lower triangular in pivot order
+            mean = Z.mean(axis=0)
+            cache[j] = (Z - mean, lm, proj, mean)
+        Zc, lm, proj, mean = cache[j]
+        tr = float(np.sum(Zc * Zc)) if traces is None else float(np.asarray(traces, dtype=float).ravel()[j])
+        if not tr > 0.0:  # a constant feature: its centred kernel is 0
+            continue
+        w = eta[j] / tr
+        used.append(j)
+        landmarks.append(lm)
+        projections.append(proj)
+        means.append(mean)
+        weights.append(np.sqrt(w))
+        gams.append(None if g is None else g[j])
+        blocks.append(np.sqrt(w) * Zc)
+    fm = LearnedKernelFeatures(
+        features=np.asarray(used, dtype=np.int64), kernel=kernel,
+        gamma=None if g is None else np.asarray(gams, dtype=float), landmarks=landmarks, projections=projections,
+        means=means, scales=np.asarray(weights, dtype=float),
+    )
+    Phi = np.hstack(blocks) if blocks else np.zeros((n, 0))
+    return Phi, fm

@@ -58,6 +58,7 @@ import scipy.sparse as sp
 from .._threads import thread_policy
 from .._validation import ConstantFeatureWarning
 from ..kernels.alignment import combined_kernel, feature_alignments, resolve_gamma
+from ..kernels.lowrank import learned_kernel_features
 from ..paths import FeaturePath
 from ..solvers.native.lpkta_newton import (  # noqa: F401  (re-exported: the solver owns them)
     BREGMAN_DIVERGENCES,
@@ -314,6 +315,91 @@ def svm_kernel_scale(K) -> float:
 #: Scores of the kernel model on the learned kernel (higher is better).
 KERNEL_MODEL_SCORINGS = ("accuracy", "neg_hinge_loss", "neg_mean_squared_error")
 
+#: Above this many training rows the kernel model (CV scoring and
+#: :class:`~numkfs.estimators.LpKTAClassifier`) runs on low-rank features of
+#: the learned kernel (:func:`numkfs.kernels.lowrank.learned_kernel_features`,
+#: O(n R) memory; a linear SVM or ridge regression on them) instead of the
+#: n x n matrix (O(n²) memory, an SVC whose fit grows faster than n²).
+#: Measured in ``benchmarks/lpkta_scoring.py``: the low-rank form is the cheaper
+#: from 300 rows on; the exact SVC (the paper's model) is kept where its n x n
+#: kernel takes at most 32 MB.
+LOWRANK_MIN_SAMPLES = 2000
+
+
+class LowRankKernelModel:
+    r"""A kernel model on :math:`\Phi\Phi^\top \approx \sum_i \eta_i \tilde K_i`
+    (:func:`numkfs.kernels.lowrank.learned_kernel_features`), rescaled to
+    trace n like :func:`svm_kernel_scale`: ridge regression with penalty
+    ``1/C`` on the centred target (the kernel ridge regression of the exact
+    model, by the push-through identity) or a linear SVM with penalty ``C``
+    (squared hinge loss, one-vs-rest, by Newton's method in the primal:
+    :func:`numkfs.solvers.native.linear_svm.squared_hinge_svm`, the optimum
+    of scikit-learn's ``LinearSVC``; the exact model's ``SVC`` has the hinge
+    loss, one-vs-one, an unpenalised intercept).
+
+    Parameters
+    ----------
+    C : float
+        The penalty (``1/C`` ridge, or the SVM's C).
+    regression : bool
+        Ridge regression (True) or the linear SVM (False).
+    """
+
+    #: The SVM's constant feature: features are O(1) (mean squared norm 1), so
+    #: the intercept's weight is penalised about 1/100 as much as in SVC's unpenalised form
+    INTERCEPT_SCALING = 10.0
+
+    def __init__(self, C, regression):
+        self.C, self.regression = float(C), bool(regression)
+
+    def fit(self, Phi, y, warm_start=None):
+        """Fit on the training rows' features ``Phi`` (n_samples, R) and target
+        ``y``; ``warm_start``: a model fitted on features of the same shape
+        (the SVM starts from its weights)."""
+        tr = float(np.sum(Phi * Phi))
+        self.kernel_scale = Phi.shape[0] / tr if tr > 0 else 1.0
+        Phi = Phi * np.sqrt(self.kernel_scale)
+        if self.regression:
+            self.mean = float(np.mean(y))
+            R = Phi.shape[1]
+            self.coef = np.linalg.solve(Phi.T @ Phi + np.eye(R) / self.C, Phi.T @ (y - self.mean))
+            return self
+        from ..solvers.native.linear_svm import squared_hinge_svm
+
+        self.classes_ = np.unique(y)
+        targets = self.classes_[1:] if self.classes_.size == 2 else self.classes_
+        W0 = getattr(warm_start, "W", None)
+        if W0 is not None and W0.shape != (targets.size, Phi.shape[1] + 1):
+            W0 = None
+        self.W = np.array([squared_hinge_svm(Phi, np.where(y == c, 1.0, -1.0), self.C,
+                                             intercept_scaling=self.INTERCEPT_SCALING,
+                                             w0=None if W0 is None else W0[q])[0]
+                           for q, c in enumerate(targets)])
+        return self
+
+    def predict(self, Phi):
+        """Predicted values or labels from the features of new rows."""
+        if self.regression:
+            return Phi * np.sqrt(self.kernel_scale) @ self.coef + self.mean
+        d = self.decision_function(Phi)
+        return self.classes_[(d > 0).astype(int)] if d.ndim == 1 else self.classes_[np.argmax(d, axis=1)]
+
+    def decision_function(self, Phi):
+        """The SVM's decision values from the features of new rows: shape
+        (n,) for two classes (positive: the second class), (n, n_classes)
+        one-vs-rest otherwise."""
+        Phi = Phi * np.sqrt(self.kernel_scale)
+        d = Phi @ self.W[:, :-1].T + self.INTERCEPT_SCALING * self.W[:, -1]
+        return d[:, 0] if self.classes_.size == 2 else d
+
+
+def _lowrank_point_features(Ftr, Fte, fm, eta):
+    """The features of the learned kernel for weights ``eta`` from those of
+    weight 1 on a superset of its features (columns scaled by √η_i)."""
+    scale = np.concatenate([np.full(m.shape[0], np.sqrt(eta[j])) for j, m in zip(fm.features, fm.means)])
+    keep = scale > 0
+    return Ftr[:, keep] * scale[keep], Fte[:, keep] * scale[keep]
+
 
 def _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=None, scoring="accuracy"):
     """Held-out scores of a kernel model on Σ η_i K̃_i at the path points ``idx``.
@@ -323,7 +409,8 @@ def _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces
     (:func:`sklearn.metrics.hinge_loss`, Crammer-Singer for more than two
     classes).  Regression (``"neg_mean_squared_error"``): kernel ridge
     regression with penalty ``1/C`` on the centred target.  The kernel is
-    rescaled to trace n (:func:`svm_kernel_scale`).  With no feature
+    rescaled to trace n (:func:`svm_kernel_scale`).  Above
+    ``LOWRANK_MIN_SAMPLES`` training rows: :class:`LowRankKernelModel`.  With no feature
     selected the model is the constant one (majority class, zero decision
     values, the training mean)."""
     from sklearn.metrics import hinge_loss
@@ -332,6 +419,13 @@ def _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces
     regression = scoring == "neg_mean_squared_error"
     labels = None if regression else np.unique(ytr)
     out = np.full(len(idx), np.nan)
+    low_rank = Xtr.shape[0] > LOWRANK_MIN_SAMPLES
+    if low_rank:
+        # the factors do not depend on η: once for every feature any point uses
+        used = (path.weights[np.asarray(idx, dtype=int)] > 0).any(axis=0).astype(float)
+        Ftr, fm = learned_kernel_features(Xtr, used, kernel=kernel, gamma=gamma, traces=traces)
+        Fte = fm.transform(Xte)
+        model = None  # the previous point's: its SVM weights start the next one
     for q, k in enumerate(idx):
         eta = path.weights[k]
         if not np.any(eta > 0):
@@ -343,6 +437,16 @@ def _kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces
             else:
                 zero = np.zeros(len(yte)) if len(labels) == 2 else np.zeros((len(yte), len(labels)))
                 out[q] = -hinge_loss(yte, zero, labels=labels)
+            continue
+        if low_rank:
+            Ptr, Pte = _lowrank_point_features(Ftr, Fte, fm, eta)
+            model = LowRankKernelModel(C, regression).fit(Ptr, ytr, warm_start=model)
+            if regression:
+                out[q] = -np.mean((model.predict(Pte) - yte) ** 2)
+            elif scoring == "accuracy":
+                out[q] = np.mean(model.predict(Pte) == yte)
+            else:
+                out[q] = -hinge_loss(yte, model.decision_function(Pte), labels=labels)
             continue
         Ktr, cent = combined_kernel(Xtr, eta, kernel=kernel, gamma=gamma, traces=traces,
                                     return_centering=True)
