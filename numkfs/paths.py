@@ -268,10 +268,12 @@ class FeaturePath:
              mark=None, labels: str = "auto", top_axis: bool = True):
         """Draw the feature path (weights against the path parameter).
 
-        The chosen point (:attr:`chosen_index`) is marked, a top axis gives
-        the number of selected features, and with more than 15 features only
-        the selected ones are coloured and named at the line ends
-        (:func:`numkfs.plotting.plot_path`, which says more).
+        The chosen point (:attr:`chosen_index`) is a dotted vertical line
+        explained under the title, a top axis gives the number of selected
+        features, and with more than 15 features only the selected ones are
+        coloured and named, in a column right of the axes with leader lines
+        to their curves (:func:`numkfs.plotting.plot_path`, which says
+        more).  No word is drawn over a curve or over another word.
 
         Parameters
         ----------
@@ -293,13 +295,35 @@ class FeaturePath:
             :attr:`chosen_index`; False marks nothing.
         labels : {"auto", "legend", "ends", "none"}
             How features are named (``"auto"``: a legend up to 15 features,
-            names at the line ends beyond).
+            the column of names with leader lines beyond).
         top_axis : bool
             Draw the top axis with the number of selected features.
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.axes.Axes
+            The Axes drawn on (``ax.figure`` is its figure).  Nothing is
+            shown on screen: in a script, call ``matplotlib.pyplot.show()``
+            to display the figure (or ``ax.figure.savefig("path.png")`` to
+            save it); a Jupyter notebook shows it by itself.
+
+        See Also
+        --------
+        numkfs.plotting.plot_path : The function behind this method.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")  # no window here; leave it out in a script
+        >>> import matplotlib.pyplot as plt
+        >>> from numkfs import KNIFERegressorCV
+        >>> from numkfs.datasets import make_sinusoid
+        >>> X, y, _ = make_sinusoid(n_samples=40, random_state=0)
+        >>> est = KNIFERegressorCV(n_lambdas=8, cv=3, random_state=0).fit(X, y)
+        >>> ax = est.path_.plot()
+        >>> ax.get_title()
+        'KNIFE feature path'
+        >>> plt.show()  # a script must ask for the window
         """
         from .plotting import plot_path
 

@@ -133,7 +133,8 @@ def _spread(targets, gap, lo=-np.inf, hi=np.inf):
 def _log_axis(ax, xs, log_x):
     """Log scale; with a 0 in the grid, symlog whose linear part ends at the
     smallest positive value, ticks only at 0 and at decades beyond it (no
-    "0" next to a decade inside the linear part)."""
+    "0" next to a decade inside the linear part), as many as fit."""
+    import matplotlib
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
     pos = xs[xs > 0]
@@ -148,7 +149,11 @@ def _log_axis(ax, xs, log_x):
     decades = np.arange(k0, k1 + 1)
     step = max(1, int(np.ceil(len(decades) / 7)))
     decades = decades[::step]
-    ax.xaxis.set_major_locator(FixedLocator([0.0] + [10.0 ** k for k in decades]))
+    # "10" and a superscript at 70 %: thinned again at draw time if they would touch
+    widths = [DIGIT_EM] + [DIGIT_EM * (2 + 0.7 * len(str(k))) for k in decades]
+    ax.xaxis.set_major_locator(_spaced_locator_class()(
+        [0.0] + [10.0 ** k for k in decades], widths, _font_points(matplotlib.rcParams["xtick.labelsize"]),
+        first=[0]))
 
     def fmt(v, _pos):
         if v == 0:
@@ -161,10 +166,69 @@ def _log_axis(ax, xs, log_x):
     return {"value": "symlog", "linthresh": lo, "linscale": 0.6}
 
 
-def _count_axis(ax, xs, counts, scale):
+#: Short names of the path parameters, for "chosen ... at λ₂ = 0.3".
+GRID_SYMBOLS = {"lambda": "λ", "lambda1": "λ₁", "lambda2": "λ₂", "D": "D", "arc_length": "arc length",
+                "p": "p", "m": "m", "M": "M"}
+
+
+def _font_points(size="small"):
+    from matplotlib.font_manager import FontProperties
+
+    return float(FontProperties(size=size).get_size_in_points())
+
+
+def _spaced_locator_class():
+    from matplotlib.ticker import Locator
+
+    class SpacedLocator(Locator):
+        """Ticks chosen at draw time among candidate positions ``x``: the
+        ``first`` ones, then the others from left to right, each kept only
+        when its label (``widths_em`` wide, in ems of ``size_pt``) is at
+        least one em clear of every label kept, in pixels of the axis as
+        drawn.  So labels never touch, whatever the figure size, dpi or
+        zoom."""
+
+        def __init__(self, x, widths_em, size_pt, first=None):
+            self.x = np.asarray(x, dtype=float)
+            self.widths_em = np.asarray(widths_em, dtype=float)
+            self.size_pt = size_pt
+            self.first = [] if first is None else list(first)
+
+        def __call__(self):
+            axes = self.axis.axes
+            lo, hi = sorted(self.axis.get_view_interval())
+            span = hi - lo
+            inside = np.flatnonzero((self.x >= lo - 1e-9 * span) & (self.x <= hi + 1e-9 * span))
+            if inside.size == 0:
+                return []
+            px = axes.transData.transform(np.column_stack([self.x[inside], np.zeros(inside.size)]))[:, 0]
+            em = self.size_pt * axes.figure.dpi / 72.0
+            where = {int(i): float(p) for i, p in zip(inside, px)}
+            order = [i for i in self.first if i in where] + [int(i) for i in inside[np.argsort(px)]]
+            kept = []
+            for i in order:
+                if i in kept:
+                    continue
+                if all(abs(where[i] - where[k]) >= 0.5 * em * (self.widths_em[i] + self.widths_em[k]) + em
+                       for k in kept):
+                    kept.append(i)
+            return sorted(float(self.x[i]) for i in kept)
+
+        def tick_values(self, vmin, vmax):
+            return [float(v) for v in self.x if vmin <= v <= vmax]
+
+    return SpacedLocator
+
+
+#: Width of a digit in ems (DejaVu Sans, matplotlib's default font: 0.636).
+DIGIT_EM = 0.64
+
+
+def _count_axis(ax, xs, counts, scale, chosen=None):
     """A top axis with the number of selected features (as glmnet's plot):
-    a tick wherever the count changes, thinned so labels do not touch."""
-    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+    ticks where the count changes (and at the chosen point), thinned at draw
+    time so that no two labels touch (:func:`_count_locator_class`)."""
+    from matplotlib.ticker import FuncFormatter, NullLocator
 
     top = ax.twiny()
     if scale is not None:
@@ -172,19 +236,23 @@ def _count_axis(ax, xs, counts, scale):
     top.set_xlim(ax.get_xlim())
     ax.callbacks.connect("xlim_changed", lambda a: top.set_xlim(a.get_xlim()))
     order = np.argsort(xs, kind="stable")
-    cand = [order[0]] + [i for a, i in zip(order[:-1], order[1:]) if counts[i] != counts[a]]
-    frac = ax.transAxes.inverted().transform(
-        ax.transData.transform(np.column_stack([xs[cand], np.zeros(len(cand))]))
-    )[:, 0]
-    keep, last = [], -np.inf
-    for i, f in zip(cand, frac):
-        if f - last >= 0.045 and -0.001 <= f <= 1.001:
-            keep.append(i)
-            last = f
-    top.xaxis.set_major_locator(FixedLocator([float(xs[i]) for i in keep]))
-    top.xaxis.set_major_formatter(FixedFormatter([str(int(counts[i])) for i in keep]))
+    cand = [int(order[0])] + [int(i) for a, i in zip(order[:-1], order[1:]) if counts[i] != counts[a]]
+    if chosen is not None and not np.any(xs[cand] == xs[chosen]):
+        cand.append(int(chosen))
+    cand_x = xs[cand]
+    labels = [str(int(counts[i])) for i in cand]
+    first = [0] + ([int(np.flatnonzero(cand_x == xs[chosen])[0])] if chosen is not None else [])
+    size_pt = _font_points("small")
+    top.xaxis.set_major_locator(
+        _spaced_locator_class()(cand_x, [DIGIT_EM * len(s) for s in labels], size_pt, first=first))
+
+    def fmt(v, _pos):
+        hit = np.flatnonzero(np.isclose(cand_x, v, rtol=1e-12, atol=0.0))
+        return labels[int(hit[0])] if hit.size else ""
+
+    top.xaxis.set_major_formatter(FuncFormatter(fmt))
     top.xaxis.set_minor_locator(NullLocator())
-    top.tick_params(axis="x", labelsize="small")
+    top.tick_params(axis="x", labelsize=size_pt)
     top.set_xlabel("number of selected features", fontsize="small")
     return top
 
@@ -198,13 +266,21 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
     the method's weight symbol), a top axis gives the number of selected
     features, and the chosen point (``path.chosen_index``) is marked.
 
+    No word is drawn over a curve or over another word: the top axis shows
+    the counts that fit (chosen again whenever the figure is drawn, so
+    after a resize or a zoom too), the chosen point is a dotted vertical
+    line explained under the title, notes go under the x label, and the
+    names of the features stand in a column right of the axes, each joined
+    by a leader line to a point where its own curve is apart from the
+    others.
+
     Parameters
     ----------
     path : FeaturePath
         The path to draw.
     ax : matplotlib Axes, optional
         Where to draw; default a new figure (tight layout, which makes room
-        for the names at the line ends).
+        for the names right of the axes).
     x : str, optional
         Name of an array in ``path.extra`` to use as abscissa instead of the
         grid (e.g. ``"arc_length"`` for L1KR).
@@ -217,26 +293,36 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         grey.  Default: ``path.true_support`` when known; else every feature
         when there are at most 15; else the features selected at the chosen
         point; else those selected somewhere on the path; beyond 15
-        features, at most 20 of them (the largest weights, a note says so).
+        features, at most 20 of them (the largest weights, a note under the
+        x label says so).
     legend : bool, optional
         Shorthand for ``labels``: True is ``"legend"``, False ``"none"``.
     mark : int or False, optional
-        Index of a path point to mark with a vertical line; default
+        Index of a path point to mark with a dotted vertical line; default
         ``path.chosen_index`` (the point an estimator or
-        :func:`numkfs.select` chose).  ``False`` marks nothing.
+        :func:`numkfs.select` chose).  The line's note (rule, number of
+        features, parameter value) is under the title, its count on the top
+        axis.  ``False`` marks nothing.
     labels : {"auto", "legend", "ends", "none"}
-        How highlighted features are named: a legend, or their names at the
-        line ends (at the end of the path where the weights are largest,
-        spread so they do not overlap).  ``"auto"``: a legend up to 15
-        features, line ends beyond.
+        How highlighted features are named: a legend, or (``"ends"``) a
+        column of names right of the axes, spread at least a line apart,
+        each with a leader line to a point of its own curve that stands
+        apart from the other curves (the point nearest the names that is
+        at least :data:`LABEL_CLEARANCE_PT` from every other curve, or
+        nearly as far as the curve ever gets).  Curves drawn on one another
+        share a name (``"x12, x14"``).  ``"auto"``: a legend up to 15
+        features, the column beyond.
     top_axis : bool
         Draw the top axis with the number of selected features.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
         The Axes with the weights (``ax.lines[j]`` is feature ``j``; the mark
         follows).  The top axis is ``ax.numkfs_top_axis`` (None if not drawn).
+        Nothing is shown on screen by this function: in a script, call
+        ``matplotlib.pyplot.show()`` (or save with ``ax.figure.savefig``);
+        a notebook shows the figure by itself.
 
     Examples
     --------
@@ -249,10 +335,12 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
     >>> ax = path.plot()
     >>> ax.get_xlabel(), ax.get_title()
     ('penalty λ₂ on the feature weights', 'KNIFE feature path')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.show()  # in a script: opens the window (nothing to show with Agg)
     """
+    import matplotlib
     from matplotlib.colors import to_rgba
     from matplotlib.ticker import MaxNLocator
-    from matplotlib.transforms import blended_transform_factory
 
     if labels not in ("auto", "legend", "ends", "none"):
         raise ValueError(f"labels must be 'auto', 'legend', 'ends' or 'none'; got {labels!r}.")
@@ -282,7 +370,7 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
         name = str(path.feature_names[j])
         if hl[j]:
             feature_color[j] = next(colors)
-            style = dict(color=feature_color[j], lw=1.7, zorder=3, label=name)
+            style = dict(color=feature_color[j], lw=NAMED_LINE_WIDTH_PT, zorder=3, label=name)
         else:
             style = dict(color=grey, lw=0.8, zorder=2, label="_" + name)
         if matrix:
@@ -313,68 +401,191 @@ def plot_path(path, ax=None, *, x=None, log_x=None, highlight=None, legend=None,
             if j in feature_color:
                 lab.set_color(feature_color[j])
         labels = "none"  # the rows are named
-    ax.set_title(f"{method_name} feature path" if method_name else "feature path")
+    small_pt = _font_points("small")
+    n_sel = int(_chosen_mask(path, chosen).sum()) if chosen is not None else 0
+    # words go outside the axes, where no curve can cross them: the chosen
+    # point's note under the title, the note on the named features under the
+    # x label
+    ax.set_title(f"{method_name} feature path" if method_name else "feature path",
+                 pad=matplotlib.rcParams["axes.titlepad"] + (1.35 * small_pt if chosen is not None else 0.0))
     if chosen is not None:
-        n_chosen = int(_chosen_mask(path, chosen).sum())
         rule = getattr(path, "cv_rule", None)
-        text = f"chosen{' (' + rule + ')' if rule else ''}: {n_chosen} feature{'s' * (n_chosen != 1)}"
+        at = f" at {GRID_SYMBOLS.get(xname, xname.replace('_', ' '))} = {xs[chosen]:.3g}"
+        text = f"dotted line: chosen{' (' + rule + ')' if rule else ''}, {n_sel} feature{'s' * (n_sel != 1)}{at}"
         ax.axvline(xs[chosen], color="k", ls=":", lw=1.2, zorder=4, label="_chosen")
-        x_frac = ax.transAxes.inverted().transform(ax.transData.transform((xs[chosen], 0.0)))[0]
-        right_half = x_frac > 0.6  # the note goes left of the line near the right edge
-        ax.text(xs[chosen], 0.98, (text + " ") if right_half else (" " + text),
-                transform=blended_transform_factory(ax.transData, ax.transAxes),
-                ha="right" if right_half else "left", va="top", fontsize="small", gid="numkfs-chosen", zorder=5,
-                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
+        ax.annotate(text, xy=(0.5, 0.0), xycoords=ax.title, xytext=(0.0, -0.15 * small_pt),
+                    textcoords="offset points", ha="center", va="top", fontsize="small", color="0.2",
+                    gid="numkfs-chosen", annotation_clip=False)
     ax.numkfs_top_axis = (
-        _count_axis(ax, xs, path.n_selected(), scale) if top_axis and path.n_points else None
+        _count_axis(ax, xs, path.n_selected(), scale, chosen) if top_axis and path.n_points else None
     )
+    if chosen is not None and highlight is None and path.true_support is None and 0 < hl.sum() < n_sel:
+        ax.annotate(f"named: the {int(hl.sum())} largest of {n_sel} selected features",
+                    xy=(0.5, 0.0), xycoords=ax.xaxis.label, xytext=(0.0, -0.3 * small_pt),
+                    textcoords="offset points", ha="center", va="top", fontsize="small", color="0.3",
+                    gid="numkfs-named-note", annotation_clip=False)
     if labels == "legend" and hl.any():  # outside the axes: never over a line
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     elif labels == "ends" and hl.any():
-        _label_line_ends(ax, path, xs, hl, feature_color)
-    if chosen is not None and highlight is None and path.true_support is None:
-        n_sel = int(_chosen_mask(path, chosen).sum())
-        if 0 < hl.sum() < n_sel:
-            ax.text(0.99, 0.02, f"named: the {int(hl.sum())} largest of {n_sel} selected features",
-                    transform=ax.transAxes, ha="right", va="bottom", fontsize="small", color="0.3",
-                    gid="numkfs-named-note")
+        _label_curves(ax, xs, path.weights, np.flatnonzero(hl),
+                      [str(path.feature_names[j]) for j in np.flatnonzero(hl)],
+                      [feature_color[j] for j in np.flatnonzero(hl)], tol=path.tol,
+                      points_only=integer_grid)
     return ax
 
 
-def _label_line_ends(ax, path, xs, hl, feature_color):
-    """Names of the highlighted features next to the axes, at the end of the
-    path where their weights are largest, spread vertically (leader lines
-    join each name to its line)."""
-    from matplotlib.transforms import blended_transform_factory
+#: Line width (points) of the highlighted (named) curves.
+NAMED_LINE_WIDTH_PT = 1.7
 
-    idx = np.flatnonzero(hl)
-    i_lo, i_hi = int(np.argmin(xs)), int(np.argmax(xs))
-    W = path.weights
-    right = np.abs(W[i_hi, idx]).sum() >= np.abs(W[i_lo, idx]).sum()
-    i_end = i_hi if right else i_lo
-    from matplotlib.font_manager import FontProperties
+#: A label's anchor is the point of its curve nearest the names that stands
+#: at least this far (in points) from every other curve, or 3/4 of the
+#: farthest any point of the curve gets when no point gets this far.
+LABEL_CLEARANCE_PT = 4.0
+
+
+def _anchor_candidates(xs, W, idx, trans, points_only):
+    """Display coordinates of the grid points and, between them, of the
+    segment midpoints of every curve (the drawn polyline is straight in
+    display space whatever the scale): arrays (n_candidates, p) of x and y,
+    and the display polylines (n_points, p) in increasing x."""
+    order = np.argsort(xs, kind="stable")
+    n, p = len(order), W.shape[1]
+    X = np.repeat(xs[order][:, None], p, axis=1)
+    pts = trans.transform(np.column_stack([X.ravel(), W[order].ravel()]))
+    DX, DY = pts[:, 0].reshape(n, p), pts[:, 1].reshape(n, p)
+    if points_only or n < 2:
+        return DX, DY, DX, DY, order
+    CX = np.empty((2 * n - 1, p))
+    CY = np.empty((2 * n - 1, p))
+    CX[0::2], CY[0::2] = DX, DY
+    CX[1::2], CY[1::2] = 0.5 * (DX[1:] + DX[:-1]), 0.5 * (DY[1:] + DY[:-1])
+    return CX, CY, DX, DY, order
+
+
+def _clearance(cx, cy, j_self, DX, DY, reach, same):
+    """Distance (display units) from the points (cx[t], cy[t]) on curve
+    ``j_self[t]`` to the nearest other curve, each curve a polyline (DX, DY
+    of shape (n_points, p), x increasing); curves drawn on top of curve j
+    (``same[j]``, a mask over the curves) do not count; segments farther
+    than ``reach`` in x are skipped (their distance is at least that)."""
+    n, p = DX.shape
+    out = np.full(len(cx), np.inf)
+    if n == 1:
+        d = np.hypot(DX[0][None, :] - cx[:, None], DY[0][None, :] - cy[:, None])
+        d[np.asarray([same[j] for j in j_self], dtype=bool).reshape(len(cx), p)] = np.inf
+        return d.min(axis=1)
+    x0, x1 = DX[:-1, 0], DX[1:, 0]  # the same x for every curve
+    for t in range(len(cx)):
+        seg = np.flatnonzero((x1 >= cx[t] - reach) & (x0 <= cx[t] + reach))
+        if seg.size == 0:
+            continue
+        ax_, ay = DX[seg], DY[seg]
+        bx, by = DX[seg + 1], DY[seg + 1]
+        vx, vy = bx - ax_, by - ay
+        L = vx * vx + vy * vy
+        u = np.clip(((cx[t] - ax_) * vx + (cy[t] - ay) * vy) / np.where(L > 0, L, 1.0), 0.0, 1.0)
+        d = np.hypot(ax_ + u * vx - cx[t], ay + u * vy - cy[t])
+        d[:, same[j_self[t]]] = np.inf
+        out[t] = d.min()
+    return out
+
+
+def _distances(x, y, DX, DY):
+    """Display distance from the point (x, y) to each polyline (columns of
+    DX, DY)."""
+    if DX.shape[0] == 1:
+        return np.hypot(DX[0] - x, DY[0] - y)
+    ax_, ay, vx, vy = DX[:-1], DY[:-1], np.diff(DX, axis=0), np.diff(DY, axis=0)
+    L = vx * vx + vy * vy
+    u = np.clip(((x - ax_) * vx + (y - ay) * vy) / np.where(L > 0, L, 1.0), 0.0, 1.0)
+    return np.hypot(ax_ + u * vx - x, ay + u * vy - y).min(axis=0)
+
+
+def _label_curves(ax, xs, W, idx, names, colors, *, tol=0.0, points_only=False):
+    """Names of the curves ``idx`` in a column right of the axes, each joined
+    by a leader line to a point of its own curve where that curve stands
+    apart from all the others (at least :data:`LABEL_CLEARANCE_PT`, else as
+    far as it gets, preferring points nearer the column); the names spread
+    vertically at least one line apart, in the order of their points."""
+    from matplotlib.transforms import blended_transform_factory
 
     ax.autoscale_view()
     y0, y1 = ax.get_ylim()
     ax.set_ylim(y0, y1)
+    ax.set_xlim(ax.get_xlim())
     fig = ax.figure
     engine = fig.get_layout_engine()
     if engine is not None:  # the axes' final height (title, top axis, x label placed)
         engine.execute(fig)
-    height_pt = max(ax.get_position().height * fig.get_figheight() * 72.0, 1.0)
-    size_pt = FontProperties(size="small").get_size_in_points()
-    gap = 1.3 * size_pt / height_pt * (y1 - y0)
-    ys = _spread(W[i_end, idx], gap, y0 + 0.5 * gap, y1 - 0.5 * gap)
-    trans = blended_transform_factory(ax.transAxes, ax.transData)
-    if not right:  # names on the left: the weight axis moves to the right
-        ax.yaxis.tick_right()
-        ax.yaxis.set_label_position("right")
-    for j, y in zip(idx, ys):
+    pt = fig.dpi / 72.0
+    size_pt = _font_points("small")
+    CX, CY, DX, DY, order = _anchor_candidates(xs, W, idx, ax.transData, points_only)
+    # named curves less than a line width apart everywhere are drawn as one:
+    # they are named together ("x12, x14"), and neither they nor a grey
+    # curve drawn exactly on them (half a pixel) count as neighbours
+    width = NAMED_LINE_WIDTH_PT * pt
+    apart = {int(j): np.max(np.abs(DY - DY[:, [j]]), axis=0) for j in idx}
+    groups, seen = [], set()
+    for j in idx:
+        if int(j) in seen:
+            continue
+        members = [k for k in range(len(idx)) if int(idx[k]) not in seen and apart[int(j)][idx[k]] <= width]
+        seen.update(int(idx[k]) for k in members)
+        groups.append(members)
+    same = {}
+    for g in groups:
+        mask = np.zeros(W.shape[1], dtype=bool)
+        for k in g:
+            mask |= apart[int(idx[k])] <= 0.5
+            mask[idx[k]] = True
+        same[int(idx[g[-1]])] = mask
+    lead = np.asarray([idx[g[-1]] for g in groups])  # the curve drawn on top
+    box = ax.get_window_extent()
+    n_c = CX.shape[0]
+    t_all = np.repeat(np.arange(n_c), len(lead))
+    j_all = np.tile(lead, n_c)
+    cx, cy = CX[t_all, j_all], CY[t_all, j_all]
+    sep = _clearance(cx, cy, j_all, DX, DY, 3 * LABEL_CLEARANCE_PT * pt, same).reshape(n_c, len(lead))
+    Wc = W[order]
+    if points_only or len(order) < 2:
+        alive = np.abs(Wc[:, lead]) > tol
+    else:
+        alive = np.empty((n_c, len(lead)), dtype=bool)
+        alive[0::2] = np.abs(Wc[:, lead]) > tol
+        alive[1::2] = alive[0::2][1:] | alive[0::2][:-1]
+    inside = (CX[:, lead] >= box.x0 - 0.5) & (CX[:, lead] <= box.x1 + 0.5) \
+        & (CY[:, lead] >= box.y0 - 0.5) & (CY[:, lead] <= box.y1 + 0.5)
+    sep = np.where(inside, sep, -np.inf)
+    sep = np.where(alive | ~alive.any(axis=0), sep, -np.inf)  # a curve at 0 everywhere: anywhere
+    enough = np.minimum(LABEL_CLEARANCE_PT * pt, 0.75 * np.max(sep, axis=0))
+    anchors, texts = [], []
+    for c in range(len(lead)):
+        ok = np.flatnonzero(sep[:, c] >= enough[c])
+        ok = ok if ok.size else np.arange(n_c)
+        t = int(ok[np.argmax(CX[ok, lead[c]])])  # the one nearest the names
+        anchors.append(ax.transData.inverted().transform((CX[t, lead[c]], CY[t, lead[c]])))
+        members = [int(idx[k]) for k in groups[c]]
+        if sep[t, c] < pt:  # no point of this curve stands a point clear of the others:
+            # the name says which named curves its line is drawn with there
+            others = np.setdiff1d(idx, members)
+            d = _distances(CX[t, lead[c]], CY[t, lead[c]], DX[:, others], DY[:, others])
+            members = sorted(members + [int(k) for k in others[d < pt]])
+        texts.append(", ".join(names[int(np.flatnonzero(idx == k)[0])] for k in members))
+    anchors = np.asarray(anchors)
+    height = max(box.height, 1.0)
+    ay = (ax.transData.transform(anchors)[:, 1] - box.y0) / height
+    # a short axes: smaller names (down to 3 pt) rather than names on one another
+    size_pt = max(min(size_pt, height / pt / (1.25 * len(lead) + 0.5)), 3.0)
+    gap = 1.25 * size_pt * pt / height
+    ys = _spread(ay, gap, 0.5 * gap, 1.0 - 0.5 * gap)
+    trans = blended_transform_factory(ax.transAxes, ax.transAxes)
+    for (x, y), g, text, yl in zip(anchors, groups, texts, ys):
+        color = colors[g[-1]]
         ax.annotate(
-            str(path.feature_names[j]), xy=(xs[i_end], W[i_end, j]), xycoords="data",
-            xytext=(1.02 if right else -0.02, y), textcoords=trans, color=feature_color[j],
-            fontsize="small", va="center", ha="left" if right else "right", annotation_clip=False,
-            arrowprops=dict(arrowstyle="-", color=feature_color[j], lw=0.6, shrinkA=0, shrinkB=0),
+            text, xy=(x, y), xycoords="data", xytext=(1.03, yl), textcoords=trans,
+            color=color, fontsize=size_pt, va="center", ha="left", annotation_clip=False,
+            gid="numkfs-curve-label",
+            arrowprops=dict(arrowstyle="-", color=color, lw=0.6, shrinkA=1.0, shrinkB=0.0, relpos=(0.0, 0.5)),
         )
 
 

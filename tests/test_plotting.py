@@ -95,20 +95,20 @@ def test_30_features_selected_coloured_named_at_line_ends_rest_grey(tmp_path):
     sel_colours = [colours[j] for j in np.flatnonzero(sel)]
     assert len(set(sel_colours)) == 20 and grey not in sel_colours
     # names of exactly the selected features, at the line ends, in their line's colour
-    notes = [t for t in ax.texts if isinstance(t, Annotation)]
+    notes = [t for t in ax.texts if isinstance(t, Annotation) and t.get_gid() == "numkfs-curve-label"]
     assert sorted(t.get_text() for t in notes) == [f"gene_{j:02d}" for j in np.flatnonzero(sel)]
     for t in notes:
         j = int(t.get_text()[-2:])
         assert to_rgba(t.get_color()) == colours[j]
-        assert t.xy[1] == path.weights[0, j]  # the dense end (λ2 = 0) is where the weights are largest
     assert ax.get_legend() is None
     renderer = ax.figure.canvas.get_renderer()
     assert _overlaps(notes, renderer) == []
+    assert _leaders_off_their_curves(ax, path, clearance_px=3.0) == []
     # the chosen point: a vertical line at its λ2 and a note with the rule and the count
     vline = ax.lines[30]
     assert vline.get_xdata()[0] == path.grid[12]
     chosen_note = [t for t in ax.texts if t.get_gid() == "numkfs-chosen"]
-    assert [t.get_text().strip() for t in chosen_note] == ["chosen (1se): 20 features"]
+    assert [t.get_text() for t in chosen_note] == ["dotted line: chosen (1se), 20 features at λ₂ = 0.28"]
     # words on the axes, one style
     assert ax.get_title() == "KNIFE feature path"
     assert ax.get_xlabel() == "penalty λ₂ on the feature weights"
@@ -238,14 +238,215 @@ def test_many_selected_features_name_the_20_largest():
     W = np.abs(rng.standard_normal((6, 60))) * np.linspace(1, 0.1, 6)[:, None]
     path = FeaturePath(np.linspace(2, 1, 6), W, grid_name="p", method="lpkta", chosen_index=0)
     ax = path.plot()
-    names = sorted(t.get_text() for t in ax.texts if isinstance(t, Annotation))
+    labels = [t.get_text() for t in ax.texts if isinstance(t, Annotation) and t.get_gid() == "numkfs-curve-label"]
     largest = np.argsort(-W[0])[:20]
-    assert names == sorted(f"x{j}" for j in largest)
+    assert len(labels) == 20  # one name per curve; a name where a curve's line is another's too says so ("x51, x54")
+    assert sorted({n for s in labels for n in s.split(", ")}) == sorted(f"x{j}" for j in largest)
     note = [t.get_text() for t in ax.texts if t.get_gid() == "numkfs-named-note"]
     assert note == ["named: the 20 largest of 60 selected features"]
-    # the chosen point sits at the right edge (p = 2): its note is left of the line, inside the axes
+    # the chosen point sits at the right edge (p = 2): its note is under the title, above the axes
     ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
     chosen = [t for t in ax.texts if t.get_gid() == "numkfs-chosen"][0]
-    box = chosen.get_window_extent(ax.figure.canvas.get_renderer())
-    assert box.x1 <= ax.get_window_extent().x1 + 1
-    assert _overlaps([t for t in ax.texts if isinstance(t, Annotation)], ax.figure.canvas.get_renderer()) == []
+    box = chosen.get_window_extent(renderer)
+    assert box.y0 >= ax.numkfs_top_axis.xaxis.label.get_window_extent(renderer).y1
+    assert box.y1 <= ax.title.get_window_extent(renderer).y0
+    assert _overlapping_texts(ax.figure) == []
+    assert _leaders_off_their_curves(ax, path) == []
+
+
+# --------------------------------------------------------------------------
+# no word over a word or over a curve (issue #28)
+
+
+def _drawn_texts(fig):
+    """(text, display box) of every visible, non-empty Text the figure draws:
+    titles, axis labels, annotations, notes, the legend, and the tick labels
+    of every axis (both x axes, the y axis) at ticks inside the view."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ticks, shown = set(), []
+    for a in fig.axes:
+        for axis in (a.xaxis, a.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for locs, tks in ((axis.get_majorticklocs(), axis.get_major_ticks()),
+                              (axis.get_minorticklocs(), axis.get_minor_ticks())):
+                for tk in tks:
+                    ticks.update((id(tk.label1), id(tk.label2)))
+                for loc, tk in zip(locs, tks):
+                    if lo - 1e-9 * (hi - lo) <= loc <= hi + 1e-9 * (hi - lo):
+                        shown += [tk.label1, tk.label2]
+    texts = [t for t in fig.findobj(Text) if id(t) not in ticks] + shown
+    out = []
+    for t in texts:
+        if t.get_visible() and t.get_text().strip():
+            box = Text.get_window_extent(t, renderer)  # the words alone (not an annotation's leader)
+            if box.width > 0 and box.height > 0:
+                out.append((t, box))
+    return out
+
+
+def _overlapping_texts(fig):
+    boxes = _drawn_texts(fig)
+    return [(a.get_text(), b.get_text()) for i, (a, ba) in enumerate(boxes)
+            for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+
+
+def _display_curves(ax, path):
+    """Each feature's curve as drawn: display coordinates (n_points, 2)."""
+    return [line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+            for line in ax.lines[:path.n_features]]
+
+
+def _distance_to(curve, point):
+    """Display distance from a point to a polyline."""
+    a, b = curve[:-1], curve[1:]
+    v = b - a
+    L = np.maximum((v * v).sum(axis=1), 1e-300)
+    u = np.clip(((point - a) * v).sum(axis=1) / L, 0.0, 1.0)
+    return float(np.min(np.hypot(*(a + u[:, None] * v - point).T))) if len(curve) > 1 else float(
+        np.hypot(*(curve[0] - point)))
+
+
+def _leaders_off_their_curves(ax, path, clearance_px=1.0):
+    """Names whose leader line does not end on one of the named features'
+    curves (0.5 px), or ends within ``clearance_px`` of a curve it does not
+    name (a grey curve drawn exactly under a named one, within 0.5 px
+    everywhere, is the same line); also two leaders ending at one point."""
+    from matplotlib.text import Annotation
+
+    curves = _display_curves(ax, path)
+    index = {str(n): j for j, n in enumerate(path.feature_names)}
+    bad, ends = [], []
+    for t in ax.texts:
+        if not isinstance(t, Annotation) or t.get_gid() != "numkfs-curve-label":
+            continue
+        own = [index[n] for n in t.get_text().split(", ")]
+        end = ax.transData.transform(t.xy)
+        ends.append(end)
+        if min(_distance_to(curves[j], end) for j in own) > 0.5:
+            bad.append((t.get_text(), "not on its curve"))
+        same = [j for j in range(path.n_features)
+                if any(np.max(np.abs(curves[j] - curves[k])) <= 0.5 for k in own)]
+        near = [str(path.feature_names[j]) for j in range(path.n_features)
+                if j not in same and _distance_to(curves[j], end) < clearance_px]
+        if near:
+            bad.append((t.get_text(), "at", near[:5]))
+    ends = np.asarray(ends)
+    for i in range(len(ends)):
+        for k in range(i + 1, len(ends)):
+            if np.hypot(*(ends[i] - ends[k])) < 1.0:
+                bad.append(("two leaders end at one point", i, k))
+    return bad
+
+
+def _chosen_note_over_lines(fig):
+    renderer = fig.canvas.get_renderer()
+    hits = []
+    for a in fig.axes:
+        for t in a.texts:
+            if t.get_gid() != "numkfs-chosen":
+                continue
+            box = t.get_window_extent(renderer)
+            for ax_ in fig.axes:
+                hits += [line.get_label() for line in ax_.lines
+                         if line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
+    return hits
+
+
+def _check_words(ax, path, clearance_px=1.0):
+    fig = ax.figure
+    assert _overlapping_texts(fig) == []
+    assert _leaders_off_their_curves(ax, path, clearance_px) == []
+    assert [t for t in ax.texts if t.get_gid() == "numkfs-chosen"], "the chosen point has a note"
+    assert _chosen_note_over_lines(fig) == []
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    # the y label stays left of the axes; the notes are outside them
+    assert ax.yaxis.get_label_position() == "left"
+    assert ax.yaxis.label.get_window_extent(renderer).x1 <= box.x0
+    for t in ax.texts:
+        if t.get_gid() in ("numkfs-chosen", "numkfs-named-note"):
+            note = t.get_window_extent(renderer)
+            assert note.y0 >= box.y1 or note.y1 <= box.y0, t.get_text()
+    # the top axis keeps several counts, the chosen one among them
+    top = ax.numkfs_top_axis
+    assert len(top.get_xticks()) >= 4
+    assert path.grid[path.chosen_index] in top.get_xticks()
+
+
+def _save(ax, name):
+    ax.figure.savefig(f"{__import__('tempfile').gettempdir()}/numkfs_{name}.png", dpi=100)
+
+
+def test_words_apart_synthetic_30_features():
+    path = _path30()
+    ax = path.plot()
+    _check_words(ax, path, clearance_px=3.0)  # every curve here has a point 3 px clear of the others
+    _save(ax, "path30")
+
+
+def test_words_apart_in_a_small_figure_and_after_a_resize():
+    import matplotlib.pyplot as plt
+
+    path = _path30()
+    fig, ax = plt.subplots(figsize=(4.5, 3.0), layout="tight")
+    path.plot(ax=ax)
+    _check_words(ax, path)
+    fig.set_size_inches(3.5, 3.0)  # the top axis picks its counts again at draw time
+    fig.canvas.draw()
+    assert _overlaps(ax.numkfs_top_axis.get_xticklabels(), fig.canvas.get_renderer()) == []
+
+
+@pytest.fixture(scope="module")
+def lpkta_paths():
+    from numkfs import lpkta_path
+    from numkfs.datasets import load_dataset
+
+    out = {}
+    for name in ("sonar", "colon"):
+        d = load_dataset(name)
+        out[name] = lpkta_path(d.data, d.target, feature_names=d.feature_names)
+    return out
+
+
+@pytest.mark.parametrize("name,n_chosen", [("sonar", 60), ("sonar", 20), ("colon", 18), ("colon", 500)])
+def test_words_apart_lpkta_sonar_and_colon(lpkta_paths, name, n_chosen):
+    path = lpkta_paths[name]
+    counts = path.n_selected()
+    path.chosen_index = int(np.flatnonzero(counts >= n_chosen)[-1])  # as a CV could choose
+    path.cv_rule = "best"
+    ax = path.plot()
+    _check_words(ax, path)
+    _save(ax, f"{name}_{n_chosen}")
+
+
+@pytest.mark.slow
+def test_words_apart_knife_ionosphere():
+    """KNIFE starts every weight at 1: the names must not all point at (0, 1)."""
+    from numkfs import knife_path
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset("ionosphere")
+    y = np.where(d.target == d.target[0], 1.0, -1.0)
+    path = knife_path(d.data, y, loss="squared_hinge", n_lambdas=15, random_state=0,
+                      feature_names=d.feature_names)
+    path.chosen_index, path.cv_rule = 0, "best"  # the densest point: every weight 1
+    ax = path.plot()
+    _check_words(ax, path)
+    _save(ax, "ionosphere")
+    path.chosen_index = int(np.flatnonzero(path.n_selected() >= 15)[-1])
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    _check_words(path.plot(), path)
+
+
+def test_plot_docstrings_say_how_to_show_the_figure():
+    from numkfs.plotting import plot_path as pp
+
+    for doc in (FeaturePath.plot.__doc__, pp.__doc__):
+        assert "Returns\n" in doc and "Examples\n" in doc
+        assert "matplotlib.pyplot.show()" in doc
