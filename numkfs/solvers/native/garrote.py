@@ -481,7 +481,7 @@ def solve_linear_garrote_wide(X, y, lambda1: float, lambda2, beta0=None, *, tol:
 
     Coordinate descent in the residual form over a working set, an exact
     solve on the partition, and a KKT check over all features (see the
-    comment above :func:`_berhu_kkt_one`).  ``lambda2`` is a scalar or one
+    comment above ``_berhu_kkt_one`` in the source).  ``lambda2`` is a scalar or one
     value per feature; ``XT`` (``X.T`` C-contiguous) and ``col_sq``
     (``||x_j||²``) may be passed to reuse them; ``strong``, a boolean mask,
     restricts the first working set's new features (the strong rule).
