@@ -475,18 +475,20 @@ def _clearance(cx, cy, j_self, DX, DY, reach, same):
         d[np.asarray([same[j] for j in j_self], dtype=bool).reshape(len(cx), p)] = np.inf
         return d.min(axis=1)
     x0, x1 = DX[:-1, 0], DX[1:, 0]  # the same x for every curve
-    for t in range(len(cx)):
-        seg = np.flatnonzero((x1 >= cx[t] - reach) & (x0 <= cx[t] + reach))
+    excluded = np.asarray([same[j] for j in j_self], dtype=bool)  # (n_queries, p)
+    for x in np.unique(cx):  # the queries at one x share their segments
+        q = np.flatnonzero(cx == x)
+        seg = np.flatnonzero((x1 >= x - reach) & (x0 <= x + reach))
         if seg.size == 0:
             continue
-        ax_, ay = DX[seg], DY[seg]
-        bx, by = DX[seg + 1], DY[seg + 1]
-        vx, vy = bx - ax_, by - ay
+        ax_, ay = DX[seg][None], DY[seg][None]
+        vx, vy = DX[seg + 1][None] - ax_, DY[seg + 1][None] - ay
         L = vx * vx + vy * vy
-        u = np.clip(((cx[t] - ax_) * vx + (cy[t] - ay) * vy) / np.where(L > 0, L, 1.0), 0.0, 1.0)
-        d = np.hypot(ax_ + u * vx - cx[t], ay + u * vy - cy[t])
-        d[:, same[j_self[t]]] = np.inf
-        out[t] = d.min()
+        py = cy[q][:, None, None]
+        u = np.clip(((x - ax_) * vx + (py - ay) * vy) / np.where(L > 0, L, 1.0), 0.0, 1.0)
+        d = np.hypot(ax_ + u * vx - x, ay + u * vy - py).min(axis=1)  # (queries, p)
+        d[excluded[q]] = np.inf
+        out[q] = d.min(axis=1)
     return out
 
 

@@ -412,7 +412,9 @@ def lpkta_paths():
     return out
 
 
-@pytest.mark.parametrize("name,n_chosen", [("sonar", 60), ("sonar", 20), ("colon", 18), ("colon", 500)])
+@pytest.mark.parametrize("name,n_chosen", [("sonar", 60), ("sonar", 20),
+                                            pytest.param("colon", 18, marks=pytest.mark.slow),
+                                            pytest.param("colon", 500, marks=pytest.mark.slow)])
 def test_words_apart_lpkta_sonar_and_colon(lpkta_paths, name, n_chosen):
     path = lpkta_paths[name]
     counts = path.n_selected()
