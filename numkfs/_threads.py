@@ -19,14 +19,17 @@ distributed driver):
   restores the previous one.
 * :func:`parallel_tasks`: how many tasks a ``prange`` loop over ``n_items``
   items is cut into.
+* :func:`parallel_or_serial`: the parallel form of a kernel or its serial
+  twin (:func:`numkfs._jit.serial_twin`), by size and thread count.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 
-__all__ = ["BLAS_SERIAL_MAX_SAMPLES", "SERIAL_MAX_SAMPLES", "limit_threads", "parallel_tasks", "set_threads",
-           "thread_limits", "thread_policy", "threads_per_worker"]
+__all__ = ["BLAS_SERIAL_MAX_SAMPLES", "PARALLEL_MIN_ROWS", "SERIAL_MAX_SAMPLES", "limit_threads",
+           "parallel_or_serial", "parallel_tasks", "set_threads", "thread_limits", "thread_policy",
+           "threads_per_worker"]
 
 #: Fits on at most this many rows run BLAS on one thread, whatever the
 #: method: their matrices (at most 2000 x 2000) factorise in milliseconds,
@@ -35,6 +38,15 @@ __all__ = ["BLAS_SERIAL_MAX_SAMPLES", "SERIAL_MAX_SAMPLES", "limit_threads", "pa
 #: 160 x 160 took 103 s on all BLAS threads on a loaded 2-core machine,
 #: 1.2 s on one).
 BLAS_SERIAL_MAX_SAMPLES = 2000
+
+#: Row-parallel kernels with a serial twin (:func:`parallel_or_serial`) run
+#: serially on fewer rows than this.  Below it KNIFE's fits run on one
+#: thread anyway (``SERIAL_MAX_SAMPLES["knife"]``), where the serial form
+#: is faster (KNIFE's rbf kernel and gradient loops at n = 330, p = 9:
+#: 0.24 and 0.17 ms serial, 0.45 and 0.43 ms in the parallel form on one
+#: thread) and compiles in about a quarter of the time (first
+#: ``KNIFERegressorCV`` fit: benchmarks/results/startup.md).
+PARALLEL_MIN_ROWS = 2000
 
 #: The user's pins (:func:`set_threads`); ``None``: the policy decides.
 _PINNED = {"numba": None, "blas": None}
@@ -108,12 +120,10 @@ def set_threads(n_threads=None, *, numba=None, blas=None):
     --------
     >>> import numkfs
     >>> old = numkfs.set_threads(1)          # every fit on one thread
-    >>> from numkfs._threads import thread_limits
-    >>> thread_limits("knife", 10**6)
-    (1, 1)
-    >>> _ = numkfs.set_threads(**old)        # back to the policy
-    >>> thread_limits("knife", 10**6)
-    (None, None)
+    >>> old
+    {'numba': None, 'blas': None}
+    >>> numkfs.set_threads(**old)            # back to the policy
+    {'numba': 1, 'blas': 1}
     """
     if n_threads is not None:
         numba = blas = n_threads
@@ -182,3 +192,15 @@ def parallel_tasks(n_items: int, *, per_thread: int = 4, min_items: int = 1) -> 
     import numba
 
     return int(max(1, min(n_items // max(1, min_items), per_thread * numba.get_num_threads())))
+
+
+def parallel_or_serial(parallel, serial, n_rows: int):
+    """``parallel`` (a :func:`numkfs._jit.pjit` kernel) or its serial twin
+    ``serial`` for a loop over ``n_rows`` rows: the serial one below
+    :data:`PARALLEL_MIN_ROWS` rows or on one Numba thread.  Only the form
+    that runs gets compiled."""
+    if n_rows < PARALLEL_MIN_ROWS:
+        return serial
+    import numba
+
+    return parallel if numba.get_num_threads() > 1 else serial
