@@ -488,3 +488,57 @@ def test_non_finite_points_never_reach_the_path():
         path = rec.to_path("L1KR", None, None, {})
     assert path.n_points == 2 and np.all(np.isfinite(path.weights))
     assert path.converged.tolist() == [True, False]
+
+
+def test_small_lambda_starts_within_the_rounding_floor():
+    """Issue #28, defect 2: at λ = 1e-6 on diabetes the start point
+    α = y/λ, β = 0 has a KKT residual of 2.3e-10, the rounding of
+    ``K α`` with ``||α||₁ ≈ 1.7e7``, and ``l1kr_path`` refused it against
+    the absolute ``tol`` = 1e-10.  The residual is held to
+    ``√n ε (|K||α| + λ|α| + |y|)`` where that exceeds ``tol``."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset("diabetes_raw")
+    lam = 1e-6
+    with pytest.warns(ConvergenceWarning, match="max_steps=1"):
+        path = l1kr_path(d.data, d.target, lam=lam, max_steps=1)
+    ys = path.extra["y_train"]
+    n = ys.size
+    alpha0 = path.extra["alpha"][0]
+    assert np.abs(alpha0 - ys / lam).max() <= 4 * np.finfo(float).eps * np.abs(ys / lam).max()
+    # at β = 0, K = 11ᵀ and |K||α| = ||α||₁ in every row
+    floor = np.sqrt(n) * np.finfo(float).eps * (np.abs(alpha0).sum() + 2 * np.abs(ys).max())
+    r0 = l1kr_kkt_residual(path, 0)
+    assert 1e-10 < r0 <= floor  # above the old absolute tol, within the rounding of the system
+
+
+def test_small_lambda_path_is_traced_to_D_max(friedman):
+    """Issue #28, defect 2: at λ = 1e-6 the corrector could not bring the
+    residual (rounding floor ~1e-8 here, ``α ≈ y/λ``) below ``tol`` = 1e-10,
+    and the path stopped at D ≈ 1e-16 with a step-size underflow.  Now
+    it reaches D_max, the same features entering in the same order as at
+    λ = 1e-5, and every point is a KKT point to its rounding floor."""
+    X, y, _ = friedman
+    eps = np.finfo(float).eps
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = l1kr_path(X, y, lam=1e-6, D_max=1e-6)
+    assert path.extra["finished"] == "D_max" and path.converged.all()
+    assert path.grid[-1] == pytest.approx(1e-6, rel=1e-8)
+    entered = [f for _, name, f in path.extra["events"] if name in ("start", "E1")]
+    assert entered == [3, 4, 1, 0]  # the order of λ = 1e-5 (events at D = 1.1e-7, 3.2e-7, 8.4e-7)
+    Xs, ys = path.extra["X_train"], path.extra["y_train"]
+    n = ys.size
+    for i in range(path.n_points):
+        alpha, lam = path.extra["alpha"][i], path.extra["lambda"][i]
+        K = ard_kernel(Xs, path.weights[i])
+        a = np.abs(alpha)
+        # the λ(g_i - g_j) rows: |∂K/∂β_i| ≤ 4 max|x_i|² K on unit-norm columns
+        bound = np.sqrt(n) * eps * max(np.max(K @ a + lam * a + np.abs(ys)), 4 * lam * a @ K @ a)
+        assert l1kr_kkt_residual(path, i) <= bound
+
+
+# --------------------------------------------------------------------------
+# issue #30 part 2 (a CV grid that follows the path's events) and #29 (speed)

@@ -169,6 +169,9 @@ class _System:
         self.fix, self.lam, self.C = fix, lam, C
         self.n_jac = 0
         self.t_jac = 0.0
+        self.xmax = np.max(np.abs(Xs), axis=0) if Xs.size else np.zeros(self.d)
+        #: rounding floor of the last F evaluated (see :meth:`_floor`)
+        self.floor = 0.0
 
     # layout of z: alpha (n), beta_P (|P|), [lambda]
     def split(self, z, P):
@@ -182,13 +185,51 @@ class _System:
     def n_eq(self, P):
         return self.n + max(len(P) - 1, 0) + (self.fix == "C")
 
-    def _F(self, alpha, beta, lam, K, gP, P):
+    def _F(self, alpha, beta, lam, K, gP, P, extra=None):
         Ka = K @ alpha
         r1 = Ka - Ka.mean() + lam * alpha - self.y
         parts = [r1, lam * (gP[:-1] - gP[1:])]
         if self.fix == "C":
             parts.append([(alpha @ Ka - self.C) / self.C])
+        self.floor = self._floor(alpha, beta, K, lam, list(P) + ([extra] if extra is not None else []))
         return np.concatenate(parts), Ka
+
+    def _floor(self, alpha, beta, K, lam, feats):
+        r"""The rounding floor of F at (α, β, λ): no evaluation of F in
+        floating point, on any BLAS, can be trusted below it, so a point
+        whose ``|F|`` is under it satisfies the KKT system to working
+        precision.
+
+        Each equation is a sum of n products; its rounding error is at most
+        ``√n ε`` times the sum of the magnitudes of its terms (the
+        probabilistic bound of Higham & Mary, SIAM J. Sci. Comput. 41, 2019;
+        the worst case is ``n ε``):
+
+        * ``(HK + λI)α = y``: ``|K||α| + λ|α| + |y|``;
+        * ``λ(g_i - g_j)`` with ``g_i = αᵀ(∂K/∂β_i)α``: ``λ |α|ᵀ|∂K/∂β_i||α|``,
+          bounded by ``4 max|x_i|² |α|ᵀ|K||α|`` (Gaussian:
+          ``|∂K/∂β_i| = (x_ia - x_ib)² K``) or ``(d/T) 2^d max|x_i|² ||α||₁²``
+          (polynomial: ``|u| ≤ 2`` on unit-norm columns);
+        * ``(αᵀKα - C)/C``: ``|α|ᵀ|K||α| / C``.
+
+        The terms grow like ``1/λ`` (α ≈ y/λ near β = 0): at λ = 1e-6 on
+        n = 442 rows the floor of the first block is about 1e-7 of
+        ``||y||∞``, above the default ``tol`` = 1e-10."""
+        n = self.n
+        a = np.abs(alpha)
+        s1 = (K if self.kernel == "rbf" else np.abs(K)) @ a
+        q = float(a @ s1)
+        floors = [float(np.max(s1 + lam * a + np.abs(self.y))) if n else 0.0]
+        if len(feats) > 1:
+            x2 = float(np.max(self.xmax[np.asarray(feats, dtype=int)])) ** 2
+            if self.kernel == "rbf":
+                floors.append(lam * 4.0 * x2 * q)
+            else:
+                T = 1.0 + float(np.sum(beta))
+                floors.append(lam * (self.degree / T) * 2.0**self.degree * x2 * float(np.sum(a)) ** 2)
+        if self.fix == "C":
+            floors.append(q / self.C)
+        return math.sqrt(n) * np.finfo(float).eps * max(floors)
 
     def residual(self, z, P):
         """F(z) only (O(n² |P|))."""
@@ -211,7 +252,7 @@ class _System:
         feats = list(P) + ([extra] if extra is not None else [])
         S = ard_hessian_contractions(self.X, beta, alpha, K, feats, self.kernel, self.degree)
         gP = g[P]
-        F, Ka = self._F(alpha, beta, lam, K, gP, P)
+        F, Ka = self._F(alpha, beta, lam, K, gP, P, extra)
         m = self.n_eq(P)
         nv = n + p + (self.fix == "C")
         J = np.zeros((m, nv))
@@ -298,6 +339,13 @@ def _norm(F):
     return float(np.max(np.abs(F))) if F.size else 0.0
 
 
+def _tol(sysm, tol):
+    """The KKT residual required of the point last evaluated: ``tol``, or
+    the rounding floor of its equations when that is larger
+    (:meth:`_System._floor`; small λ makes α, and with it the floor, large)."""
+    return max(tol, sysm.floor)
+
+
 def _trial_residual(sysm, z, P):
     """F at a trial point of the corrector, or None when it is not finite.
 
@@ -380,7 +428,7 @@ def _newton_square(sysm, z, P, kind, idx, D_max, tol, max_iter=12):
             row[n : n + p] = 1.0
         Fa = np.concatenate([info["F"], [extra_val]])
         res = _norm(Fa)
-        if res < tol:
+        if res < _tol(sysm, tol):
             break
         dz = _solve_nonsingular(np.vstack([info["J"], row]), -Fa)
         if dz is None:
@@ -518,7 +566,10 @@ def l1kr_path(
         Budget of accepted continuation steps.
     tol : float
         KKT residual (max-norm of the equations) required at every stored
-        point.
+        point, or their rounding floor where that is larger: ``√n ε`` times
+        the magnitude of each equation's terms (``|K||α| + λ|α| + |y|`` for
+        ``(HK + λI)α = y``), which grows like ``1/λ`` (about 1e-7 at
+        λ = 1e-6 on 442 rows).
     integrator : {"pc", "RK45", "RK23", "DOP853", "LSODA"}
         Predictor–corrector continuation (default) or a
         ``scipy.integrate.solve_ivp`` method on the tangent ODE.
@@ -662,8 +713,9 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
         sysm.c = z[-1]
         z[:n] *= sysm.c
     info = sysm.full(z, P)
-    if _norm(info["F"]) > tol:
-        raise PathTrackingError(f"start point does not satisfy the KKT system ({_norm(info['F']):.2e})")
+    if _norm(info["F"]) > _tol(sysm, tol):
+        raise PathTrackingError(f"start point does not satisfy the KKT system (residual {_norm(info['F']):.2e} > "
+                                f"tol={tol:.1e} and > its rounding floor {sysm.floor:.1e})")
     e = np.zeros(z.size)
     e[n] = 1.0
     stop_abs = gradient_tol
@@ -709,8 +761,8 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
                 finished = "stationary point"
                 break
             z_e, res = _newton_square(sysm, z_e, P, kind, idx, D_max, tol * 1e-2, max_iter=POLISH_MAX_ITER)
+            polished = res <= _tol(sysm, tol)  # the floor of the last polish evaluation
             info_e = sysm.full(z_e, P)
-            polished = res <= tol
             if kind == EVENT_DMAX:
                 rec.add(z_e, P, info_e, s, EVENT_DMAX, -1, converged=polished)
             else:
@@ -923,7 +975,7 @@ class _PCTracker:
             if F is None:
                 return None, d1, kappa
             r = _norm(F)
-            if r < self.tol:
+            if r < _tol(sysm, self.tol):
                 return zp, d1 if d1 is not None else 0.0, kappa
             dz = _mp_step(qr, F)
             nd = float(np.linalg.norm(dz))
@@ -938,7 +990,7 @@ class _PCTracker:
             if not np.all(np.isfinite(zp)):
                 return None, d1, kappa
         F = _trial_residual(sysm, zp, P)
-        if F is not None and _norm(F) < self.tol:
+        if F is not None and _norm(F) < _tol(sysm, self.tol):
             return zp, d1 if d1 is not None else 0.0, kappa
         return None, d1, kappa
 
@@ -1034,7 +1086,7 @@ class _ODETracker(_PCTracker):
                 self.n_rejected += 1
                 h *= 0.25
                 continue
-            if _norm(F) > self.tol:
+            if _norm(F) > _tol(self.sysm, self.tol):
                 zc, _, _ = self._correct(zp, P, qr)
                 if zc is None:
                     self.n_rejected += 1
