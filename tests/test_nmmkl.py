@@ -272,3 +272,40 @@ def test_binary_path_chunked_over_workers_gives_the_same_selections():
     b = nmmkl_path(Xw, y, [1, 2, 3, 4, 5, 6], C=0.01, n_jobs=2)
     np.testing.assert_array_equal(a.extra["selection"], b.extra["selection"])
     np.testing.assert_allclose(a.objective, b.objective, rtol=1e-6)
+
+
+def test_huge_C_is_the_hard_margin_limit():
+    """Issue #28, defect 3: ``C = 1e12`` (iris) failed with SolverError
+    (native: division by zero, CLARABEL: "unbounded", ECOS failed, SCS
+    inaccurate).  No optimal α exceeds ``(1 + √n)/τ`` (132 here), so a larger
+    box cannot bind and is replaced by that value.  The answer is the one
+    at C = 100, where the box is already inactive (max α = 17.9)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    tau, tol = 0.1, 1e-9  # the native solver's gap tolerance
+    huge = NMMKLSelector(2, C=1e12, tau=tau).fit(X, y)
+    assert all(r.solver == "native" for r in huge.solver_result_)  # no fallback
+    moderate = nmmkl(X, y, 2, C=100.0, tau=tau)
+    assert max(a.max() for a in moderate.alpha) < 100.0  # the box does not bind at C = 100
+    assert huge.converged_ and huge.get_support().tolist() == moderate.support.tolist() == [False, False, True, True]
+    for a, b, ob_a, ob_b in zip(moderate.alpha, huge.result_.alpha, moderate.objective, huge.result_.objective):
+        # a gap ≤ 100 tol max(1, |g|) (the solver's acceptance) and τ-strong concavity:
+        # ||α − α*||² ≤ 2 gap / τ for each of the two solutions
+        gap = 100 * tol * max(1.0, abs(ob_a))
+        assert abs(ob_a - ob_b) <= 2 * gap
+        assert np.linalg.norm(a - b) <= 2 * np.sqrt(2 * gap / tau)
+
+
+def test_box_above_its_bound_is_clipped_and_restored_on_update():
+    """``C`` holds the box solved with, ``C_requested`` the one given; an
+    update of C or τ recomputes the clipped value."""
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    prob = NMMKLProblem(np.eye(4)[:, :2], y, 1, C=1e12, tau=0.5)
+    assert prob.C_requested == 1e12 and prob.C == pytest.approx(6.0)  # (1 + √4)/0.5
+    prob.update(tau=2.0)
+    assert prob.C == pytest.approx(1.5)
+    prob.update(C=1.0)
+    assert prob.C == 1.0 and prob.C_requested == 1.0
+    a = solve_nmmkl(prob.Z, prob.y, 1, 1e12, 2.0)["alpha"]
+    assert np.all(a <= prob.box_bound())

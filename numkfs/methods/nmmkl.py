@@ -389,7 +389,10 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
         Per-feature kernel (``"rbf"``: Gaussian kernel of each feature, by a
         low-rank factor — beyond the paper).
     C, tau : float
-        SVM box bound and the ridge τ of the paper (both > 0).
+        SVM box bound and the ridge τ of the paper (both > 0).  A C above
+        ``(1 + √n)/τ`` cannot bind (no optimal α exceeds it) and is solved
+        as that value, with the same result
+        (:meth:`~numkfs.solvers.native.nmmkl.NMMKLProblem.box_bound`).
     gamma : float, "scale" or None
         RBF bandwidth per feature (``"scale"``: 1/var).
     rank_tol : float

@@ -279,6 +279,11 @@ class NMMKLProblem(ConvexProblem):
         Number of features to select (1 ≤ m ≤ d).
     C, tau : float
         Box bound of α and ridge τ > 0 (CVXPY Parameters ``"C"``, ``"tau"``).
+        A C above :meth:`box_bound` ``= (1 + √n)/τ`` cannot bind and is
+        replaced by it (``C`` holds the value solved with, ``C_requested``
+        the one given): the solution is the same, and a box of 1e12 against
+        α of order one made CLARABEL report the problem unbounded and the
+        native solver divide by zero.
     offsets : ndarray of int, optional
         Group boundaries; default one column per feature (linear kernels).
     alpha0 : ndarray, optional
@@ -307,12 +312,13 @@ class NMMKLProblem(ConvexProblem):
             raise ValueError("NMMKLProblem: offsets must rise from 0 to Z.shape[1] by at least 1.")
         self.n_features = self.offsets.shape[0] - 1
         self.m = float(m)
-        self.C = float(C)
+        self.C_requested = float(C)
         self.tau = float(tau)
         if not 0 < self.m <= self.n_features:
             raise ValueError(f"NMMKLProblem: m must be in (0, {self.n_features}]; got {m}.")
-        if self.C <= 0 or self.tau <= 0:
-            raise ValueError("NMMKLProblem: C and tau must be positive.")
+        if not (self.C_requested > 0 and self.tau > 0):
+            raise ValueError(f"NMMKLProblem: C and tau must be positive; got C={C!r}, tau={tau!r}.")
+        self.C = min(self.C_requested, self.box_bound())
         self.working_set = working_set
         self.alpha0 = alpha0
 
@@ -342,11 +348,28 @@ class NMMKLProblem(ConvexProblem):
         constraints = [self.y @ alpha == 0, alpha >= 0, alpha <= C, nu >= 0, sq <= rho + nu]
         return cp.Problem(objective, constraints)
 
+    def box_bound(self) -> float:
+        r"""``(1 + √n)/τ``: no optimal α has a component above it, so a box
+        ``C`` at or above it does not bind (the hard-margin limit).
+
+        ``g(0) = 0`` and ``top_m(φ) ≥ 0``, so the optimum satisfies
+        ``Σ_j (τα_j² − 2α_j) ≤ 0``; each term is at least ``−1/τ``, hence
+        ``τα_k² − 2α_k ≤ (n − 1)/τ`` for every k, i.e.
+        ``α_k ≤ (1 + √n)/τ``.  The optimum for any larger C is feasible with
+        this box, so it is the optimum there too (unique: the objective is
+        τ-strongly concave).  The same holds for the SVM dual ω(p)."""
+        return (1.0 + np.sqrt(self.y.shape[0])) / self.tau
+
     def update(self, **values) -> None:
-        super().update(**values)
-        for k in ("m", "C", "tau"):
+        for k in ("m", "tau"):
             if k in values:
                 setattr(self, k, float(values[k]))
+        if "C" in values:
+            self.C_requested = float(values["C"])
+        if "C" in values or "tau" in values:
+            self.C = min(self.C_requested, self.box_bound())
+            values = dict(values, C=self.C)
+        super().update(**values)
 
     # -- evaluation ----------------------------------------------------------
     def phi(self, alpha) -> np.ndarray:
@@ -600,11 +623,14 @@ def solve_nmmkl(Z, y, m, C, tau, *, offsets=None, alpha0=None, tol=1e-9, working
 
     Returns a dict with ``alpha``, ``p``, ``phi``, ``rho``, ``nu``,
     ``objective`` (the QCQP value g(α)), ``iterations`` (Newton steps),
-    ``rounds``, ``working_set_size``, ``converged``.
+    ``rounds``, ``working_set_size``, ``converged``.  A ``C`` above
+    ``(1 + √n)/τ`` cannot bind and is replaced by it
+    (:meth:`NMMKLProblem.box_bound`).
     """
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     n, R = Z.shape
+    C = min(float(C), (1.0 + np.sqrt(n)) / float(tau))
     offsets = np.arange(R + 1) if offsets is None else np.asarray(offsets, dtype=np.int64)
     d = offsets.shape[0] - 1
     linear = d == R
