@@ -340,3 +340,22 @@ def test_a_shuffling_splitter_is_used_as_given():
     plain = GarroteRegressorCV(n_lambdas=8).fit(X, y)
     shuffled = GarroteRegressorCV(n_lambdas=8, cv=KFold(5, shuffle=True, random_state=0)).fit(X, y)
     assert not np.allclose(plain.cv_scores_, shuffled.cv_scores_)
+
+
+def test_knife_estimators_are_reproducible_with_their_defaults():
+    """KNIFE draws its starting weights at random: with the default random_state (0) two fits
+    agree to the last bit, and random_state=None still draws a fresh start each fit."""
+    from numkfs import KNIFERegressor, KNIFERegressorCV
+    from numkfs.datasets import make_sinusoid
+
+    X, y, _ = make_sinusoid(n_samples=40, random_state=1)
+    a = KNIFERegressorCV(n_lambdas=6, cv=3).fit(X, y)
+    b = KNIFERegressorCV(n_lambdas=6, cv=3).fit(X, y)
+    assert a.best_index_ == b.best_index_
+    np.testing.assert_array_equal(a.feature_weights_, b.feature_weights_)
+    np.testing.assert_array_equal(a.cv_scores_, b.cv_scores_)
+    assert KNIFERegressor().get_params()["random_state"] == 0
+    # None: a fresh uniform start per fit (two fits stop at different iterates)
+    c = KNIFERegressor(lambda2=1.0, random_state=None, max_iter=2).fit(X, y)
+    d = KNIFERegressor(lambda2=1.0, random_state=None, max_iter=2).fit(X, y)
+    assert not np.array_equal(c.feature_weights_, d.feature_weights_)

@@ -159,8 +159,10 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Maximum number of iterations.
     tol : float, default=1e-6
         Convergence tolerance.
-    random_state : int, Generator or None
-        Seed or generator for everything random; an int makes the result reproducible.
+    random_state : int, Generator or None, default=0
+        Seed or generator for everything random (the weights' starting
+        point and restarts); an int makes the result reproducible, so two
+        fits with the defaults agree.  ``None`` draws a fresh start each fit.
     verbose : bool, default=False
         Show a progress bar.
     n_jobs : int, optional
@@ -202,7 +204,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
                               "lambda2": KNIFE_CONSTRAINTS["lambda2"], "n_jobs": _N_JOBS}
 
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
-                 coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=None,
+                 coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=0,
                  verbose=False, n_jobs=None):
         self.n_jobs = n_jobs
         self.kernel = kernel
@@ -310,7 +312,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6,
-                 random_state=None, verbose=False, n_jobs=None):
+                 random_state=0, verbose=False, n_jobs=None):
         self.n_jobs = n_jobs
         self.kernel = kernel
         self.loss = loss
@@ -490,7 +492,7 @@ class KNIFERegressorCV(KNIFERegressor):
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0,
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None,
-                 random_state=None, verbose=False):
+                 random_state=0, verbose=False):
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -648,7 +650,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma=None, degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
-                 scoring="neg_loss", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None, random_state=None,
+                 scoring="neg_loss", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None, random_state=0,
                  verbose=False):
         self.kernel = kernel
         self.loss = loss
