@@ -39,6 +39,8 @@ extensions = [
     "myst_nb",
 ]
 
+
+# --- helpers for the generated files -----------------------------------------
 def _write_if_changed(path: Path, data: bytes) -> None:
     """Write *data* to *path* unless it holds it already (an unchanged file
     keeps its time stamp, so Sphinx does not re-read the page); the write goes
@@ -103,7 +105,7 @@ for _nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
     _write_if_changed(_nb_dst / _nb.name, _docs_notebook(_nb.read_text(encoding="utf-8")).encode("utf-8"))
 for _old in _nb_dst.glob("*.ipynb"):  # a notebook renamed or removed in notebooks/
     if not (ROOT / "notebooks" / _old.name).exists():
-        _old.unlink()
+        _old.unlink(missing_ok=True)
 _front_figure(HERE / "_front_example.py", HERE / "_generated")
 
 # --- sources -----------------------------------------------------------------

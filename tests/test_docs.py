@@ -2,7 +2,7 @@
 (issue #18, part 2); its front page shows a code example and the path figure
 that code draws, its navigation names each section once, and every example
 page shows a figure (issue #28).  One Sphinx build, which executes the
-notebooks (about 2 minutes on 2 cores)."""
+notebooks (2.5 minutes on a busy 2-core machine)."""
 import collections
 import importlib.util
 import subprocess
