@@ -637,6 +637,16 @@ def l1kr_path(
     >>> bool(path.converged.all()), path.extra["finished"]
     (True, 'D_max')
     """
+    args, limits = _path_arguments(X, y, kernel, degree, fix, lam, C, gradient_tol, eps, D_max, max_steps, tol,
+                                   integrator, tangent, h0, max_angle, n_threads, feature_names, true_support, verbose)
+    with limit_threads(*limits):
+        return _l1kr_path(*args)
+
+
+def _path_arguments(X, y, kernel, degree, fix, lam, C, gradient_tol, eps, D_max, max_steps, tol, integrator, tangent,
+                    h0, max_angle, n_threads, feature_names, true_support, verbose):
+    """:func:`l1kr_path`'s checks: the arguments of :func:`_l1kr_trace` and
+    the thread limits to trace under."""
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="l1kr_path")
@@ -668,14 +678,24 @@ def l1kr_path(
     )
     kernel = canonical_kernel(kernel)
     limits = thread_limits("l1kr", n) if n_threads is None else (n_threads, n_threads)
-    with limit_threads(*limits):
-        path = _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0,
-                          max_angle, feature_names, true_support, verbose)
-    return path
+    return (X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0, max_angle,
+            feature_names, true_support, verbose), limits
 
 
-def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0, max_angle,
-               feature_names, true_support, verbose):
+def _l1kr_path(*args):
+    """The path of :func:`l1kr_path` after its checks (the first path
+    :func:`_l1kr_trace` yields)."""
+    return next(_l1kr_trace(*args))
+
+
+def _l1kr_trace(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0,
+                max_angle, feature_names, true_support, verbose):
+    """The tracker as a generator: it yields the path traced so far (a
+    :class:`~numkfs.paths.FeaturePath`) when it stops.  Where it stopped at
+    ``D_max``, ``send(D)`` with a larger D resumes it from that point (the
+    point stays on the path, as an ordinary one) and yields again at the next
+    stop; any other stop is final.  :func:`l1kr_cv_path` traces its paths
+    in stages this way (:class:`_StagedPath`)."""
     t_start = time.perf_counter()
     Xs, ys, xm, xsc, ym, ysc = _standardize(X, y)
     sysm = _System(Xs, ys, kernel, int(degree), fix, float(lam), float(C))
@@ -704,7 +724,8 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
         rec.rows[0]["active"] = np.zeros(0, dtype=int)
         scalars.update(n_jacobian_evals=sysm.n_jac, time=time.perf_counter() - t_start, time_per_jacobian=0.0,
                        n_steps=0, n_rejected=0, finished="beta = 0 is stationary")
-        return rec.to_path(method="L1KR", feature_names=feature_names, true_support=true_support, scalars=scalars)
+        yield rec.to_path(method="L1KR", feature_names=feature_names, true_support=true_support, scalars=scalars)
+        return
     if fix == "lambda":
         sysm.c = lam
         z = np.concatenate([lam * alpha0, [0.0]])
@@ -723,6 +744,18 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
     finished = None
     n_steps = 0
     trk = None
+
+    def snapshot(finished):
+        return rec.to_path(
+            method="L1KR", feature_names=feature_names, true_support=true_support,
+            scalars=dict(
+                scalars, n_jacobian_evals=sysm.n_jac, time=time.perf_counter() - t_start,
+                time_per_jacobian=sysm.t_jac / max(sysm.n_jac, 1), n_steps=n_steps,
+                n_rejected=0 if trk is None else trk.n_rejected,
+                finished=finished,
+            ),
+        )
+
     try:
         v, qr = _tangent_and_corrector(info["J"], e, tangent)
         tracker = _PCTracker if integrator == "pc" else _ODETracker
@@ -774,8 +807,19 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
                           f"KKT residual {res:.1e} > tol={tol:.1e})",
                     hint="the event point is kept and marked converged=False; loosen tol")
             if kind == EVENT_DMAX:
-                finished = "D_max"
-                break
+                more = yield snapshot("D_max")
+                if more is None or not more > D_max or not polished:
+                    finished = "D_max"
+                    break
+                # resumed (staged tracing): the D_max point becomes an ordinary
+                # point, the tangent there is oriented by the one before it
+                D_max = float(more)
+                rec.rows[-1]["event"], rec.rows[-1]["feature"] = EVENT_NONE, -1
+                z, info = z_e, info_e
+                v, qr = _tangent_and_corrector(info["J"], v, tangent)
+                trk.reset()
+                h = max(h_used, 1e-6 * (1.0 + np.linalg.norm(z)))
+                continue
             if verbose:
                 print(f"[l1kr] s={s:.4g} D={z_e[n:n + len(P)].sum():.4g} {EVENT_NAMES[kind]} feature {idx}")
             # ---- update the active set and orient the new tangent -----------
@@ -814,15 +858,8 @@ def _l1kr_path(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps
                       "degenerate features?).", PathDegeneracyWarning, stacklevel=2)
         finished = "singular Jacobian"
         rec.rows[-1]["converged"] = False
-    return rec.to_path(
-        method="L1KR", feature_names=feature_names, true_support=true_support,
-        scalars=dict(
-            scalars, n_jacobian_evals=sysm.n_jac, time=time.perf_counter() - t_start,
-            time_per_jacobian=sysm.t_jac / max(sysm.n_jac, 1), n_steps=n_steps,
-            n_rejected=0 if trk is None else trk.n_rejected,
-            finished=finished,
-        ),
-    )
+    if finished != "D_max":  # a D_max stop was yielded already
+        yield snapshot(finished)
 
 
 def _where(rec):
@@ -1325,32 +1362,246 @@ def _predict_betas(path, X_new, betas, lams):
     return out
 
 
+#: Budget D of the first stage of :func:`l1kr_cv_path`'s tracing, per row
+#: of the data (β of the same kernel grows like n, see ``D_scaling``).
+FIRST_STAGE_D = 1e-4
+
+#: Growth of the budget from one stage of :func:`l1kr_cv_path`'s tracing to
+#: the next (the paths resume where they stopped, so stages cost only the
+#: point at each stage's end).
+STAGE_GROWTH = math.sqrt(10.0)
+
+#: Early stopping of :func:`l1kr_cv_path`: tracing stops once the mean CV
+#: score over the last ``EARLY_STOP_POINTS`` grid points (all beyond the best
+#: point, and reaching at least ``EARLY_STOP_EXTENT`` times its D) is below
+#: the best mean score by more than ``EARLY_STOP_SE`` standard errors of the
+#: best point's fold scores.
+EARLY_STOP_POINTS, EARLY_STOP_EXTENT, EARLY_STOP_SE = 5, 3.0, 3.0
+
+#: Halvings (in log D) of an interval of the default grid whose end points'
+#: supports differ by more than :func:`_support_step` allows.
+REFINE_DEPTH = 4
+
+
+def _support_step(a, b):
+    """Whether two supports (boolean masks) differ by more than the grid
+    allows: ``|a Δ b| > max(2, max(|a|, |b|) / 4)``."""
+    return int(np.count_nonzero(a != b)) > max(2.0, max(int(a.sum()), int(b.sum())) / 4.0)
+
+
+class _StagedPath:
+    """An L1KR path traced in stages of increasing ``D_max``
+    (:func:`_l1kr_trace` resumed at each stage's end).
+
+    ``path`` is the path traced so far, ``reached`` the largest D it has
+    reached, ``done`` whether it can go no further (stationary point,
+    ``D_max`` of the user, or a tracker limit)."""
+
+    def __init__(self, X, y, kernel, kw):
+        import inspect
+
+        bound = inspect.signature(l1kr_path).bind(X, y, kernel, **kw)
+        bound.apply_defaults()
+        args, self.limits = _path_arguments(**bound.arguments)
+        self.args = dict(zip(inspect.signature(_l1kr_trace).parameters, args))
+        self.D_cap = self.args["D_max"]
+        self.gen = self.path = None
+        self.done = False
+
+    @property
+    def reached(self):
+        return 0.0 if self.path is None else float(self.path.grid.max())
+
+    def advance(self, D):
+        """Trace on to ``D`` (at most the user's ``D_max``).  Returns whether
+        the path came back below the D it had reached before (a turn in D:
+        reads of the path at those D may have changed)."""
+        D = float(D) if self.D_cap is None else min(float(D), self.D_cap)
+        if self.done or (self.path is not None and D <= self.reached):
+            return False
+        old_points, old_reach = (0, 0.0) if self.path is None else (self.path.n_points, self.reached)
+        with limit_threads(*self.limits):
+            try:
+                if self.gen is None:
+                    self.gen = _l1kr_trace(**dict(self.args, D_max=max(D, 1e-300)))
+                    self.path = next(self.gen)
+                else:
+                    self.path = self.gen.send(D)
+            except StopIteration:  # the last stop was final (an event point that could not be polished)
+                self.done = True
+                return False
+        self.done = self.path.extra["finished"] != "D_max" or (self.D_cap is not None and D >= self.D_cap)
+        return bool(old_points and self.path.grid[old_points - 1:].min() < old_reach * (1 - 1e-12))
+
+
+class _FixedSplits:
+    """The same (train, test) splits every time (a splitter computed once)."""
+
+    def __init__(self, splits):
+        self.splits = splits
+
+    def split(self, X=None, y=None, groups=None):
+        return iter(self.splits)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return len(self.splits)
+
+
+def _new_grid_points(full, lo, hi, ratio):
+    """Candidate budgets in (lo, hi] of the default grid (``lo = 0``: in
+    [0, hi]): the D of every event of ``full`` (a feature enters or leaves)
+    in the range, ``hi``, and points spaced geometrically (ratio at most
+    ``ratio``) between them; an event point is dropped where its neighbours'
+    supports on the traced path differ by no more than
+    :func:`_support_step` allows."""
+    G = full.grid
+    ev = {float(G[i]) for i, name, _ in full.extra["events"] if name in ("E1", "E2") and lo < G[i] < hi}
+    knots = sorted(ev | {float(hi)})
+    fill = set()
+    a = lo
+    for b in knots:
+        if a == 0.0:
+            fill.update(b / ratio ** k for k in (1, 2))  # the sparse end: two points below the first knot
+        elif b / a > ratio:
+            m = int(math.ceil(math.log(b / a) / math.log(ratio)))
+            fill.update(a * (b / a) ** (k / m) for k in range(1, m))
+        a = b
+    pts = np.array(sorted(ev | fill | {float(hi)} | ({0.0} if lo == 0.0 else set())))
+    betas, _, _ = _path_at(full, pts)
+    supp = betas > 0
+    keep = np.ones(pts.size, dtype=bool)
+    last = None
+    for k in range(pts.size):
+        if pts[k] in ev and 0 < k < pts.size - 1 and last is not None and not _support_step(supp[last], supp[k + 1]):
+            keep[k] = False  # the next point is still close enough in support to the last one kept
+            continue
+        last = k
+    return pts[keep]
+
+
+def _refine(full, D, models, prune_tol, depth=REFINE_DEPTH):
+    """Insert budgets (midpoints in log D, in D next to 0) where the pruned
+    models of two consecutive points of the sorted grid ``D`` differ in
+    support by more than :func:`_support_step` allows, up to ``depth``
+    halvings per interval.  ``models`` maps D to (β, λ, used) and is
+    completed for the new points."""
+    D = list(D)
+    for _ in range(depth):
+        mids = []
+        for a, b in zip(D[:-1], D[1:]):
+            if _support_step(models[a][0] > 0, models[b][0] > 0) and b > a * (1 + 1e-9):
+                mids.append(math.sqrt(a * b) if a > 0 else b / 4.0)
+        if not mids:
+            break
+        for D_k, (bt, lm, us) in zip(mids, zip(*_grid_models(full, np.array(mids), prune_tol))):
+            models[D_k] = (bt, lm, us)
+        D = sorted(D + mids)
+    return D
+
+
+def _merge_grid(D, supports, mean, protect, n_max):
+    """Indices of at most ``n_max`` of the grid points ``D`` (sorted) to
+    keep: the first and last, the ``protect`` ones (the points the CV rules
+    choose), and of the others first those whose removal would join
+    neighbours whose supports differ beyond :func:`_support_step`, then
+    those with the widest gap in log D to their neighbours."""
+    keep = list(range(len(D)))
+    fixed = set(protect) | {0, len(D) - 1}
+    tiny = 1e-12 * max(D[-1], 1e-300)
+    while len(keep) > n_max:
+        best = None
+        for q in range(1, len(keep) - 1):
+            k = keep[q]
+            if k in fixed:
+                continue
+            a, b = keep[q - 1], keep[q + 1]
+            diff = int(np.count_nonzero(supports[a] != supports[b]))
+            allowed = max(2.0, max(int(supports[a].sum()), int(supports[b].sum())) / 4.0)
+            cost = (max(diff - allowed, 0.0), math.log((D[b] + tiny) / (D[a] + tiny)))
+            if best is None or cost < best[0]:
+                best = (cost, q)
+        if best is None:  # only fixed points left: drop the non-protected ends, then protected ones
+            drop = [q for q in (len(keep) - 1, 0) if keep[q] not in set(protect)] or [len(keep) - 1]
+            keep.pop(drop[0])
+            continue
+        keep.pop(best[1])
+    return np.array(keep, dtype=int)
+
+
+def _stop_early(D, scores):
+    """Whether the CV can no longer choose a point beyond the grid ``D``
+    scored so far (see ``EARLY_STOP_*``)."""
+    mean = np.nanmean(scores, axis=1)
+    b = int(np.nanargmax(mean))
+    if len(D) - 1 - b < EARLY_STOP_POINTS or D[-1] < EARLY_STOP_EXTENT * D[b]:
+        return False
+    s = scores[b][np.isfinite(scores[b])]
+    se = float(np.std(s, ddof=1) / np.sqrt(s.size)) if s.size > 1 else 0.0
+    return float(np.mean(mean[-EARLY_STOP_POINTS:])) < mean[b] - EARLY_STOP_SE * se
+
+
 def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv=5, n_jobs=None,
-                 random_state=None, D_scaling: str = "n", prune_tol: float = PRUNE_TOL,
+                 random_state=None, D_scaling: str = "n", prune_tol: float = PRUNE_TOL, early_stopping: bool = True,
                  **path_kwargs) -> FeaturePath:
-    """K-fold cross-validation of the L1KR path on a common grid of D.
+    r"""K-fold cross-validation of the L1KR path on a common grid of D.
 
     Every fold traces its own path (paths differ per fold); each is scored
     (negative test MSE) on the same grid of budgets D, interpolating along
-    its own path with :func:`l1kr_path_at`.  The path on all of the data is
-    traced first and defines the default grid (``n_grid`` values from 0 to
-    its largest D).
+    its own path with :func:`l1kr_path_at`.
+
+    The default grid follows the events of the path on all of the data
+    (the D where a feature enters or leaves, ``path.extra["events"]``):
+
+    * it holds D = 0 and the D of the events, except an event whose
+      neighbours' supports differ by no more than
+      ``max(2, a quarter of the larger support)``;
+    * between them, points spaced geometrically, at most ``n_grid / 10`` per
+      decade of D (ratio ``10^(10 / n_grid)``), and two below the first
+      event, so that the sparse end, where the supports change within a
+      fraction of a decade, and the long stretches without events are both
+      covered;
+    * where the pruned models (``prune_tol``) of two consecutive points still
+      differ in support by more than ``max(2, a quarter of the larger
+      support)``, points are inserted in between (halving the interval in
+      log D, up to ``REFINE_DEPTH`` times).
+
+    The paths are traced in stages (budgets ``FIRST_STAGE_D · n`` times
+    ``STAGE_GROWTH`` to the power k, each path resumed where it stopped) and
+    each fold's path only as far as the grid reaches (``D · n_train / n``).
+    With ``early_stopping`` tracing stops once the CV can no longer choose a
+    further point: the mean CV score over the last ``EARLY_STOP_POINTS``
+    points, beyond the best one and at least ``EARLY_STOP_EXTENT`` times its
+    D, is below the best by more than ``EARLY_STOP_SE`` standard errors;
+    otherwise it goes on to the stationary point of the path on all of the
+    data (or ``D_max``).  The grid then holds at most ``n_grid`` points: where
+    more were scored, points merge (the ones the CV rules choose, D = 0 and
+    the last point are kept; of the others first those whose neighbours stay
+    within the support step above, then those in the densest stretch of
+    log D).
 
     Parameters
     ----------
-    X, y : arrays
+    X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
+    y : array-like of shape (n_samples,)
+        Target values.
     kernel : {"rbf", "poly"}
         ``"gaussian"`` is an alias of ``"rbf"``.
-    n_grid : int
-        Points of the default D grid.
-    D_grid : array, optional
-        Explicit grid of budgets (in the units of the full-data path).
+    n_grid : int, default=50
+        Upper bound on the number of points of the default D grid (and its
+        density, ``n_grid / 10`` points per decade between events).
+    D_grid : array-like of shape (n_points,), optional
+        Explicit grid of budgets ``||β||₁ >= 0`` (in the units of the
+        full-data path), used as given; the paths are traced to its largest
+        value (or ``D_max``), without early stopping.
     cv : int or splitter
         Number of cross-validation folds, or a scikit-learn splitter.
     n_jobs : int, optional
-        joblib workers over folds.
+        joblib workers over folds (threads by default: the fold paths are
+        resumed from stage to stage, which a process-based backend cannot
+        do, so there each stage retraces them).
     random_state : int, optional
-        Shuffling of the folds.
+        Passed to the splitter (:func:`~numkfs.model_selection.make_cv`).
     D_scaling : {"n", "none"}
         How a fold's path is made comparable with the full-data path.
         Columns are centred and scaled to unit norm on the data each path is
@@ -1371,19 +1622,29 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
         than ``prune_tol`` of ``Σ (y - ȳ)²``), on the full-data path and on
         every fold's path alike, so the CV scores are those of the pruned
         models.  0 keeps every feature with β > 0 (before 2026-11).
+    early_stopping : bool, default=True
+        Stop tracing once the CV can no longer choose a further point (see
+        above); False traces to the stationary point (or ``D_max``).
     **path_kwargs
         Passed to :func:`l1kr_path`.
 
     Returns
     -------
     FeaturePath
-        On the D grid: interpolated β of the full-data path (pruned), ``cv_scores``
-        (n_grid, n_folds) (higher is better), ``score_name``
-        ``"neg_mean_squared_error"`` (in the squared units of y), ``tol``
-        the full path's selection tolerance, ``extra["lambda"]``,
-        ``extra["converged"]`` (per grid point: the full-data path reached
-        it, between points that satisfy the KKT system to ``tol``) and
-        ``extra["full_path"]`` (the traced path).
+        On the D grid: interpolated β of the full-data path (pruned),
+        ``cv_scores`` (n_points, n_folds) (higher is better), ``score_name``
+        ``"neg_mean_squared_error"`` (in the squared units of y),
+        ``extra["lambda"]``, ``extra["converged"]`` (per grid point: the
+        full-data path reached it, between points that satisfy the KKT
+        system to ``tol``), ``extra["full_path"]`` (the path traced on all
+        of the data, as far as the CV needed it), ``extra["stopped_early"]``
+        (tracing stopped before the stationary point or ``D_max``) and
+        ``extra["fold_steps"]`` (continuation steps of each fold's path).
+
+    See Also
+    --------
+    l1kr_path : the path on one data set.
+    numkfs.estimators.L1KRRegressorCV : the estimator built on this.
 
     Examples
     --------
@@ -1391,59 +1652,123 @@ def l1kr_cv_path(X, y, kernel: str = "rbf", *, n_grid: int = 50, D_grid=None, cv
     >>> from numkfs.methods.l1kr import l1kr_cv_path
     >>> X, y, _ = make_friedman_noise(1, n_samples=40, random_state=0)
     >>> cvp = l1kr_cv_path(X, y, lam=0.1, cv=2, n_grid=5, D_max=5.0, random_state=0)
-    >>> cvp.cv_scores.shape
-    (5, 2)
+    >>> cvp.cv_scores.shape[1], cvp.n_points <= 5
+    (2, True)
     """
-    from ..model_selection import cross_val_path
+    from ..model_selection import choose_index, cross_val_path, make_cv
 
     X, y = check_X_y(X, y, caller="l1kr_cv_path")
     if D_scaling not in ("n", "none"):
         raise ValueError(f"l1kr_cv_path: D_scaling must be 'n' or 'none'; got {D_scaling!r}.")
     if not (isinstance(prune_tol, Real) and math.isfinite(prune_tol) and prune_tol >= 0):
         raise ValueError(f"l1kr_cv_path: prune_tol must be a finite float >= 0; got {prune_tol!r}.")
+    if not (isinstance(n_grid, Integral) and not isinstance(n_grid, bool) and n_grid >= 2):
+        raise ValueError(f"l1kr_cv_path: n_grid must be an int >= 2; got {n_grid!r}.")
+    user_grid = D_grid is not None
+    if user_grid:
+        D_grid = np.asarray(D_grid, dtype=float)
+        if D_grid.ndim != 1 or D_grid.size == 0 or not np.all(np.isfinite(D_grid)) or np.any(D_grid < 0):
+            raise ValueError("l1kr_cv_path: D_grid must be a non-empty 1-D array of finite budgets >= 0; "
+                             f"got {D_grid!r}.")
+    path_kwargs = dict(path_kwargs)
     if "eps" in path_kwargs:
-        path_kwargs = dict(path_kwargs)
         path_kwargs["gradient_tol"] = _renamed_eps(path_kwargs.get("gradient_tol", 1e-6), path_kwargs.pop("eps"),
                                                    "l1kr_cv_path")
-    full = l1kr_path(X, y, kernel, **path_kwargs)
-    user_grid = D_grid is not None
-    if D_grid is None:
-        D_grid = np.linspace(0.0, max(full.grid.max(), 1e-12), int(n_grid))
-    D_grid = np.asarray(D_grid, dtype=float)
-    path_kwargs = dict(path_kwargs)
-    path_kwargs.pop("feature_names", None)
-    path_kwargs.pop("true_support", None)
-    fix = full.extra["fix"]
+    full_sp = _StagedPath(X, y, kernel, path_kwargs)
+    kernel = full_sp.args["kernel"]
+    fix = full_sp.args["fix"]
     n_full = X.shape[0]
+    fold_kwargs = {k: v for k, v in path_kwargs.items() if k not in ("feature_names", "true_support", "verbose")}
+    # the folds, fixed once: every stage scores the same folds
+    splits = list(make_cv(cv, y, classifier=False, random_state=random_state).split(X, y))
+    splitter = _FixedSplits(splits)
+    folds = {}  # per fold (its test rows): its staged path and the scores of the grid points read so far
 
-    def fold_fn(train, test):
-        kw = dict(path_kwargs)
+    def fold_fn(train, test, grid, reach):
         r = len(train) / n_full
-        if D_scaling == "n":
-            # the problem equivalent to the full-data one on n_train rows
-            if fix == "lambda":
-                kw["lam"] = full.extra["lam_fixed"] * r
-            else:
-                kw["C"] = full.extra["C_fixed"] / r
-            if kw.get("D_max") is not None:
-                kw["D_max"] = kw["D_max"] * r
-        p = l1kr_path(X[train], y[train], kernel, **kw)
-        # columns are scaled to unit norm, so a standardised value is
-        # ~ 1/sqrt(n): the same kernel (in the units of X) has β ∝ n.  The
-        # grid is in the units of the full-data path; a fold's path is read
-        # at the equivalent budget D·n_train/n (D_scaling="n").
-        Df = D_grid * r if D_scaling == "n" else D_grid
-        betas_f, lams_f, _ = _grid_models(p, Df, prune_tol)
-        with limit_threads(*thread_limits("l1kr", len(train))):
-            pred = _predict_betas(p, X[test], betas_f, lams_f)
-        return -((pred - y[test][None, :]) ** 2).mean(axis=1)
+        key = test.tobytes()
+        st = folds.get(key)
+        if st is None:
+            kw = dict(fold_kwargs)
+            if D_scaling == "n":
+                # the problem equivalent to the full-data one on n_train rows
+                if fix == "lambda":
+                    kw["lam"] = full_sp.args["lam"] * r
+                else:
+                    kw["C"] = full_sp.args["C"] / r
+                if kw.get("D_max") is not None:
+                    kw["D_max"] = kw["D_max"] * r
+            st = folds[key] = {"path": _StagedPath(X[train], y[train], kernel, kw), "scores": {}}
+        scale = r if D_scaling == "n" else 1.0
+        if st["path"].advance(reach * scale):
+            st["scores"].clear()  # the path turned back below where it had been read: read it again
+        todo = np.array([D for D in grid if D not in st["scores"]])
+        if todo.size:
+            # columns are scaled to unit norm, so a standardised value is
+            # ~ 1/sqrt(n): the same kernel (in the units of X) has β ∝ n.  The
+            # grid is in the units of the full-data path; a fold's path is read
+            # at the equivalent budget D·n_train/n (D_scaling="n").
+            p = st["path"].path
+            betas_f, lams_f, _ = _grid_models(p, todo * scale, prune_tol)
+            with limit_threads(*thread_limits("l1kr", len(train))):
+                pred = _predict_betas(p, X[test], betas_f, lams_f)
+            for D, s in zip(todo, -((pred - y[test][None, :]) ** 2).mean(axis=1)):
+                st["scores"][D] = float(s)
+        return np.array([st["scores"][D] for D in grid])
 
-    scores = cross_val_path(fold_fn, X, y, cv, n_jobs=n_jobs, random_state=random_state, method="L1KR")
-    betas, lams, used = _grid_models(full, D_grid, prune_tol)
+    def score(grid, reach):
+        return cross_val_path(lambda tr, te: fold_fn(tr, te, grid, reach), X, y, splitter, n_jobs=n_jobs,
+                              prefer="threads", method="L1KR")
+
+    stopped_early = False
+    if user_grid:
+        user_D_max = path_kwargs.get("D_max")
+        reach = float(D_grid.max()) if user_D_max is None else float(user_D_max)
+        reach = max(reach, 1e-12)
+        full_sp.advance(reach)
+        scores = score(D_grid, reach)
+        betas, lams, used = _grid_models(full_sp.path, D_grid, prune_tol)
+    else:
+        ratio = 10.0 ** (10.0 / n_grid)
+        models = {}  # D -> (β, λ, used) of the pruned model on the full-data path
+        grid = []
+        stage = FIRST_STAGE_D * n_full
+        while True:
+            turned = full_sp.advance(stage)
+            full = full_sp.path
+            reach = full_sp.reached
+            if turned:  # the full-data path came back below where it had been read: read it again
+                for D, m in zip(grid, zip(*_grid_models(full, np.array(grid), prune_tol))):
+                    models[D] = m
+            lo = grid[-1] if grid else 0.0
+            if reach > lo or not grid:
+                new = _new_grid_points(full, lo, reach, ratio) if reach > 0 else np.array([0.0])
+                new = [D for D in new if D not in models]
+                if new:
+                    for D, m in zip(new, zip(*_grid_models(full, np.array(new), prune_tol))):
+                        models[D] = m
+                # refine the new stretch only (one that could not be refined stays so)
+                grid = sorted(set(grid) | set(_refine(full, grid[-1:] + sorted(new), models, prune_tol)))
+            scores = score(np.array(grid), reach)
+            if full_sp.done or (early_stopping and _stop_early(np.array(grid), scores)):
+                stopped_early = not full_sp.done
+                break
+            stage = max(stage, reach) * STAGE_GROWTH
+        D_grid = np.array(grid)
+        betas = np.array([models[D][0] for D in grid])
+        lams = np.array([models[D][1] for D in grid])
+        used = np.array([models[D][2] for D in grid])
+        if D_grid.size > n_grid:
+            probe = FeaturePath(grid=D_grid, weights=betas, cv_scores=scores)
+            protect = {choose_index(probe, "best"), choose_index(probe, "1se")}
+            keep = _merge_grid(D_grid, betas > 0, probe.mean_cv_score, protect, n_grid)
+            D_grid, betas, lams, used, scores = D_grid[keep], betas[keep], lams[keep], used[keep], scores[keep]
+    full = full_sp.path
     conv = full.extra["converged"]
     converged = conv[used[:, 0]] & conv[used[:, 1]]
     extra = {"lambda": lams, "full_path": full, "converged": converged, "user_grid": user_grid,
-             "prune_tol": float(prune_tol)}
+             "prune_tol": float(prune_tol), "stopped_early": stopped_early,
+             "fold_steps": [int(st["path"].path.extra["n_steps"]) for st in folds.values()]}
     for key in ("X_train", "y_train", "x_mean", "x_scale", "y_mean", "y_scale", "kernel", "degree", "fix",
                 "lam_fixed", "C_fixed"):
         extra[key] = full.extra[key]
