@@ -246,3 +246,25 @@ def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_alignments_are_refused_by_feature(bad):
+    """Issue #28, defect 5: one NaN alignment made all 101 path points NaN,
+    silently; +inf was refused as a bad 'lambda1', -inf accepted.  Each is
+    refused, naming the alignments and the features that have them."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 4)), columns=["u", "v", "w", "x"])
+    y = np.sign(X["u"].to_numpy())
+    a = np.array([0.3, bad, 0.1, bad])
+    with pytest.raises(ValueError, match=r"lpkta_path: the alignments must be finite; 2 of 4 feature\(s\) "
+                                         r"have a non-finite alignment: 'v' \(index 1\): -?(nan|inf), "
+                                         r"'x' \(index 3\): -?(nan|inf)\."):
+        lpkta_path(X, y, alignments=a)
+    with pytest.raises(ValueError, match=r"lpkta_weights: the alignments must be finite; .*index 1: -?(nan|inf)"):
+        lpkta_weights(a, [2.0, 1.0], lambda1=0.1, lambda2=0.1)
+    # the finite alignments still give a finite path
+    path = lpkta_path(X, y, alignments=np.where(np.isfinite(a), a, 0.0))
+    assert np.all(np.isfinite(path.weights)) and path.weights[-1, 0] > 0

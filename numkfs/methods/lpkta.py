@@ -66,6 +66,7 @@ from ..solvers.native.lpkta_newton import (  # noqa: F401  (re-exported: the sol
     GeneralizedKL,
     SquaredEuclidean,
     _bregman,
+    _check_alignments,
     _check_grid,
     lpkta_weights,
 )
@@ -219,6 +220,7 @@ def lpkta_path(
         a = np.asarray(alignments, dtype=float).ravel()
         if a.shape[0] != X.shape[1]:
             raise ValueError(f"alignments has {a.shape[0]} entries but X has {X.shape[1]} features.")
+    _check_alignments(a, "lpkta_path", feature_names)
     t1 = time.perf_counter()
     lam1 = _default_lambda(a) if lambda1 is None else lambda1
     lam2 = _default_lambda(a) if lambda2 is None else lambda2

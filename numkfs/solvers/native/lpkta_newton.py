@@ -428,6 +428,24 @@ def _bregman(bregman, x0):
 _PREDICTORS = {"warm": 0, "first": 1, "second": 2, 0: 0, 1: 1, 2: 2}
 
 
+def _check_alignments(a, caller, feature_names=None):
+    """Refuse non-finite alignments, naming the features that have them.
+
+    One NaN alignment made every point of the path NaN (the threshold
+    default λ1 = λ2 = max(a)/2 and every Newton solve take it in), and
+    an infinite one was reported as a bad ``lambda1``."""
+    bad = np.flatnonzero(~np.isfinite(a))
+    if bad.size == 0:
+        return
+    def name(j):
+        return f"{feature_names[j]!r} (index {j})" if feature_names is not None else f"index {j}"
+    shown = ", ".join(f"{name(j)}: {a[j]}" for j in bad[:10])
+    more = "" if bad.size <= 10 else f", ... ({bad.size} in all)"
+    raise ValueError(f"{caller}: the alignments must be finite; {bad.size} of {a.size} feature(s) have a "
+                     f"non-finite alignment: {shown}{more}.  Alignments passed as 'alignments=' must be the "
+                     "finite per-feature values of numkfs.kernels.alignment.feature_alignments.")
+
+
 def _check_grid(p_grid):
     g = np.asarray(p_grid, dtype=float).ravel()
     if g.size == 0:
@@ -452,6 +470,7 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
         ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
     """
     a = np.ascontiguousarray(a, dtype=float)
+    _check_alignments(a, "lpkta_weights")
     g = _check_grid(p_grid)
     br = _bregman(bregman, x0)
     if not (isinstance(lambda1, numbers.Real) and lambda1 > 0 and np.isfinite(lambda1)):
