@@ -443,20 +443,34 @@ def test_cv_at_the_D_max_edge_names_D_max():
 @pytest.mark.slow
 def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
     """On diabetes CV picked the largest λ offered, silently.  Now the λ
-    grid is extended beyond the chosen end (×10 per step here, twice); the
-    choice is still the largest, so a GridEdgeWarning names 'lam'."""
+    grid is extended beyond the chosen end (geometrically, twice); if the
+    choice is still at that end, a GridEdgeWarning names 'lam'.  Here λ in
+    [3, 10] is too large: CV chooses 3, then 0.9, then 0.27.
+
+    With λ in [0.01, 0.1] the evenly spaced D grid (before 2026-12) had no
+    point between D = 0 and a D where every feature was in, so the small λ
+    could not show their sparse, wide-kernel models and CV preferred ever
+    larger λ (10, after two extensions, with a warning).  The grid now
+    follows the events of the path: λ = 0.1 at D ≈ 3 scores best, better
+    than every point of λ = 1 (one extension, interior: no warning)."""
     from numkfs.datasets import load_dataset
     from numkfs.model_selection import GridEdgeWarning
 
     d = load_dataset("diabetes_raw")
     idx = np.random.default_rng(0).permutation(d.target.size)[:100]
     X, y = d.data[idx], d.target[idx]
-    with pytest.warns(GridEdgeWarning, match="largest λ tried.*'lam'"):
-        est = L1KRRegressorCV(lam=[0.01, 0.1], cv=3, n_grid=10, random_state=0).fit(X, y)
-    assert np.allclose(est.lambdas_, [0.01, 0.1, 1.0, 10.0])
+    with pytest.warns(GridEdgeWarning, match="smallest λ tried.*'lam'"):
+        est = L1KRRegressorCV(lam=[3.0, 10.0], cv=3, n_grid=10, random_state=0).fit(X, y)
+    assert np.allclose(est.lambdas_, [3.0, 10.0, 0.9, 0.27])
     best = [p.mean_cv_score.max() for p in est.cv_paths_]
-    assert best[1] > best[0] and max(best[2:]) > best[1]  # the offered grid's best was at its edge
-    assert est.lambda_ == pytest.approx(10.0) and est.path_ is est.cv_paths_[3]
+    assert best[0] > best[1] and max(best[2:]) > best[0]  # the offered grid's best was at its edge
+    assert est.lambda_ == pytest.approx(0.27) and est.path_ is est.cv_paths_[3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GridEdgeWarning)
+        est = L1KRRegressorCV(lam=[0.01, 0.1], cv=3, n_grid=10, random_state=0).fit(X, y)
+    assert np.allclose(est.lambdas_, [0.01, 0.1, 1.0])
+    best = [p.mean_cv_score.max() for p in est.cv_paths_]
+    assert best[1] > max(best[0], best[2]) and est.lambda_ == pytest.approx(0.1)
 
 
 # Accepted failures of the scikit-learn contract, with reasons.
@@ -542,3 +556,82 @@ def test_small_lambda_path_is_traced_to_D_max(friedman):
 
 # --------------------------------------------------------------------------
 # issue #30 part 2 (a CV grid that follows the path's events) and #29 (speed)
+
+
+def _support_steps(path):
+    """Per pair of consecutive grid points: (|S_k Δ S_k+1|, max(2, larger |S| / 4))."""
+    S = path.weights > 0
+    return [(int(np.count_nonzero(a != b)), max(2.0, max(a.sum(), b.sum()) / 4.0)) for a, b in zip(S[:-1], S[1:])]
+
+
+@pytest.mark.slow
+def test_default_grid_follows_the_events_on_raw_diabetes():
+    """Issue #30: 50 evenly spaced D from 0 to the end of the path had every
+    feature in at its first point after 0, so CV could not choose a sparse
+    model.  The grid now follows the path's events: no two consecutive points
+    differ in support by more than max(2, a quarter of the larger support)."""
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset("diabetes_raw")
+    est = L1KRRegressorCV(random_state=0).fit(d.data, d.target)
+    path = est.path_
+    assert 10 <= path.n_points <= 50
+    steps = _support_steps(path)
+    assert all(diff <= allowed for diff, allowed in steps), steps
+    counts = path.n_selected()
+    assert counts[0] == 0 and counts[1] <= 2  # the sparse end is on the grid
+    # the grid holds event budgets of the traced path
+    full = est.full_path_
+    ev = {full.grid[i] for i, name, _ in full.extra["events"] if name in ("E1", "E2")}
+    assert len(ev & set(path.grid)) >= 3
+
+
+def test_cv_grid_is_bounded_by_n_grid_and_keeps_its_ends(friedman):
+    X, y, _ = friedman
+    fine = l1kr_cv_path(X, y, lam=1e-2, cv=3, D_max=20.0, random_state=0)
+    assert fine.n_points <= 50 and fine.grid[0] == 0.0 and fine.grid[-1] == pytest.approx(20.0)
+    assert np.all(np.diff(fine.grid) > 0)
+    assert all(diff <= allowed for diff, allowed in _support_steps(fine))
+    # n_grid bounds the grid (its events alone are more than 8 points here): points merge, the ends stay
+    coarse = l1kr_cv_path(X, y, lam=1e-2, cv=3, D_max=20.0, n_grid=8, random_state=0)
+    ev = {D for i, name, _ in coarse.extra["full_path"].extra["events"] if name == "E1"
+          for D in [coarse.extra["full_path"].grid[i]]}
+    assert len(ev) > 8
+    assert coarse.n_points == 8 and coarse.grid[0] == 0.0 and coarse.grid[-1] == pytest.approx(20.0)
+    assert np.all(np.diff(coarse.grid) > 0)
+
+
+def test_estimator_takes_an_explicit_D_grid(friedman):
+    X, y, _ = friedman
+    G = np.array([0.0, 0.5, 2.0, 6.0, 15.0])
+    est = L1KRRegressorCV(D_grid=G, lam=0.1, cv=3, random_state=0).fit(X, y)
+    assert np.array_equal(est.path_.grid, G) and est.cv_scores_.shape == (5, 3)
+    ref = l1kr_cv_path(X, y, lam=0.1, cv=3, D_grid=G, random_state=0)
+    assert np.allclose(est.cv_scores_, ref.cv_scores, rtol=1e-12)
+    assert est.D_ == G[est.best_index_] and est.full_path_.grid.max() == pytest.approx(15.0)
+    with pytest.raises(ValueError, match="D_grid"):
+        l1kr_cv_path(X, y, lam=0.1, cv=3, D_grid=[0.0, -1.0])
+
+
+@pytest.mark.slow
+def test_early_stopping_keeps_the_choice_and_traces_less():
+    """Tracing stops once the last points score more than 3 standard errors
+    below the best: the same folds and stages, so the points both runs scored
+    have the same scores, and the choice is the one of the path traced to its
+    stationary point."""
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset("diabetes_raw")
+    idx = np.random.default_rng(0).permutation(d.target.size)[:100]
+    X, y = d.data[idx], d.target[idx]
+    kw = dict(lam=0.1, cv=3, random_state=0)
+    early = l1kr_cv_path(X, y, **kw)
+    whole = l1kr_cv_path(X, y, early_stopping=False, **kw)
+    assert early.extra["stopped_early"] and not whole.extra["stopped_early"]
+    assert whole.extra["full_path"].extra["finished"] == "stationary point"
+    assert early.extra["full_path"].grid.max() < 0.1 * whole.extra["full_path"].grid.max()
+    assert sum(early.extra["fold_steps"]) < 0.7 * sum(whole.extra["fold_steps"])
+    common = np.isin(whole.grid, early.grid)
+    assert common.sum() == early.n_points
+    assert np.allclose(whole.cv_scores[common], early.cv_scores, rtol=1e-12)
+    assert early.grid[early.best_index] == whole.grid[whole.best_index]
