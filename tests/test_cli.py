@@ -13,29 +13,118 @@ def run(*args):
     return subprocess.run([sys.executable, "-m", "numkfs", *args], capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.parametrize(
-    "args,message",
-    [
-        (["select", "no_such_file.csv"], "no such file or shipped dataset: 'no_such_file.csv' (shipped: "),
-        (["select", "ozone", "--target", "nope"], "column 'nope' not found in ozone; columns: "),
-        (["select", "ozone", "--method", "magic"],
-         "unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr, garrote, cosso"),
-    ],
-)
-def test_errors_are_one_line_exit_2(args, message):
+# --------------------------------------------------------------------------
+# errors: status 2 and a clear message, never a traceback (every case of the
+# command line's error handling, once; tests/test_robustness.py had a copy)
+
+
+def _case(argv, message, files=None, fits=False, id=None):
+    """``files``: name -> text, written to the working folder (a fresh temporary one, ``{tmp}``
+    in ``message``) first; ``fits``: the error comes from fitting (inside select()), else
+    select() must never run."""
+    return pytest.param(argv, message, files or {}, fits, id=id)
+
+
+_ROWS_10 = "\n".join(f"{i},{(3 * i) % 7},{(5 * i) % 11},{i % 4}" for i in range(10)) + "\n"
+_DUP_Y = "y,a,b,y\n" + "\n".join(f"{i},{i % 3},{i % 5},{2 * i}" for i in range(20)) + "\n"
+
+CLI_ERRORS = [
+    # the data argument
+    _case(["select", "no_such_file.csv"], "no such file or shipped dataset: 'no_such_file.csv' (shipped: ",
+          id="no-such-file"),
+    _case(["select", "ozone", "--target", "nope"], "column 'nope' not found in ozone; columns: ", id="no-target"),
+    _case(["select", "ozone", "--method", "magic"],
+          "unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr, garrote, cosso", id="bad-method"),
+    _case(["select", "d.csv", "--method", "bogus", "--cv", "2", "-q"], "unknown method 'bogus'; choose one of ",
+          files={"d.csv": "a,b,y\n1,2,1\n2,3,2\n3,4,3\n4,1,1\n"}, id="bad-method-on-a-file"),
+    # the file's contents
+    _case(["select", "d.csv", "--method", "garrote"], "column 'b' is not numeric (value 'x')",
+          files={"d.csv": "a,b,y\n1,x,1\n2,y,2\n3,z,3\n"}, id="non-numeric-column"),
+    _case(["select", "d.csv", "--method", "garrote", "--cv", "2", "-q"],
+          "d.csv has 0 data row(s) (the file is empty); need a header and at least 2 rows",
+          files={"d.csv": ""}, id="empty-file"),
+    # a header followed by blank lines was an IndexError traceback
+    _case(["select", "d.csv", "--method", "garrote"], "d.csv has 0 data row(s); need a header and at least 2 rows",
+          files={"d.csv": "a,b,y\n\n\n\n"}, id="header-then-blank-lines"),
+    _case(["select", "d.csv", "--method", "knife", "--cv", "2", "-q"],
+          "d.csv has 1 data row(s); need a header and at least 2 rows", files={"d.csv": "a,b,y\n1,2,1\n"},
+          id="one-data-row"),
+    # y,a,b,y: the first y became the target and the real response a feature, silently
+    _case(["select", "d.csv", "--method", "garrote"], "d.csv: duplicate column name(s) 'y' in the header",
+          files={"d.csv": _DUP_Y}, id="duplicate-header-names"),
+    _case(["select", "d.csv", "--method", "garrote", "--cv", "2", "-q"],
+          "GarroteRegressorCV: X contains infinity in column 1", fits=True,
+          files={"d.csv": "a,b,y\n1,2,1\n2,3,2\n3,inf,3\n4,1,1\n"}, id="infinity"),
+    _case(["select", "d.csv", "--method", "nmmkl", "--cv", "2", "-q"], "Unknown label type: continuous", fits=True,
+          files={"d.csv": "a,b,y\n1,2,1.5\n2,3,2.25\n3,4,3.75\n4,1,1.1\n"}, id="continuous-target-for-nmmkl"),
+    # --json/--plot to an unwritable path failed after the whole computation (the result lost)
+    _case(["select", "ozone", "--method", "garrote", "--json", "no/out.x"],
+          "--json no/out.x: the folder {tmp}/no does not exist", id="json-folder-missing"),
+    _case(["select", "ozone", "--method", "garrote", "--plot", "no/out.x"],
+          "--plot no/out.x: the folder {tmp}/no does not exist", id="plot-folder-missing"),
+    # counts checked against the data
+    _case(["select", "d.csv", "--method", "garrote", "--cv", "50"], "--cv 50: more folds than the 10 rows",
+          files={"d.csv": "a,b,c,y\n" + _ROWS_10}, id="more-folds-than-rows"),
+    _case(["select", "d.csv", "--method", "garrote", "--n-features", "7"],
+          "--n-features 7: the data has only 3 features", files={"d.csv": "a,b,c,y\n" + _ROWS_10},
+          id="more-features-than-columns"),
+    # counts checked by the parser (argparse: its usage, then the message): --n-features -3 selected
+    # 0 features; cross-check --n-features 0 silently used the default
+    _case(["select", "ozone", "--n-features", "-3"], "argument --n-features: must be >= 1, got -3",
+          id="n-features-negative"),
+    _case(["select", "ozone", "--n-features", "0"], "argument --n-features: must be >= 1, got 0", id="n-features-0"),
+    _case(["cross-check", "sonar", "--problem", "nmmkl", "--n-features", "0"],
+          "argument --n-features: must be >= 1, got 0", id="cross-check-n-features-0"),
+    _case(["select", "ozone", "--cv", "1"], "argument --cv: needs at least 2 folds, got 1", id="one-fold"),
+    # a solver that is not installed: say how to install it
+    _case(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,MOSEK"],
+          "The solver 'MOSEK' is not installed. Install it with `pip install mosek`", id="missing-solver"),
+]
+
+
+@pytest.mark.parametrize("argv,message,files,fits", CLI_ERRORS)
+def test_errors_exit_2_with_a_clear_message(argv, message, files, fits, tmp_path, monkeypatch, capsys):
+    if "native,MOSEK" in argv:
+        from numkfs.solvers._cvxpy_backend import cvxpy_installed_solvers
+
+        if "MOSEK" in cvxpy_installed_solvers():
+            pytest.skip("MOSEK is installed here")
+    monkeypatch.chdir(tmp_path)
+    message = message.replace("{tmp}", str(tmp_path))
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    if not fits:  # refused from the arguments and the file alone, before any computing
+        import numkfs.selection
+
+        def never(*a, **k):
+            raise AssertionError("select() ran before the error was found")
+
+        monkeypatch.setattr(numkfs.selection, "select", never)
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # the parser's own errors
+        rc = exc.code
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and "Traceback" not in err, err
+    if message.startswith("argument "):  # argparse: the usage, then "numkfs <command>: error: <message>"
+        assert err.startswith(f"usage: numkfs {argv[0]} ") and err.endswith("\n"), err
+        assert err.splitlines()[-1].startswith(f"numkfs {argv[0]}: error: {message}"), err
+    else:  # numkfs's own errors: the whole of stderr is one line, the fixed prefix then the message
+        assert err.endswith("\n") and err.count("\n") == 1, err
+        assert err.startswith("numkfs: error: " + message), err
+
+
+@pytest.mark.parametrize("args,last_line", [
+    (["select", "no_such_file.csv"], "numkfs: error: no such file or shipped dataset: 'no_such_file.csv'"),
+    (["select", "ozone", "--cv", "1"], "numkfs select: error: argument --cv: needs at least 2 folds, got 1"),
+])
+def test_the_command_exits_with_status_2(args, last_line):
+    # the same errors through the real command (python -m numkfs): the process's status is 2
     out = run(*args)
-    assert out.returncode == 2
-    # the whole of stderr is one line: the fixed prefix, then the expected message
-    assert out.stderr.endswith("\n") and out.stderr.count("\n") == 1
-    assert out.stderr.startswith("numkfs: error: " + message)
-    assert out.stdout == ""
-
-
-def test_non_numeric_column(tmp_path, capsys):
-    f = tmp_path / "d.csv"
-    f.write_text("a,b,y\n1,x,1\n2,y,2\n3,z,3\n")
-    assert main(["select", str(f), "--method", "garrote"]) == 2
-    assert "column 'b' is not numeric (value 'x')" in capsys.readouterr().err
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.endswith("\n") and out.stderr.splitlines()[-1].startswith(last_line)
+    if args[-1] == "no_such_file.csv":
+        assert out.stderr.count("\n") == 1
 
 
 def test_select_garrote_on_ozone_matches_library(tmp_path, capsys):
@@ -91,13 +180,6 @@ def _csv(tmp_path, text, name="d.csv"):
     return str(f)
 
 
-def _one_line_error(capsys, argv, message):
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("numkfs: error: ") and err.count("\n") == 1, err
-    assert message in err, err
-
-
 def _reg_csv(n=30, header="a,b,c,y", seed=0):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, 3))
@@ -111,51 +193,6 @@ def test_na_target_cell_row_is_dropped(tmp_path, capsys):
     with pytest.warns(UserWarning, match="dropped 1 row"):
         assert main(["select", _csv(tmp_path, text), "--method", "garrote", "--cv", "3", "-q"]) == 0
     assert "(30 samples, 3 features)" in capsys.readouterr().out
-
-
-def test_header_then_blank_lines(tmp_path, capsys):
-    # a header followed by blank lines was an IndexError traceback
-    _one_line_error(capsys, ["select", _csv(tmp_path, "a,b,y\n\n\n\n"), "--method", "garrote"],
-                    "has 0 data row(s); need a header and at least 2 rows")
-
-
-def test_duplicate_header_names_refused(tmp_path, capsys):
-    # y,a,b,y: the first y became the target and the real response a feature, silently
-    text = "y,a,b,y\n" + "\n".join(f"{i},{i % 3},{i % 5},{2 * i}" for i in range(20)) + "\n"
-    _one_line_error(capsys, ["select", _csv(tmp_path, text), "--method", "garrote"],
-                    "duplicate column name(s) 'y' in the header")
-
-
-@pytest.mark.parametrize("flag", ["--json", "--plot"])
-def test_unwritable_output_path_refused_before_computing(tmp_path, capsys, monkeypatch, flag):
-    # --json/--plot to an unwritable path failed after the whole computation (the result lost)
-    import numkfs.selection
-
-    def never(*a, **k):
-        raise AssertionError("select() ran before the output path was checked")
-
-    monkeypatch.setattr(numkfs.selection, "select", never)
-    _one_line_error(capsys, ["select", "ozone", "--method", "garrote", flag, str(tmp_path / "no" / "out.x")],
-                    f"{flag} {tmp_path / 'no' / 'out.x'}: the folder {tmp_path / 'no'} does not exist")
-
-
-@pytest.mark.parametrize("argv,message", [
-    (["select", "ozone", "--n-features", "-3"], "argument --n-features: must be >= 1, got -3"),
-    (["select", "ozone", "--n-features", "0"], "argument --n-features: must be >= 1, got 0"),
-    (["cross-check", "sonar", "--problem", "nmmkl", "--n-features", "0"], "argument --n-features: must be >= 1"),
-    (["select", "ozone", "--cv", "1"], "argument --cv: needs at least 2 folds, got 1"),
-])
-def test_count_arguments_validated(argv, message):
-    # --n-features -3 selected 0 features; cross-check --n-features 0 silently used the default
-    out = run(*argv)
-    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
-
-
-def test_too_many_folds_or_features_refused(tmp_path, capsys):
-    f = _csv(tmp_path, _reg_csv(n=10))
-    _one_line_error(capsys, ["select", f, "--method", "garrote", "--cv", "50"], "--cv 50: more folds than the 10 rows")
-    _one_line_error(capsys, ["select", f, "--method", "garrote", "--n-features", "7"],
-                    "--n-features 7: the data has only 3 features")
 
 
 def test_integer_class_codes_in_csv_are_classes(tmp_path, capsys):
@@ -203,16 +240,6 @@ def test_cross_check_times_exclude_compilation_and_say_so(capsys):
     assert main(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,CLARABEL"]) == 0
     out = capsys.readouterr().out
     assert "(solve times after a warm-up solve: compilation and set-up excluded)" in out
-
-
-def test_missing_solver_says_how_to_install_it(capsys):
-    # issue #18 part 4: --solvers MOSEK (not installed) says how to install it
-    from numkfs.solvers._cvxpy_backend import cvxpy_installed_solvers
-
-    if "MOSEK" in cvxpy_installed_solvers():
-        pytest.skip("MOSEK is installed here")
-    _one_line_error(capsys, ["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,MOSEK"],
-                    "The solver 'MOSEK' is not installed. Install it with `pip install mosek`")
 
 
 def test_solvers_command_checks_native_solvers(capsys):

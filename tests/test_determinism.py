@@ -6,14 +6,11 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from test_robustness import ENTRIES, ENTRY, make_estimator
+from conftest import make, names, task_of
+from test_robustness import ENTRIES, ENTRY
 
-from numkfs.estimators._garrote import COSSORegressorCV
-from numkfs.estimators._knife import KNIFERegressor, KNIFERegressorCV
-from numkfs.estimators._l1kr import L1KRRegressor
-from numkfs.estimators._lpkta import LpKTASelector
 from numkfs.methods.cosso import cosso_path
-from numkfs.methods.knife import knife_path
+from numkfs.methods.knife import knife, knife_path
 
 
 def _data(task, seed=0, n=24, p=5):
@@ -64,36 +61,84 @@ def _fit_out(est, X, y):
     return est.predict(X) if hasattr(est, "predict") else est.transform(X)
 
 
-@pytest.mark.parametrize("make", [
-    lambda rs: KNIFERegressor(lambda2=0.05, n_restarts=3, max_iter=30, random_state=rs),
-    lambda rs: COSSORegressorCV(n_Ms=4, cv=3, max_iter=30, random_state=rs),
-    lambda rs: L1KRRegressor(cv=3, n_grid=4, D_max=2.0, max_steps=200, random_state=rs),
-    lambda rs: LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 11), random_state=rs),
-], ids=["KNIFERegressor", "COSSORegressor", "L1KRRegressor", "LpKTASelector"])
-def test_random_state_fixes_the_answer(make):
-    X, y = _data("reg" if "Selector" not in repr(make(0)) else "clf", seed=3, n=30)
-    a = _fit_out(make(7), X, y)
-    b = _fit_out(make(7), X, y)
+# KNIFE is the one method that draws from random_state: the starting weights of its restarts and
+# of its path (on every CV fold too).  The fitted attribute that shows the draw: the objective
+# history of the best start, the fold-by-fold scores of the CV estimators.
+RANDOM_DRAWS = {"KNIFERegressor": ({"n_restarts": 3}, "objective_history_"),
+                "KNIFEClassifier": ({"n_restarts": 3}, "objective_history_"),
+                "KNIFERegressorCV": ({"cv": 3}, "cv_scores_"),
+                "KNIFEClassifierCV": ({"cv": 3}, "cv_scores_")}
+
+
+def _three_fits(name, seeds, **params):
+    X, y = _data("reg" if task_of(name) == "regression" else "clf", seed=3, n=30)
+    fits = [make(name, **params, **({} if s is None else {"random_state": s})) for s in seeds]
+    return fits, [_fit_out(est, X, y) for est in fits]
+
+
+@pytest.mark.parametrize("name", list(RANDOM_DRAWS))
+def test_random_state_fixes_the_random_choices(name):
+    """The same seed gives the same draw and the same answer; another seed another draw."""
+    params, drawn = RANDOM_DRAWS[name]
+    fits, outs = _three_fits(name, (7, 7, 8), **params)
+    a, b, c = (np.asarray(getattr(est, drawn)) for est in fits)
+    np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(a, b)
+    assert a.shape != c.shape or not np.allclose(a, c), f"seeds 7 and 8 drew the same {drawn}"
+
+
+@pytest.mark.parametrize("name", [n for n in names(cv=True) if n not in RANDOM_DRAWS])
+def test_random_state_unused_where_nothing_is_drawn(name):
+    """Documented as unused (an int cv gives unshuffled folds): any seed, the same fit."""
+    fits, outs = _three_fits(name, (7, 8, None), cv=3)
+    for est, out in zip(fits[1:], outs[1:]):
+        np.testing.assert_array_equal(out, outs[0])
+        np.testing.assert_array_equal(est.cv_scores_, fits[0].cv_scores_)
+
+
+@pytest.mark.parametrize("name", names(cv=True))
+def test_shuffled_folds_follow_the_splitters_seed(name):
+    """A shuffling splitter: its seed fixes the fold assignment, another seed gives other folds."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    split = KFold if task_of(name) == "regression" else StratifiedKFold
+    X, y = _data("reg" if task_of(name) == "regression" else "clf", seed=3, n=30)
+    fits = [make(name, cv=split(3, shuffle=True, random_state=s)).fit(X, y) for s in (7, 7, 8)]
+    a, b, c = (est.cv_scores_ for est in fits)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c), "seeds 7 and 8 of the splitter gave the same fold scores"
 
 
 def test_knife_restarts_depend_on_random_state_only():
     X, y = _data("reg", seed=4, n=30)
+    fits = [knife(X, y, lambda2=0.05, n_restarts=3, max_iter=30, random_state=s) for s in (5, 5, 6)]
+    # three starts drawn from the seed: the same seed, the same three fits and the same winner
+    np.testing.assert_array_equal(fits[0].restart_objectives, fits[1].restart_objectives)
+    np.testing.assert_array_equal(fits[0].weights, fits[1].weights)
+    # another seed, other starts: other fits from each of them
+    assert np.all(fits[0].restart_objectives != fits[2].restart_objectives)
     w = [knife_path(X, y, n_lambdas=4, n_restarts=3, max_iter=30, random_state=s).weights for s in (5, 5)]
     np.testing.assert_array_equal(w[0], w[1])
 
 
-@pytest.mark.parametrize("make", [
-    lambda nj: COSSORegressorCV(n_Ms=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
-    lambda nj: L1KRRegressor(cv=3, n_grid=4, D_max=2.0, max_steps=200, random_state=0, n_jobs=nj),
-    lambda nj: KNIFERegressorCV(n_lambdas=4, cv=3, max_iter=30, random_state=0, n_jobs=nj),
-    lambda nj: KNIFERegressor(lambda2=0.05, n_restarts=3, max_iter=30, random_state=0, n_jobs=nj),
-], ids=["COSSORegressor", "L1KRRegressor", "KNIFERegressorCV", "KNIFERegressor-restarts"])
-def test_same_answer_across_n_jobs(make):
+# the same fit whatever n_jobs: parallel CV folds, parallel KNIFE restarts
+N_JOBS_CASES = {"COSSORegressorCV": {"cv": 3}, "L1KRRegressorCV": {"cv": 3}, "KNIFERegressorCV": {"cv": 3},
+                "KNIFERegressor-restarts": {"n_restarts": 3, "lambda2": 5.0}}
+
+
+@pytest.mark.parametrize("case", list(N_JOBS_CASES))
+def test_same_answer_across_n_jobs(case):
     X, y = _data("reg", seed=5, n=30)
-    outs = [_fit_out(make(nj), X, y) for nj in (None, 1, 2)]
-    for o in outs[1:]:
-        np.testing.assert_allclose(o, outs[0], rtol=1e-10, atol=1e-12)
+    fits = [make(case.split("-")[0], random_state=0, n_jobs=nj, **N_JOBS_CASES[case]) for nj in (None, 1, 2)]
+    outs = [_fit_out(est, X, y) for est in fits]
+    # KNIFE's restarts are whole fits in the workers: bit for bit; CV scores to round-off
+    same = (np.testing.assert_array_equal if case.endswith("restarts")
+            else lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12))
+    for est, o in zip(fits[1:], outs[1:]):
+        same(o, outs[0])
+        same(est.feature_weights_, fits[0].feature_weights_)
+        if hasattr(est, "objective_"):
+            same(est.objective_, fits[0].objective_)
 
 
 def test_cosso_path_cv_scores_same_across_n_jobs():
@@ -107,11 +152,17 @@ def test_cosso_path_cv_scores_same_across_n_jobs():
 def test_pickle_roundtrip_identical_predictions(name):
     entry = ENTRY[name]
     X, y = _data(entry.task, seed=8)
-    est = make_estimator(name).fit(X, y)
+    est = make(name).fit(X, y)
     est2 = pickle.loads(pickle.dumps(est))
     X_new = np.random.default_rng(9).standard_normal((7, X.shape[1]))
     for Z in (X, X_new):
         a = est.predict(Z) if entry.kind == "predict" else est.transform(Z)
         b = est2.predict(Z) if entry.kind == "predict" else est2.transform(Z)
         np.testing.assert_array_equal(a, b)
-        assert np.all(np.isfinite(a)) if entry.task == "reg" else True
+        assert a.shape[0] == Z.shape[0]
+        if entry.kind == "transform":  # the selected columns of Z, unchanged
+            np.testing.assert_array_equal(a, Z[:, est.get_support()])
+        elif entry.task == "clf":  # labels seen in training
+            assert set(np.unique(a)) <= set(np.unique(y))
+        else:
+            assert np.all(np.isfinite(a))

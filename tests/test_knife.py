@@ -264,10 +264,20 @@ def test_path_top_is_found_and_grid(sinusoid):
     assert len(ax.lines) == X.shape[1]
 
 
-def test_path_with_verbose_progress_bar(sinusoid):
+def test_path_with_verbose_progress_bar(sinusoid, capsys):
+    import inspect
+
     X, y, _ = sinusoid
     path = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0, verbose=True)
-    assert len(path) >= 2
+    # n_lambdas=5: λ2 = 0, then 4 log-spaced values up to the top; stop_at_zero is off, so all 5 are walked
+    assert len(path) == 5
+    top = path.extra["lambda2_top"]
+    ratio = inspect.signature(knife_path).parameters["lambda_min_ratio"].default
+    np.testing.assert_allclose(path.grid, np.concatenate([[0.0], np.geomspace(ratio * top, top, 4)]), rtol=1e-12)
+    # the bar counts those 5 points, and showing it does not change the path
+    assert "5/5" in capsys.readouterr().err
+    quiet = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0)
+    np.testing.assert_array_equal(path.weights, quiet.weights)
 
 
 # --------------------------------------------------------------------------
@@ -364,13 +374,3 @@ def test_generators():
     r2 = (X[:, :4] ** 2).sum(1)
     assert np.all((r2[y == 1] >= 9) & (r2[y == 1] <= 16))
     assert abs(np.mean(r2[y == -1]) - 4.0) < 0.5
-
-
-def test_restarts_in_parallel_give_the_same_fit():
-    from numkfs.estimators import KNIFERegressor
-
-    X, y, _ = make_sinusoid(n_samples=60, random_state=3)
-    a = KNIFERegressor(lambda2=5.0, n_restarts=3, random_state=0).fit(X, y)
-    b = KNIFERegressor(lambda2=5.0, n_restarts=3, random_state=0, n_jobs=2).fit(X, y)
-    np.testing.assert_array_equal(a.feature_weights_, b.feature_weights_)
-    assert a.objective_ == b.objective_

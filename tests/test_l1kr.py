@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import checked
 from scipy.optimize import minimize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -477,14 +478,16 @@ def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
 EXPECTED_FAILED = {}
 
 
-@parametrize_with_checks(
-    [L1KRRegressorCV(cv=2, n_grid=4, max_steps=40, lam=0.1)],
-    expected_failed_checks=lambda est: EXPECTED_FAILED,
-)
+# The registry's small instances (tests/conftest.py), the former name L1KRRegressor too, whose
+# fit warns FutureWarning by design.  Their budgets are small (D_max=2, max_steps=200): the path
+# may stop at max_steps (ConvergenceWarning) and the chosen D sit at D_max (GridEdgeWarning),
+# expected on the checks' random data, not defects.
+@pytest.mark.filterwarnings("ignore:L1KRRegressor was renamed L1KRRegressorCV:FutureWarning")
+@pytest.mark.filterwarnings("ignore:L1KR did not converge:sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::numkfs.model_selection.GridEdgeWarning")
+@parametrize_with_checks(checked("L1KR"), expected_failed_checks=lambda est: EXPECTED_FAILED)
 def test_sklearn_contract(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check(estimator)
+    check(estimator)
 
 
 def test_non_finite_points_never_reach_the_path():

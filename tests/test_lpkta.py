@@ -1,9 +1,8 @@
 """Generalized lp-KTA: closed forms, Newton residuals, Theorem 2, Lemma 1, estimators."""
-import warnings
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import checked
 from scipy.optimize import brentq
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -239,13 +238,10 @@ def test_selector_and_classifier_behaviour():
     assert mean[cv_sel.best_index_] == mean.max() == cv_sel.curve_.score.max()
 
 
-@parametrize_with_checks([LpKTASelector(p_grid=np.linspace(2, 1, 11)),
-                          LpKTASelectorCV(p_grid=np.linspace(2, 1, 6), cv=2),
-                          LpKTAClassifier(p_grid=np.linspace(2, 1, 11))])
+# The registry's small instances (tests/conftest.py); no check warns.
+@parametrize_with_checks(checked("LpKTA"))
 def test_sklearn_contract(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check(estimator)
+    check(estimator)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import checked
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
@@ -247,9 +248,27 @@ def test_selector_attributes():
     assert sel.scores_.shape == (3,) and sel.solver_result_.ok
     assert sel.transform(X).shape == (300, 2)
     assert sel.solver_result_.solver == "native"
+    # the toy's answer: the pair {X, Y} (Z is the best single feature, not in the best pair)
+    assert sel.get_support().tolist() == [True, True, False] and sel.n_features_selected_ == 2
+    res, tau, C = sel.result_, 0.1, 0.1
+    a = res.alpha
+    # a feasible SVM dual point: 0 <= α <= C, αᵀy = 0
+    assert a.min() >= -1e-9 and a.max() <= C + 1e-9 and abs(a @ y) < 1e-8
+    # φ_i = (α∘y)ᵀ K_i (α∘y) with the linear kernel of the standardised column i: ((α∘y)ᵀ x_i)²
+    Xs = (X - X.mean(0)) / X.std(0)
+    np.testing.assert_allclose(sel.scores_, (Xs.T @ (a * y)) ** 2, rtol=1e-10)
+    # the relaxed selection p lies in [0, 1] and sums to m
+    assert np.all((res.p >= -1e-9) & (res.p <= 1 + 1e-9)) and res.p.sum() == pytest.approx(2.0, abs=1e-8)
+    # the value of eq. 8 at α: 2 αᵀ1 - τ αᵀα - (sum of the m largest φ), and a second solver's optimum
+    assert res.objective == pytest.approx(2 * a.sum() - tau * a @ a - np.sort(sel.scores_)[-2:].sum(), rel=1e-10)
+    ecos = NMMKLSelector(n_features_to_select=2, C=0.1, solver="ECOS").fit(X, y)
+    assert ecos.solver_ == "ECOS"
+    assert res.objective == pytest.approx(ecos.result_.objective, rel=1e-6)
+    assert np.array_equal(ecos.get_support(), sel.get_support())
 
 
-@parametrize_with_checks([NMMKLSelector(), NMMKLSelector(kernel="rbf", n_features_to_select=1)])
+# The registry's small instances (tests/conftest.py), the RBF kernel too; no check warns.
+@parametrize_with_checks(checked("NMMKL"))
 def test_sklearn_contract(estimator, check):
     check(estimator)
 

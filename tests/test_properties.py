@@ -15,6 +15,7 @@ runs in about a minute; ``benchmarks/robustness.py`` runs many more.
 """
 from __future__ import annotations
 
+import functools
 import re
 import time
 import warnings
@@ -27,6 +28,7 @@ hypothesis = pytest.importorskip("hypothesis")
 pd = pytest.importorskip("pandas")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from conftest import make, names, task_of  # noqa: E402
 
 #: seconds one fit (or select call) may take, Numba compilation excluded (warmed up below)
 TIME_BUDGET = 60.0
@@ -36,33 +38,10 @@ NAMED = re.compile(r"\b(X|y|column|columns|feature|features|sample|samples|class
                    r"folds?|rows?|dtype|values?|sparse|n_features\w*|M|m|lambda\w*|gamma|kernel|support)\b|'[^']+'")
 
 
-def _small(make, **kw):
-    return lambda: make(**kw)
-
-
 def estimators():
-    """name -> (factory, task) with tiny grids so each fit is fast."""
-    import numkfs.estimators as E
-
-    grid = np.linspace(2, 1, 5)
-    return {
-        "KNIFERegressor": (_small(E.KNIFERegressor, lambda2=0.1, max_iter=15, random_state=0), "regression"),
-        "KNIFEClassifier": (_small(E.KNIFEClassifier, lambda2=0.1, max_iter=15, random_state=0), "classification"),
-        "KNIFERegressorCV": (_small(E.KNIFERegressorCV, n_lambdas=4, cv=2, max_iter=15, random_state=0),
-                             "regression"),
-        "KNIFEClassifierCV": (_small(E.KNIFEClassifierCV, n_lambdas=4, cv=2, max_iter=15, random_state=0),
-                              "classification"),
-        "GarroteRegressor": (_small(E.GarroteRegressor, lambda2=0.1), "regression"),
-        "GarroteRegressorCV": (_small(E.GarroteRegressorCV, n_lambdas=5, cv=2, random_state=0), "regression"),
-        "COSSORegressor": (_small(E.COSSORegressor, M=1.0, max_iter=20), "regression"),
-        "COSSORegressorCV": (_small(E.COSSORegressorCV, n_Ms=3, cv=2, max_iter=20, random_state=0), "regression"),
-        "L1KRRegressor": (_small(E.L1KRRegressor, cv=2, n_grid=3, D_max=2.0, max_steps=200, random_state=0),
-                          "regression"),
-        "LpKTASelector": (_small(E.LpKTASelector, n_features_to_select=1, p_grid=grid), "classification"),
-        "LpKTAClassifier": (_small(E.LpKTAClassifier, n_features_to_select=1, p_grid=grid), "classification"),
-        "LpKTASelectorCV": (_small(E.LpKTASelectorCV, p_grid=grid, cv=2, random_state=0), "classification"),
-        "NMMKLSelector": (_small(E.NMMKLSelector, n_features_to_select=1), "classification"),
-    }
+    """name -> (factory, task): every public estimator, the registry's small instance
+    (``tests/conftest.py``: tiny grids, so each fit is fast)."""
+    return {name: (functools.partial(make, name), task_of(name)) for name in names()}
 
 
 SELECT_METHODS = ["knife", "lpkta", "nmmkl", "l1kr", "garrote", "cosso"]
@@ -80,9 +59,9 @@ def _warm_up():
     labels = np.where(y > 0, 1, -1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for make, task in estimators().values():
+        for factory, task in estimators().values():
             try:
-                make().fit(X, y if task == "regression" else labels)
+                factory().fit(X, y if task == "regression" else labels)
             except Exception:  # noqa: BLE001 - warm-up only
                 pass
 
@@ -198,8 +177,8 @@ def _n_cols(X):
 @given(name=st.sampled_from(sorted(estimators())), d=data())
 def test_every_estimator_fits_or_refuses_clearly(name, d):
     X, y, what = d
-    make, _ = estimators()[name]
-    est = make()
+    factory, _ = estimators()[name]
+    est = factory()
     fitted = _check_outcome(lambda: est.fit(X, y), (name, what))
     if fitted is None:
         return

@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make
 
 # --------------------------------------------------------------------------
 # entry points: each returns a dict with "output" (predictions / transform /
@@ -48,30 +49,10 @@ def _path_out(path):
             "classes": None, "path": path}
 
 
-def make_estimator(name):
-    """A fresh estimator of the battery (small grids/budgets so each fit is fast)."""
-    from numkfs.estimators._garrote import COSSORegressor, GarroteRegressor
-    from numkfs.estimators._knife import KNIFEClassifier, KNIFERegressor
-    from numkfs.estimators._l1kr import L1KRRegressor
-    from numkfs.estimators._lpkta import LpKTAClassifier, LpKTASelector
-    from numkfs.estimators._nmmkl import NMMKLSelector
-
-    grid = np.linspace(2, 1, 11)
-    return {
-        "KNIFERegressor": lambda: KNIFERegressor(lambda2=0.1, max_iter=20, random_state=0),
-        "KNIFEClassifier": lambda: KNIFEClassifier(lambda2=0.1, max_iter=20, random_state=0),
-        "LpKTASelector": lambda: LpKTASelector(n_features_to_select=1, p_grid=grid),
-        "LpKTAClassifier": lambda: LpKTAClassifier(n_features_to_select=1, p_grid=grid),
-        "NMMKLSelector": lambda: NMMKLSelector(1),
-        "L1KRRegressor": lambda: L1KRRegressor(cv=2, n_grid=3, D_max=2.0, max_steps=200, random_state=0),
-        "GarroteRegressor": lambda: GarroteRegressor(lambda2=0.1),
-        "COSSORegressor": lambda: COSSORegressor(M=1.0, max_iter=30),
-    }[name]()
-
-
 def _estimator_entry(name, how):
+    """An estimator of the registry (``tests/conftest.py``: small grids/budgets, so each fit is fast)."""
     def run(X, y, X_pred=None):
-        return _est_out(make_estimator(name), X, y, how, X_pred)
+        return _est_out(make(name), X, y, how, X_pred)
 
     return run
 
@@ -555,31 +536,6 @@ def test_n_by_n_allocations_checked(what, small_memory):
             nmmkl(X, np.where(y > 0, 1, -1), 2, solver="native")
 
 
-# --------------------------------------------------------------------------
-# command line: bad files give exit code 2 and a one-line message, no traceback
-
-
-@pytest.mark.parametrize("content,method,message", [
-    ("a,b,y\n1,x,1\n2,y,2\n3,z,3\n", "garrote", "column 'b' is not numeric"),
-    ("a,b,y\n1,2,1\n", "knife", "1 data row"),
-    ("", "garrote", "0 data row"),
-    ("a,b,y\n1,2,1\n2,3,2\n3,inf,3\n4,1,1\n", "garrote", "infinity in column 1"),
-    ("a,b,y\n1,2,1.5\n2,3,2.25\n3,4,3.75\n4,1,1.1\n", "nmmkl", "Unknown label type: continuous"),
-    ("a,b,y\n1,2,1\n2,3,2\n3,4,3\n4,1,1\n", "bogus", "unknown method 'bogus'"),
-])
-def test_cli_bad_files(tmp_path, capsys, content, method, message):
-    from numkfs.cli import main
-
-    f = tmp_path / "d.csv"
-    f.write_text(content)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rc = main(["select", str(f), "--method", method, "--cv", "2", "-q"])
-    err = capsys.readouterr().err
-    assert rc == 2
-    assert message in err and "Traceback" not in err
-
-
 def test_cosso_constant_column_is_dropped_not_a_flat_direction():
     """A constant feature gives θ_j = 0 and the same fit as without it, with no solver fall-back
     (before: the native garrote step's budget multiplier was undetermined -> 'inaccurate' -> CLARABEL)."""
@@ -593,7 +549,7 @@ def test_cosso_constant_column_is_dropped_not_a_flat_direction():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SolverFallbackWarning)
         a = cosso(X, y, 1.0, max_iter=500, tol=1e-12, lambda0=1e-3)
-        make_estimator("COSSORegressor").fit(X, y)  # GCV lambda0: fell back to CLARABEL before
+        make("COSSORegressor").fit(X, y)  # GCV lambda0: fell back to CLARABEL before
     X2 = np.delete(X, 2, axis=1)
     b = cosso(X2, y, 1.0, max_iter=500, tol=1e-12, lambda0=1e-3)
     assert a.theta[2] == 0.0
@@ -610,10 +566,10 @@ def test_n_by_n_allocations_checked_other_methods(what, small_memory):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if what == "KNIFERegressor":
-                make_estimator("KNIFERegressor").fit(X, y)
+                make("KNIFERegressor").fit(X, y)
             elif what == "l1kr_path":
                 from numkfs.methods.l1kr import l1kr_path
 
                 l1kr_path(X, y, D_max=0.5, max_steps=20)
             else:
-                make_estimator("LpKTAClassifier").fit(X, (y > 0).astype(int))
+                make("LpKTAClassifier").fit(X, (y > 0).astype(int))
