@@ -244,6 +244,45 @@ def test_sklearn_contract(estimator, check):
     check(estimator)
 
 
+def test_scoring_models_above_the_low_rank_threshold_match_the_exact_ones(monkeypatch):
+    """Above LOWRANK_MIN_SAMPLES the kernel models run on low-rank features: kernel
+    ridge regression is the exact one (push-through identity) to the factors' tolerance;
+    the SVM is LinearSVC's squared-hinge optimum on Φ; LpKTAClassifier keeps O(n R)."""
+    import numkfs.methods.lpkta as lp
+    from sklearn.svm import LinearSVC
+
+    from numkfs.kernels.lowrank import learned_kernel_features
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((260, 6))
+    f = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
+    yr, yc = f + 0.2 * rng.standard_normal(260), np.where(f > np.median(f), 1, -1)
+    y3 = np.digitize(f, np.quantile(f, [1 / 3, 2 / 3]))
+    path = lpkta_path(X[:200], yr[:200])
+    idx = [0, 50, 100]
+    args = (X[:200], yr[:200], X[200:], yr[200:], path, idx, "rbf", None, 1.0)
+    exact = lp._kernel_model_scores(*args, scoring="neg_mean_squared_error")
+    monkeypatch.setattr(lp, "LOWRANK_MIN_SAMPLES", 50)
+    low = lp._kernel_model_scores(*args, scoring="neg_mean_squared_error")
+    np.testing.assert_allclose(low, exact, rtol=1e-5)
+    # the classifier: the decision values of LinearSVC on the same features
+    clf = LpKTAClassifier(C=2.0).fit(X[:200], yc[:200])
+    assert clf.low_rank_ and isinstance(clf.svm_, lp.LowRankKernelModel)
+    eta = clf.feature_weights_[clf.support_mask_]
+    Phi, fm = learned_kernel_features(X[:200][:, clf.support_mask_], eta, gamma=clf.gamma_[clf.support_mask_],
+                                      traces=clf.traces_[clf.support_mask_])
+    s = np.sqrt(200 / np.sum(Phi * Phi))
+    ref = LinearSVC(C=2.0, dual=False, intercept_scaling=10.0, tol=1e-12, max_iter=10_000).fit(Phi * s, yc[:200])
+    dec = ref.decision_function(fm.transform(X[200:][:, clf.support_mask_]) * s)
+    np.testing.assert_allclose(clf.decision_function(X[200:]), dec, atol=1e-5 * np.abs(dec).max())
+    assert np.array_equal(clf.predict(X[200:]), np.where(dec > 0, 1, -1))
+    # three classes: one-vs-rest decision values, labels from their argmax
+    clf3 = LpKTAClassifier().fit(X[:200], y3[:200])
+    d3 = clf3.decision_function(X[200:])
+    assert d3.shape == (60, 3) and np.array_equal(clf3.predict(X[200:]), clf3.classes_[d3.argmax(1)])
+    assert clf3.score(X[200:], y3[200:]) > 0.5  # chance is 1/3
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_alignments_are_refused_by_feature(bad):
     """Issue #28, defect 5: one NaN alignment made all 101 path points NaN,

@@ -515,9 +515,14 @@ def test_n_by_n_allocations_checked(what, small_memory):
     if what == "garrote_path":
         from numkfs.methods.garrote import garrote_path
 
-        X = rng.standard_normal((5, 600))
+        # n >= p: the Gram solver forms XᵀX, and says what it would need
+        X = rng.standard_normal((600, 600))
         with pytest.raises(MemoryError, match=r"600 x 600 Gram matrix .* would need about"):
             garrote_path(X, X[:, 0], n_lambdas=3)
+        # p > n: the wide solver works on residuals and never forms the p x p matrix
+        Xw = rng.standard_normal((5, 600))
+        path = garrote_path(Xw, Xw[:, 0], n_lambdas=3)
+        assert path.weights.shape == (3, 600)
         return
     X = rng.standard_normal((400, 2))
     y = X[:, 0] + 0.1 * rng.standard_normal(400)
