@@ -27,6 +27,21 @@ of numkfs never share cache files, and an edited source file invalidates its
 entries (Numba checks a stamp of the file).  ``NUMKFS_DISABLE_CACHE=1`` turns
 caching off; :func:`cache_dir` tells where the cache of this installation is.
 
+Compile time
+------------
+Every function compiles lazily, at its first call, for the argument types
+of that call: no signature is given in advance and nothing compiles at
+import.  ``parallel=True`` compiles two to five times slower than the same
+loops serially (and the parallel form runs slower than the serial one on
+one thread), so a row-parallel kernel that small problems also call has a
+serial twin (:func:`serial_twin`) and its caller picks one with
+:func:`numkfs._threads.parallel_or_serial`: a first fit on a few hundred
+rows never compiles the parallel form.  Inside compiled code, small dense
+products and solves are written as loops rather than ``@`` or
+``np.linalg.solve``, whose Numba implementations take seconds to compile
+(``benchmarks/results/startup.md`` lists the compile time of each function
+the first fits compile).
+
 ``fastmath`` is off by default: numkfs promises results correct to the
 digits.  A kernel whose reductions must vectorise may ask for the
 ``reassoc``/``contract`` flags only (``fast=True``), which reorder sums but
@@ -38,13 +53,14 @@ import getpass
 import os
 import sys
 import tempfile
+import types
 
 from numba import config as _numba_config
 from numba import njit as _njit
 from numba import prange
 from numba.core import caching as _caching
 
-__all__ = ["jit", "pjit", "prange", "cache_dir", "FAST_FLAGS", "NUMBA_OPTIONS"]
+__all__ = ["jit", "pjit", "serial_twin", "prange", "cache_dir", "FAST_FLAGS", "NUMBA_OPTIONS"]
 
 #: Options shared by every compiled function (``cache`` is handled by
 #: :func:`_enable_cache`, not passed to Numba, so that the cache location is
@@ -213,3 +229,23 @@ def pjit(func=None, *, fast: bool = False):
     if func is None:
         return lambda f: _enable_cache(_njit(**_options(True, fast))(f))
     return _enable_cache(_njit(**_options(True, fast))(func))
+
+
+def serial_twin(disp, *, fast: bool = False):
+    """A serial (``parallel=False``) copy of the :func:`pjit` function ``disp``.
+
+    Its ``prange`` loops run as plain ``range``.  It compiles several times
+    faster than the parallel form and runs faster on one thread; callers
+    choose between the two with :func:`numkfs._threads.parallel_or_serial`.
+    The copy has its own name (``<name>_serial``), hence its own cache
+    entries: Numba names cache files after the function, so two
+    dispatchers of one Python function would overwrite each other's index.
+    ``fast`` must repeat the flag of the parallel form.
+    """
+    f = disp.py_func
+    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_serial", f.__defaults__, f.__closure__)
+    twin.__qualname__ = f.__qualname__ + "_serial"
+    twin.__module__ = f.__module__
+    twin.__doc__ = f.__doc__
+    twin.__kwdefaults__ = f.__kwdefaults__
+    return jit(twin, fast=fast)

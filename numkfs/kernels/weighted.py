@@ -52,7 +52,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange, serial_twin
+from .._threads import parallel_or_serial
 from ._distances import rbf_by_gemm
 from .fastexp import fast_exp_kernel
 
@@ -191,6 +192,12 @@ def _gradient_loops(X, XTJ, J, aJ, w, K, G, kind, gamma, degree):
                     acc += c[jj] * XTJ[k, jj]
                 A[i, k] = 2.0 * degree * w[k] * X[i, k] * acc
     return A
+
+
+# serial twins: problems below _threads.PARALLEL_MIN_ROWS (every KNIFE fit run on one thread)
+# use these; they compile in a fraction of the parallel form's time and run faster on one thread
+_kernel_loops_serial = serial_twin(_kernel_loops, fast=True)
+_gradient_loops_serial = serial_twin(_gradient_loops, fast=True)
 
 
 # --------------------------------------------------------------------------
@@ -358,8 +365,9 @@ def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha):
     Xw = Xa * wa
     Yw = Xw if symmetric else Ya * wa
     if _choose(method, kind, act.size) == "numba":
-        K, Ka = _kernel_loops(Xw, np.ascontiguousarray(Yw.T), kind, float(gamma), int(degree), float(coef0),
-                              symmetric, np.empty(0) if alpha is None else alpha)
+        loops = parallel_or_serial(_kernel_loops, _kernel_loops_serial, n)
+        K, Ka = loops(Xw, np.ascontiguousarray(Yw.T), kind, float(gamma), int(degree), float(coef0),
+                       symmetric, np.empty(0) if alpha is None else alpha)
         return K, (None if alpha is None else Ka)
     K = _kernel_blas(Xw, Yw, kind, float(gamma), int(degree), float(coef0), symmetric)
     return K, (None if alpha is None else K @ alpha)
@@ -426,9 +434,10 @@ def weight_gradient_matrix(
     J = np.flatnonzero(alpha)  # the samples that enter A (α_j = 0: no contribution)
     if use == "numba":
         dummy = np.empty((0, 0))
-        Aa = _gradient_loops(Xa, np.ascontiguousarray(Xa[J].T), J, np.ascontiguousarray(alpha[J]), wa,
-                             dummy if K is None or kind != 1 else np.ascontiguousarray(K),
-                             dummy if G is None else G, kind, float(gamma), int(degree))
+        loops = parallel_or_serial(_gradient_loops, _gradient_loops_serial, n)
+        Aa = loops(Xa, np.ascontiguousarray(Xa[J].T), J, np.ascontiguousarray(alpha[J]), wa,
+                   dummy if K is None or kind != 1 else np.ascontiguousarray(K),
+                   dummy if G is None else G, kind, float(gamma), int(degree))
     else:
         Aa = _gradient_blas(Xa, wa, alpha, J, K, G, kind, float(gamma), int(degree))
     if act.size == p:

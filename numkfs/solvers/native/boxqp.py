@@ -44,7 +44,7 @@ def _box_qp_cd(Q, c, lo, hi, w, tol, max_sweeps, scale):
     """Coordinate descent in place on ``w`` until the KKT residual is at most
     ``tol * scale``; returns (sweeps, kkt residual)."""
     p = w.shape[0]
-    g = Q @ w + c
+    g = _gradient(Q, c, w)
     res = _projected_gradient_norm(w, g, lo, hi)
     sweeps = 0
     while sweeps < max_sweeps and res > tol * scale:
@@ -109,7 +109,7 @@ def _newton_direction(QFF, gF):
     return -cho_solve(f, gF, check_finite=False)
 
 
-@jit
+@jit(inline=True)
 def _kkt_res(Q, c, lo, hi, w):
     p = w.shape[0]
     r = 0.0
@@ -126,7 +126,7 @@ def _kkt_res(Q, c, lo, hi, w):
     return r
 
 
-@jit
+@jit(inline=True)
 def _gradient_scale(Q, c, w):
     p = w.shape[0]
     s = 1.0
@@ -143,17 +143,144 @@ def _gradient_scale(Q, c, w):
 
 
 @jit
-def _quad_value(Q, c, w):
-    return 0.5 * (w @ (Q @ w)) + c @ w
+def _gradient(Q, c, w):
+    """``Q @ w + c`` by loops: Numba's ``@`` calls BLAS through a wrapper that
+    takes half a second to compile, for a p x p product of a few microseconds."""
+    p = w.shape[0]
+    g = np.empty(p)
+    for j in range(p):
+        s = c[j]
+        for k in range(p):
+            s += Q[j, k] * w[k]
+        g[j] = s
+    return g
+
+
+@jit(inline=True)
+def _dot(a, b, m):
+    """``a[:m] @ b[:m]`` by a loop (see :func:`_gradient`)."""
+    s = 0.0
+    for i in range(m):
+        s += a[i] * b[i]
+    return s
+
+
+@jit(inline=True)
+def _free_indices(free, idx):
+    """The indices where ``free`` is true, into ``idx[:m]``; returns m."""
+    m = 0
+    for j in range(free.shape[0]):
+        if free[j]:
+            idx[m] = j
+            m += 1
+    return m
+
+
+@jit(fast=True)
+def _cholesky(A, m):
+    """Lower Cholesky factor of the symmetric ``A[:m, :m]`` in place (row by
+    row, each entry a dot product of two contiguous rows: ``fast`` lets it
+    vectorise).  Returns False when a pivot is not positive (A not positive
+    definite), A then garbage.
+
+    numkfs's working-set systems are at most p x p (p features); this and
+    :func:`_cholesky_solve` are as fast as ``np.linalg.solve`` from 5 to 400
+    rows (single-threaded BLAS) and compile in a fraction of the seconds that
+    Numba's ``np.linalg.solve`` takes (its error messages pull in Numba's
+    string formatting).
+    """
+    for i in range(m):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(j):
+                s += A[i, k] * A[j, k]
+            s = A[i, j] - s
+            if i == j:
+                if not s > 0.0:
+                    return False
+                A[i, i] = np.sqrt(s)
+            else:
+                A[i, j] = s / A[j, j]
+    return True
+
+
+@jit(fast=True)
+def _cholesky_solve(L, b, m):
+    """Overwrite ``b[:m]`` with ``A⁻¹ b`` given the factor of :func:`_cholesky`."""
+    for i in range(m):
+        s = 0.0
+        for k in range(i):
+            s += L[i, k] * b[k]
+        b[i] = (b[i] - s) / L[i, i]
+    for i in range(m - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, m):
+            s -= L[k, i] * b[k]
+        b[i] = s / L[i, i]
 
 
 @jit
-def _free_block(Q, c, w, idx, M, g_out):
-    """The free variables' block of the Newton system: ``M[a, b] = Q[idx[a], idx[b]]`` and
-    ``g_out[a]`` the gradient ``(Q w + c)[idx[a]]`` (the leading m x m block and m entries, m =
-    ``len(idx)``); returns the largest diagonal entry (the ridge scale)."""
+def _lu_solve(A, b, m):
+    """Solve ``A[:m, :m] x = b[:m]`` by Gaussian elimination with partial
+    pivoting, in place (A overwritten, b becomes x).  Returns False when a
+    pivot is exactly zero.  LAPACK getrf/getrs's algorithm (unblocked): for
+    the budget QP's indefinite working-set systems, and where
+    :func:`_cholesky` fails on a matrix that round-off made indefinite.  As
+    fast as ``np.linalg.solve`` up to about 20 rows, 2-5x slower at 50-200
+    (it does not vectorise); the working sets of the budget QP (COSSO's
+    selected features) are small.
+    """
+    for k in range(m):
+        piv = k
+        amax = abs(A[k, k])
+        for i in range(k + 1, m):
+            a = abs(A[i, k])
+            if a > amax:
+                amax = a
+                piv = i
+        if amax == 0.0:
+            return False
+        if piv != k:
+            for j in range(m):
+                t = A[k, j]
+                A[k, j] = A[piv, j]
+                A[piv, j] = t
+            t = b[k]
+            b[k] = b[piv]
+            b[piv] = t
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, m):
+            f = A[i, k] * inv
+            A[i, k] = f
+            for j in range(k + 1, m):
+                A[i, j] -= f * A[k, j]
+            b[i] -= f * b[k]
+    for k in range(m - 1, -1, -1):
+        s = b[k]
+        for j in range(k + 1, m):
+            s -= A[k, j] * b[j]
+        b[k] = s / A[k, k]
+    return True
+
+
+@jit(inline=True)
+def _quad_value(Q, c, w):
     p = w.shape[0]
-    m = idx.shape[0]
+    v = 0.0
+    for j in range(p):
+        s = 0.0
+        for k in range(p):
+            s += Q[j, k] * w[k]
+        v += w[j] * (0.5 * s + c[j])
+    return v
+
+
+@jit(inline=True)
+def _free_block(Q, c, w, idx, m, M, g_out):
+    """The free variables' block of the Newton system: ``M[a, b] = Q[idx[a], idx[b]]`` and
+    ``g_out[a]`` the gradient ``(Q w + c)[idx[a]]`` (the leading m x m block and m entries,
+    ``idx[:m]`` the free variables); returns the largest diagonal entry (the ridge scale)."""
+    p = w.shape[0]
     dmax = 0.0
     for a in range(m):
         ja = idx[a]
@@ -169,32 +296,46 @@ def _free_block(Q, c, w, idx, M, g_out):
 
 
 @jit
-def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
-    """Numba form of :func:`_active_set` (same steps); ``w`` and ``free`` updated in place.
-    Returns (iterations, kkt residual)."""
+def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx):
+    """Numba form of :func:`_active_set` (same steps); ``w`` and ``free`` updated in place,
+    ``idx`` (p integers) is workspace.  Returns (iterations, kkt residual).
+
+    Written with loops and no array method, ``np.linalg`` or ``@``: each of those is an
+    implementation Numba compiles on first use, and this function's compile time is most
+    of the first KNIFE fit's (``benchmarks/results/startup.md``)."""
     p = w.shape[0]
     it = 0
     res = _kkt_res(Q, c, lo, hi, w)
+    QFF = np.empty((p, p))
+    L = np.empty((p, p))
+    gF = np.empty(p)
+    d = np.empty(p)
+    cand = np.empty(p)
     while it < max_iter:
         it += 1
         for _ in range(p + 1):
-            idx = np.flatnonzero(free)
-            m = idx.shape[0]
+            m = _free_indices(free, idx)
             if m == 0:
                 break
-            QFF = np.empty((m, m))
-            gF = np.empty(m)
-            dmax = _free_block(Q, c, w, idx, QFF, gF)
+            dmax = _free_block(Q, c, w, idx, m, QFF, gF)
             delta = 1e-10 * max(dmax, 1e-300)
             for a in range(m):
-                QFF[a, a] += delta
-            d = -np.linalg.solve(QFF, gF)
-            for a in range(m):
-                QFF[a, a] -= delta
-            slope = gF @ d
+                for b in range(m):
+                    L[a, b] = QFF[a, b]
+                L[a, a] += delta
+                d[a] = -gF[a]
+            if not _cholesky(L, m):
+                break  # not positive definite even with the ridge: as the NumPy form's failed cho_factor
+            _cholesky_solve(L, d, m)
+            slope = _dot(gF, d, m)
             if not slope < 0.0:
                 break
-            curv = d @ (QFF @ d)
+            curv = 0.0
+            for a in range(m):
+                s = 0.0
+                for b in range(m):
+                    s += QFF[a, b] * d[b]
+                curv += d[a] * s
             t = -slope / curv if curv > 0.0 else np.inf
             kmin = -1
             tmin = np.inf
@@ -210,8 +351,9 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
                     tmin = tb
                     kmin = a
             if tmin < t:
-                if np.isfinite(t):
-                    cand = w.copy()
+                if t < np.inf:
+                    for j in range(p):
+                        cand[j] = w[j]
                     for a in range(m):
                         ja = idx[a]
                         cand[ja] = min(max(w[ja] + t * d[a], lo[ja]), hi[ja])
@@ -232,7 +374,7 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
                     if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
                         free[ja] = False
                 continue
-            if not np.isfinite(t):
+            if not t < np.inf:
                 break
             for a in range(m):
                 ja = idx[a]
@@ -264,7 +406,7 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter):
 
 
 @jit
-def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter):
+def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter, idx):
     """Primal active-set method for ``min ½wᵀQw + cᵀw`` over ``w ≥ 0, Σw ≤ M``
     from the feasible ``w`` (updated in place, with ``free``).
 
@@ -273,34 +415,39 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter):
     equality-constrained Newton system on F, moves to its solution or to the
     first bound / the budget met; the outer step then drops the budget when
     its multiplier is negative, else frees the bound coordinate with the most
-    negative multiplier.  Returns (iterations, kkt residual, budget multiplier).
+    negative multiplier.  ``idx`` (p integers) is workspace.  Returns (iterations, kkt residual, budget multiplier).
     """
     p = w.shape[0]
     it = 0
     nu = 0.0
     res = np.inf
+    A = np.empty((p + 1, p + 1))
+    r = np.empty(p)
+    sol = np.empty(p + 1)
     while it < max_iter:
         it += 1
         for _ in range(2 * p + 2):
-            idx = np.flatnonzero(free)
-            m = idx.shape[0]
+            m = _free_indices(free, idx)
             if m == 0:
                 nu = 0.0
                 break
+            # the working-set system [Q_FF + δI, 1; 1ᵀ, 0] [x; ν] = [-g_F; 0] (without the
+            # budget row and column when it is inactive) by LU with partial pivoting, the
+            # algorithm of LAPACK's gesv: a Schur complement through a Cholesky of the
+            # δ-ridged Q_FF loses digits when Q is singular
             k = m + 1 if on_budget else m
-            A = np.zeros((k, k))
-            r = np.zeros(k)
-            dmax = _free_block(Q, c, w, idx, A, r)
-            for a in range(m):
-                r[a] = -r[a]
+            dmax = _free_block(Q, c, w, idx, m, A, r)
             delta = 1e-10 * max(dmax, 1e-300)
             for a in range(m):
+                r[a] = -r[a]  # r = -g_F, the right-hand side
+                sol[a] = r[a]
                 A[a, a] += delta
-            if on_budget:
-                for a in range(m):
-                    A[a, m] = 1.0
-                    A[m, a] = 1.0
-            sol = np.linalg.solve(A, r)
+                A[a, m] = 1.0
+                A[m, a] = 1.0
+            A[m, m] = 0.0
+            sol[m] = 0.0
+            if not _lu_solve(A, sol, k):
+                raise np.linalg.LinAlgError("budget QP: singular working-set system")
             nu = sol[m] if on_budget else 0.0
             slope = 0.0
             dsum = 0.0
@@ -342,14 +489,14 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter):
                 continue
             break
         # multipliers: ν from the free coordinates, λ_j = g_j + ν for the bound ones
-        g = Q @ w + c
+        g = _gradient(Q, c, w)
         if on_budget:
-            idx = np.flatnonzero(free)
-            if idx.shape[0] > 0:
+            m = _free_indices(free, idx)
+            if m > 0:
                 nu = 0.0
-                for a in range(idx.shape[0]):
+                for a in range(m):
                     nu -= g[idx[a]]
-                nu /= idx.shape[0]
+                nu /= m
         else:
             nu = 0.0
         res = 0.0
@@ -427,7 +574,8 @@ def solve_budget_qp(Q, c, M: float, w0=None, *, tol: float = 1e-10, max_iter: in
     free = w > 0.0
     if max_iter is None:
         max_iter = default_max_sweeps(p)
-    it, res, nu = _budget_active_set_jit(Q, c, float(M), w, free, on_budget, float(tol), int(max_iter))
+    it, res, nu = _budget_active_set_jit(Q, c, float(M), w, free, on_budget, float(tol), int(max_iter),
+                                         np.empty(p, dtype=np.int64))
     return w, int(it), float(res), float(nu)
 
 
@@ -461,7 +609,7 @@ def _active_set(Q, c, lo, hi, w, tol, max_iter):
         w[:] = start
         free = ~bounded
     if _USE_JIT:
-        it, res = _active_set_jit(Q, c, lo, hi, w, free, float(tol), int(max_iter))
+        it, res = _active_set_jit(Q, c, lo, hi, w, free, float(tol), int(max_iter), np.empty(p, dtype=np.int64))
         return w, int(it), float(res)
     it = 0
     res = box_qp_kkt_residual(Q, c, lo, hi, w)
@@ -496,7 +644,7 @@ def _active_set(Q, c, lo, hi, w, tol, max_iter):
                 w[idx[k]] = loF[k] if d[k] < 0 else hiF[k]
                 free[idx[(w[idx] <= loF) | (w[idx] >= hiF)]] = False
                 continue
-            if not np.isfinite(t):
+            if not t < np.inf:
                 break
             w[idx] = np.clip(wF + t * d, loF, hiF)
             break
