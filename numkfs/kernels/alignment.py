@@ -272,11 +272,8 @@ def _dense_stats(X):
 
 
 def _dense_column_stats(X):
-    d = X.shape[1]
-    mean = np.empty(d)
-    var = np.empty(d)
-    spread = np.empty(d)
-    _dense_moments(np.ascontiguousarray(X, dtype=np.float64), _n_blocks(d), mean, var, spread)
+    """Mean, (population) variance and constancy of every dense column."""
+    mean, var, spread = _dense_stats(X)
     return mean, var, spread == 0.0
 
 
