@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import jit
-from .alignment import resolve_gamma
+from .alignment import _dense_columns, resolve_gamma
 
 __all__ = ["LearnedKernelFeatures", "learned_kernel_features", "pivoted_cholesky", "rbf_feature_factors"]
 
@@ -247,14 +247,12 @@ class LearnedKernelFeatures:
 
 
 def _dense_column(X, j):
-    col = X[:, [j]] if hasattr(X, "tocsc") else np.asarray(X)[:, j]
-    if hasattr(col, "toarray"):
-        col = col.toarray()
-    return np.ascontiguousarray(np.asarray(col, dtype=np.float64).ravel())
+    """Column ``j`` of dense or sparse ``X`` as a contiguous float array."""
+    return np.ascontiguousarray(_dense_columns(X, [j]), dtype=np.float64).ravel()
 
 
 def learned_kernel_features(X, eta, *, kernel: str = "rbf", gamma=None, traces=None, tol: float = 1e-8,
-                            max_rank: int = 100, cache: dict | None = None):
+                            max_rank: int = 100):
     r"""Low-rank features of the learned kernel :math:`\sum_i \eta_i H K_i H / \operatorname{tr}(H K_i H)`.
 
     The kernel that :func:`numkfs.kernels.alignment.combined_kernel` forms
@@ -285,10 +283,6 @@ def learned_kernel_features(X, eta, *, kernel: str = "rbf", gamma=None, traces=N
         Relative trace tolerance of each factor.
     max_rank : int, default=100
         Cap on each factor's rank.
-    cache : dict, optional
-        Factors by column index, filled and reused: the factors do not
-        depend on ``eta``, so the points of one path (the same ``X``,
-        ``kernel`` and ``gamma``) share them.
 
     Returns
     -------
@@ -308,8 +302,6 @@ def learned_kernel_features(X, eta, *, kernel: str = "rbf", gamma=None, traces=N
     >>> bool(np.abs(Phi @ Phi.T - K).max() < 1e-6 * np.abs(K).max()), Phi.shape[1] < 100
     (True, True)
     """
-    from .alignment import resolve_gamma
-
     if kernel not in ("rbf", "linear"):
         raise ValueError(f"learned_kernel_features: kernel must be 'rbf' or 'linear'; got {kernel!r}.")
     eta = np.asarray(eta, dtype=float).ravel()
@@ -323,20 +315,19 @@ def learned_kernel_features(X, eta, *, kernel: str = "rbf", gamma=None, traces=N
     if kernel == "rbf":
         g = np.asarray(resolve_gamma(X, gamma), dtype=float)
     landmarks, projections, means, blocks, used, weights, gams = [], [], [], [], [], [], []
-    cache = {} if cache is None else cache
+    if traces is not None:
+        traces = np.asarray(traces, dtype=float).ravel()
     for j in sel:
-        if j not in cache:
-            x = _dense_column(X, j)
-            if kernel == "linear":
-                Z, lm, proj = x[:, None], None, None
-            else:
-                Z, piv = _pivoted_cholesky_rbf1d(x, float(g[j]), float(tol), int(min(max_rank, n)))
-                lm = x[piv]
-                proj = np.linalg.inv(Z[piv, :]).T  # L_P is lower triangular in pivot order
-            mean = Z.mean(axis=0)
-            cache[j] = (Z - mean, lm, proj, mean)
-        Zc, lm, proj, mean = cache[j]
-        tr = float(np.sum(Zc * Zc)) if traces is None else float(np.asarray(traces, dtype=float).ravel()[j])
+        x = _dense_column(X, j)
+        if kernel == "linear":
+            Z, lm, proj = x[:, None], None, None
+        else:
+            Z, piv = _pivoted_cholesky_rbf1d(x, float(g[j]), float(tol), int(min(max_rank, n)))
+            lm = x[piv]
+            proj = np.linalg.inv(Z[piv, :]).T  # L_P is lower triangular in pivot order
+        mean = Z.mean(axis=0)
+        Zc = Z - mean
+        tr = float(np.sum(Zc * Zc)) if traces is None else float(traces[j])
         if not tr > 0.0:  # a constant feature: its centred kernel is 0
             continue
         w = eta[j] / tr

@@ -310,8 +310,12 @@ def svm_kernel_scale(K) -> float:
     the path.  Rescaling it to trace n (mean diagonal 1, like an RBF kernel)
     gives the SVM penalty C its usual meaning; it is the same as using
     :math:`C' = C\, n / \operatorname{tr} K` on the unscaled kernel."""
-    tr = float(np.trace(K))
-    return K.shape[0] / tr if tr > 0 else 1.0
+    return _trace_n_scale(K.shape[0], float(np.trace(K)))
+
+
+def _trace_n_scale(n: int, trace: float) -> float:
+    """``n / trace`` (1 for a zero kernel): the factor that gives a kernel trace n."""
+    return n / trace if trace > 0 else 1.0
 
 
 #: Scores of the kernel model on the learned kernel (higher is better).
@@ -358,8 +362,7 @@ class LowRankKernelModel:
         """Fit on the training rows' features ``Phi`` (n_samples, R) and target
         ``y``; ``warm_start``: a model fitted on features of the same shape
         (the SVM starts from its weights)."""
-        tr = float(np.sum(Phi * Phi))
-        self.kernel_scale = Phi.shape[0] / tr if tr > 0 else 1.0
+        self.kernel_scale = _trace_n_scale(Phi.shape[0], float(np.sum(Phi * Phi)))  # tr(ΦΦᵀ) = ‖Φ‖²
         Phi = Phi * np.sqrt(self.kernel_scale)
         if self.regression:
             self.mean = float(np.mean(y))
