@@ -85,7 +85,6 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import (Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, validate_params,
                            warn_not_converged)
-from .._threads import thread_policy
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import cross_val_path
 from ..paths import FeaturePath
@@ -465,7 +464,6 @@ def _check(X, y, kernel, gamma, lambda0, max_iter, tol, caller):
     return X, y
 
 
-@thread_policy("cosso")
 def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
           max_iter: int = 200, tol: float = 1e-6, solver="auto", accelerate: bool = True) -> COSSOFit:
     r"""Fit COSSO for one budget M (see the module docstring for the objective).
@@ -554,7 +552,6 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) ->
     return np.geomspace(lo, 1.5 * p, n_Ms)
 
 
-@thread_policy("cosso")
 def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
                n_Ms: int = 25, cv=5, max_iter: int = 200, tol: float = 1e-6, solver="auto", n_jobs=None,
                random_state=None, feature_names=None, true_support=None) -> FeaturePath:
