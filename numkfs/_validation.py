@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "MAX_FLOAT_CLASSES",
+    "target_type",
     "Interval",
     "Options",
     "InstanceOf",
@@ -589,3 +591,47 @@ def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") 
         v = y[0].item() if hasattr(y[0], "item") else y[0]
         raise ValueError(f"{caller}: y is constant (every value is {v!r}): there is nothing to predict.")
     return y
+
+
+#: Float targets with more distinct (integer) values than this are regression targets.
+MAX_FLOAT_CLASSES = 10
+
+
+def target_type(y) -> str:
+    """``"binary"``, ``"multiclass"`` or ``"regression"``: the one rule of numkfs.
+
+    As scikit-learn's :func:`~sklearn.utils.multiclass.type_of_target`, except
+    that a float target whose values happen to be whole numbers (counts,
+    scores, a diabetes progression index) is a regression target when it
+    has more than :data:`MAX_FLOAT_CLASSES` distinct values; integer, string
+    and boolean labels are classes however many there are.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Target values: the response, or the class labels of a classifier.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.model_selection import target_type
+    >>> target_type([0, 1, 1]), target_type(np.arange(30.0)), target_type(np.arange(30) % 3)
+    ('binary', 'regression', 'multiclass')
+    """
+    from sklearn.utils.multiclass import type_of_target
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    t = type_of_target(y)
+    if t == "continuous":
+        return "regression"
+    if t == "multiclass" and y.dtype.kind == "f" and np.unique(y).size > MAX_FLOAT_CLASSES:
+        return "regression"
+    if t in ("binary", "multiclass"):
+        return t
+    raise ValueError(f"Unknown label type {t!r}: y must be one column of class labels or real values.")

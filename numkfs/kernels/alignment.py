@@ -125,7 +125,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._jit import jit, pjit, prange
-from .._validation import check_memory, check_X, check_y
+from .._validation import check_memory, check_X, check_y, target_type
 from .fastexp import LOG2E, _f64_bits, fast_exp2_neg, fast_exp_kernel
 from .fgt import DIRECT_MAX, FGT_H, _fgt_core, _fgt_work, _ring_size, fgt_order
 
@@ -179,7 +179,6 @@ def alignment_target(y, target: str = "auto"):
     kind : str
     classes : ndarray or None
     """
-    from ..model_selection import target_type
 
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:

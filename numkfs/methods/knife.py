@@ -123,6 +123,7 @@ import scipy.linalg
 import scipy.optimize
 
 from .._linalg import rows_matvec
+from .._progress import progress_bar
 from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, limit_threads, thread_limits
 from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
                            check_X, check_y, constant_columns, validate_params, warn_not_converged)
@@ -1128,15 +1129,10 @@ def knife_path(
         if not user_grid:
             top = _find_top(model, st, max_iter, tol)
             grid = _default_grid(top, n_lambdas, lambda_min_ratio)
-        bar = None
-        if verbose:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(grid), desc="KNIFE path", unit="λ2")
-            bar.update(1)
+        bar = progress_bar(len(grid), desc="KNIFE path", unit="λ2", show=bool(verbose))
+        bar.update(1)
         rec = _walk(model, st, grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar)
-        if bar is not None:
-            bar.close()
+        bar.close()
     _warn_path_not_converged(rec, max_iter)
     public["lambda2"] = None
     return _to_path(rec, top=top, public=public, classes=classes, feature_names=feature_names,

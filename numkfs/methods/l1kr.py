@@ -90,6 +90,7 @@ from .._validation import (
     validate_params,
     warn_not_converged,
 )
+from .._progress import report
 from .._threads import limit_threads, thread_limits
 from ..kernels.ard import (
     ard_grad_columns,
@@ -590,7 +591,8 @@ def l1kr_path(
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
     verbose : bool
-        Show a progress bar.
+        Report each event (through :func:`numkfs._progress.report`: standard
+        error and the ``numkfs`` logger by default).
 
     Returns
     -------
@@ -821,7 +823,7 @@ def _l1kr_trace(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_step
                 h = max(h_used, 1e-6 * (1.0 + np.linalg.norm(z)))
                 continue
             if verbose:
-                print(f"[l1kr] s={s:.4g} D={z_e[n:n + len(P)].sum():.4g} {EVENT_NAMES[kind]} feature {idx}")
+                report("l1kr", f"s={s:.4g} D={z_e[n:n + len(P)].sum():.4g} {EVENT_NAMES[kind]} feature {idx}")
             # ---- update the active set and orient the new tangent -----------
             if kind == EVENT_E1:
                 p = len(P)

@@ -511,46 +511,22 @@ def _tiny_problem():
     return cp.Problem(cp.Minimize(cp.sum_squares(x - 1)), [cp.sum(x) <= 1, x >= 0])
 
 
-def _small_data(n=12, p=4, seed=0):
+def check_data(n: int = 12, p: int = 4, seed: int = 0):
+    """A small regression (X, y) for the native solvers' self-checks (:func:`register_native_check`).
+
+    Parameters
+    ----------
+    n, p : int
+        Rows and columns of X.
+    seed : int
+        Seed of the normal draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n, p)
+    y : ndarray of shape (n,)
+        ``X[:, 0] - 0.5 X[:, 1]`` plus noise of standard deviation 0.1.
+    """
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
     return X, X[:, 0] - 0.5 * X[:, 1] + 0.1 * rng.standard_normal(n)
-
-
-@register_native_check("linear_garrote")
-def _linear_garrote_check():
-    from .native.garrote import LinearGarrote
-
-    X, y = _small_data()
-    return LinearGarrote(X - X.mean(axis=0), y - y.mean(), 1.0, 0.5), None
-
-
-@register_native_check("garrote_step")
-def _garrote_step_check():
-    from .native.garrote import GarroteStep
-
-    X, y = _small_data()
-    return GarroteStep(X, y, np.full(X.shape[1], 0.1), scale=1.0 / X.shape[0], M=0.5), None
-
-
-@register_native_check("knife_wstep")
-def _knife_wstep_check():
-    from .native.knife_wstep import KnifeWeightStep
-
-    X, y = _small_data()
-    return KnifeWeightStep("squared", y, X, np.zeros_like(y), np.full(X.shape[1], 0.5)), None
-
-
-@register_native_check("nmmkl_qcqp")
-def _nmmkl_check():
-    from .native.nmmkl import NMMKLProblem
-
-    X, y = _small_data()
-    return NMMKLProblem(X, np.where(y > 0, 1.0, -1.0), 2.0), None
-
-
-@register_native_check("lpkta")
-def _lpkta_check():
-    from .native.lpkta_newton import LpKTAProblem
-
-    return LpKTAProblem(np.array([0.5, -0.2, 1.5]), 1.5, 1.0, 0.3), None

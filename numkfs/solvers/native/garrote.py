@@ -93,7 +93,7 @@ import numpy as np
 from ..._jit import jit
 from ..._validation import check_memory
 from .._base import ConvexProblem, SolverResult, Status
-from ..registry import register_native
+from ..registry import check_data, register_native, register_native_check
 from .boxqp import solve_box_qp, solve_budget_qp
 
 __all__ = [
@@ -960,3 +960,15 @@ def _native_garrote_step(problem: GarroteStep, *, tol, warm_start=True):
     return SolverResult(solver="native", status=status, objective=obj, solution=sol, iterations=solves,
                         solve_time=elapsed, max_violation=viol, tolerance={"kkt": tol},
                         message=f"KKT residual {res:.1e}, budget multiplier {nu:.3g}")
+
+
+@register_native_check("linear_garrote")
+def _linear_garrote_check():
+    X, y = check_data()
+    return LinearGarrote(X - X.mean(axis=0), y - y.mean(), 1.0, 0.5), None
+
+
+@register_native_check("garrote_step")
+def _garrote_step_check():
+    X, y = check_data()
+    return GarroteStep(X, y, np.full(X.shape[1], 0.1), scale=1.0 / X.shape[0], M=0.5), None

@@ -37,7 +37,7 @@ import numpy as np
 from ..._jit import jit
 from ...losses import get_loss
 from .._base import ConvexProblem, SolverResult, Status
-from ..registry import register_native
+from ..registry import check_data, register_native, register_native_check
 from .boxqp import _projected_gradient_norm, box_qp_kkt_residual, solve_box_qp
 
 __all__ = ["KnifeWeightStep", "solve_knife_wstep", "knife_wstep_kkt_residual", "solve_box_qp_factored"]
@@ -375,3 +375,9 @@ def _native_knife_wstep(problem: KnifeWeightStep, *, tol, warm_start=True, max_i
     return SolverResult(solver="native", status=Status.OPTIMAL if ok else Status.INACCURATE,
                         objective=obj, solution={"w": w}, iterations=it, solve_time=elapsed,
                         max_violation=viol, tolerance={"kkt": tol}, message=f"KKT residual {kkt:.1e}")
+
+
+@register_native_check("knife_wstep")
+def _knife_wstep_check():
+    X, y = check_data()
+    return KnifeWeightStep("squared", y, X, np.zeros_like(y), np.full(X.shape[1], 0.5)), None

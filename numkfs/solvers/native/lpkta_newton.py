@@ -521,7 +521,7 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
 # the problem at one p, for any backend (cross-checks against conic solvers)
 
 from .._base import ConvexProblem, SolverResult, Status  # noqa: E402
-from ..registry import register_native  # noqa: E402
+from ..registry import register_native, register_native_check  # noqa: E402
 
 
 class LpKTAProblem(ConvexProblem):
@@ -594,3 +594,8 @@ def _native_lpkta(problem: LpKTAProblem, *, tol, warm_start=True, max_iter=200):
     return SolverResult(solver="native", status=status, objective=obj, solution={"eta": w},
                         iterations=info["newton_iterations"], solve_time=elapsed, max_violation=viol,
                         tolerance={"relative |G|": tol}, message=f"max relative |G| {res:.1e}")
+
+
+@register_native_check("lpkta")
+def _lpkta_check():
+    return LpKTAProblem(np.array([0.5, -0.2, 1.5]), 1.5, 1.0, 0.3), None

@@ -75,9 +75,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..._jit import jit
+from ..._progress import report
 from ..._validation import check_memory
 from .._base import ConvexProblem, SolverResult, Status
-from ..registry import register_native
+from ..registry import check_data, register_native, register_native_check
 
 __all__ = [
     "NMMKLProblem",
@@ -714,7 +715,7 @@ def solve_nmmkl(Z, y, m, C, tau, *, offsets=None, alpha0=None, tol=1e-9, working
         else:
             viol, near, phi = violators(alpha, W)
         if verbose:
-            print(f"round {rounds}: |W| = {W.size}, Newton steps {st}, violators {viol.size}")
+            report("nmmkl", f"round {rounds}: |W| = {W.size}, Newton steps {st}, violators {viol.size}")
         if (viol.size == 0 and ok is not None) or rounds >= max_rounds:
             break
         # add the violators and the features within 20 % of ρ (they tend to
@@ -756,3 +757,9 @@ def _native_nmmkl(problem: NMMKLProblem, *, tol, warm_start=True, verbose=False)
                         tolerance={"gap": tol},
                         message=f"{out['iterations']} Newton steps, {out['rounds']} working-set round(s), "
                                 f"|W| = {out['working_set_size']}")
+
+
+@register_native_check("nmmkl_qcqp")
+def _nmmkl_check():
+    X, y = check_data()
+    return NMMKLProblem(X, np.where(y > 0, 1.0, -1.0), 2.0), None
