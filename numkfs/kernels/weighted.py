@@ -102,102 +102,125 @@ def _active(X, w):
 # Numba loop forms
 
 
-@pjit(fast=True)
-def _kernel_loops(Xw, Yw, kind, gamma, degree, coef0, symmetric, alpha):
-    """Kernel between rows of Xw and Yw (already multiplied by the weights),
-    and ``K @ alpha`` from each row while it is in cache (``alpha`` of size
-    m; size 0: not computed, an empty array returned).
+# One function per kernel family (rbf; linear and poly), each computing in
+# place into arrays the caller allocates: a fit compiles only the family it
+# uses, and no NumPy allocation, whose Numba implementation compiles once per
+# signature and set of flags (benchmarks/results/startup.md).
 
-    kind: 0 linear, 1 rbf, 2 poly.  Yw is given transposed (p x m) so that
-    the inner loop runs over contiguous columns.
+
+@pjit(fast=True)
+def _rbf_kernel_loops(Xw, Yw, gamma, symmetric, alpha, K, Ka):
+    """The rbf kernel between rows of Xw and Yw (already multiplied by the
+    weights) into ``K`` (n x m), and ``K @ alpha`` into ``Ka`` from each row
+    while it is in cache (``Ka`` of size 0: not computed).  Yw is given
+    transposed (p x m) so that the inner loop runs over contiguous columns;
+    each row of K accumulates its squared distances before the exponential.
     """
     n, p = Xw.shape
     m = Yw.shape[1]
-    K = np.empty((n, m))
-    with_product = alpha.size == m
-    Ka = np.empty(n if with_product else 0)
+    with_product = Ka.size == n
     for i in prange(n):
-        acc = np.zeros(m)
-        if kind == 1:
-            for k in range(p):
-                xik = Xw[i, k]
-                for j in range(m):
-                    d = xik - Yw[k, j]
-                    acc[j] += d * d
+        Ki = K[i]
+        for j in range(m):
+            Ki[j] = 0.0
+        for k in range(p):
+            xik = Xw[i, k]
             for j in range(m):
-                K[i, j] = fast_exp_kernel(-gamma * acc[j])
-            if symmetric:
-                K[i, i] = 1.0
-        else:
-            for k in range(p):
-                xik = Xw[i, k]
-                for j in range(m):
-                    acc[j] += xik * Yw[k, j]
-            if kind == 0:
-                for j in range(m):
-                    K[i, j] = acc[j]
-            else:
-                for j in range(m):
-                    K[i, j] = (acc[j] + coef0) ** degree
+                d = xik - Yw[k, j]
+                Ki[j] += d * d
+        for j in range(m):
+            Ki[j] = fast_exp_kernel(-gamma * Ki[j])
+        if symmetric:
+            Ki[i] = 1.0
         if with_product:
             s = 0.0
             for j in range(m):
-                s += K[i, j] * alpha[j]
+                s += Ki[j] * alpha[j]
             Ka[i] = s
-    return K, Ka
 
 
 @pjit(fast=True)
-def _gradient_loops(X, XTJ, J, aJ, w, K, G, kind, gamma, degree):
-    """A[i, k] = sum_j alpha_j dk(x_i, x_j)/dw_k by loops (no n x n x p array).
+def _dot_kernel_loops(Xw, Yw, poly, degree, coef0, alpha, K, Ka):
+    """As :func:`_rbf_kernel_loops` for the linear kernel (``poly`` false) and
+    the polynomial one ``(x·y + coef0) ** degree``."""
+    n, p = Xw.shape
+    m = Yw.shape[1]
+    with_product = Ka.size == n
+    for i in prange(n):
+        Ki = K[i]
+        for j in range(m):
+            Ki[j] = 0.0
+        for k in range(p):
+            xik = Xw[i, k]
+            for j in range(m):
+                Ki[j] += xik * Yw[k, j]
+        if poly:
+            for j in range(m):
+                Ki[j] = (Ki[j] + coef0) ** degree
+        if with_product:
+            s = 0.0
+            for j in range(m):
+                s += Ki[j] * alpha[j]
+            Ka[i] = s
+
+
+@pjit(fast=True)
+def _rbf_gradient_loops(X, XTJ, J, aJ, w, K, gamma, A):
+    """A[i, k] = sum_j alpha_j dk(x_i, x_j)/dw_k for the rbf kernel by loops
+    (no n x n x p array), into ``A`` (n x p).
 
     Only the samples j with alpha_j != 0 enter (``J``, ``aJ = alpha[J]``,
     ``XTJ = X[J].T`` contiguous): for the hinge losses α is zero outside the
     margin, so the loops run over |J| columns instead of n.  X: n x p raw
-    data, K the kernel, G the (d-1)-th power of the poly base (unused
-    otherwise).
+    data, K the kernel.
     """
     n, p = X.shape
     m = J.size
-    A = np.zeros((n, p))
-    if kind == 0:
-        s = np.zeros(p)
+    for i in prange(n):
+        c = np.empty(m)
+        for jj in range(m):
+            c[jj] = aJ[jj] * K[i, J[jj]]
+        for k in range(p):
+            xik = X[i, k]
+            acc = 0.0
+            for jj in range(m):
+                d = xik - XTJ[k, jj]
+                acc += c[jj] * d * d
+            A[i, k] = -2.0 * gamma * w[k] * acc
+
+
+@pjit(fast=True)
+def _dot_gradient_loops(X, XTJ, J, aJ, w, G, poly, degree, A):
+    """As :func:`_rbf_gradient_loops` for the linear kernel (``poly`` false)
+    and the polynomial one, G the (d-1)-th power of its base (unused for
+    the linear kernel)."""
+    n, p = X.shape
+    m = J.size
+    if not poly:
         for k in range(p):
             acc = 0.0
             for jj in range(m):
                 acc += aJ[jj] * XTJ[k, jj]
-            s[k] = acc
-        for i in prange(n):
-            for k in range(p):
-                A[i, k] = 2.0 * w[k] * X[i, k] * s[k]
-        return A
+            for i in range(n):
+                A[i, k] = 2.0 * w[k] * X[i, k] * acc
+        return
     for i in prange(n):
         c = np.empty(m)
-        if kind == 1:
+        for jj in range(m):
+            c[jj] = aJ[jj] * G[i, J[jj]]
+        for k in range(p):
+            acc = 0.0
             for jj in range(m):
-                c[jj] = aJ[jj] * K[i, J[jj]]
-            for k in range(p):
-                xik = X[i, k]
-                acc = 0.0
-                for jj in range(m):
-                    d = xik - XTJ[k, jj]
-                    acc += c[jj] * d * d
-                A[i, k] = -2.0 * gamma * w[k] * acc
-        else:
-            for jj in range(m):
-                c[jj] = aJ[jj] * G[i, J[jj]]
-            for k in range(p):
-                acc = 0.0
-                for jj in range(m):
-                    acc += c[jj] * XTJ[k, jj]
-                A[i, k] = 2.0 * degree * w[k] * X[i, k] * acc
-    return A
+                acc += c[jj] * XTJ[k, jj]
+            A[i, k] = 2.0 * degree * w[k] * X[i, k] * acc
 
 
 # serial twins: problems below _threads.PARALLEL_MIN_ROWS (every KNIFE fit run on one thread)
 # use these; they compile in a fraction of the parallel form's time and run faster on one thread
-_kernel_loops_serial = serial_twin(_kernel_loops, fast=True)
-_gradient_loops_serial = serial_twin(_gradient_loops, fast=True)
+_rbf_kernel_loops_serial = serial_twin(_rbf_kernel_loops, fast=True)
+_dot_kernel_loops_serial = serial_twin(_dot_kernel_loops, fast=True)
+_rbf_gradient_loops_serial = serial_twin(_rbf_gradient_loops, fast=True)
+_dot_gradient_loops_serial = serial_twin(_dot_gradient_loops, fast=True)
 
 
 # --------------------------------------------------------------------------
@@ -365,9 +388,16 @@ def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha):
     Xw = Xa * wa
     Yw = Xw if symmetric else Ya * wa
     if _choose(method, kind, act.size) == "numba":
-        loops = parallel_or_serial(_kernel_loops, _kernel_loops_serial, n)
-        K, Ka = loops(Xw, np.ascontiguousarray(Yw.T), kind, float(gamma), int(degree), float(coef0),
-                       symmetric, np.empty(0) if alpha is None else alpha)
+        K = np.empty((n, m))
+        Ka = np.empty(0 if alpha is None else n)  # size 0: no product
+        a = Ka if alpha is None else alpha
+        YwT = np.ascontiguousarray(Yw.T)
+        if kind == 1:
+            loops = parallel_or_serial(_rbf_kernel_loops, _rbf_kernel_loops_serial, n)
+            loops(Xw, YwT, float(gamma), symmetric, a, K, Ka)
+        else:
+            loops = parallel_or_serial(_dot_kernel_loops, _dot_kernel_loops_serial, n)
+            loops(Xw, YwT, kind == 2, int(degree), float(coef0), a, K, Ka)
         return K, (None if alpha is None else Ka)
     K = _kernel_blas(Xw, Yw, kind, float(gamma), int(degree), float(coef0), symmetric)
     return K, (None if alpha is None else K @ alpha)
@@ -433,11 +463,14 @@ def weight_gradient_matrix(
     use = _choose(method, kind, act.size)
     J = np.flatnonzero(alpha)  # the samples that enter A (α_j = 0: no contribution)
     if use == "numba":
-        dummy = np.empty((0, 0))
-        loops = parallel_or_serial(_gradient_loops, _gradient_loops_serial, n)
-        Aa = loops(Xa, np.ascontiguousarray(Xa[J].T), J, np.ascontiguousarray(alpha[J]), wa,
-                   dummy if K is None or kind != 1 else np.ascontiguousarray(K),
-                   dummy if G is None else G, kind, float(gamma), int(degree))
+        Aa = np.empty((n, act.size))
+        XTJ, aJ = np.ascontiguousarray(Xa[J].T), np.ascontiguousarray(alpha[J])
+        if kind == 1:
+            loops = parallel_or_serial(_rbf_gradient_loops, _rbf_gradient_loops_serial, n)
+            loops(Xa, XTJ, J, aJ, wa, np.ascontiguousarray(K), float(gamma), Aa)
+        else:
+            loops = parallel_or_serial(_dot_gradient_loops, _dot_gradient_loops_serial, n)
+            loops(Xa, XTJ, J, aJ, wa, np.empty((0, 0)) if G is None else G, kind == 2, int(degree), Aa)
     else:
         Aa = _gradient_blas(Xa, wa, alpha, J, K, G, kind, float(gamma), int(degree))
     if act.size == p:

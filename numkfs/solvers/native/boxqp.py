@@ -109,39 +109,6 @@ def _newton_direction(QFF, gF):
     return -cho_solve(f, gF, check_finite=False)
 
 
-@jit(inline=True)
-def _kkt_res(Q, c, lo, hi, w):
-    p = w.shape[0]
-    r = 0.0
-    for j in range(p):
-        g = c[j]
-        for k in range(p):
-            g += Q[j, k] * w[k]
-        if w[j] <= lo[j] and g > 0.0:
-            g = 0.0
-        elif w[j] >= hi[j] and g < 0.0:
-            g = 0.0
-        if abs(g) > r:
-            r = abs(g)
-    return r
-
-
-@jit(inline=True)
-def _gradient_scale(Q, c, w):
-    p = w.shape[0]
-    s = 1.0
-    for j in range(p):
-        a = abs(c[j])
-        t = 0.0
-        for k in range(p):
-            t += abs(Q[j, k]) * abs(w[k])
-        if a > s:
-            s = a
-        if t > s:
-            s = t
-    return s
-
-
 @jit
 def _gradient(Q, c, w):
     """``Q @ w + c`` by loops: Numba's ``@`` calls BLAS through a wrapper that
@@ -157,15 +124,6 @@ def _gradient(Q, c, w):
 
 
 @jit(inline=True)
-def _dot(a, b, m):
-    """``a[:m] @ b[:m]`` by a loop (see :func:`_gradient`)."""
-    s = 0.0
-    for i in range(m):
-        s += a[i] * b[i]
-    return s
-
-
-@jit(inline=True)
 def _free_indices(free, idx):
     """The indices where ``free`` is true, into ``idx[:m]``; returns m."""
     m = 0
@@ -176,56 +134,12 @@ def _free_indices(free, idx):
     return m
 
 
-@jit(fast=True)
-def _cholesky(A, m):
-    """Lower Cholesky factor of the symmetric ``A[:m, :m]`` in place (row by
-    row, each entry a dot product of two contiguous rows: ``fast`` lets it
-    vectorise).  Returns False when a pivot is not positive (A not positive
-    definite), A then garbage.
-
-    numkfs's working-set systems are at most p x p (p features); this and
-    :func:`_cholesky_solve` are as fast as ``np.linalg.solve`` from 5 to 400
-    rows (single-threaded BLAS) and compile in a fraction of the seconds that
-    Numba's ``np.linalg.solve`` takes (its error messages pull in Numba's
-    string formatting).
-    """
-    for i in range(m):
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(j):
-                s += A[i, k] * A[j, k]
-            s = A[i, j] - s
-            if i == j:
-                if not s > 0.0:
-                    return False
-                A[i, i] = np.sqrt(s)
-            else:
-                A[i, j] = s / A[j, j]
-    return True
-
-
-@jit(fast=True)
-def _cholesky_solve(L, b, m):
-    """Overwrite ``b[:m]`` with ``A⁻¹ b`` given the factor of :func:`_cholesky`."""
-    for i in range(m):
-        s = 0.0
-        for k in range(i):
-            s += L[i, k] * b[k]
-        b[i] = (b[i] - s) / L[i, i]
-    for i in range(m - 1, -1, -1):
-        s = b[i]
-        for k in range(i + 1, m):
-            s -= L[k, i] * b[k]
-        b[i] = s / L[i, i]
-
-
 @jit
 def _lu_solve(A, b, m):
     """Solve ``A[:m, :m] x = b[:m]`` by Gaussian elimination with partial
     pivoting, in place (A overwritten, b becomes x).  Returns False when a
     pivot is exactly zero.  LAPACK getrf/getrs's algorithm (unblocked): for
-    the budget QP's indefinite working-set systems, and where
-    :func:`_cholesky` fails on a matrix that round-off made indefinite.  As
+    the budget QP's indefinite working-set systems.  As
     fast as ``np.linalg.solve`` up to about 20 rows, 2-5x slower at 50-200
     (it does not vectorise); the working sets of the budget QP (COSSO's
     selected features) are small.
@@ -264,18 +178,6 @@ def _lu_solve(A, b, m):
 
 
 @jit(inline=True)
-def _quad_value(Q, c, w):
-    p = w.shape[0]
-    v = 0.0
-    for j in range(p):
-        s = 0.0
-        for k in range(p):
-            s += Q[j, k] * w[k]
-        v += w[j] * (0.5 * s + c[j])
-    return v
-
-
-@jit(inline=True)
 def _free_block(Q, c, w, idx, m, M, g_out):
     """The free variables' block of the Newton system: ``M[a, b] = Q[idx[a], idx[b]]`` and
     ``g_out[a]`` the gradient ``(Q w + c)[idx[a]]`` (the leading m x m block and m entries,
@@ -296,110 +198,167 @@ def _free_block(Q, c, w, idx, m, M, g_out):
 
 
 @jit
-def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx):
-    """Numba form of :func:`_active_set` (same steps); ``w`` and ``free`` updated in place,
-    ``idx`` (p integers) is workspace.  Returns (iterations, kkt residual).
+def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
+    """Numba form of :func:`_active_set` (same steps); ``w`` and ``free`` updated in place.
+    Workspace from the caller: ``idx`` (p integers), ``L`` (p x p) and ``work`` (3 x p).
+    Returns (iterations, kkt residual).
 
-    Written with loops and no array method, ``np.linalg`` or ``@``: each of those is an
-    implementation Numba compiles on first use, and this function's compile time is most
-    of the first KNIFE fit's (``benchmarks/results/startup.md``)."""
+    One function with loops only: no helper, array method, allocation, ``np.linalg`` or
+    ``@``.  Each of those is a compilation of its own on first use (a helper called with
+    a count that starts at 0 compiles twice, for the literal 0 and for int64), and this
+    function's compile time was most of the first KNIFE fit's
+    (``benchmarks/results/startup.md``).  The working-set system is solved by a Cholesky
+    factorisation written out (row by row, in ``L``): numkfs's working sets are at most
+    p x p (p features), where it is as fast as LAPACK."""
     p = w.shape[0]
+    g = work[0]
+    d = work[1]
+    cand = work[2]
     it = 0
-    res = _kkt_res(Q, c, lo, hi, w)
-    QFF = np.empty((p, p))
-    L = np.empty((p, p))
-    gF = np.empty(p)
-    d = np.empty(p)
-    cand = np.empty(p)
+    res = np.inf
     while it < max_iter:
         it += 1
         for _ in range(p + 1):
-            m = _free_indices(free, idx)
+            # minimise over the free set F = idx[:m], dropping coordinates that reach a bound
+            m = 0
+            for j in range(p):
+                if free[j]:
+                    idx[m] = j
+                    m += 1
             if m == 0:
                 break
-            dmax = _free_block(Q, c, w, idx, m, QFF, gF)
-            delta = 1e-10 * max(dmax, 1e-300)
+            for j in range(p):
+                s = c[j]
+                for k in range(p):
+                    s += Q[j, k] * w[k]
+                g[j] = s
+            # Newton direction d = -(Q_FF + δI)⁻¹ g_F, δ = 1e-10 max diag (as _newton_direction)
+            dmax = 0.0
             for a in range(m):
+                ja = idx[a]
                 for b in range(m):
-                    L[a, b] = QFF[a, b]
-                L[a, a] += delta
-                d[a] = -gF[a]
-            if not _cholesky(L, m):
-                break  # not positive definite even with the ridge: as the NumPy form's failed cho_factor
-            _cholesky_solve(L, d, m)
-            slope = _dot(gF, d, m)
-            if not slope < 0.0:
-                break
+                    L[a, b] = Q[ja, idx[b]]
+                d[a] = -g[ja]
+                if L[a, a] > dmax:
+                    dmax = L[a, a]
+            delta = 1e-10 * max(dmax, 1e-300)
+            ok = True
+            for i in range(m):
+                L[i, i] += delta
+                for j in range(i + 1):
+                    s = 0.0
+                    for k in range(j):
+                        s += L[i, k] * L[j, k]
+                    s = L[i, j] - s
+                    if i != j:
+                        L[i, j] = s / L[j, j]
+                    elif s > 0.0:
+                        L[i, i] = np.sqrt(s)
+                    else:
+                        ok = False  # not positive definite even with the ridge
+                        break
+                if not ok:
+                    break
+            if not ok:
+                break  # as the NumPy form's failed cho_factor
+            for i in range(m):
+                s = 0.0
+                for k in range(i):
+                    s += L[i, k] * d[k]
+                d[i] = (d[i] - s) / L[i, i]
+            for i in range(m - 1, -1, -1):
+                s = d[i]
+                for k in range(i + 1, m):
+                    s -= L[k, i] * d[k]
+                d[i] = s / L[i, i]
+            slope = 0.0
             curv = 0.0
             for a in range(m):
+                slope += g[idx[a]] * d[a]
                 s = 0.0
                 for b in range(m):
-                    s += QFF[a, b] * d[b]
+                    s += Q[idx[a], idx[b]] * d[b]
                 curv += d[a] * s
+            if not slope < 0.0:
+                break
             t = -slope / curv if curv > 0.0 else np.inf
-            kmin = -1
+            kmin = -1  # the first bound met along d, at step tmin
             tmin = np.inf
             for a in range(m):
                 ja = idx[a]
+                tb = np.inf
                 if d[a] > 0.0:
                     tb = (hi[ja] - w[ja]) / d[a]
                 elif d[a] < 0.0:
                     tb = (lo[ja] - w[ja]) / d[a]
-                else:
-                    tb = np.inf
                 if tb < tmin:
                     tmin = tb
                     kmin = a
+            step = t
             if tmin < t:
+                step = tmin
                 if t < np.inf:
+                    # the projected Newton step, taken when it lowers the objective
                     for j in range(p):
                         cand[j] = w[j]
                     for a in range(m):
                         ja = idx[a]
                         cand[ja] = min(max(w[ja] + t * d[a], lo[ja]), hi[ja])
-                    if _quad_value(Q, c, cand) < _quad_value(Q, c, w):
-                        for a in range(m):
-                            ja = idx[a]
-                            w[ja] = cand[ja]
-                            if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
-                                free[ja] = False
-                        continue
-                for a in range(m):
-                    ja = idx[a]
-                    w[ja] = min(max(w[ja] + tmin * d[a], lo[ja]), hi[ja])
-                jk = idx[kmin]
-                w[jk] = lo[jk] if d[kmin] < 0.0 else hi[jk]
-                for a in range(m):
-                    ja = idx[a]
-                    if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
-                        free[ja] = False
-                continue
-            if not t < np.inf:
+                    fc = 0.0
+                    fw = 0.0
+                    for j in range(p):
+                        sc = 0.0
+                        sw = 0.0
+                        for k in range(p):
+                            sc += Q[j, k] * cand[k]
+                            sw += Q[j, k] * w[k]
+                        fc += cand[j] * (0.5 * sc + c[j])
+                        fw += w[j] * (0.5 * sw + c[j])
+                    if fc < fw:
+                        step = t
+            elif not t < np.inf:
                 break
             for a in range(m):
                 ja = idx[a]
-                w[ja] = min(max(w[ja] + t * d[a], lo[ja]), hi[ja])
-            break
-        res = _kkt_res(Q, c, lo, hi, w)
-        if res <= tol * _gradient_scale(Q, c, w):
-            break
+                w[ja] = min(max(w[ja] + step * d[a], lo[ja]), hi[ja])
+            if step < t:
+                jk = idx[kmin]
+                w[jk] = lo[jk] if d[kmin] < 0.0 else hi[jk]
+            elif not tmin < t:
+                break  # the minimiser over F is inside the box
+            for a in range(m):
+                ja = idx[a]
+                if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
+                    free[ja] = False
+        # KKT residual, the scale max(1, |c|, |Q||w|) of box_qp_scale, and the bound
+        # coordinate whose gradient violates the KKT conditions most
+        res = 0.0
+        scale = 1.0
         jbest = -1
         vbest = 0.0
         for j in range(p):
-            if free[j]:
-                continue
-            g = c[j]
+            gj = c[j]
+            s = 0.0
             for k in range(p):
-                g += Q[j, k] * w[k]
+                gj += Q[j, k] * w[k]
+                s += abs(Q[j, k]) * abs(w[k])
+            if abs(c[j]) > scale:
+                scale = abs(c[j])
+            if s > scale:
+                scale = s
+            lower = w[j] <= lo[j]
+            upper = w[j] >= hi[j]
+            if not ((lower and gj > 0.0) or (upper and gj < 0.0)) and abs(gj) > res:
+                res = abs(gj)
             v = 0.0
-            if w[j] <= lo[j] and g < 0.0:
-                v = -g
-            elif w[j] >= hi[j] and g > 0.0:
-                v = g
-            if v > vbest:
+            if lower and gj < 0.0:
+                v = -gj
+            elif upper and gj > 0.0:
+                v = gj
+            if not free[j] and v > vbest:
                 vbest = v
                 jbest = j
-        if jbest < 0:
+        if res <= tol * scale or jbest < 0:
             break
         free[jbest] = True
     return it, res
@@ -609,7 +568,8 @@ def _active_set(Q, c, lo, hi, w, tol, max_iter):
         w[:] = start
         free = ~bounded
     if _USE_JIT:
-        it, res = _active_set_jit(Q, c, lo, hi, w, free, float(tol), int(max_iter), np.empty(p, dtype=np.int64))
+        it, res = _active_set_jit(Q, c, lo, hi, w, free, float(tol), int(max_iter), np.empty(p, dtype=np.int64),
+                                  np.empty((p, p)), np.empty((3, p)))
         return w, int(it), float(res)
     it = 0
     res = box_qp_kkt_residual(Q, c, lo, hi, w)
