@@ -223,7 +223,24 @@ def solver_order(problem: ConvexProblem) -> list[str]:
         order += ["CLARABEL", "ECOS", "SCS"]
     else:
         order += ["SCS", "CLARABEL", "ECOS"]
-    return [s for s in order if s == "native" or (s in BACKENDS and BACKENDS[s].is_installed())]
+    return [s for s in order if s == "native" or (s in BACKENDS and BACKENDS[s].is_installed()
+                                                  and _has_cones(BACKENDS[s], problem))]
+
+
+def _has_cones(backend, problem) -> bool:
+    """Whether CVXPY's interface to ``backend`` has a semidefinite cone when
+    ``problem`` has a semidefinite constraint (ECOS has none)."""
+    from cvxpy.constraints import PSD
+
+    if not any(isinstance(c, PSD) for c in problem.cvxpy_problem.constraints):
+        return True
+    try:
+        from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC
+
+        cones = SOLVER_MAP_CONIC[backend.solver_name].SUPPORTED_CONSTRAINTS
+    except (ImportError, KeyError, AttributeError):  # an interface CVXPY does not describe: let it try
+        return True
+    return any(issubclass(c, PSD) or "PSD" in c.__name__ for c in cones)  # PSD or CVXPY's SvecPSD
 
 
 #: Largest relative KKT residual accepted from an "optimal" answer (problems

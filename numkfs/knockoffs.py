@@ -1,0 +1,544 @@
+r"""Model-X knockoffs over any numkfs path: :class:`KnockoffFilter`.
+
+A knockoff copy :math:`\tilde X` of X (Candès, Fan, Janson & Lv 2018) is
+drawn so that swapping any feature with its knockoff leaves the joint law of
+:math:`[X, \tilde X]` unchanged and :math:`\tilde X` is independent of y
+given X.  numkfs draws Gaussian knockoffs: on the correlation scale, with
+Σ the (estimated) correlation of X and :math:`D = \operatorname{diag}(s)`,
+
+.. math::
+
+    \tilde X \mid X \sim N\big(X - X\Sigma^{-1}D,\ 2D - D\Sigma^{-1}D\big),
+    \qquad
+    \operatorname{Cov}[X, \tilde X] = \begin{pmatrix} \Sigma & \Sigma - D \\
+    \Sigma - D & \Sigma \end{pmatrix},
+
+which is a covariance exactly when :math:`2\Sigma - D \succeq 0` and
+:math:`D \succeq 0`.  s comes from the equicorrelated closed form
+:math:`s_j = \min(1, 2\lambda_{\min}(\Sigma))` or from the SDP
+(:class:`numkfs.solvers.knockoff_sdp.KnockoffSDP`, solved through the
+solver registry).
+
+The method's path on :math:`[X, \tilde X]` gives each of the 2p columns an
+entry point Z: the grid points are ordered from the path's sparse end, and a
+column that is first selected at the k-th of K points gets
+:math:`Z = K - k - 1 + r` with r in (0, 1] its weight there relative to the
+largest weight there (a tie-break within the point; never-selected columns
+get 0).  The statistic is the signed maximum
+:math:`W_j = \max(Z_j, \tilde Z_j)\,\operatorname{sign}(Z_j - \tilde Z_j)`,
+antisymmetric in swapping a feature with its knockoff.  Knockoff+ keeps
+:math:`\{j: W_j \ge T\}` with
+
+.. math::
+
+    T = \min\Big\{t > 0:\ \frac{1 + \#\{j: W_j \le -t\}}{\max(1, \#\{j: W_j \ge t\})}
+    \le q\Big\},
+
+which controls the FDR at q when the knockoffs are exact (here: when X is
+Gaussian with the estimated correlation; with an estimated covariance the
+control is approximate, Barber, Candès & Samworth 2020).
+
+Several draws (``n_draws > 1``) are combined by e-values (Ren & Barber
+2023): draw m gives :math:`e_j^{(m)} = p\,1\{W_j^{(m)} \ge T^{(m)}\} /
+(1 + \#\{k: W_k^{(m)} \le -T^{(m)}\})` with :math:`T^{(m)}` the knockoff+
+threshold at level q/2 (their recommended :math:`\alpha_{kn}`); the average
+:math:`\bar e_j` is thresholded by the e-BH procedure at level q (the
+:math:`\hat k` largest, :math:`\hat k = \max\{k: \bar e_{(k)} \ge p / (q k)\}`).
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["KnockoffFilter", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
+           "knockoff_statistics", "knockoff_threshold", "sdp_s"]
+
+#: ``knockoffs="gaussian"`` solves the SDP up to this many features, then uses
+#: the equicorrelated s (the SDP's cost grows like p^3 per iteration or worse).
+SDP_MAX_FEATURES = 300
+
+#: Below this many rows per feature the correlation is estimated by
+#: Ledoit-Wolf shrinkage instead of the sample correlation.
+SAMPLE_ROWS_PER_FEATURE = 10
+
+#: Smallest eigenvalue kept in 2Σ - diag(s) (correlation scale): s is lowered
+#: by what the solver's round-off took below it.
+PSD_MARGIN = 1e-9
+
+
+def equicorrelated_s(correlation) -> np.ndarray:
+    """The equicorrelated knockoff s: :math:`\\min(1, 2\\lambda_{\\min}(\\Sigma))` for every feature.
+
+    Parameters
+    ----------
+    correlation : ndarray of shape (p, p)
+        A correlation matrix.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.knockoffs import equicorrelated_s
+    >>> equicorrelated_s(np.array([[1.0, 0.5], [0.5, 1.0]])).tolist()
+    [1.0, 1.0]
+    """
+    C = np.asarray(correlation, dtype=float)
+    lam = float(np.linalg.eigvalsh(0.5 * (C + C.T))[0])
+    return np.full(C.shape[0], min(1.0, max(0.0, 2.0 * lam)))
+
+
+def sdp_s(correlation, *, solver="auto"):
+    """The SDP knockoff s (:class:`~numkfs.solvers.knockoff_sdp.KnockoffSDP`) through the solver registry.
+
+    The solution is clipped to [0, 1] and lowered, where the solver's
+    round-off left :math:`2\\Sigma - \\operatorname{diag}(s)` with an
+    eigenvalue below :data:`PSD_MARGIN`, by that amount.
+
+    Parameters
+    ----------
+    correlation : ndarray of shape (p, p)
+        A correlation matrix.
+    solver : str or list of str, default="auto"
+        As in :func:`numkfs.solvers.solve` (CLARABEL, then SCS).
+
+    Returns
+    -------
+    s : ndarray of shape (p,)
+    result : SolverResult
+        The registry's answer (backend, status, objective).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.knockoffs import sdp_s
+    >>> s, res = sdp_s(np.eye(3))
+    >>> np.round(s, 6).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    from .solvers import solve
+    from .solvers.knockoff_sdp import KnockoffSDP
+
+    problem = KnockoffSDP(correlation)
+    res = solve(problem, solver)
+    s = np.clip(np.asarray(res["s"], dtype=float).ravel(), 0.0, 1.0)
+    short = PSD_MARGIN - problem.min_eigenvalue(s)
+    if short > 0:
+        s = np.clip(s - short, 0.0, 1.0)
+    return s, res
+
+
+def _correlation(X, rule):
+    """Means, scales, the correlation used and the estimator's name."""
+    from sklearn.covariance import LedoitWolf
+
+    n, p = X.shape
+    mu = X.mean(axis=0)
+    sd = X.std(axis=0)
+    Z = (X - mu) / sd
+    if rule == "ledoit-wolf":
+        S = LedoitWolf(assume_centered=True).fit(Z).covariance_
+    else:
+        S = (Z.T @ Z) / n
+    d = np.sqrt(np.diag(S))
+    C = S / np.outer(d, d)
+    return mu, sd, 0.5 * (C + C.T)
+
+
+def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state=None):
+    """Draw Gaussian model-X knockoffs of X.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    s : ndarray of shape (n_features,)
+        The knockoff s on the correlation scale (:func:`equicorrelated_s`,
+        :func:`sdp_s`).
+    correlation : ndarray of shape (n_features, n_features)
+        The correlation Σ of the standardised columns.
+    mean, scale : ndarray of shape (n_features,), optional
+        Column means and standard deviations (default: X's).
+    random_state : int, Generator or None
+        Seed of the normal draws.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        :math:`\\tilde X`, in the units of X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.knockoffs import gaussian_knockoffs
+    >>> X = np.random.default_rng(0).standard_normal((5, 2))
+    >>> gaussian_knockoffs(X, np.ones(2), np.eye(2), random_state=0).shape
+    (5, 2)
+    """
+    X = np.asarray(X, dtype=float)
+    mu = X.mean(axis=0) if mean is None else np.asarray(mean, dtype=float)
+    sd = X.std(axis=0) if scale is None else np.asarray(scale, dtype=float)
+    C = np.asarray(correlation, dtype=float)
+    s = np.asarray(s, dtype=float)
+    Z = (X - mu) / sd
+    Cinv_D = np.linalg.solve(C, np.diag(s))  # Σ⁻¹ D
+    V = 2.0 * np.diag(s) - np.diag(s) @ Cinv_D
+    vals, vecs = np.linalg.eigh(0.5 * (V + V.T))
+    root = vecs * np.sqrt(np.clip(vals, 0.0, None))  # V = root rootᵀ (round-off negatives dropped)
+    rng = np.random.default_rng(random_state)
+    Zk = Z - Z @ Cinv_D + rng.standard_normal(Z.shape) @ root.T
+    return mu + sd * Zk
+
+
+def entry_points(path) -> np.ndarray:
+    """Where each column enters a path, counted from its sparse end (larger = earlier).
+
+    A column first selected at the k-th of K points (k = 0 the sparsest)
+    gets ``K - k - 1 + r``, r in (0, 1] its absolute weight there over the
+    largest absolute weight there; a column never selected gets 0.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        The path.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import FeaturePath
+    >>> from numkfs.knockoffs import entry_points
+    >>> path = FeaturePath([3.0, 2.0, 1.0], np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.2, 0.0]]))
+    >>> entry_points(path).tolist()
+    [2.0, 0.2, 0.0]
+    """
+    from .paths import support_mask
+
+    W = np.abs(path.weights)
+    sel = support_mask(W, path.tol)
+    ns = sel.sum(axis=1)
+    order = np.arange(path.n_points)
+    if ns[-1] < ns[0]:
+        order = order[::-1]
+    K = len(order)
+    Z = np.zeros(path.n_features)
+    done = np.zeros(path.n_features, dtype=bool)
+    for k, i in enumerate(order):
+        new = sel[i] & ~done
+        if new.any():
+            top = W[i, sel[i]].max()
+            Z[new] = K - k - 1 + W[i, new] / top
+            done |= new
+    return Z
+
+
+def knockoff_statistics(path, n_features) -> np.ndarray:
+    """:math:`W_j = \\max(Z_j, \\tilde Z_j)\\,\\mathrm{sign}(Z_j - \\tilde Z_j)` from a path on ``[X, X̃]``.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        The path on the 2p columns (the originals first).
+    n_features : int
+        p.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    Z = entry_points(path)
+    a, b = Z[:n_features], Z[n_features:2 * n_features]
+    return np.maximum(a, b) * np.sign(a - b)
+
+
+def knockoff_threshold(W, fdr, *, offset=1) -> float:
+    """The knockoff (``offset=0``) or knockoff+ (``offset=1``) threshold.
+
+    :math:`T = \\min\\{t \\in \\{|W_j|\\} \\setminus \\{0\\}: (\\text{offset} + \\#\\{W_j \\le -t\\})
+    / \\max(1, \\#\\{W_j \\ge t\\}) \\le q\\}`, +inf when no t qualifies.
+
+    Parameters
+    ----------
+    W : array-like of shape (p,)
+        Knockoff statistics.
+    fdr : float
+        The target q.
+    offset : {0, 1}, default=1
+        1: knockoff+ (FDR control), 0: knockoff (modified FDR).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from numkfs.knockoffs import knockoff_threshold
+    >>> knockoff_threshold([5, 4, 3, 2, -1], 0.5)
+    2.0
+    """
+    W = np.asarray(W, dtype=float).ravel()
+    ts = np.unique(np.abs(W[W != 0]))
+    neg = np.sort(-W[W < 0])  # |W| of the negatives, ascending
+    pos = np.sort(W[W > 0])
+    for t in ts:
+        n_neg = neg.size - np.searchsorted(neg, t, side="left")  # #{W <= -t}
+        n_pos = pos.size - np.searchsorted(pos, t, side="left")  # #{W >= t}
+        if (offset + n_neg) / max(1, n_pos) <= fdr:
+            return float(t)
+    return float("inf")
+
+
+def e_bh(e, fdr):
+    """The e-BH procedure (Wang & Ramdas 2022): the k̂ largest e-values,
+    :math:`\\hat k = \\max\\{k: e_{(k)} \\ge p / (q k)\\}`.
+
+    Parameters
+    ----------
+    e : array-like of shape (p,)
+        e-values.
+    fdr : float
+        The level q.
+
+    Returns
+    -------
+    selected : ndarray of bool of shape (p,)
+    threshold : float
+        :math:`p / (q \\hat k)` (+inf when nothing is selected).
+
+    Examples
+    --------
+    >>> from numkfs.knockoffs import e_bh
+    >>> sel, t = e_bh([40.0, 25.0, 0.0, 0.0], 0.1)
+    >>> sel.tolist(), t
+    ([True, True, False, False], 20.0)
+    """
+    e = np.asarray(e, dtype=float).ravel()
+    p = e.size
+    order = np.argsort(-e, kind="stable")
+    k = np.arange(1, p + 1)
+    ok = np.flatnonzero(e[order] >= p / (fdr * k))
+    sel = np.zeros(p, dtype=bool)
+    if ok.size == 0:
+        return sel, float("inf")
+    kh = int(ok.max()) + 1
+    sel[order[:kh]] = True
+    return sel, float(p / (fdr * kh))
+
+
+class _Draw:
+    """One knockoff draw and its statistics (picklable for joblib workers)."""
+
+    def __init__(self, selector, X, y, s, C, mu, sd, params, task):
+        self.selector, self.X, self.y, self.s, self.C = selector, X, y, s, C
+        self.mu, self.sd, self.params, self.task = mu, sd, params, task
+
+    def __call__(self, seed):
+        from .resampling import method_path
+
+        Xk = gaussian_knockoffs(self.X, self.s, self.C, mean=self.mu, scale=self.sd, random_state=seed)
+        path = method_path(self.selector, np.hstack([self.X, Xk]), self.y, params=self.params, task=self.task)
+        return knockoff_statistics(path, self.X.shape[1])
+
+
+class KnockoffFilter(SelectorMixin, BaseEstimator):
+    r"""Model-X knockoff filter (FDR control) over any numkfs method's path.
+
+    Gaussian knockoffs :math:`\tilde X` are drawn from the estimated
+    correlation of X, the method's path is fitted on :math:`[X, \tilde X]`,
+    each feature's statistic compares where it and its knockoff enter the
+    path, and the knockoff+ threshold keeps features at a false discovery
+    rate of at most ``fdr`` (see :mod:`numkfs.knockoffs`).
+
+    Parameters
+    ----------
+    selector : str or estimator
+        A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
+        ``"cosso"``, ``"nmmkl"``) or a numkfs estimator whose parameters set
+        the path.
+    fdr : float in (0, 1), default=0.1
+        The target false discovery rate q.
+    knockoffs : {"gaussian", "sdp", "equicorrelated"}, default="gaussian"
+        Gaussian knockoffs with s from the SDP (``"sdp"``), the closed form
+        (``"equicorrelated"``), or ``"gaussian"``: the SDP up to
+        :data:`SDP_MAX_FEATURES` features, the closed form beyond.
+    n_draws : int, default=1
+        Knockoff draws; more than one are combined by e-values (derandomised
+        knockoffs, Ren & Barber 2023).
+    random_state : int or None
+        Seeds the knockoff draws.
+    n_jobs : int, optional
+        joblib workers over the draws (:func:`numkfs.model_selection.parallel_map`).
+    params : dict, optional
+        Keyword arguments of the method's path function.  Keyword arguments
+        given to the constructor beyond the ones above are added to it (so
+        ``clone`` and ``get_params`` see them).
+    **kwargs
+        Path-function keyword arguments, stored into ``params``.
+
+    Attributes
+    ----------
+    statistics_ : ndarray of shape (n_features,)
+        One draw: the knockoff statistics W.  Several: the average e-values
+        :math:`\bar e_j`.
+    draw_statistics_ : ndarray of shape (n_draws, n_features)
+        W of every draw.
+    threshold_ : float
+        One draw: the knockoff+ threshold T on W.  Several: the e-BH
+        threshold :math:`p / (q \hat k)` on the e-values.  +inf when nothing
+        is selected.
+    e_values_ : ndarray of shape (n_features,) or None
+        The average e-values (``n_draws > 1``).
+    s_ : ndarray of shape (n_features,)
+        The knockoff s on the correlation scale.
+    s_method_ : str
+        ``"sdp"`` or ``"equicorrelated"``.
+    solver_ : str or None
+        The backend that solved the SDP.
+    correlation_ : ndarray of shape (n_features, n_features)
+        The estimated correlation of X.
+    covariance_estimator_ : str
+        ``"sample"`` (at least :data:`SAMPLE_ROWS_PER_FEATURE` rows per
+        feature) or ``"ledoit-wolf"`` (shrinkage; a warning says so when
+        there are fewer rows than features).
+    support_ : ndarray of bool of shape (n_features,)
+    method_ : str
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has string column names.
+
+    References
+    ----------
+    E. Candès, Y. Fan, L. Janson and J. Lv, "Panning for gold: 'model-X'
+    knockoffs for high dimensional controlled variable selection", JRSS B
+    80(3):551-577, 2018.  R. F. Barber and E. J. Candès, "Controlling the
+    false discovery rate via knockoffs", Annals of Statistics 43(5), 2015
+    (knockoff+).  Z. Ren and R. F. Barber, "Derandomised knockoffs:
+    leveraging e-values for false discovery rate control", JRSS B 86(1),
+    2024 (arXiv 2023).  O. Ledoit and M. Wolf, "A well-conditioned
+    estimator for large-dimensional covariance matrices", Journal of
+    Multivariate Analysis 88(2), 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import KnockoffFilter
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((150, 10))
+    >>> y = X[:, 0] ** 2 + X[:, 1] + 0.2 * rng.standard_normal(150)
+    >>> kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+    >>> kf.statistics_.shape, kf.s_method_
+    ((10,), 'sdp')
+    """
+
+    def __init__(self, selector, *, fdr=0.1, knockoffs="gaussian", n_draws=1, random_state=None, n_jobs=None,
+                 params=None, **kwargs):
+        self.selector = selector
+        self.fdr = fdr
+        self.knockoffs = knockoffs
+        self.n_draws = n_draws
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = {**(params or {}), **kwargs} if kwargs else params
+
+    def _check_params(self):
+        q, d = self.fdr, self.n_draws
+        if not (isinstance(q, numbers.Real) and not isinstance(q, bool) and 0 < q < 1):
+            raise ValueError(f"fdr must be a float in (0, 1); got {q!r}.")
+        if not (isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 1):
+            raise ValueError(f"n_draws must be an int >= 1; got {d!r}.")
+        if self.knockoffs not in ("gaussian", "sdp", "equicorrelated"):
+            raise ValueError(f"knockoffs must be 'gaussian', 'sdp' or 'equicorrelated'; got {self.knockoffs!r}.")
+        if not (self.params is None or isinstance(self.params, dict)):
+            raise ValueError(f"params must be a dict of path-function keyword arguments or None; got "
+                             f"{self.params!r}.")
+
+    def fit(self, X, y):
+        """Draw knockoffs, fit the method's path on ``[X, X̃]`` and threshold.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+        y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels.
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.utils.validation import validate_data
+
+        from ._validation import target_type
+        from .model_selection import parallel_map
+        from .resampling import method_name
+
+        self._check_params()
+        method = method_name(self.selector)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=3, y_numeric=False)
+        n, p = X.shape
+        task = "regression" if target_type(y) == "regression" else "classification"
+        if task == "regression":
+            y = y.astype(float)
+        const = np.flatnonzero(X.std(axis=0) == 0)
+        if const.size:
+            raise ValueError(f"KnockoffFilter: feature(s) {const[:10].tolist()} are constant; a constant column has "
+                             "no Gaussian knockoff: drop it first.")
+        rule = "sample" if n >= SAMPLE_ROWS_PER_FEATURE * p else "ledoit-wolf"
+        if n < p:
+            warnings.warn(f"KnockoffFilter: {n} rows for {p} features; the correlation of X is estimated by "
+                          "Ledoit-Wolf shrinkage (the sample correlation is singular).", UserWarning, stacklevel=2)
+        mu, sd, C = _correlation(X, rule)
+        use_sdp = self.knockoffs == "sdp" or (self.knockoffs == "gaussian" and p <= SDP_MAX_FEATURES)
+        self.solver_ = None
+        if use_sdp:
+            s, res = sdp_s(C)
+            self.solver_ = res.solver
+        else:
+            s = equicorrelated_s(C)
+        seeds = np.random.SeedSequence(self.random_state).spawn(self.n_draws)
+        draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task)
+        Ws = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
+        self.method_ = method
+        self.covariance_estimator_ = rule
+        self.correlation_ = C
+        self.s_ = s
+        self.s_method_ = "sdp" if use_sdp else "equicorrelated"
+        self.draw_statistics_ = Ws
+        q = float(self.fdr)
+        if self.n_draws == 1:
+            W = Ws[0]
+            T = knockoff_threshold(W, q)
+            self.statistics_ = W
+            self.threshold_ = T
+            self.e_values_ = None
+            self.support_ = W >= T
+        else:
+            E = np.zeros_like(Ws)
+            for m, W in enumerate(Ws):
+                T = knockoff_threshold(W, q / 2.0)
+                if np.isfinite(T):
+                    E[m] = p * (W >= T) / (1.0 + np.sum(W <= -T))
+            e = E.mean(axis=0)
+            self.support_, self.threshold_ = e_bh(e, q)
+            self.statistics_ = e
+            self.e_values_ = e
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,453 @@
+r"""Stability selection over any numkfs path: :class:`StabilitySelection`.
+
+Meinshausen & Bühlmann (2010) fit a selection procedure :math:`\hat S^\lambda`
+on many subsamples of half the rows and keep the features whose selection
+probability :math:`\hat\Pi_j^\lambda` (the fraction of subsamples that select
+feature j at λ) reaches a threshold :math:`\pi_{thr}` somewhere in a region
+Λ of the grid.  With :math:`q_\Lambda` the average number of features the
+subsamples select somewhere in Λ (the size of :math:`\cup_{\lambda\in\Lambda}
+\hat S^\lambda`), their Theorem 1 bounds the expected number V of false
+selections (the per-family error rate, PFER) by
+
+.. math::
+
+    E(V) \le \frac{q_\Lambda^2}{(2\pi_{thr} - 1)\, p}
+
+when the noise features are exchangeable and the procedure is no worse than
+random guessing.  Shah & Samworth (2013) draw the subsamples in
+complementary pairs (the two halves of one random split of the rows: CPSS),
+for which the same bound holds without those two assumptions, and, when the
+distribution of the simultaneous selection probabilities of the
+low-selection-probability features is unimodal, the tighter
+
+.. math::
+
+    E(V) \le \frac{q_\Lambda^2}{C(\pi_{thr}, B)\, p},\qquad
+    C = \begin{cases} 2\,(2\pi_{thr} - 1 - \tfrac{1}{2B}) &
+        \pi_{thr} \le \tfrac34 \\
+        \dfrac{1 + 1/B}{4\,(1 - \pi_{thr} + \tfrac{1}{2B})} &
+        \pi_{thr} > \tfrac34 \end{cases}
+
+(their eq. (8); for :math:`\pi_{thr} \le 3/4` it needs
+:math:`\pi_{thr} \ge \tfrac12 + \min(\theta^2, \tfrac{1}{2B} + \tfrac34\theta^2)`,
+θ = q/p, and is reported as NaN below that).
+
+numkfs's region Λ: the grid is ordered from its sparse end (fewer features
+selected on average), and Λ is the longest stretch from that end on which
+the average size of the union of the subsamples' selections stays at most
+q, so the dense end of a path (lp-KTA at p = 2 keeps every feature) never
+counts.  For a nested path (features only enter towards the dense end) the
+union is the selection at Λ's densest point, Meinshausen & Bühlmann's
+"average number selected".  q is given (``max_features``) or chosen from a
+target bound: :math:`q = \sqrt{(2\pi_{thr} - 1)\, \mathrm{PFER}\, p}`.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["StabilitySelection", "complementary_pairs", "pfer_bounds"]
+
+
+def _check_param(name, value, ok, what):
+    if not ok:
+        raise ValueError(f"{name} must be {what}; got {value!r}.")
+
+
+def complementary_pairs(y, n_pairs, sample_fraction=0.5, *, classification=False, random_state=None):
+    """Row indices of ``n_pairs`` complementary pairs of subsamples.
+
+    Each pair is the first and second ``floor(sample_fraction * n)`` rows of
+    one random permutation (disjoint; together all rows when
+    ``sample_fraction = 0.5`` and n is even).  For class labels the rows of
+    each class are split so (stratified), so every subsample holds every
+    class in proportion.  With ``sample_fraction > 0.5`` two disjoint
+    subsamples cannot exist: each "pair" is then two independent subsamples.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The target (its length, and its classes when ``classification``).
+    n_pairs : int
+        Number of pairs (``2 * n_pairs`` subsamples).
+    sample_fraction : float in (0, 1), default=0.5
+        Fraction of the rows in each subsample.
+    classification : bool, default=False
+        Stratify by the classes of y.
+    random_state : int, RandomState or None
+        Seed of the permutations.
+
+    Returns
+    -------
+    list of ndarray of int
+        ``2 * n_pairs`` sorted index arrays; entries ``2b`` and ``2b + 1``
+        form pair b.
+
+    Examples
+    --------
+    >>> from numkfs.stability import complementary_pairs
+    >>> a, b = complementary_pairs(range(6), 1, random_state=0)
+    >>> sorted(a.tolist() + b.tolist())
+    [0, 1, 2, 3, 4, 5]
+    """
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(random_state)
+    y = np.asarray(y)
+    groups = [np.flatnonzero(y == c) for c in np.unique(y)] if classification else [np.arange(len(y))]
+    out = []
+    for _ in range(int(n_pairs)):
+        halves = ([], [])
+        for g in groups:
+            m = int(np.floor(sample_fraction * len(g)))
+            perm = rng.permutation(g)
+            halves[0].append(perm[:m])
+            halves[1].append(rng.permutation(g)[:m] if sample_fraction > 0.5 else perm[m:2 * m])
+        out += [np.sort(np.concatenate(h)) for h in halves]
+    return out
+
+
+def pfer_bounds(q, p, threshold, n_pairs):
+    """Bounds on the expected number of false selections (PFER).
+
+    Parameters
+    ----------
+    q : float
+        Average number of features selected in the region Λ (over subsamples).
+    p : int
+        Number of features.
+    threshold : float in (0.5, 1]
+        Selection-probability threshold.
+    n_pairs : int
+        Number B of complementary pairs (for Shah & Samworth's bound).
+
+    Returns
+    -------
+    mb : float
+        Meinshausen & Bühlmann's :math:`q^2 / ((2\\pi_{thr} - 1) p)` (also
+        Shah & Samworth's for complementary pairs without assumptions).
+    unimodal : float
+        Shah & Samworth's bound under unimodality (their eq. (8)); NaN where
+        the threshold is outside its range.
+
+    References
+    ----------
+    N. Meinshausen and P. Bühlmann, "Stability selection", JRSS B 72(4),
+    2010.  R. D. Shah and R. J. Samworth, "Variable selection with error
+    control: another look at stability selection", JRSS B 75(1), 2013.
+
+    Examples
+    --------
+    >>> from numkfs.stability import pfer_bounds
+    >>> mb, um = pfer_bounds(4.0, 20, 0.9, 50)
+    >>> round(mb, 4), um < mb
+    (1.0, True)
+    """
+    q, p, t, B = float(q), float(p), float(threshold), float(n_pairs)
+    mb = q * q / ((2.0 * t - 1.0) * p)
+    theta = q / p
+    if t <= 0.75:
+        c = 2.0 * (2.0 * t - 1.0 - 1.0 / (2.0 * B))
+        ok = t >= 0.5 + min(theta * theta, 1.0 / (2.0 * B) + 0.75 * theta * theta) and c > 0
+    else:
+        c = (1.0 + 1.0 / B) / (4.0 * (1.0 - t + 1.0 / (2.0 * B)))
+        ok = True
+    return mb, (q * q / (c * p) if ok else float("nan"))
+
+
+class _SubsamplePath:
+    """The path of one subsample on the common grid (picklable for joblib workers)."""
+
+    def __init__(self, selector, X, y, reference, params, task):
+        self.selector, self.X, self.y, self.reference, self.params, self.task = selector, X, y, reference, params, task
+
+    def __call__(self, rows):
+        from .resampling import method_path
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            path = method_path(self.selector, self.X[rows], self.y[rows], grid=self.reference, params=self.params,
+                               task=self.task)
+        return _selected(path), [(w.category, str(w.message)) for w in caught]
+
+
+def _selected(path):
+    from .paths import support_mask
+
+    return support_mask(path.weights, path.tol)
+
+
+class StabilitySelection(SelectorMixin, BaseEstimator):
+    r"""Stability selection (complementary pairs) over any numkfs method's path.
+
+    The method's path is fitted once on all rows to fix the grid (and the
+    settings computed from the data, :func:`numkfs.resampling.method_path`),
+    then on ``2 * n_resamples`` subsamples: ``n_resamples`` complementary
+    pairs, the two halves of one random split of the rows (stratified by
+    class for class labels).  A feature is selected when its selection
+    probability reaches ``threshold`` somewhere in the region Λ of the grid
+    where the subsamples select at most q features on average (see the
+    module :mod:`numkfs.stability` for the bounds and Λ).
+
+    Parameters
+    ----------
+    selector : str or estimator
+        A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
+        ``"cosso"``, ``"nmmkl"``) or a numkfs estimator whose parameters set
+        the path (it is never fitted itself).
+    n_resamples : int, default=50
+        Number of complementary pairs (``2 * n_resamples`` path fits).
+    sample_fraction : float in (0, 1), default=0.5
+        Fraction of the rows in each subsample.  The bounds are proved for
+        0.5; below it the pairs stay disjoint, above it the two subsamples
+        of a "pair" are drawn independently.
+    threshold : float in (0.5, 1], default=0.6
+        Selection-probability threshold :math:`\pi_{thr}`.
+    pfer : float > 0, default=1.0
+        Target bound on the expected number of false selections; sets
+        :math:`q = \sqrt{(2\pi_{thr} - 1)\,\mathrm{pfer}\,p}`.
+    max_features : float > 0, optional
+        q given directly (then ``pfer`` is not used).
+    random_state : int, RandomState or None
+        Seeds the subsamples.
+    n_jobs : int, optional
+        joblib workers over subsamples (:func:`numkfs.model_selection.parallel_map`:
+        Numba threads per worker so that workers × threads never exceed the
+        cores; a Dask cluster serves under ``joblib.parallel_backend("dask")``).
+    params : dict, optional
+        Keyword arguments of the method's path function (e.g.
+        ``{"n_lambdas": 20}`` for KNIFE).  Keyword arguments given to the
+        constructor beyond the ones above are added to this dict (a
+        scikit-learn estimator keeps its parameters in its signature, so
+        they are stored there: ``clone`` and ``get_params`` see them).
+    **kwargs
+        Path-function keyword arguments, stored into ``params``.
+
+    Attributes
+    ----------
+    selection_probabilities_ : ndarray of shape (n_features,)
+        Largest selection probability of each feature over Λ.
+    stability_path_ : ndarray of shape (n_grid, n_features)
+        Selection probability of each feature at each grid point.
+    grid_ : ndarray of shape (n_grid,)
+        The common grid (the full-data path's).
+    grid_name_ : str
+        The path parameter (``"lambda2"``, ``"p"``, ``"D"``, ``"M"``, ``"m"``).
+    mean_selected_ : ndarray of shape (n_grid,)
+        Average number of features the subsamples select at each grid point.
+    region_ : ndarray of bool of shape (n_grid,)
+        The grid points of Λ.
+    q_ : float
+        The q asked for (from ``pfer`` or ``max_features``).
+    q_region_ : float
+        :math:`q_\Lambda`: average size of the union of the subsamples'
+        selections over Λ (at most ``q_``).
+    threshold_ : float
+        The threshold used.
+    pfer_bound_ : float
+        Meinshausen & Bühlmann's bound :math:`q_\Lambda^2 / ((2\pi_{thr} - 1) p)`
+        on the expected number of false selections (it holds for
+        complementary pairs without their exchangeability assumptions,
+        Shah & Samworth's Theorem 1).
+    pfer_bound_unimodal_ : float
+        Shah & Samworth's tighter bound when the simultaneous selection
+        probabilities of the low-probability features have a unimodal
+        distribution (NaN outside the thresholds where it is proved).
+    n_subsamples_ : int
+        ``2 * n_resamples``.
+    path_ : FeaturePath
+        The method's path on all rows.
+    method_ : str
+        The method.
+    support_ : ndarray of bool of shape (n_features,)
+        ``selection_probabilities_ >= threshold_``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has string column names.
+
+    References
+    ----------
+    N. Meinshausen and P. Bühlmann, "Stability selection", Journal of the
+    Royal Statistical Society B 72(4):417-473, 2010.
+    R. D. Shah and R. J. Samworth, "Variable selection with error control:
+    another look at stability selection", Journal of the Royal Statistical
+    Society B 75(1):55-80, 2013.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from numkfs import StabilitySelection
+    >>> X, y = make_friedman1(n_samples=120, n_features=8, random_state=0)
+    >>> sel = StabilitySelection("lpkta", n_resamples=5, max_features=4, random_state=0).fit(X, y)
+    >>> sel.stability_path_.shape, bool(sel.pfer_bound_ < 8)
+    ((101, 8), True)
+    """
+
+    def __init__(self, selector, *, n_resamples=50, sample_fraction=0.5, threshold=0.6, pfer=1.0,
+                 max_features=None, random_state=None, n_jobs=None, params=None, **kwargs):
+        self.selector = selector
+        self.n_resamples = n_resamples
+        self.sample_fraction = sample_fraction
+        self.threshold = threshold
+        self.pfer = pfer
+        self.max_features = max_features
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = {**(params or {}), **kwargs} if kwargs else params
+
+    def _check_params(self):
+        t, f, B = self.threshold, self.sample_fraction, self.n_resamples
+        real = (numbers.Real,)
+        _check_param("threshold", t, isinstance(t, real) and not isinstance(t, bool) and 0.5 < t <= 1,
+                     "a float in (0.5, 1]")
+        _check_param("n_resamples", B, isinstance(B, numbers.Integral) and not isinstance(B, bool) and B >= 1,
+                     "an int >= 1")
+        _check_param("sample_fraction", f, isinstance(f, real) and not isinstance(f, bool) and 0 < f < 1,
+                     "a float in (0, 1)")
+        if self.max_features is None:
+            _check_param("pfer", self.pfer, isinstance(self.pfer, real) and np.isfinite(self.pfer) and self.pfer > 0,
+                         "a finite float > 0")
+        else:
+            _check_param("max_features", self.max_features, isinstance(self.max_features, real)
+                         and np.isfinite(self.max_features) and self.max_features > 0, "a finite float > 0 or None")
+        _check_param("params", self.params, self.params is None or isinstance(self.params, dict),
+                     "a dict of path-function keyword arguments or None")
+
+    def fit(self, X, y):
+        """Fit the method's path on all rows and on every subsample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+        y : array-like of shape (n_samples,)
+            Target values: the response, or the class labels.
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.utils.validation import validate_data
+
+        from ._validation import target_type
+        from .model_selection import parallel_map
+        from .resampling import PATH_SPECS, method_name, method_path
+
+        self._check_params()
+        method = method_name(self.selector)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+        n, p = X.shape
+        task = "regression" if target_type(y) == "regression" else "classification"
+        if task == "regression":
+            y = y.astype(float)
+        classification = task == "classification"
+        spec = PATH_SPECS[method]
+        m = int(np.floor(self.sample_fraction * n))
+        if m < spec.min_rows:
+            raise ValueError(f"sample_fraction={self.sample_fraction} of {n} rows gives subsamples of {m} rows; "
+                             f"{method} needs at least {spec.min_rows}: raise sample_fraction or give more rows.")
+        if classification:
+            labels, counts = np.unique(y, return_counts=True)
+            small = counts * self.sample_fraction < 1
+            if small.any():
+                raise ValueError(f"sample_fraction={self.sample_fraction} leaves class {labels[small][0]!r} "
+                                 f"({counts[small][0]} rows) out of the subsamples: raise sample_fraction or give "
+                                 "more rows of that class.")
+        names = getattr(self, "feature_names_in_", None)
+        full = method_path(self.selector, X, y, params=self.params, task=task, feature_names=names)
+        subsamples = complementary_pairs(y, self.n_resamples, self.sample_fraction, classification=classification,
+                                         random_state=self.random_state)
+        fit_one = _SubsamplePath(self.selector, X, y, full, self.params, task)
+        results = parallel_map(fit_one, subsamples, n_jobs=self.n_jobs)
+        _rewarn(results, len(subsamples))
+        sel = np.stack([r[0] for r in results])  # (n_subsamples, n_grid, p)
+        self.method_ = method
+        self.path_ = full
+        self.grid_ = full.grid.copy()
+        self.grid_name_ = full.grid_name
+        self.n_subsamples_ = len(subsamples)
+        self.stability_path_ = sel.mean(axis=0)
+        self.mean_selected_ = sel.sum(axis=2).mean(axis=0)
+        self.q_ = float(self.max_features if self.max_features is not None
+                        else np.sqrt((2.0 * self.threshold - 1.0) * self.pfer * p))
+        self.threshold_ = float(self.threshold)
+        self.region_, self.q_region_ = _region(sel, self.mean_selected_, self.q_)
+        if not self.region_.any():
+            warnings.warn(f"StabilitySelection: even the sparsest end of the {method} grid selects "
+                          f"{self.mean_selected_.min():.3g} features on average, more than q = {self.q_:.3g}: "
+                          "nothing is selected; raise pfer or max_features, or give a grid that reaches sparser "
+                          "models (params).", UserWarning, stacklevel=2)
+            self.selection_probabilities_ = np.zeros(p)
+        else:
+            self.selection_probabilities_ = self.stability_path_[self.region_].max(axis=0)
+        self.pfer_bound_, self.pfer_bound_unimodal_ = pfer_bounds(self.q_region_, p, self.threshold_,
+                                                                  self.n_resamples)
+        self.support_ = self.selection_probabilities_ >= self.threshold_
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def plot(self, ax=None, *, highlight=None):
+        """Draw the stability path: selection probabilities against the grid,
+        with the threshold and the region Λ.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure.
+        highlight : array of bool or of int, optional
+            Features drawn in colour and named (default: the selected ones,
+            or every feature up to 15).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        See Also
+        --------
+        numkfs.plotting.plot_stability : The function behind this method.
+        """
+        from .plotting import plot_stability
+
+        check_is_fitted(self, "stability_path_")
+        return plot_stability(self, ax=ax, highlight=highlight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+def _region(sel, mean_selected, q):
+    """Λ (a mask over the grid) and q_Λ: the longest stretch from the sparse
+    end on which the average size of the union of the selections is <= q."""
+    n_grid = sel.shape[1]
+    order = np.arange(n_grid)
+    if mean_selected[-1] < mean_selected[0]:
+        order = order[::-1]
+    union = np.logical_or.accumulate(sel[:, order, :], axis=1).sum(axis=2).mean(axis=0)  # (n_grid,)
+    keep = np.flatnonzero(union <= q * (1 + 1e-12))
+    region = np.zeros(n_grid, dtype=bool)
+    if keep.size == 0 or keep[0] != 0:
+        return region, 0.0
+    k = int(np.argmax(union > q * (1 + 1e-12))) if (union > q * (1 + 1e-12)).any() else n_grid
+    region[order[:k]] = True
+    return region, float(union[k - 1])
+
+
+def _rewarn(results, n):
+    """One warning per distinct message of the subsamples' fits (with a count)."""
+    seen = {}
+    for _, caught in results:
+        for cat, msg in caught:
+            key = (cat, msg.split(" at ")[0][:120])
+            seen.setdefault(key, [cat, msg, 0])[2] += 1
+    for cat, msg, count in seen.values():
+        warnings.warn(f"in {count} of {n} subsample fits: {msg}", cat, stacklevel=3)
