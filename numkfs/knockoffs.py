@@ -100,7 +100,9 @@ def sdp_s(correlation, *, solver="auto"):
 
     The solution is clipped to [0, 1] and lowered, where the solver's
     round-off left :math:`2\\Sigma - \\operatorname{diag}(s)` with an
-    eigenvalue below :data:`PSD_MARGIN`, by that amount.
+    eigenvalue below :data:`PSD_MARGIN`, by that amount (again where an
+    s_j stopped at 0), so the knockoffs' conditional covariance is
+    positive semidefinite.
 
     Parameters
     ----------
@@ -129,8 +131,10 @@ def sdp_s(correlation, *, solver="auto"):
     problem = KnockoffSDP(correlation)
     res = solve(problem, solver)
     s = np.clip(np.asarray(res["s"], dtype=float).ravel(), 0.0, 1.0)
-    short = PSD_MARGIN - problem.min_eigenvalue(s)
-    if short > 0:
+    for _ in range(10):  # lowering every s_j by t raises the eigenvalues by t, except where s_j hits 0
+        short = PSD_MARGIN - problem.min_eigenvalue(s)
+        if short <= 0 or not s.any():
+            break
         s = np.clip(s - short, 0.0, 1.0)
     return s, res
 
@@ -283,8 +287,8 @@ def knockoff_threshold(W, fdr, *, offset=1) -> float:
     Examples
     --------
     >>> from numkfs.knockoffs import knockoff_threshold
-    >>> knockoff_threshold([5, 4, 3, 2, -1], 0.5)
-    2.0
+    >>> knockoff_threshold([5, 4, 3, 2, -1], 0.5)  # t = 1: (1 + 1) / 4 <= 0.5
+    1.0
     """
     W = np.asarray(W, dtype=float).ravel()
     ts = np.unique(np.abs(W[W != 0]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check", "plot_weights"]
+__all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check", "plot_stability", "plot_weights"]
 
 
 def _chosen_mask(path, chosen):
@@ -51,6 +51,7 @@ METHOD_LABELS = {
     "nmmkl": ("NMMKL", "selection weight p"),
     "garrote": ("Garrote", "feature weight w"),
     "cosso": ("COSSO", "component weight θ"),
+    "stability": ("Stability selection", "selection probability"),
 }
 
 
@@ -589,6 +590,78 @@ def _label_curves(ax, xs, W, idx, names, colors, *, tol=0.0, points_only=False):
             gid="numkfs-curve-label",
             arrowprops=dict(arrowstyle="-", color=color, lw=0.6, shrinkA=1.0, shrinkB=0.0, relpos=(0.0, 0.5)),
         )
+
+
+def plot_stability(selection, ax=None, *, highlight=None, labels="auto"):
+    """The stability path: each feature's selection probability against the grid.
+
+    Drawn in the style of :func:`plot_path` (names right of the axes or in
+    a legend, never over a curve): the threshold is a dashed horizontal
+    line, the part of the grid outside the region Λ (where the subsamples
+    select more than q features on average) is shaded, both explained under
+    the x label; the top axis counts the features at or above the threshold.
+
+    Parameters
+    ----------
+    selection : StabilitySelection
+        A fitted :class:`numkfs.StabilitySelection`.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    highlight : array of bool or of int, optional
+        Features drawn in colour and named; default every feature up to 15,
+        else the selected ones (else the most often selected).
+    labels : {"auto", "legend", "ends", "none"}
+        As in :func:`plot_path`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[j]`` is feature ``j``; then the threshold line.  Nothing
+        is shown on screen: in a script, call ``matplotlib.pyplot.show()``
+        (or save with ``ax.figure.savefig``); a notebook shows the figure
+        by itself.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from sklearn.datasets import make_friedman1
+    >>> from numkfs import StabilitySelection
+    >>> X, y = make_friedman1(n_samples=80, n_features=6, random_state=0)
+    >>> sel = StabilitySelection("lpkta", n_resamples=3, max_features=3, random_state=0).fit(X, y)
+    >>> sel.plot().get_ylabel()
+    'selection probability'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.show()  # in a script: opens the window (nothing to show with Agg)
+    """
+    from .paths import FeaturePath
+
+    t = float(selection.threshold_)
+    names = getattr(selection, "feature_names_in_", None)
+    path = FeaturePath(selection.grid_, selection.stability_path_, grid_name=selection.grid_name_,
+                       feature_names=names, method="stability", tol=float(np.nextafter(t, 0.0)))
+    if highlight is None and path.n_features > MAX_LEGEND_FEATURES and np.any(selection.support_):
+        highlight = np.asarray(selection.support_, dtype=bool)
+    ax = plot_path(path, ax=ax, highlight=highlight, mark=False, labels=labels)
+    xs = path.grid
+    ax.axhline(t, color="k", ls="--", lw=1.0, zorder=4, label="_threshold")
+    region = np.asarray(selection.region_, dtype=bool)
+    if region.any() and not region.all():
+        out = xs[~region]
+        ax.axvspan(out.min(), out.max(), color="0.5", alpha=0.15, lw=0, zorder=1)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel("selection probability")
+    ax.set_title(f"Stability path ({_method_labels(selection.method_)[0] or selection.method_}, "
+                 f"{selection.n_subsamples_} subsamples)")
+    if ax.numkfs_top_axis is not None:
+        ax.numkfs_top_axis.set_xlabel(f"features with probability ≥ {t:.3g}", fontsize="small")
+    note = f"dashed: threshold {t:.3g}"
+    if not region.all():
+        note += f"; shaded: outside the region (more than q = {selection.q_:.3g} features on average)"
+    ax.annotate(note, xy=(0.5, 0.0), xycoords=ax.xaxis.label, xytext=(0.0, -0.3 * _font_points("small")),
+                textcoords="offset points", ha="center", va="top", fontsize="small", color="0.3",
+                gid="numkfs-stability-note", annotation_clip=False)
+    return ax
 
 
 def plot_accuracy_vs_fraction(fraction, accuracy, ax=None, *, label=None, baseline=None):

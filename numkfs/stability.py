@@ -283,9 +283,9 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
     >>> from sklearn.datasets import make_friedman1
     >>> from numkfs import StabilitySelection
     >>> X, y = make_friedman1(n_samples=120, n_features=8, random_state=0)
-    >>> sel = StabilitySelection("lpkta", n_resamples=5, max_features=4, random_state=0).fit(X, y)
-    >>> sel.stability_path_.shape, bool(sel.pfer_bound_ < 8)
-    ((101, 8), True)
+    >>> sel = StabilitySelection("lpkta", n_resamples=5, threshold=0.9, max_features=3, random_state=0).fit(X, y)
+    >>> sel.stability_path_.shape, sel.get_support().nonzero()[0].tolist(), round(sel.pfer_bound_, 2)
+    ((101, 8), [1, 3], 1.31)
     """
 
     def __init__(self, selector, *, n_resamples=50, sample_fraction=0.5, threshold=0.6, pfer=1.0,
@@ -409,6 +409,8 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
         Returns
         -------
         matplotlib.axes.Axes
+            The Axes drawn on; nothing is shown on screen: in a script, call
+            ``matplotlib.pyplot.show()`` (a notebook shows it by itself).
 
         See Also
         --------

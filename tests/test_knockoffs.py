@@ -1,0 +1,216 @@
+"""Model-X knockoffs (issue #25, item 2): the equicorrelated s in closed form,
+the SDP through the registry and across two solvers, the covariance
+condition, exchangeability of the draws, the knockoff+ threshold and the
+e-BH step against their definitions, FDR control on a linear-Gaussian
+simulation, bad input and the scikit-learn contract."""
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from numkfs import FeaturePath, KnockoffFilter
+from numkfs.knockoffs import (PSD_MARGIN, e_bh, entry_points, equicorrelated_s, gaussian_knockoffs,
+                              knockoff_threshold, sdp_s)
+from numkfs.solvers import cross_check
+from numkfs.solvers.knockoff_sdp import KnockoffSDP
+
+EPS = np.finfo(float).eps
+
+
+def _ar(p, rho):
+    return rho ** np.abs(np.subtract.outer(np.arange(p), np.arange(p)))
+
+
+def _random_correlation(p, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((2 * p, p))
+    S = A.T @ A
+    d = np.sqrt(np.diag(S))
+    return S / np.outer(d, d)
+
+
+def _roundoff(C):
+    """What eigenvalues of 2C - diag(s) can be off by: p eps times the scale ||2C||."""
+    return 10 * C.shape[0] * EPS * np.linalg.norm(2 * C, 2)
+
+
+@pytest.mark.parametrize("rho, expected", [(0.6, 0.8), (0.3, 1.0), (0.95, 0.1)])
+def test_equicorrelated_s_closed_form(rho, expected):
+    # compound symmetry: lambda_min = 1 - rho, so s = min(1, 2 (1 - rho))
+    p = 6
+    C = (1 - rho) * np.eye(p) + rho * np.ones((p, p))
+    s = equicorrelated_s(C)
+    assert s == pytest.approx(np.full(p, expected), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_covariance_condition_holds_for_both_choices_of_s(seed):
+    C = _random_correlation(12, seed)
+    for s in (equicorrelated_s(C), sdp_s(C)[0]):
+        assert np.all((s >= 0) & (s <= 1))
+        assert np.linalg.eigvalsh(2 * C - np.diag(s))[0] >= -_roundoff(C)
+        # the joint covariance [[C, C - D], [C - D, C]] of [X, X~] is then a covariance
+        G = np.block([[C, C - np.diag(s)], [C - np.diag(s), C]])
+        assert np.linalg.eigvalsh(G)[0] >= -2 * _roundoff(C)
+    s_sdp = sdp_s(C)[0]
+    assert np.linalg.eigvalsh(2 * C - np.diag(s_sdp))[0] >= PSD_MARGIN - _roundoff(C)
+    # the equicorrelated s is feasible for the SDP, so the SDP's sum is at least its sum
+    assert s_sdp.sum() >= equicorrelated_s(C).sum() - 1e-6
+
+
+def test_sdp_agrees_between_two_solvers():
+    problem = KnockoffSDP(_ar(10, 0.5))
+    table = cross_check(problem, ["CLARABEL", "SCS"], tol=1e-9)
+    assert [r["status"] for r in table.rows] == ["optimal", "optimal"]
+    # both stop at relative gap 1e-9; the optimum of this SDP is unique, so the points
+    # agree to the square root of that (an interior point approaches it like sqrt(gap))
+    assert abs(table["SCS"]["objective_gap"]) <= 1e-6
+    assert table["SCS"]["solution_distance"] <= 1e-4
+    s_c, s_s = (table.results[b]["s"] for b in ("CLARABEL", "SCS"))
+    assert np.abs(s_c - s_s).max() <= 1e-4
+
+
+def test_solver_order_skips_backends_without_a_semidefinite_cone():
+    from numkfs.solvers import solver_order
+
+    assert "ECOS" not in solver_order(KnockoffSDP(np.eye(3)))
+
+
+def _brute_threshold(W, q, offset):
+    for t in sorted(set(np.abs(W[W != 0]))):
+        if (offset + np.sum(W <= -t)) / max(1, np.sum(W >= t)) <= q:
+            return t
+    return np.inf
+
+
+def test_knockoff_threshold_against_the_definition():
+    rng = np.random.default_rng(0)
+    cases = [np.array([5.0, 4.0, 3.0, 2.0, -1.0]), np.array([1.0, -1.0, 2.0, 0.0, 3.0, -0.5, 4.0]),
+             np.zeros(4), -np.arange(1.0, 5.0)]
+    cases += [np.round(rng.standard_normal(25) + rng.choice([0, 2], 25), 1) for _ in range(20)]
+    for W, q, offset in itertools.product(cases, (0.1, 0.25, 0.5), (0, 1)):
+        assert knockoff_threshold(W, q, offset=offset) == _brute_threshold(W, q, offset)
+    # 6 positives above 1 negative: (1 + 1) / 6 <= 1/3 at t = 0.5, the smallest |W|
+    assert knockoff_threshold([6, 5, 4, 3, 2, 1, -0.5], 1 / 3) == 0.5
+
+
+def test_e_bh_against_the_definition():
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        e = np.where(rng.random(12) < 0.4, rng.exponential(30, 12), 0.0)
+        sel, t = e_bh(e, 0.2)
+        ks = [k for k in range(1, 13) if np.sort(e)[::-1][k - 1] >= 12 / (0.2 * k)]
+        k_hat = max(ks, default=0)
+        assert sel.sum() == k_hat
+        if k_hat:
+            assert set(np.flatnonzero(sel)) == set(np.argsort(-e, kind="stable")[:k_hat])
+            assert t == pytest.approx(12 / (0.2 * k_hat))
+
+
+def test_entry_points_count_from_the_sparse_end():
+    W = np.array([[0.9, 0.8, 0.5, 0.0], [0.6, 0.3, 0.0, 0.0], [0.4, 0.0, 0.0, 0.0]])
+    Z = entry_points(FeaturePath([0.1, 1.0, 10.0], W))  # sparse end last: x0 enters at k = 0 of K = 3
+    assert Z.tolist() == [2.0 + 0.4 / 0.4, 1.0 + 0.3 / 0.6, 0.0 + 0.5 / 0.9, 0.0]  # K - k - 1 + w / max w
+
+
+def test_knockoff_draws_are_exchangeable_with_x():
+    """The sample covariance of [X, X~] matches [[C, C - D], [C - D, C]] within sampling error."""
+    rng = np.random.default_rng(2)
+    n, p = 4000, 5
+    C = _ar(p, 0.5)
+    X = rng.standard_normal((n, p)) @ np.linalg.cholesky(C).T * 3.0 + 1.0
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    Z = (X - mu) / sd
+    Chat = Z.T @ Z / n
+    s = sdp_s(Chat)[0]
+    Xk = gaussian_knockoffs(X, s, Chat, random_state=3)
+    J = np.hstack([Z, (Xk - mu) / sd])
+    G = J.T @ J / n
+    target = np.block([[Chat, Chat - np.diag(s)], [Chat - np.diag(s), Chat]])
+    # an entry of a sample covariance of unit-variance Gaussians has sd <= sqrt(2 / n)
+    assert np.abs(G - target).max() <= 5 * np.sqrt(2.0 / n)
+    # swapping a feature and its knockoff: the cross block is symmetric
+    cross = G[:p, p:]
+    assert np.abs(cross - cross.T).max() <= 5 * np.sqrt(2.0 / n)
+
+
+def _linear_gaussian(seed, n=200, p=20, k=8, amplitude=0.45):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) @ np.linalg.cholesky(_ar(p, 0.3)).T
+    beta = np.zeros(p)
+    beta[rng.choice(p, k, replace=False)] = amplitude * rng.choice([-1.0, 1.0], k)
+    return X, X @ beta + rng.standard_normal(n), beta != 0
+
+
+def test_fdr_is_controlled_on_average_in_a_linear_gaussian_case():
+    """The garrote's path on [X, X~] (a linear model, as the truth): mean FDP <= q within 3 standard errors."""
+    q, fdp, power = 0.2, [], []
+    for seed in range(12):
+        X, y, truth = _linear_gaussian(seed)
+        sel = KnockoffFilter("garrote", fdr=q, random_state=seed).fit(X, y).get_support()
+        fdp.append((sel & ~truth).sum() / max(1, sel.sum()))
+        power.append((sel & truth).sum() / truth.sum())
+    se = np.std(fdp, ddof=1) / np.sqrt(len(fdp))
+    assert np.mean(fdp) <= q + 3 * se, (np.mean(fdp), se)
+    assert np.mean(power) >= 0.5  # and the filter finds something
+
+
+def test_derandomised_statistics_are_the_average_e_values_of_the_draws():
+    X, y, _ = _linear_gaussian(0)
+    kf = KnockoffFilter("garrote", fdr=0.2, n_draws=3, random_state=0).fit(X, y)
+    assert kf.draw_statistics_.shape == (3, 20)
+    p = 20
+    E = []
+    for W in kf.draw_statistics_:
+        T = knockoff_threshold(W, 0.1)
+        E.append(p * (W >= T) / (1 + np.sum(W <= -T)) if np.isfinite(T) else np.zeros(p))
+    assert np.allclose(kf.statistics_, np.mean(E, axis=0), rtol=0, atol=0)
+    sel, t = e_bh(kf.statistics_, 0.2)
+    assert np.array_equal(kf.get_support(), sel) and kf.threshold_ == t
+
+
+def test_one_draw_is_knockoff_plus_on_its_statistics():
+    X, y, _ = _linear_gaussian(1)
+    kf = KnockoffFilter("garrote", fdr=0.2, random_state=1).fit(X, y)
+    assert kf.threshold_ == knockoff_threshold(kf.statistics_, 0.2)
+    assert np.array_equal(kf.get_support(), kf.statistics_ >= kf.threshold_)
+    assert kf.covariance_estimator_ == "sample" and kf.s_method_ == "sdp" and kf.solver_ == "CLARABEL"
+
+
+def test_fewer_rows_than_features_say_which_covariance_is_used():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((15, 20))
+    y = X[:, 0] + 0.1 * rng.standard_normal(15)
+    with pytest.warns(UserWarning, match="Ledoit-Wolf"):
+        kf = KnockoffFilter("garrote", knockoffs="equicorrelated", random_state=0).fit(X, y)
+    assert kf.covariance_estimator_ == "ledoit-wolf" and kf.s_method_ == "equicorrelated"
+    assert np.linalg.eigvalsh(2 * kf.correlation_ - np.diag(kf.s_))[0] >= -_roundoff(kf.correlation_)
+
+
+def test_classification_target():
+    X, y, _ = _linear_gaussian(2)
+    labels = (y > np.median(y)).astype(int)
+    kf = KnockoffFilter("lpkta", fdr=0.3, random_state=0).fit(X, labels)
+    assert kf.statistics_.shape == (20,) and np.isfinite(kf.statistics_).all()
+
+
+@pytest.mark.parametrize("param, value", [("fdr", 0.0), ("fdr", 1.0), ("n_draws", 0), ("knockoffs", "fixed-x")])
+def test_bad_parameters_are_named(param, value):
+    X, y, _ = _linear_gaussian(0, n=30, p=4, k=1)
+    with pytest.raises(ValueError, match=param):
+        KnockoffFilter("garrote", **{param: value}).fit(X, y)
+
+
+def test_sklearn_contract():
+    pd = pytest.importorskip("pandas")
+    X, y, _ = _linear_gaussian(3, n=80, p=6, k=2, amplitude=1.0)
+    Xf = pd.DataFrame(X, columns=[f"g{j}" for j in range(6)])
+    kf = KnockoffFilter("garrote", fdr=0.5, random_state=0, n_lambdas=20)
+    assert kf.get_params()["params"] == {"n_lambdas": 20}
+    assert clone(kf).get_params() == kf.get_params()
+    kf.fit(Xf, y)
+    assert list(kf.feature_names_in_) == list(Xf.columns)
+    assert list(kf.get_feature_names_out()) == [f"g{j}" for j in np.flatnonzero(kf.get_support())]
+    assert kf.transform(Xf).shape == (80, int(kf.get_support().sum()))
+    assert np.array_equal(X, Xf.to_numpy())  # input never modified

@@ -1,0 +1,155 @@
+"""Stability selection (issue #25, item 1): complementary pairs over one
+common grid, the region Λ, the PFER bounds, the scikit-learn contract, and
+Friedman #1's strong features found by lp-KTA and by KNIFE."""
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_friedman1
+
+from numkfs import GarroteRegressorCV, StabilitySelection
+from numkfs.paths import support_mask
+from numkfs.resampling import method_path
+from numkfs.stability import complementary_pairs, pfer_bounds
+
+STRONG = [0, 1, 3, 4]  # Friedman #1: 10 sin(pi x0 x1) + 20 (x2 - 0.5)^2 + 10 x3 + 5 x4; x5, ... are noise
+
+
+@pytest.fixture(scope="module")
+def friedman():
+    return make_friedman1(n_samples=200, n_features=12, noise=0.5, random_state=0)
+
+
+@pytest.mark.parametrize("selector, params", [("lpkta", {}), ("knife", {"n_lambdas": 20})])
+def test_friedman_strong_features_and_no_noise_with_a_finite_pfer_bound(friedman, selector, params):
+    X, y = friedman
+    # margins measured: strong features >= 0.94, noise <= 0.38 (lp-KTA), 0.25 (KNIFE), in steps of 1/16
+    sel = StabilitySelection(selector, n_resamples=8, threshold=0.7, max_features=6, random_state=0,
+                             **params).fit(X, y)
+    support = sel.get_support()
+    assert support[STRONG].all(), sel.selection_probabilities_
+    assert not support[5:].any(), sel.selection_probabilities_
+    # the bound of Meinshausen & Bühlmann at the q the region reached, by its formula
+    assert 0 < sel.q_region_ <= 6
+    assert sel.pfer_bound_ == pytest.approx(sel.q_region_ ** 2 / ((2 * 0.7 - 1) * 12), rel=1e-12)
+    assert np.isfinite(sel.pfer_bound_)
+    # Shah & Samworth's unimodal bound is not proved at this threshold for q/p ~ 1/2: reported as NaN
+    assert np.isnan(sel.pfer_bound_unimodal_) == (0.7 < 0.5 + min((sel.q_region_ / 12) ** 2,
+                                                                   1 / 16 + 0.75 * (sel.q_region_ / 12) ** 2))
+
+
+def test_probabilities_are_the_fraction_of_subsamples_selecting_each_feature():
+    """stability_path_ against the definition: the subsamples' paths refitted here on the same pairs."""
+    X, y = make_friedman1(n_samples=60, n_features=6, random_state=1)
+    est = GarroteRegressorCV(n_lambdas=12)
+    sel = StabilitySelection(est, n_resamples=3, threshold=0.7, max_features=2.5, random_state=3).fit(X, y)
+    full = method_path(est, X, y)
+    assert np.array_equal(sel.grid_, full.grid)
+    rows = complementary_pairs(y, 3, random_state=3)
+    S = np.stack([support_mask(method_path(est, X[r], y[r], grid=full).weights, full.tol) for r in rows])
+    assert np.array_equal(sel.stability_path_, S.mean(axis=0))
+    assert np.array_equal(sel.mean_selected_, S.sum(axis=2).mean(axis=0))
+    # Λ: from the sparse end while the average size of the union of the selections is <= q
+    order = np.argsort(sel.mean_selected_, kind="stable")
+    assert sel.region_[order[0]]
+    inside = np.flatnonzero(sel.region_)
+    union = S[:, inside, :].any(axis=1).sum(axis=1).mean()
+    assert union == pytest.approx(sel.q_region_) and union <= 2.5
+    outside = np.flatnonzero(~sel.region_)
+    if outside.size:  # one more point (the next denser one) would take the union above q
+        nxt = outside[np.argmin(sel.mean_selected_[outside])]
+        assert S[:, np.append(inside, nxt), :].any(axis=1).sum(axis=1).mean() > 2.5
+    assert np.array_equal(sel.selection_probabilities_, sel.stability_path_[sel.region_].max(axis=0))
+    assert np.array_equal(sel.get_support(), sel.selection_probabilities_ >= 0.7)
+
+
+def test_complementary_pairs_are_disjoint_halves_stratified_by_class():
+    y = np.array([0] * 10 + [1] * 7)
+    pairs = complementary_pairs(y, 4, classification=True, random_state=0)
+    assert len(pairs) == 8
+    for a, b in zip(pairs[::2], pairs[1::2]):
+        assert np.intersect1d(a, b).size == 0
+        assert len(a) == len(b) == 5 + 3  # floor(10 / 2) + floor(7 / 2)
+        assert (y[a] == 1).sum() == (y[b] == 1).sum() == 3
+    assert not np.array_equal(pairs[0], pairs[2])  # each pair its own split
+
+
+def test_pfer_bounds_against_their_formulas():
+    # Meinshausen & Bühlmann: q^2 / ((2 pi - 1) p)
+    mb, um = pfer_bounds(3.0, 30, 0.7, 50)
+    assert mb == pytest.approx(9.0 / (0.4 * 30))
+    # Shah & Samworth, unimodal, pi <= 3/4: q^2 / (2 (2 pi - 1 - 1/(2B)) p)
+    assert um == pytest.approx(9.0 / (2 * (0.4 - 0.01) * 30))
+    # pi > 3/4: q^2 (4 (1 - pi + 1/(2B))) / ((1 + 1/B) p)
+    _, um9 = pfer_bounds(3.0, 30, 0.9, 50)
+    assert um9 == pytest.approx(9.0 * 4 * (0.1 + 0.01) / (1.02 * 30))
+    # below 1/2 + min(theta^2, 1/(2B) + 3 theta^2 / 4) the unimodal bound is not proved
+    assert np.isnan(pfer_bounds(3.0, 4, 0.55, 50)[1])
+
+
+@pytest.mark.parametrize("param, value", [("threshold", 0.5), ("threshold", 1.01), ("n_resamples", 0),
+                                          ("sample_fraction", 0.0), ("sample_fraction", 1.0),
+                                          ("pfer", 0.0), ("max_features", -1.0)])
+def test_bad_parameters_are_named(param, value):
+    X, y = make_friedman1(n_samples=20, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match=param):
+        StabilitySelection("garrote", **{param: value}).fit(X, y)
+
+
+def test_subsamples_too_small_for_the_method_name_sample_fraction():
+    X, y = make_friedman1(n_samples=12, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match="sample_fraction"):
+        StabilitySelection("garrote", sample_fraction=0.3).fit(X, y)
+    yc = np.array([0] * 10 + [1] * 2)
+    with pytest.raises(ValueError, match="sample_fraction"):
+        StabilitySelection("lpkta", sample_fraction=0.45).fit(X, yc)
+
+
+def test_unknown_path_parameter_is_refused_by_name():
+    X, y = make_friedman1(n_samples=20, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match="n_lambda"):
+        StabilitySelection("knife", n_resamples=1, n_lambda=5).fit(X, y)
+
+
+def test_sklearn_contract_clone_params_transform_names_and_jobs():
+    pd = pytest.importorskip("pandas")
+    X, y = make_friedman1(n_samples=60, n_features=6, random_state=0)
+    Xf = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
+    sel = StabilitySelection("garrote", n_resamples=3, max_features=3, random_state=0, n_lambdas=15)
+    assert sel.get_params()["params"] == {"n_lambdas": 15}
+    twin = clone(sel)
+    assert twin.get_params() == sel.get_params()
+    sel.fit(Xf, y)
+    assert sel.n_features_in_ == 6 and list(sel.feature_names_in_) == list(Xf.columns)
+    assert list(sel.get_feature_names_out()) == [f"f{j}" for j in np.flatnonzero(sel.get_support())]
+    assert sel.transform(Xf).shape == (60, int(sel.get_support().sum()))
+    from joblib import parallel_config
+
+    with parallel_config(backend="threading"):  # no worker processes to start in a test
+        par = clone(sel).set_params(n_jobs=2).fit(Xf, y)
+    assert np.array_equal(par.stability_path_, sel.stability_path_)  # the order of the results is the pairs'
+
+
+def test_estimator_selector_is_cloned_and_not_fitted():
+    X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
+    est = GarroteRegressorCV(n_lambdas=8)
+    sel = StabilitySelection(est, n_resamples=2, max_features=2, random_state=0).fit(X, y)
+    assert not hasattr(est, "path_")
+    assert sel.stability_path_.shape == (len(sel.grid_), 5)
+    assert clone(sel).selector is not est
+
+
+def test_plot_draws_every_feature_the_threshold_and_no_word_over_another():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from test_plotting import _overlapping_texts
+
+    X, y = make_friedman1(n_samples=60, n_features=20, random_state=0)
+    sel = StabilitySelection("garrote", n_resamples=3, max_features=3, random_state=0).fit(X, y)
+    ax = sel.plot()
+    assert len(ax.lines) >= 20
+    assert any(np.allclose(line.get_ydata(), sel.threshold_) for line in ax.lines[20:])
+    assert ax.get_ylabel() == "selection probability"
+    assert _overlapping_texts(ax.figure) == []
+    plt.close("all")
