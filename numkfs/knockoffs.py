@@ -55,6 +55,8 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .resampling import PathParamsMixin
+
 __all__ = ["KnockoffFilter", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
            "knockoff_statistics", "knockoff_threshold", "sdp_s"]
 
@@ -354,7 +356,7 @@ class _Draw:
         return knockoff_statistics(path, self.X.shape[1])
 
 
-class KnockoffFilter(SelectorMixin, BaseEstimator):
+class KnockoffFilter(PathParamsMixin, SelectorMixin, BaseEstimator):
     r"""Model-X knockoff filter (FDR control) over any numkfs method's path.
 
     Gaussian knockoffs :math:`\tilde X` are drawn from the estimated
@@ -378,8 +380,9 @@ class KnockoffFilter(SelectorMixin, BaseEstimator):
     n_draws : int, default=1
         Knockoff draws; more than one are combined by e-values (derandomised
         knockoffs, Ren & Barber 2023).
-    random_state : int or None
-        Seeds the knockoff draws.
+    random_state : int, RandomState or None
+        Seeds the knockoff draws (each draw its own stream, so a result does
+        not depend on ``n_jobs``).
     n_jobs : int, optional
         joblib workers over the draws (:func:`numkfs.model_selection.parallel_map`).
     params : dict, optional
@@ -452,7 +455,7 @@ class KnockoffFilter(SelectorMixin, BaseEstimator):
         self.n_draws = n_draws
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.params = {**(params or {}), **kwargs} if kwargs else params
+        self.params = self.merge_params(params, kwargs)  # stored as given, kwargs joined (checked in fit)
 
     def _check_params(self):
         q, d = self.fdr, self.n_draws
@@ -509,7 +512,12 @@ class KnockoffFilter(SelectorMixin, BaseEstimator):
             self.solver_ = res.solver
         else:
             s = equicorrelated_s(C)
-        seeds = np.random.SeedSequence(self.random_state).spawn(self.n_draws)
+        seed = self.random_state
+        if seed is not None and not isinstance(seed, numbers.Integral):  # a RandomState: an int from it
+            from sklearn.utils import check_random_state
+
+            seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
+        seeds = np.random.SeedSequence(seed).spawn(self.n_draws)  # one independent stream per draw
         draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task)
         Ws = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
         self.method_ = method

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PATH_SPECS", "PathSpec", "method_name", "method_path"]
+__all__ = ["PATH_SPECS", "PathParamsMixin", "PathSpec", "method_name", "method_path"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,8 @@ class PathSpec:
         Function giving one-vs-rest paths on a shared grid (their largest
         weight per feature is the path's weight).
     min_rows : int
-        The fewest rows the method's path is fitted on.
+        The fewest rows the method's path is fitted on (every path function
+        refuses fewer than 2, as the estimators do).
     integer_grid : bool
         The grid holds integers (NMMKL's m); default grid 1, ..., p.
     """
@@ -103,7 +104,7 @@ class PathSpec:
     n_scaled: tuple = ()
     max_grid: int | None = None
     multiclass: str | None = None
-    min_rows: int = 5
+    min_rows: int = 2
     integer_grid: bool = False
 
 
@@ -333,3 +334,41 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         reference.extra["resampling"]["shared"]
     path.extra["resampling"] = {"method": method, "n_samples": n, "shared": shared}
     return path
+
+
+class PathParamsMixin:
+    """Path-function parameters of a resampling selector, in one ``params`` dict.
+
+    scikit-learn keeps an estimator's parameters in its ``__init__``
+    signature; a selector that takes the method's path parameters as
+    ``**kwargs`` stores them into its ``params`` dict instead
+    (:meth:`merge_params`), and :meth:`set_params` does the same with names
+    that are not its own, so ``clone``, ``get_params`` and a grid search over
+    ``n_lambdas`` all work.
+    """
+
+    @staticmethod
+    def merge_params(params, kwargs):
+        """``params`` with ``kwargs`` added (``params`` as given when there are none)."""
+        if kwargs and isinstance(params, (dict, type(None))):
+            return {**(params or {}), **kwargs}
+        return params
+
+    def set_params(self, **params):
+        """Set parameters; a name that is not the selector's own goes into ``params``.
+
+        Parameters
+        ----------
+        **params
+            Parameters of the selector (and ``selector__name`` of an estimator
+            given as ``selector``), or of the method's path function.
+
+        Returns
+        -------
+        self
+        """
+        own = self.get_params(deep=True)
+        extra = {k: v for k, v in params.items() if k not in own and "__" not in k}
+        if extra:
+            self.params = self.merge_params(self.params, extra)
+        return super().set_params(**{k: v for k, v in params.items() if k not in extra})

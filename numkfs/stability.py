@@ -51,6 +51,8 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .resampling import PathParamsMixin
+
 __all__ = ["StabilitySelection", "complementary_pairs", "pfer_bounds"]
 
 
@@ -182,7 +184,7 @@ def _selected(path):
     return support_mask(path.weights, path.tol)
 
 
-class StabilitySelection(SelectorMixin, BaseEstimator):
+class StabilitySelection(PathParamsMixin, SelectorMixin, BaseEstimator):
     r"""Stability selection (complementary pairs) over any numkfs method's path.
 
     The method's path is fitted once on all rows to fix the grid (and the
@@ -298,7 +300,7 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
         self.max_features = max_features
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.params = {**(params or {}), **kwargs} if kwargs else params
+        self.params = self.merge_params(params, kwargs)  # stored as given, kwargs joined (checked in fit)
 
     def _check_params(self):
         t, f, B = self.threshold, self.sample_fraction, self.n_resamples
@@ -347,17 +349,16 @@ class StabilitySelection(SelectorMixin, BaseEstimator):
             y = y.astype(float)
         classification = task == "classification"
         spec = PATH_SPECS[method]
-        m = int(np.floor(self.sample_fraction * n))
+        counts = np.unique(y, return_counts=True)[1] if classification else np.array([n])
+        m = int(np.floor(self.sample_fraction * counts).sum())  # the rows of a (stratified) subsample
         if m < spec.min_rows:
             raise ValueError(f"sample_fraction={self.sample_fraction} of {n} rows gives subsamples of {m} rows; "
                              f"{method} needs at least {spec.min_rows}: raise sample_fraction or give more rows.")
-        if classification:
-            labels, counts = np.unique(y, return_counts=True)
-            small = counts * self.sample_fraction < 1
-            if small.any():
-                raise ValueError(f"sample_fraction={self.sample_fraction} leaves class {labels[small][0]!r} "
-                                 f"({counts[small][0]} rows) out of the subsamples: raise sample_fraction or give "
-                                 "more rows of that class.")
+        if classification and np.any(counts * self.sample_fraction < 1):
+            labels = np.unique(y)
+            j = int(np.argmax(counts * self.sample_fraction < 1))
+            raise ValueError(f"sample_fraction={self.sample_fraction} leaves class {labels[j]!r} ({counts[j]} rows) "
+                             "out of the subsamples: raise sample_fraction or give more rows of that class.")
         names = getattr(self, "feature_names_in_", None)
         full = method_path(self.selector, X, y, params=self.params, task=task, feature_names=names)
         subsamples = complementary_pairs(y, self.n_resamples, self.sample_fraction, classification=classification,

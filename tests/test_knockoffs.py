@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs import FeaturePath, KnockoffFilter
 from numkfs.knockoffs import (PSD_MARGIN, e_bh, entry_points, equicorrelated_s, gaussian_knockoffs,
@@ -214,3 +215,9 @@ def test_sklearn_contract():
     assert list(kf.get_feature_names_out()) == [f"g{j}" for j in np.flatnonzero(kf.get_support())]
     assert kf.transform(Xf).shape == (80, int(kf.get_support().sum()))
     assert np.array_equal(X, Xf.to_numpy())  # input never modified
+
+
+# Not in the registry of tests/conftest.py (it holds exactly numkfs.estimators): checked here, ~1 s CPU.
+@parametrize_with_checks([KnockoffFilter("lpkta", random_state=0, p_grid=np.linspace(2, 1, 6))])
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_friedman1
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs import GarroteRegressorCV, StabilitySelection
 from numkfs.paths import support_mask
@@ -98,7 +99,7 @@ def test_bad_parameters_are_named(param, value):
 def test_subsamples_too_small_for_the_method_name_sample_fraction():
     X, y = make_friedman1(n_samples=12, n_features=5, random_state=0)
     with pytest.raises(ValueError, match="sample_fraction"):
-        StabilitySelection("garrote", sample_fraction=0.3).fit(X, y)
+        StabilitySelection("garrote", sample_fraction=0.1).fit(X, y)  # subsamples of 1 row
     yc = np.array([0] * 10 + [1] * 2)
     with pytest.raises(ValueError, match="sample_fraction"):
         StabilitySelection("lpkta", sample_fraction=0.45).fit(X, yc)
@@ -153,3 +154,14 @@ def test_plot_draws_every_feature_the_threshold_and_no_word_over_another():
     assert ax.get_ylabel() == "selection probability"
     assert _overlapping_texts(ax.figure) == []
     plt.close("all")
+
+
+# Not in the registry of tests/conftest.py (it holds exactly numkfs.estimators): checked here, ~2 s CPU.
+@parametrize_with_checks([StabilitySelection("lpkta", n_resamples=2, random_state=0, p_grid=np.linspace(2, 1, 6))])
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_set_params_puts_path_parameters_into_params():
+    sel = StabilitySelection("knife", n_lambdas=10).set_params(n_lambdas=12, lambda_min_ratio=0.01, threshold=0.7)
+    assert sel.params == {"n_lambdas": 12, "lambda_min_ratio": 0.01} and sel.threshold == 0.7
