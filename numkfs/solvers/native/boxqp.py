@@ -24,8 +24,9 @@ from ..registry import register_native, register_native_check
 __all__ = ["BoxQP", "solve_box_qp", "solve_budget_qp", "box_qp_kkt_residual", "default_max_sweeps"]
 
 
-@jit
+@jit(inline=True)
 def _projected_gradient_norm(w, g, lo, hi):
+    """Max-abs projected gradient (the KKT residual of the box), inlined into its callers."""
     r = 0.0
     for j in range(w.shape[0]):
         gj = g[j]
@@ -39,15 +40,31 @@ def _projected_gradient_norm(w, g, lo, hi):
     return r
 
 
-@jit
-def _box_qp_cd(Q, c, lo, hi, w, tol, max_sweeps, scale):
-    """Coordinate descent in place on ``w`` until the KKT residual is at most
-    ``tol * scale``; returns (sweeps, kkt residual)."""
+@jit(inline=True)
+def _gradient(Q, c, w, g):
+    """``g = Q @ w + c`` by loops, inlined into its callers: Numba's ``@`` calls BLAS
+    through a wrapper that takes half a second to compile, for a p x p product of a few
+    microseconds, and a helper of its own would be one more compilation."""
     p = w.shape[0]
-    g = _gradient(Q, c, w)
-    res = _projected_gradient_norm(w, g, lo, hi)
+    for j in range(p):
+        s = c[j]
+        for k in range(p):
+            s += Q[j, k] * w[k]
+        g[j] = s
+
+
+@jit
+def _box_qp_cd(Q, c, lo, hi, w, g, tol, max_sweeps, scale):
+    """Coordinate descent in place on ``w`` until the KKT residual is at most
+    ``tol * scale``; ``g`` (p) is workspace, left holding the gradient at ``w``.
+    Returns (sweeps, kkt residual)."""
+    p = w.shape[0]
+    _gradient(Q, c, w, g)
     sweeps = 0
-    while sweeps < max_sweeps and res > tol * scale:
+    while True:
+        res = _projected_gradient_norm(w, g, lo, hi)
+        if sweeps >= max_sweeps or res <= tol * scale:
+            break
         sweeps += 1
         for j in range(p):
             qjj = Q[j, j]
@@ -70,7 +87,6 @@ def _box_qp_cd(Q, c, lo, hi, w, tol, max_sweeps, scale):
                 w[j] = new
                 for k in range(p):
                     g[k] += d * Q[k, j]
-        res = _projected_gradient_norm(w, g, lo, hi)
     return sweeps, res
 
 
@@ -107,20 +123,6 @@ def _newton_direction(QFF, gF):
     except LinAlgError:
         return None
     return -cho_solve(f, gF, check_finite=False)
-
-
-@jit
-def _gradient(Q, c, w):
-    """``Q @ w + c`` by loops: Numba's ``@`` calls BLAS through a wrapper that
-    takes half a second to compile, for a p x p product of a few microseconds."""
-    p = w.shape[0]
-    g = np.empty(p)
-    for j in range(p):
-        s = c[j]
-        for k in range(p):
-            s += Q[j, k] * w[k]
-        g[j] = s
-    return g
 
 
 @jit(inline=True)
@@ -203,10 +205,12 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
     Workspace from the caller: ``idx`` (p integers), ``L`` (p x p) and ``work`` (3 x p).
     Returns (iterations, kkt residual).
 
-    One function with loops only: no helper, array method, allocation, ``np.linalg`` or
-    ``@``.  Each of those is a compilation of its own on first use (a helper called with
-    a count that starts at 0 compiles twice, for the literal 0 and for int64), and this
-    function's compile time was most of the first KNIFE fit's
+    One loop, each pass computing the gradient at ``w``, then either a Newton step on the
+    free set (at most p + 1 per iteration) or the KKT check and the coordinate freed.
+    Loops only, no helper, array method, allocation, ``np.linalg`` or ``@``: each of those
+    is a compilation of its own on first use (a helper called with a count that starts at
+    0 compiles twice, for the literal 0 and for int64), and Numba's compile time grows
+    with the lines of code; this function's was most of the first KNIFE fit's
     (``benchmarks/results/startup.md``).  The working-set system is solved by a Cholesky
     factorisation written out (row by row, in ``L``): numkfs's working sets are at most
     p x p (p features), where it is as fast as LAPACK."""
@@ -214,25 +218,31 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
     g = work[0]
     d = work[1]
     cand = work[2]
-    it = 0
+    it = 1
+    inner = 0  # Newton steps in this iteration (at most p + 1)
     res = np.inf
-    while it < max_iter:
-        it += 1
-        for _ in range(p + 1):
-            # minimise over the free set F = idx[:m], dropping coordinates that reach a bound
-            m = 0
-            for j in range(p):
-                if free[j]:
-                    idx[m] = j
-                    m += 1
-            if m == 0:
-                break
-            for j in range(p):
-                s = c[j]
-                for k in range(p):
-                    s += Q[j, k] * w[k]
-                g[j] = s
-            # Newton direction d = -(Q_FF + δI)⁻¹ g_F, δ = 1e-10 max diag (as _newton_direction)
+    while True:
+        # the gradient at w and the scale max(1, |c|, |Q||w|) of box_qp_scale
+        scale = 1.0
+        for j in range(p):
+            gj = c[j]
+            s = 0.0
+            for k in range(p):
+                gj += Q[j, k] * w[k]
+                s += abs(Q[j, k]) * abs(w[k])
+            g[j] = gj
+            if abs(c[j]) > scale:
+                scale = abs(c[j])
+            if s > scale:
+                scale = s
+        m = 0
+        for j in range(p):
+            if free[j]:
+                idx[m] = j
+                m += 1
+        if inner <= p and m > 0:
+            # a step of the minimisation over the free set F = idx[:m]; inner = p + 1 ends it
+            inner += 1
             dmax = 0.0
             for a in range(m):
                 ja = idx[a]
@@ -260,7 +270,8 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
                 if not ok:
                     break
             if not ok:
-                break  # as the NumPy form's failed cho_factor
+                inner = p + 1  # as the NumPy form's failed cho_factor
+                continue
             for i in range(m):
                 s = 0.0
                 for k in range(i):
@@ -279,8 +290,6 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
                 for b in range(m):
                     s += Q[idx[a], idx[b]] * d[b]
                 curv += d[a] * s
-            if not slope < 0.0:
-                break
             t = -slope / curv if curv > 0.0 else np.inf
             kmin = -1  # the first bound met along d, at step tmin
             tmin = np.inf
@@ -294,8 +303,12 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
                 if tb < tmin:
                     tmin = tb
                     kmin = a
+            if not slope < 0.0 or not (tmin < t or t < np.inf):
+                inner = p + 1
+                continue
+            interior = not tmin < t  # the minimiser over F is inside the box
             step = t
-            if tmin < t:
+            if not interior:
                 step = tmin
                 if t < np.inf:
                     # the projected Newton step, taken when it lowers the objective
@@ -316,36 +329,27 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
                         fw += w[j] * (0.5 * sw + c[j])
                     if fc < fw:
                         step = t
-            elif not t < np.inf:
-                break
             for a in range(m):
                 ja = idx[a]
                 w[ja] = min(max(w[ja] + step * d[a], lo[ja]), hi[ja])
             if step < t:
                 jk = idx[kmin]
                 w[jk] = lo[jk] if d[kmin] < 0.0 else hi[jk]
-            elif not tmin < t:
-                break  # the minimiser over F is inside the box
-            for a in range(m):
+            if interior:
+                inner = p + 1
+                continue
+            for a in range(m):  # coordinates that reached a bound leave F
                 ja = idx[a]
                 if w[ja] <= lo[ja] or w[ja] >= hi[ja]:
                     free[ja] = False
-        # KKT residual, the scale max(1, |c|, |Q||w|) of box_qp_scale, and the bound
-        # coordinate whose gradient violates the KKT conditions most
+            continue
+        # the KKT residual, and the bound coordinate whose gradient violates the KKT
+        # conditions most
         res = 0.0
-        scale = 1.0
         jbest = -1
         vbest = 0.0
         for j in range(p):
-            gj = c[j]
-            s = 0.0
-            for k in range(p):
-                gj += Q[j, k] * w[k]
-                s += abs(Q[j, k]) * abs(w[k])
-            if abs(c[j]) > scale:
-                scale = abs(c[j])
-            if s > scale:
-                scale = s
+            gj = g[j]
             lower = w[j] <= lo[j]
             upper = w[j] >= hi[j]
             if not ((lower and gj > 0.0) or (upper and gj < 0.0)) and abs(gj) > res:
@@ -358,8 +362,10 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
             if not free[j] and v > vbest:
                 vbest = v
                 jbest = j
-        if res <= tol * scale or jbest < 0:
+        if res <= tol * scale or jbest < 0 or it >= max_iter:
             break
+        it += 1
+        inner = 0
         free[jbest] = True
     return it, res
 
@@ -382,6 +388,7 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter, idx):
     res = np.inf
     A = np.empty((p + 1, p + 1))
     r = np.empty(p)
+    g = np.empty(p)
     sol = np.empty(p + 1)
     while it < max_iter:
         it += 1
@@ -448,7 +455,7 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter, idx):
                 continue
             break
         # multipliers: ν from the free coordinates, λ_j = g_j + ν for the bound ones
-        g = _gradient(Q, c, w)
+        _gradient(Q, c, w, g)
         if on_budget:
             m = _free_indices(free, idx)
             if m > 0:
@@ -674,7 +681,8 @@ def solve_box_qp(Q, c, lo, hi, w0=None, *, tol: float = 1e-10, max_sweeps: int |
     max_sweeps = int(max_sweeps)
     w = np.clip(np.zeros(p) if w0 is None else np.array(w0, dtype=np.float64), lo, hi)
     absQ = np.abs(Q)
-    sweeps, res = _box_qp_cd(Q, c, lo, hi, w, float(tol), min(_CD_CHUNK, max_sweeps), box_qp_scale(c, w, absQ))
+    sweeps, res = _box_qp_cd(Q, c, lo, hi, w, np.empty(p), float(tol), min(_CD_CHUNK, max_sweeps),
+                             box_qp_scale(c, w, absQ))
     total = int(sweeps)
     if res > tol * box_qp_scale(c, w, absQ) and total < max_sweeps:
         w, it, res = _active_set(Q, c, lo, hi, w, float(tol), max_sweeps - total)
