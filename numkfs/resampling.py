@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PATH_SPECS", "PathParamsMixin", "PathSpec", "method_name", "method_path"]
+__all__ = ["PATH_SPECS", "PathSelectorMixin", "PathSpec", "method_name", "method_path"]
 
 
 @dataclass(frozen=True)
@@ -336,15 +336,17 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     return path
 
 
-class PathParamsMixin:
-    """Path-function parameters of a resampling selector, in one ``params`` dict.
+
+class PathSelectorMixin:
+    """What the resampling selectors share: path parameters in one ``params``
+    dict, their checks and data validation in ``fit``, the support mask.
 
     scikit-learn keeps an estimator's parameters in its ``__init__``
     signature; a selector that takes the method's path parameters as
     ``**kwargs`` stores them into its ``params`` dict instead
     (:meth:`merge_params`), and :meth:`set_params` does the same with names
     that are not its own, so ``clone``, ``get_params`` and a grid search over
-    ``n_lambdas`` all work.
+    ``n_lambdas`` all work.  A subclass sets ``support_`` in ``fit``.
     """
 
     @staticmethod
@@ -372,3 +374,28 @@ class PathParamsMixin:
         if extra:
             self.params = self.merge_params(self.params, extra)
         return super().set_params(**{k: v for k, v in params.items() if k not in extra})
+
+    def _fit_data(self, X, y, *, min_samples):
+        """``(method, X, y, task)`` after the checks every resampling selector makes in ``fit``."""
+        from sklearn.utils.validation import validate_data
+
+        from ._validation import target_type
+
+        if not (self.params is None or isinstance(self.params, dict)):
+            raise ValueError(f"params must be a dict of path-function keyword arguments or None; got "
+                             f"{self.params!r}.")
+        method = method_name(self.selector)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=min_samples, y_numeric=False)
+        task = "regression" if target_type(y) == "regression" else "classification"
+        return method, X, (y.astype(float) if task == "regression" else y), task
+
+    def _get_support_mask(self):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -51,7 +51,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .resampling import PathParamsMixin
+from .resampling import PathSelectorMixin
 
 __all__ = ["StabilitySelection", "complementary_pairs", "pfer_bounds"]
 
@@ -184,7 +184,7 @@ def _selected(path):
     return support_mask(path.weights, path.tol)
 
 
-class StabilitySelection(PathParamsMixin, SelectorMixin, BaseEstimator):
+class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     r"""Stability selection (complementary pairs) over any numkfs method's path.
 
     The method's path is fitted once on all rows to fix the grid (and the
@@ -317,8 +317,6 @@ class StabilitySelection(PathParamsMixin, SelectorMixin, BaseEstimator):
         else:
             _check_param("max_features", self.max_features, isinstance(self.max_features, real)
                          and np.isfinite(self.max_features) and self.max_features > 0, "a finite float > 0 or None")
-        _check_param("params", self.params, self.params is None or isinstance(self.params, dict),
-                     "a dict of path-function keyword arguments or None")
 
     def fit(self, X, y):
         """Fit the method's path on all rows and on every subsample.
@@ -334,19 +332,12 @@ class StabilitySelection(PathParamsMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        from sklearn.utils.validation import validate_data
-
-        from ._validation import target_type
         from .model_selection import parallel_map
-        from .resampling import PATH_SPECS, method_name, method_path
+        from .resampling import PATH_SPECS, method_path
 
         self._check_params()
-        method = method_name(self.selector)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+        method, X, y, task = self._fit_data(X, y, min_samples=2)
         n, p = X.shape
-        task = "regression" if target_type(y) == "regression" else "classification"
-        if task == "regression":
-            y = y.astype(float)
         classification = task == "classification"
         spec = PATH_SPECS[method]
         counts = np.unique(y, return_counts=True)[1] if classification else np.array([n])
@@ -391,10 +382,6 @@ class StabilitySelection(PathParamsMixin, SelectorMixin, BaseEstimator):
         self.support_ = self.selection_probabilities_ >= self.threshold_
         return self
 
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
-
     def plot(self, ax=None, *, highlight=None):
         """Draw the stability path: selection probabilities against the grid,
         with the threshold and the region Λ.
@@ -421,11 +408,6 @@ class StabilitySelection(PathParamsMixin, SelectorMixin, BaseEstimator):
 
         check_is_fitted(self, "stability_path_")
         return plot_stability(self, ax=ax, highlight=highlight)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
 
 
 def _region(sel, mean_selected, q):

@@ -164,7 +164,7 @@ def test_derandomised_statistics_are_the_average_e_values_of_the_draws():
     p = 20
     E = []
     for W in kf.draw_statistics_:
-        T = knockoff_threshold(W, 0.1)
+        T = knockoff_threshold(W, 0.2)  # alpha_kn = q
         E.append(p * (W >= T) / (1 + np.sum(W <= -T)) if np.isfinite(T) else np.zeros(p))
     assert np.allclose(kf.statistics_, np.mean(E, axis=0), rtol=0, atol=0)
     sel, t = e_bh(kf.statistics_, 0.2)
@@ -221,3 +221,13 @@ def test_sklearn_contract():
 @parametrize_with_checks([KnockoffFilter("lpkta", random_state=0, p_grid=np.linspace(2, 1, 6))])
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
+
+
+def test_one_draw_through_e_values_selects_what_knockoff_plus_selects():
+    """With alpha_kn = q, e-BH on one draw's e-values is knockoff+ (Ren & Barber's Proposition)."""
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        W = np.round(rng.standard_normal(30) + rng.choice([0, 3], 30), 1)
+        T = knockoff_threshold(W, 0.2)
+        e = 30 * (W >= T) / (1 + np.sum(W <= -T)) if np.isfinite(T) else np.zeros(30)
+        assert np.array_equal(e_bh(e, 0.2)[0], W >= T)
