@@ -68,6 +68,9 @@ class PathSpec:
     shared : dict
         Path keyword -> key path into ``path.extra`` of the full-data path:
         a setting computed on the full data and re-used on every subsample.
+    fitted : dict
+        Path keyword -> attribute of a fitted estimator given as selector
+        (KNIFE's ``gamma_``: the bandwidth its fit chose).
     read_at : str or None
         Function of the method module reading the path on a grid
         (``(path, grid) -> (weights, ...)``), for paths traced adaptively.
@@ -99,6 +102,7 @@ class PathSpec:
     renamed: dict = field(default_factory=dict)
     standardize: bool = False
     shared: dict = field(default_factory=dict)
+    fitted: dict = field(default_factory=dict)
     read_at: str | None = None
     reach: str | None = None
     n_scaled: tuple = ()
@@ -114,7 +118,8 @@ PATH_SPECS = {
                       ("KNIFERegressor", "KNIFERegressorCV", "KNIFEClassifier", "KNIFEClassifierCV"),
                       ("regression", "classification"), defaults={"n_lambdas": 40, "random_state": 0},
                       classification={"loss": "squared_hinge"}, standardize=True,
-                      shared={"gamma": ("params", "gamma")}, multiclass="knife_ovr_paths"),
+                      shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
+                      multiclass="knife_ovr_paths"),
     "lpkta": PathSpec("lpkta_path", "p_grid", ("LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier"),
                       ("classification", "regression"),
                       renamed={"alignment_method": "method", "alignment_rtol": "rtol"}),
@@ -190,6 +195,7 @@ def _path_settings(method, selector, params, classification):
             name = spec.renamed.get(name, name)
             if name in accepted and name not in _NOT_FROM_ESTIMATOR:
                 kw[name] = value
+        kw.update({name: getattr(selector, attr) for name, attr in spec.fitted.items() if hasattr(selector, attr)})
     kw.update(spec.fixed)
     for name, value in (params or {}).items():
         if name not in accepted or name in ("X", "y"):
@@ -219,7 +225,8 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     selector : str or estimator
         A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
         ``"cosso"``, ``"nmmkl"``: the settings of :func:`numkfs.select`) or
-        a numkfs estimator (its parameters; it is not fitted).
+        a numkfs estimator (its parameters, and for a fitted KNIFE estimator
+        the bandwidth ``gamma_`` it chose; it is not fitted here).
     X : array-like of shape (n_samples, n_features)
         Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)

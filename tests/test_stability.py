@@ -165,3 +165,27 @@ def test_scikit_learn_checks(estimator, check):
 def test_set_params_puts_path_parameters_into_params():
     sel = StabilitySelection("knife", n_lambdas=10).set_params(n_lambdas=12, lambda_min_ratio=0.01, threshold=0.7)
     assert sel.params == {"n_lambdas": 12, "lambda_min_ratio": 0.01} and sel.threshold == 0.7
+
+
+@pytest.mark.parametrize("method", ["knife", "lpkta", "l1kr", "garrote", "cosso", "nmmkl"])
+def test_method_path_reuses_the_full_data_grid_and_settings(method):
+    X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
+    if method == "nmmkl":
+        y = (y > np.median(y)).astype(int)
+    params = {"n_lambdas": 6} if method == "knife" else None
+    full = method_path(method, X, y, params=params)
+    half = method_path(method, X[:20], y[:20], grid=full, params=params)
+    assert np.array_equal(half.grid, full.grid) and half.weights.shape == full.weights.shape
+    assert half.extra["resampling"]["shared"] == full.extra["resampling"]["shared"]
+    if method == "cosso":  # lambda0 by GCV on all rows, not on the 20
+        assert half.extra["lambda0"] == full.extra["lambda0"]
+
+
+def test_a_fitted_knife_estimator_lends_its_bandwidth():
+    from numkfs import KNIFERegressorCV
+
+    X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
+    est = KNIFERegressorCV(n_lambdas=4, cv=2, gamma=0.7).fit(X, y)
+    est.set_params(gamma=None)  # the parameter says 1/p; the fit chose 0.7
+    assert method_path(est, X, y).extra["params"]["gamma"] == 0.7
+    assert method_path(clone(est), X, y).extra["params"]["gamma"] != 0.7  # an unfitted one: knife_path's default
