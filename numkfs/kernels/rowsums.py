@@ -1,0 +1,203 @@
+r"""Per-feature RBF row-sum moments for the HSIC null distribution.
+
+For one feature in natural units :math:`s_j = \sqrt{\gamma}\, x_j`, with
+:math:`K_{jk} = e^{-(s_j - s_k)^2}` and the row sums :math:`r_j = \sum_k K_{jk}`,
+the HSIC test (:mod:`numkfs.hsic`) needs, besides the alignment sums of
+:mod:`numkfs.kernels.alignment`,
+
+.. math::
+
+    R_2 = \sum_j r_j^2 \qquad\text{and}\qquad Q = \sum_{jk} K_{jk}^2
+    = \sum_{jk} e^{-2 (s_j - s_k)^2}.
+
+Both are computed per feature:
+
+* by the exact pair loop (O(n²), pairs j < k once) below
+  :data:`~numkfs.kernels.alignment.FGT_MIN_SAMPLES` rows;
+* by the fast Gauss transform of :mod:`numkfs.kernels.fgt` above (O(n p)):
+  :math:`Q` is its quadratic form with unit weights at :math:`\sqrt2\, s`;
+  the row sums come from the same boxes and Hermite expansion evaluated at
+  every point: box :math:`C` (centre :math:`c_C`) collects the local
+  coefficients :math:`L^C_m = \sum_B \sum_{n < p - m} h_{m+n}(c_C - c_B) M^B_n`
+  from the boxes within the cut-off δ (the moments :math:`M^B_n` and Hermite
+  functions :math:`h_k` of :mod:`numkfs.kernels.fgt`), and
+  :math:`r_j = \sum_{m<p} L^C_m (c_C - s_j)^m / m!` for :math:`j \in C`.
+  Pairs of boxes with few points are summed directly.  Each pair
+  :math:`(j, k)` is then off by at most the per-pair bound of
+  :mod:`numkfs.kernels.fgt`: :math:`\kappa R_p(h) e^{-D^2/2}` when expanded,
+  :math:`e^{-(s_j - s_k)^2}` when skipped (centres more than δ apart),
+  :math:`D \ge |s_j - s_k| - h` the distance of the box centres.
+
+The public entry point is :func:`rbf_row_moments`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+from .fastexp import fast_exp_kernel
+from .fgt import DIRECT_MAX, FGT_H, _boxes_grid, _boxes_sorted, _fgt_core, _fgt_work, _hermite, _moments, \
+    _ring_size, fgt_order
+
+__all__ = ["rbf_row_moments"]
+
+
+@jit(fast=True)
+def _exact_row_moments(s):
+    """(R2, Q) of one column in natural units by the pair loop."""
+    n = s.shape[0]
+    r = np.ones(n)
+    q = 0.0
+    for j in range(n):
+        sj = s[j]
+        acc = 0.0
+        qj = 0.0  # per row: n-term sums, rounding O(n eps)
+        for k in range(j + 1, n):
+            dl = sj - s[k]
+            e = fast_exp_kernel(-(dl * dl))
+            acc += e
+            r[k] += e
+            qj += e * e
+        r[j] += acc
+        q += qj
+    r2 = 0.0
+    for j in range(n):
+        r2 += r[j] * r[j]
+    return r2, n + 2.0 * q
+
+
+@jit(fast=True)
+def _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs):
+    """Row sums ``rs`` (in the boxes' order, ``sv``) of one column by the
+    fast Gauss transform (module docstring); work arrays from ``_fgt_work``."""
+    m = s.shape[0]
+    lo = s[0]
+    hi = s[0]
+    for j in range(m):
+        v = s[j]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    span = (hi - lo) / h
+    ones = np.ones((1, m))
+    if span < cnt.shape[0] - 2:
+        nocc = _boxes_grid(s, ones, m, h, lo, int(span) + 1, sv, Wv, bstart, bcent, cnt)
+    else:
+        nocc = _boxes_sorted(s, ones, m, h, sv, Wv, bstart, bcent)
+    M = np.empty((nocc, 1, P))  # every box's moments (boxes on both sides are needed)
+    for C in range(nocc):
+        c0 = bstart[C]
+        c1 = bstart[C + 1]
+        if (c1 - c0) > 0:
+            _moments(sv, Wv, c0, c1, bcent[C], P, pw, M[C])
+    for j in range(m):
+        rs[j] = 0.0
+    for C in range(nocc):
+        c0 = bstart[C]
+        c1 = bstart[C + 1]
+        nC = c1 - c0
+        for k in range(P):
+            loc[k] = 0.0
+        expanded = False
+        # boxes on both sides within the cut-off, C itself included
+        B = C
+        while B >= 0 and bcent[C] - bcent[B] <= delta:
+            B -= 1
+        B += 1
+        while B < nocc and bcent[B] - bcent[C] <= delta:
+            b0 = bstart[B]
+            b1 = bstart[B + 1]
+            if (b1 - b0) * nC <= direct_max:
+                for j in range(c0, c1):
+                    sj = sv[j]
+                    a = 0.0
+                    for k in range(b0, b1):
+                        dl = sj - sv[k]
+                        a += fast_exp_kernel(-(dl * dl))
+                    rs[j] += a
+            else:
+                _hermite(bcent[C] - bcent[B], P, hk)
+                MB = M[B, 0]
+                for mm in range(P):
+                    acc = 0.0
+                    for nn in range(P - mm):
+                        acc += hk[mm + nn] * MB[nn]
+                    loc[mm] += acc
+                expanded = True
+            B += 1
+        if expanded:
+            for j in range(c0, c1):
+                w = bcent[C] - sv[j]
+                poly = loc[P - 1]
+                for k in range(P - 2, -1, -1):
+                    poly = loc[k] + poly * (w / (k + 1))
+                rs[j] += poly
+
+
+@pjit
+def _row_moments_block(T, exact, h, P, delta, direct_max, nring, R2, Q):
+    """(R2, Q) of every row of ``T`` (features x samples, natural units)."""
+    k, n = T.shape
+    for i in prange(k):
+        s = T[i]
+        if exact:
+            R2[i], Q[i] = _exact_row_moments(s)
+            continue
+        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n, 1, P, nring)
+        loc = np.empty(P)
+        rs = np.empty(n)
+        _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs)
+        r2 = 0.0
+        for j in range(n):
+            r2 += rs[j] * rs[j]
+        R2[i] = r2
+        s2 = np.empty(n)
+        for j in range(n):
+            s2[j] = s[j] * np.sqrt(2.0)
+        out = np.empty(1)
+        _fgt_core(s2, np.ones((1, n)), n, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner,
+                  hk, out)
+        Q[i] = out[0]
+
+
+#: Columns per block copied feature-major before the parallel loop.
+ROW_BLOCK = 8
+
+
+def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
+    r"""``(R2, Q)`` of every column's RBF kernel (module docstring).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
+        Finite data.
+    gamma : ndarray of shape (n_features,)
+        Positive bandwidths.
+    fgt : bool
+        Fast Gauss transform (O(n) per feature) rather than the pair loop.
+    rtol : float
+        Tolerance of the transform (:func:`numkfs.kernels.fgt.fgt_order`).
+
+    Returns
+    -------
+    R2 : ndarray of shape (n_features,)
+        :math:`\sum_j r_j^2`.
+    Q : ndarray of shape (n_features,)
+        :math:`\sum_{jk} K_{jk}^2`.
+    """
+    import scipy.sparse as sp
+
+    n, d = X.shape
+    P, delta = fgt_order(float(rtol))
+    nring = _ring_size(FGT_H, delta)
+    R2 = np.empty(d)
+    Q = np.empty(d)
+    root = np.sqrt(np.asarray(gamma, dtype=np.float64))
+    for i0 in range(0, d, ROW_BLOCK):
+        i1 = min(d, i0 + ROW_BLOCK)
+        B = X[:, i0:i1]
+        B = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=np.float64)
+        T = B.T - B.mean(axis=0)[:, None]  # distances do not change; no offset digits lost
+        T = np.ascontiguousarray(T * root[i0:i1, None])
+        _row_moments_block(T, not fgt, float(FGT_H), int(P), float(delta), int(DIRECT_MAX), int(nring),
+                           R2[i0:i1], Q[i0:i1])
+    return R2, Q

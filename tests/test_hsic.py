@@ -1,0 +1,182 @@
+"""HSIC independence tests (numkfs.hsic, numkfs.kernels.rowsums)."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from numkfs import hsic_pvalues, hsic_test
+from numkfs.kernels.fgt import FGT_H, _KAPPA, _log_tail, fgt_order
+from numkfs.kernels.rowsums import rbf_row_moments
+
+EPS = np.finfo(float).eps
+#: relative error of fast_exp_kernel per term (numkfs.kernels.fastexp)
+EXP_REL = 2e-14
+
+
+def _direct(X, y, classification):
+    """Statistic, null mean, variance and p-value from the n x n matrices."""
+    n, d = X.shape
+    H = np.eye(n) - 1.0 / n
+    if classification:
+        L = (y[:, None] == y[None, :]).astype(float)
+    else:
+        v = (y - y.mean()) / y.std()
+        L = np.exp(-((v[:, None] - v[None, :]) ** 2))
+    Lc = H @ L @ H
+    out = []
+    for i in range(d):
+        x = X[:, i]
+        K = np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var())
+        Kc = H @ K @ H
+        stat = np.sum(Kc * Lc) / n**2
+        mu = np.trace(Kc) * np.trace(Lc) / (n * (n - 1) ** 2)
+        off = ~np.eye(n, dtype=bool)
+        AK = np.sum(Kc[off] ** 2) / (n * (n - 1))
+        AL = np.sum(Lc[off] ** 2) / (n * (n - 1))
+        var = 2 * (n - 4) * (n - 5) / (n * (n - 1) * (n - 2) * (n - 3)) * AK * AL
+        p = stats.gamma.sf(stat, mu**2 / var, scale=var / mu)
+        bound = np.sum(np.abs(Kc) * np.abs(Lc)) / n**2  # scale of the sum's terms
+        out.append((stat, p, bound))
+    return np.array(out).T
+
+
+@pytest.mark.parametrize("classification", [True, False])
+def test_statistic_and_pvalue_equal_the_direct_formula(classification):
+    rng = np.random.default_rng(3)
+    n = 120
+    X = rng.normal(size=(n, 4))
+    X[:, 3] = rng.integers(0, 3, n)  # ties: the grouped route
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) if classification else \
+        np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=n)
+    stat, p = hsic_test(X, y, method="exact")
+    ref, pref, bound = _direct(X, y, classification)
+    # per term: the fast exponential and n-term sums (the regression target's
+    # factor adds at most 1e-12 to HSIC_b, module docstring)
+    tol = (EXP_REL + 8 * n * EPS) * bound + (0 if classification else 1e-12)
+    assert np.all(np.abs(stat - ref) <= tol)
+    # p-values: smooth in the moments, which carry the same relative errors
+    np.testing.assert_allclose(p, pref, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [200, 2000])
+def test_pvalues_uniform_on_null_features(n):
+    """Kolmogorov-Smirnov against U(0, 1) over 300 independent null columns
+    (Gaussian, heavy-tailed and 4-valued), at test level 0.001; both targets."""
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 300))
+    X[:, :100] = rng.standard_t(3, size=(n, 100))
+    X[:, 100:150] = rng.integers(0, 4, size=(n, 50))
+    for y in (rng.normal(size=n), rng.integers(0, 3, n)):
+        _, p = hsic_test(X, y)
+        assert stats.kstest(p, "uniform").pvalue > 1e-3
+
+
+def test_pvalues_tiny_on_dependent_features():
+    rng = np.random.default_rng(0)
+    n = 300
+    X = rng.normal(size=(n, 4))
+    y = np.cos(2 * X[:, 0]) + X[:, 1] ** 2 + 0.2 * rng.normal(size=n)  # no linear correlation
+    p = hsic_pvalues(X, y)
+    assert p[0] < 1e-8 and p[1] < 1e-8
+    assert abs(np.corrcoef(X[:, 0], y)[0, 1]) < 0.2
+    yc = (np.abs(X[:, 2]) > 0.7).astype(int)
+    assert hsic_pvalues(X, yc)[2] < 1e-8
+
+
+def _row_sum_bound(s, rtol):
+    """Per-point FGT error bound (numkfs.kernels.rowsums): per pair
+    κ R_p(h) e^{-(|d| - h)_+² / 2} when expanded, e^{-d²} when skipped."""
+    p, delta = fgt_order(rtol)
+    trunc = _KAPPA * math.exp(_log_tail(p, FGT_H))
+    d = np.abs(s[:, None] - s[None, :])
+    per = trunc * np.exp(-np.maximum(d - FGT_H, 0) ** 2 / 2) + np.where(d > delta - FGT_H, np.exp(-d**2), 0)
+    return per.sum(axis=1)
+
+
+def test_fgt_row_moments_within_their_bound():
+    rng = np.random.default_rng(1)
+    n = 1500
+    X = np.c_[rng.normal(size=n), rng.standard_t(1.5, size=n), rng.integers(0, 5, n), rng.uniform(size=n)]
+    g = 1.0 / X.var(axis=0)
+    R2f, Qf = rbf_row_moments(X, g, fgt=True, rtol=1e-10)
+    R2e, Qe = rbf_row_moments(X, g, fgt=False)
+    for i in range(X.shape[1]):
+        s = np.sqrt(g[i]) * X[:, i]
+        K = np.exp(-((s[:, None] - s[None, :]) ** 2))
+        r = K.sum(axis=1)
+        err = _row_sum_bound(s, 1e-10) + (EXP_REL + 4 * n * EPS) * r
+        assert abs(R2f[i] - r @ r) <= np.sum(2 * r * err + err**2)
+        assert abs(R2e[i] - r @ r) <= np.sum(2 * r * (EXP_REL + 4 * n * EPS) * r)
+        q = np.sum(K**2)
+        assert abs(Qf[i] - q) <= (1e-10 + 8 * n * EPS) * q  # unit weights: relative to Q itself
+        assert abs(Qe[i] - q) <= (2 * EXP_REL + 8 * n * EPS) * q
+
+
+def test_fgt_route_agrees_with_exact_route():
+    rng = np.random.default_rng(2)
+    n = 1500
+    X = np.c_[rng.normal(size=n), rng.standard_t(2, size=n), rng.uniform(size=n)]
+    y = (X[:, 0] ** 2 + rng.normal(size=n) > 1).astype(int)
+    sf, pf = hsic_test(X, y, method="fgt")
+    se, pe = hsic_test(X, y, method="exact")
+    # FGT bound on n² HSIC_b: rtol times sum |z|ᵀ K |z| <= rtol n (n |z|max²)
+    z = np.sqrt(2.0) * (y - y.mean())
+    for i in range(3):
+        x = X[:, i]
+        K = np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var())
+        bound = 1e-10 * np.abs(z) @ K @ np.abs(z) / n**2 + (EXP_REL + 8 * n * EPS) * np.abs(z) @ K @ np.abs(z) / n**2
+        assert abs(sf[i] - se[i]) <= bound
+    np.testing.assert_allclose(pf, pe, rtol=1e-6, atol=1e-300)
+
+
+def test_inside_scikit_learn_selectors():
+    from sklearn.feature_selection import SelectFdr, SelectFpr, SelectKBest
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(250, 8))
+    y = np.sin(2 * X[:, 0]) + np.abs(X[:, 3]) + 0.2 * rng.normal(size=250)
+    assert SelectKBest(hsic_test, k=2).fit(X, y).get_support().nonzero()[0].tolist() == [0, 3]
+    assert SelectFdr(hsic_test, alpha=0.01).fit(X, y).get_support().nonzero()[0].tolist() == [0, 3]
+    sel = SelectFpr(hsic_test, alpha=0.01).fit(X, y)
+    assert set(sel.get_support().nonzero()[0]) >= {0, 3}
+    _, p = hsic_test(X, y)
+    np.testing.assert_array_equal(sel.pvalues_, p)
+
+
+def test_linear_kernel_and_constant_columns():
+    rng = np.random.default_rng(5)
+    n = 100
+    X = np.c_[rng.normal(size=n), np.full(n, 2.0), rng.normal(size=n)]
+    y = X[:, 0] + 0.1 * rng.normal(size=n)
+    stat, p = hsic_test(X, y, kernel="linear")
+    assert stat[1] == 0 and p[1] == 1.0 and p[0] < 1e-8
+    # linear kernel: n² HSIC_b = x_cᵀ HLH x_c
+    v = (y - y.mean()) / y.std()
+    H = np.eye(n) - 1.0 / n
+    L = H @ np.exp(-((v[:, None] - v[None, :]) ** 2)) @ H
+    xc = X[:, 2] - X[:, 2].mean()
+    assert abs(stat[2] - xc @ L @ xc / n**2) <= 1e-12 * (np.abs(xc) @ np.abs(L) @ np.abs(xc)) / n**2 + 1e-12
+    _, pc = hsic_test(X, np.ones(n))
+    assert np.all(pc == 1.0)
+
+
+def test_bad_input_is_refused():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = np.arange(20.0)
+    with pytest.raises(ValueError, match="kernel"):
+        hsic_test(X, y, kernel="poly")
+    with pytest.raises(ValueError, match="method"):
+        hsic_test(X, y, method="fast")
+    with pytest.raises(ValueError, match="target"):
+        hsic_test(X, y, target="ordinal")
+    with pytest.raises(ValueError, match="y"):
+        hsic_test(X, y[:10])
+    with pytest.raises(ValueError, match="sample"):
+        hsic_test(X[:5], y[:5])
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError):
+        hsic_test(Xn, y)
+    with pytest.raises(ValueError, match="gamma"):
+        hsic_test(X, y, gamma=-1.0)
