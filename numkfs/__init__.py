@@ -34,6 +34,8 @@ __getattr__, __dir__, __all__ = _attach(
         "cosso": "methods",
         "cosso_path": "methods",
         "garrote_path": "methods",
+        "hsic_pvalues": "hsic",
+        "hsic_test": "hsic",
         "knife": "methods",
         "knife_path": "methods",
         "l1kr_path": "methods",
