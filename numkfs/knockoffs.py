@@ -373,9 +373,10 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    selector : str or estimator
+    selector : str or estimator, default="lpkta"
         A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
-        ``"cosso"``, ``"nmmkl"``) or a numkfs estimator whose parameters set
+        ``"cosso"``, ``"nmmkl"``; the default is the fastest, for regression
+        and classification alike) or a numkfs estimator whose parameters set
         the path.
     fdr : float in (0, 1), default=0.1
         The target false discovery rate q.
@@ -453,7 +454,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     ((10,), 'sdp')
     """
 
-    def __init__(self, selector, *, fdr=0.1, knockoffs="gaussian", n_draws=1, random_state=None, n_jobs=None,
+    def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", n_draws=1, random_state=None, n_jobs=None,
                  params=None, **kwargs):
         self.selector = selector
         self.fdr = fdr

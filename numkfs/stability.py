@@ -198,9 +198,10 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    selector : str or estimator
+    selector : str or estimator, default="lpkta"
         A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
-        ``"cosso"``, ``"nmmkl"``) or a numkfs estimator whose parameters set
+        ``"cosso"``, ``"nmmkl"``; the default is the fastest, for regression
+        and classification alike) or a numkfs estimator whose parameters set
         the path (it is never fitted itself).
     n_resamples : int, default=50
         Number of complementary pairs (``2 * n_resamples`` path fits).
@@ -290,7 +291,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     ((101, 8), [1, 3], 1.31)
     """
 
-    def __init__(self, selector, *, n_resamples=50, sample_fraction=0.5, threshold=0.6, pfer=1.0,
+    def __init__(self, selector="lpkta", *, n_resamples=50, sample_fraction=0.5, threshold=0.6, pfer=1.0,
                  max_features=None, random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
         self.n_resamples = n_resamples
