@@ -6,6 +6,8 @@ import pytest
 from scipy import stats
 
 from numkfs import hsic_pvalues, hsic_test
+from numkfs.hsic import TARGET_TOL
+from numkfs.kernels import pivoted_cholesky
 from numkfs.kernels.fgt import FGT_H, _KAPPA, _log_tail, fgt_order
 from numkfs.kernels.rowsums import rbf_row_moments
 
@@ -14,8 +16,10 @@ EPS = np.finfo(float).eps
 EXP_REL = 2e-14
 
 
-def _direct(X, y, classification):
-    """Statistic, null mean, variance and p-value from the n x n matrices."""
+def _direct(X, y, classification, factor=False):
+    """Statistic, p-value and the scale of the statistic's terms from the
+    n x n matrices; ``factor``: the regression target's kernel through its
+    pivoted Cholesky factor at numkfs.hsic.TARGET_TOL."""
     n, d = X.shape
     H = np.eye(n) - 1.0 / n
     if classification:
@@ -23,6 +27,9 @@ def _direct(X, y, classification):
     else:
         v = (y - y.mean()) / y.std()
         L = np.exp(-((v[:, None] - v[None, :]) ** 2))
+        if factor:
+            G = pivoted_cholesky(L, tol=TARGET_TOL)
+            L = G @ G.T
     Lc = H @ L @ H
     out = []
     for i in range(d):
@@ -50,13 +57,16 @@ def test_statistic_and_pvalue_equal_the_direct_formula(classification):
     y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) if classification else \
         np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=n)
     stat, p = hsic_test(X, y, method="exact")
-    ref, pref, bound = _direct(X, y, classification)
-    # per term: the fast exponential and n-term sums (the regression target's
-    # factor adds at most 1e-12 to HSIC_b, module docstring)
-    tol = (EXP_REL + 8 * n * EPS) * bound + (0 if classification else 1e-12)
+    ref, pref, bound = _direct(X, y, classification, factor=True)
+    # per term: the fast exponential and n-term sums
+    tol = (EXP_REL + 8 * n * EPS) * bound
     assert np.all(np.abs(stat - ref) <= tol)
     # p-values: smooth in the moments, which carry the same relative errors
-    np.testing.assert_allclose(p, pref, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(p, pref, rtol=1e-9, atol=1e-300)
+    if not classification:
+        # against the full Gaussian target kernel: within TARGET_TOL lambda_max(HKH) / n
+        full, _, _ = _direct(X, y, False)
+        assert np.all(np.abs(stat - full) <= TARGET_TOL * n / n + tol)
 
 
 @pytest.mark.parametrize("n", [200, 2000])
@@ -151,10 +161,11 @@ def test_linear_kernel_and_constant_columns():
     y = X[:, 0] + 0.1 * rng.normal(size=n)
     stat, p = hsic_test(X, y, kernel="linear")
     assert stat[1] == 0 and p[1] == 1.0 and p[0] < 1e-8
-    # linear kernel: n² HSIC_b = x_cᵀ HLH x_c
+    # linear kernel: n² HSIC_b = x_cᵀ HLH x_c (L through its factor)
     v = (y - y.mean()) / y.std()
     H = np.eye(n) - 1.0 / n
-    L = H @ np.exp(-((v[:, None] - v[None, :]) ** 2)) @ H
+    G = pivoted_cholesky(np.exp(-((v[:, None] - v[None, :]) ** 2)), tol=TARGET_TOL)
+    L = H @ G @ G.T @ H
     xc = X[:, 2] - X[:, 2].mean()
     assert abs(stat[2] - xc @ L @ xc / n**2) <= 1e-12 * (np.abs(xc) @ np.abs(L) @ np.abs(xc)) / n**2 + 1e-12
     _, pc = hsic_test(X, np.ones(n))
