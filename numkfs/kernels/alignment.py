@@ -124,7 +124,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange, serial_twin
+from .._threads import parallel_or_serial
 from .._validation import check_memory, check_X, check_y, target_type
 from .fastexp import LOG2E, _f64_bits, fast_exp2_neg, fast_exp_kernel
 from .fgt import DIRECT_MAX, FGT_H, _fgt_core, _fgt_work, _ring_size, fgt_order
@@ -246,6 +247,9 @@ def _dense_moments(X, nb, mean, var, spread):
             spread[i0 + i] = spr[i]
 
 
+_dense_moments_serial = serial_twin(_dense_moments)
+
+
 def _column_moments(X):
     """Mean and (population) variance of every column, dense or CSC."""
     n = X.shape[0]
@@ -266,7 +270,9 @@ def _dense_stats(X):
     mean = np.empty(d)
     var = np.empty(d)
     spread = np.empty(d)
-    _dense_moments(np.ascontiguousarray(X, dtype=np.float64), _n_blocks(d), mean, var, spread)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    loops = _column_loops(_dense_moments, _dense_moments_serial, X.size)
+    loops(X, _n_blocks(d), mean, var, spread)
     return mean, var, spread
 
 
@@ -425,9 +431,12 @@ def _gather_targets(ZT, gid, m, u, zs):
 
 @jit
 def _has_tie(t, m):
-    s = np.sort(t[:m])
+    """Whether two of the first ``m`` entries are equal.  By ``np.argsort``, as
+    :func:`_group_sorted`: one sort for Numba to compile (each of ``np.sort``
+    and ``np.argsort`` is a quicksort compiled on first use, about a second)."""
+    order = np.argsort(t[:m])
     for q in range(m - 1):
-        if s[q] == s[q + 1]:
+        if t[order[q]] == t[order[q + 1]]:
             return True
     return False
 
@@ -597,6 +606,9 @@ def _rbf_sums_dense(X, shift, scale, ZT, cap, probe, nb, S1, S2, U):
             S1[i0 + q] = s1
             S2[i0 + q] = s2
             U[i0 + q] = u
+
+
+_rbf_sums_dense_serial = serial_twin(_rbf_sums_dense)
 
 
 @jit
@@ -786,6 +798,26 @@ class AlignmentDetails:
     constant: np.ndarray
 
 
+#: The loops over blocks of columns run in their serial twins
+#: (:func:`numkfs._jit.serial_twin`) below ``_threads.PARALLEL_MIN_ROWS *
+#: SERIAL_ENTRIES_PER_ROW`` entries: ``_dense_moments`` on n d values (128,000),
+#: ``_rbf_sums_dense`` on d n²/2 pairs of samples counted
+#: SERIAL_PAIRS_PER_ENTRY to an entry (2 million pairs, about 2 ms of work).
+#: Measured on 2 threads of a loaded 2-core machine: 200 x 50 (1 million
+#: pairs) 0.6 ms serial and 1.5 ms parallel, 400 x 25 (2 million) 1.9 ms
+#: both, 800 x 100 (32 million) 40 and 32 ms.  The serial forms compile in a
+#: fraction of the parallel forms' time (first ``feature_alignments`` call:
+#: 11.1 s -> 6.8 s of compile).
+SERIAL_ENTRIES_PER_ROW = 64
+SERIAL_PAIRS_PER_ENTRY = 16
+
+
+def _column_loops(parallel, serial, entries):
+    """The parallel loop over blocks of columns or its serial twin, for
+    ``entries`` values (see :data:`SERIAL_ENTRIES_PER_ROW`)."""
+    return parallel_or_serial(parallel, serial, entries // SERIAL_ENTRIES_PER_ROW)
+
+
 def _n_blocks(d):
     """Parallel tasks over d columns: blocks of at most FEATURE_BLOCK
     columns, at least 8 per thread, a multiple of the thread count, sizes
@@ -854,7 +886,8 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None):
         probe = TIE_PROBE if n >= SORT_MIN_SAMPLES else 0
         ZTp = np.zeros((ZT.shape[0], n + PAD))  # zero targets in the pad (see PAD)
         ZTp[:, :n] = ZT
-        _rbf_sums_dense(X, shift, sq, ZTp, SMALL_DISTINCT, probe, _n_blocks(d), S1, S2, U)
+        loops = _column_loops(_rbf_sums_dense, _rbf_sums_dense_serial, d * n * n // 2 // SERIAL_PAIRS_PER_ENTRY)
+        loops(X, shift, sq, ZTp, SMALL_DISTINCT, probe, _n_blocks(d), S1, S2, U)
     return S1, S2, U
 
 
@@ -1123,6 +1156,11 @@ def _rbf_weighted_sum_sym(T, w, out):
             out[a, b] = out[b, a]
 
 
+# serial twins for kernels on fewer than PARALLEL_MIN_ROWS rows (see _threads.parallel_or_serial)
+_rbf_weighted_sum_serial = serial_twin(_rbf_weighted_sum, fast=True)
+_rbf_weighted_sum_sym_serial = serial_twin(_rbf_weighted_sum_sym)
+
+
 def _dense_columns(X, cols):
     if sp.issparse(X):
         return np.asarray(X[:, cols].toarray())
@@ -1176,10 +1214,10 @@ def _raw_rbf_sum(A, B, cols, g, w, symmetric, block=2048):
         sl = slice(s0, s0 + block)
         TA = np.ascontiguousarray(_dense_columns(A, rc[sl]).T) * sq[sl, None]
         if symmetric:
-            _rbf_weighted_sum_sym(TA, wr[sl], out)
+            parallel_or_serial(_rbf_weighted_sum_sym, _rbf_weighted_sum_sym_serial, n)(TA, wr[sl], out)
         else:
             TB = np.ascontiguousarray(_dense_columns(B, rc[sl]).T) * sq[sl, None]
-            _rbf_weighted_sum(TA, TB, wr[sl], out)
+            parallel_or_serial(_rbf_weighted_sum, _rbf_weighted_sum_serial, m)(TA, TB, wr[sl], out)
     return out
 
 
