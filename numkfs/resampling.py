@@ -82,6 +82,9 @@ class PathSpec:
         subsample of ``m`` of the ``n`` rows.
     max_grid : int or None
         At most this many points of a grid read from an adaptive path.
+    scalar : tuple of str
+        Keywords the estimator may hold as a grid of values but the path
+        takes as one (L1KR's ``lam``).
     multiclass : str or None
         Function giving one-vs-rest paths on a shared grid (their largest
         weight per feature is the path's weight).
@@ -107,6 +110,7 @@ class PathSpec:
     reach: str | None = None
     n_scaled: tuple = ()
     max_grid: int | None = None
+    scalar: tuple = ()
     multiclass: str | None = None
     min_rows: int = 2
     integer_grid: bool = False
@@ -125,7 +129,7 @@ PATH_SPECS = {
                       renamed={"alignment_method": "method", "alignment_rtol": "rtol"}),
     "l1kr": PathSpec("l1kr_path", None, ("L1KRRegressor", "L1KRRegressorCV"), ("regression",),
                      defaults={"lam": 0.01}, read_at="l1kr_path_at", reach="D_max", n_scaled=("grid", "lam"),
-                     max_grid=50),
+                     max_grid=50, scalar=("lam",)),
     "garrote": PathSpec("garrote_path", "lambda2s", ("GarroteRegressor", "GarroteRegressorCV"), ("regression",),
                         defaults={"n_lambdas": 50}),
     "cosso": PathSpec("cosso_path", "Ms", ("COSSORegressor", "COSSORegressorCV"), ("regression",),
@@ -202,11 +206,12 @@ def _path_settings(method, selector, params, classification):
             raise ValueError(f"{spec.function} has no parameter {name!r} (passed in params); it takes "
                              f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
         kw[name] = value
-    if method == "l1kr" and np.ndim(kw.get("lam", 0.0)) > 0:
-        lams = np.atleast_1d(np.asarray(kw["lam"], dtype=float)).ravel()
-        if lams.size != 1:
-            raise ValueError(f"L1KR's path in a resampling selector takes one ridge penalty lam; got {lams!r}.")
-        kw["lam"] = float(lams[0])
+    for name in spec.scalar:
+        values = np.atleast_1d(np.asarray(kw.get(name, 0.0), dtype=float)).ravel()
+        if values.size != 1:
+            raise ValueError(f"{spec.function} in a resampling selector takes one {name}; got {kw[name]!r}.")
+        if name in kw:
+            kw[name] = float(values[0])
     return fn, kw
 
 
@@ -270,8 +275,6 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     >>> half.grid_name, bool((half.grid == full.grid).all())
     ('p', True)
     """
-    import numkfs.methods as M
-
     from ._validation import target_type
     from .paths import FeaturePath
 
@@ -287,6 +290,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     if task not in spec.tasks:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(spec.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
+    module = importlib.import_module(fn.__module__)  # the method's module: its one-vs-rest and reading functions
     reference = grid if isinstance(grid, FeaturePath) else None
     ratio = 1.0
     if reference is not None:
@@ -318,7 +322,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     if spec.multiclass is not None and len(classes) > 2:
         targets = [np.where(y == c, 1.0, -1.0) for c in classes]
         grid_kw = {spec.grid: kw.pop(spec.grid)} if spec.grid in kw else {}
-        paths = getattr(importlib.import_module(fn.__module__), spec.multiclass)(X, targets, feature_names=feature_names, **grid_kw, **kw)
+        paths = getattr(module, spec.multiclass)(X, targets, feature_names=feature_names, **grid_kw, **kw)
         path = FeaturePath(grid=paths[0].grid, weights=np.max([p.weights for p in paths], axis=0),
                            grid_name=paths[0].grid_name, feature_names=paths[0].feature_names,
                            method=paths[0].method, extra=dict(paths[0].extra))
@@ -330,11 +334,10 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
             if spec.max_grid is not None and read_grid.size > spec.max_grid:
                 read_grid = read_grid[np.unique(np.linspace(0, read_grid.size - 1, spec.max_grid).round().astype(int))]
             grid = read_grid
-        reader = getattr(importlib.import_module(fn.__module__), spec.read_at)
-        weights = reader(path, read_grid)[0]
+        weights = getattr(module, spec.read_at)(path, read_grid)[0]
+        scalars = {k: v for k, v in path.extra.items() if isinstance(v, (str, int, float, np.number))}
         path = FeaturePath(grid=grid, weights=weights, grid_name=path.grid_name, feature_names=path.feature_names,
-                           method=path.method, extra={k: v for k, v in path.extra.items() if isinstance(v, (str, int, float, np.number))},
-                           tol=path.tol)
+                           method=path.method, extra=scalars, tol=path.tol)
     elif grid is not None and read_grid is not grid:
         path.grid = np.asarray(grid, dtype=float)  # in the units of the full-data path
     shared = {name: _extra(path, keys) for name, keys in spec.shared.items()} if reference is None else \
