@@ -489,7 +489,6 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         """
         from .model_selection import parallel_map
 
-        self._check_params()
         method, X, y, task = self._fit_data(X, y, min_samples=3)
         n, p = X.shape
         const = np.flatnonzero(X.std(axis=0) == 0)

@@ -386,11 +386,13 @@ class PathSelectorMixin:
         return super().set_params(**{k: v for k, v in params.items() if k not in extra})
 
     def _fit_data(self, X, y, *, min_samples):
-        """``(method, X, y, task)`` after the checks every resampling selector makes in ``fit``."""
+        """``(method, X, y, task)`` after the checks every resampling selector makes in ``fit``
+        (its own ``_check_params`` first)."""
         from sklearn.utils.validation import validate_data
 
         from ._validation import target_type
 
+        self._check_params()
         if not (self.params is None or isinstance(self.params, dict)):
             raise ValueError(f"params must be a dict of path-function keyword arguments or None; got "
                              f"{self.params!r}.")

@@ -336,7 +336,6 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         from .model_selection import parallel_map
         from .resampling import PATH_SPECS, method_path
 
-        self._check_params()
         method, X, y, task = self._fit_data(X, y, min_samples=2)
         n, p = X.shape
         classification = task == "classification"
