@@ -268,7 +268,7 @@ def test_path_with_verbose_progress_bar(sinusoid, capsys):
     import inspect
 
     X, y, _ = sinusoid
-    path = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0, verbose=True)
+    path = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0, verbose=True, max_refine=0)
     # n_lambdas=5: λ2 = 0, then 4 log-spaced values up to the top; stop_at_zero is off, so all 5 are walked
     assert len(path) == 5
     top = path.extra["lambda2_top"]
@@ -276,7 +276,7 @@ def test_path_with_verbose_progress_bar(sinusoid, capsys):
     np.testing.assert_allclose(path.grid, np.concatenate([[0.0], np.geomspace(ratio * top, top, 4)]), rtol=1e-12)
     # the bar counts those 5 points, and showing it does not change the path
     assert "5/5" in capsys.readouterr().err
-    quiet = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0)
+    quiet = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0, max_refine=0)
     np.testing.assert_array_equal(path.weights, quiet.weights)
 
 

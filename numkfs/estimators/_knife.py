@@ -29,7 +29,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y, constant_columns
+from .._validation import ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, _numba_threads_for,
                              knife, knife_ovr_paths, knife_path, path_decision_function)
 from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
@@ -145,8 +145,10 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Ridge penalty λ₁ on :math:`\alpha^\top K_w \alpha`.
     lambda2 : float, default=1.0
         ℓ₁ penalty λ₂ on the feature weights.
-    gamma : float, optional
-        RBF scale (default 1/p).
+    gamma : float, "auto" or None, default=None
+        RBF scale: a number; None is 1/p (p every column); ``"auto"`` refits
+        with the scale of the selected features, 1 / (their number), until
+        it no longer changes (:func:`numkfs.methods.knife.knife`).
     degree : int, default=2
         Degree d of the polynomial kernel.
     coef0 : float, default=1.0
@@ -364,16 +366,23 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.converged_ = bool(all(r.converged for r in results))
         self._params = results[0].params
-        self.gamma_ = self._params["gamma"]
+        self._set_gammas([r.params["gamma"] for r in results])
         self.X_fit_ = Xs
+
+    def _set_gammas(self, gammas):
+        """``gamma_``: one value, or one per one-vs-rest problem when they differ (``gamma="auto"``)."""
+        self._gammas = np.asarray(gammas, dtype=float)
+        same = np.all(self._gammas == self._gammas[0])
+        self.gamma_ = float(self._gammas[0]) if same else self._gammas.copy()
 
     def decision_function(self, X):
         """Decision values: (n,) for two classes (positive means ``classes_[1]``), else (n, n_classes)."""
         from ..methods.knife import _decision
 
         Xs = self._check_predict_input(X)
-        D = np.column_stack([_decision(self.X_fit_, Xs, w, a, b, self._params)
-                             for w, a, b in zip(self.class_feature_weights_, self.alpha_, self.intercept_)])
+        D = np.column_stack([_decision(self.X_fit_, Xs, w, a, b, {**self._params, "gamma": g})
+                             for w, a, b, g in zip(self.class_feature_weights_, self.alpha_, self.intercept_,
+                                                   self._gammas)])
         return D[:, 0] if len(self.classes_) == 2 else D
 
     def predict(self, X):
@@ -417,6 +426,7 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "cv_rule": [Options(CV_RULES)],
        "n_lambdas": KNIFE_CONSTRAINTS["n_lambdas"],
        "lambda_min_ratio": KNIFE_CONSTRAINTS["lambda_min_ratio"],
+       "lambda2_grid": [InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"), NoneOr],
        "n_jobs": [Interval(numbers.Integral, None, None), NoneOr]}
 
 #: Held-out scores of the classification CV estimator (higher is better).
@@ -428,7 +438,15 @@ class KNIFERegressorCV(KNIFERegressor):
 
     The path (paper Algorithm 2) is computed on the whole training set; its
     grid (0, then ``n_lambdas - 1`` log-spaced values up to the λ2 at
-    which every weight is zero) is re-used on every fold.  Each fold is
+    which every weight is zero, refined where the support jumps by more
+    than ``max(2, a quarter of the larger)`` features, at most
+    ``2 * n_lambdas`` points, :func:`numkfs.methods.knife.knife_path`) is
+    re-used on every fold.  By default (``gamma="auto"``) the rbf scale
+    follows the selected features: each path point is fitted with
+    1 / (the number of features selected at the previous point), on the
+    whole data and on each fold alike, so that a model that keeps a few
+    features has a kernel as narrow as the 1/p rule gives p features (the
+    weights lie in [0, 1] and cannot narrow it themselves).  Each fold is
     standardised with its training rows' statistics only and its y centred
     on its training mean (nothing of the held-out rows leaks into the fold's
     fit); the score is the negative held-out mean squared error.  The point
@@ -437,8 +455,12 @@ class KNIFERegressorCV(KNIFERegressor):
 
     Parameters
     ----------
-    kernel, loss, lambda1, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose
+    kernel, loss, lambda1, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFERegressor`.
+    gamma : float, "auto" or None, default="auto"
+        RBF scale: ``"auto"`` the scale of the selected features (above,
+        ``extra["gamma"]`` of the path per point, ``gamma_`` at the chosen
+        point); a number or None (1/p) the same scale at every point.
     cv : int or splitter, default=5
         Number of cross-validation folds, or a scikit-learn splitter.
     cv_rule : {"best", "1se"}, default="best"
@@ -450,6 +472,10 @@ class KNIFERegressorCV(KNIFERegressor):
         Number of path points.
     lambda_min_ratio : float, default=1e-3
         Smallest positive λ₂ of the grid as a fraction of the largest.
+    lambda2_grid : array-like, optional
+        An increasing λ2 grid of your own, walked as given (no refinement),
+        as in :func:`numkfs.methods.knife.knife_path`; default: the grid
+        above.
     n_jobs : int, optional
         joblib workers over the folds: threads by default (the folds' work
         releases the GIL; no worker processes to start), any backend set
@@ -461,6 +487,8 @@ class KNIFERegressorCV(KNIFERegressor):
         With ``cv_scores`` of shape (n_points, n_folds), ``score_name``,
         ``cv_rule``, ``chosen_index`` and ``converged``.
     lambda2_ : float
+    gamma_ : float
+        The rbf scale of the chosen point.
     best_index_ : int
         The chosen point (``path_.chosen_index``).
     cv_scores_ : ndarray (n_points, n_folds)
@@ -482,17 +510,17 @@ class KNIFERegressorCV(KNIFERegressor):
     >>> from numkfs import KNIFERegressorCV
     >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
     >>> est = KNIFERegressorCV(n_lambdas=8, cv=3, random_state=0).fit(X, y)
-    >>> est.path_.n_points, est.path_.score_name
-    (8, 'neg_mean_squared_error')
+    >>> est.path_.n_points >= 8, est.path_.score_name
+    (True, 'neg_mean_squared_error')
     """
 
     _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)], **_CV,
                               "scoring": [Options(("neg_mean_squared_error",))]}
 
-    def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0,
+    def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
-                 scoring="neg_mean_squared_error", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None,
-                 random_state=0, verbose=False):
+                 scoring="neg_mean_squared_error", n_lambdas=100, lambda_min_ratio=1e-3, lambda2_grid=None,
+                 n_jobs=None, random_state=0, verbose=False):
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -508,6 +536,7 @@ class KNIFERegressorCV(KNIFERegressor):
         self.scoring = scoring
         self.n_lambdas = n_lambdas
         self.lambda_min_ratio = lambda_min_ratio
+        self.lambda2_grid = lambda2_grid
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -522,7 +551,7 @@ class KNIFERegressorCV(KNIFERegressor):
         self.y_mean_ = float(y.mean())
         yc = y - self.y_mean_
         kw = self._kernel_params()
-        path = knife_path(Xs, yc, loss=self.loss, n_lambdas=self.n_lambdas,
+        path = knife_path(Xs, yc, loss=self.loss, n_lambdas=self.n_lambdas, lambda2_grid=self.lambda2_grid,
                           lambda_min_ratio=self.lambda_min_ratio, n_restarts=self.n_restarts,
                           random_state=self.random_state, verbose=self.verbose,
                           feature_names=getattr(self, "feature_names_in_", None), **kw)
@@ -548,8 +577,8 @@ class KNIFERegressorCV(KNIFERegressor):
         self.objective_ = float(path.objective[i])
         self.objective_history_ = path.objective.copy()
         self.n_iter_ = int(path.extra["n_iter"][i])
-        self.gamma_ = path.extra["params"]["gamma"]
-        self._params = path.extra["params"]
+        self.gamma_ = float(path.extra["gamma"][i])
+        self._params = {**path.extra["params"], "gamma": self.gamma_}
         self.X_fit_ = Xs
 
 
@@ -609,10 +638,11 @@ class KNIFEClassifierCV(KNIFEClassifier):
 
     Parameters
     ----------
-    kernel, loss, lambda1, gamma, degree, coef0, delta, n_restarts, solver, max_iter, tol, random_state, verbose
+    kernel, loss, lambda1, degree, coef0, delta, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFEClassifier`.
-    cv, cv_rule, n_lambdas, lambda_min_ratio, n_jobs
-        As in :class:`KNIFERegressorCV`.
+    gamma, cv, cv_rule, n_lambdas, lambda_min_ratio, lambda2_grid, n_jobs
+        As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
+        problem follows its own selected features).
     scoring : {"neg_loss", "neg_log_loss", "accuracy"}, default="neg_loss"
         The CV score (higher is better); default: the method's own (see the selection contract in the user guide).
 
@@ -627,6 +657,9 @@ class KNIFEClassifierCV(KNIFEClassifier):
     lambda2_, best_index_, cv_scores_, converged_, n_features_selected_
         As in :class:`KNIFERegressorCV` (``converged_``: every problem
         converged at the point).
+    gamma_ : float or ndarray (n_problems,)
+        The rbf scale at the chosen point; one per one-vs-rest problem when
+        they differ.
 
     References
     ----------
@@ -640,18 +673,18 @@ class KNIFEClassifierCV(KNIFEClassifier):
     >>> from numkfs import KNIFEClassifierCV
     >>> X, y, support = make_orange(n_samples=60, n_noise=2, random_state=0)
     >>> est = KNIFEClassifierCV(n_lambdas=6, cv=3, random_state=0).fit(X, y)
-    >>> est.path_.score_name, est.cv_scores_.shape
-    ('neg_loss', (6, 3))
+    >>> est.path_.score_name, est.cv_scores_.shape == (est.path_.n_points, 3)
+    ('neg_loss', True)
     """
 
     _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)],
                               "delta": KNIFE_CONSTRAINTS["delta"], **_CV,
                               "scoring": [Options(CLASSIFICATION_SCORINGS)]}
 
-    def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma=None, degree=2, coef0=1.0,
+    def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
-                 scoring="neg_loss", n_lambdas=100, lambda_min_ratio=1e-3, n_jobs=None, random_state=0,
-                 verbose=False):
+                 scoring="neg_loss", n_lambdas=100, lambda_min_ratio=1e-3, lambda2_grid=None, n_jobs=None,
+                 random_state=0, verbose=False):
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -668,6 +701,7 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self.scoring = scoring
         self.n_lambdas = n_lambdas
         self.lambda_min_ratio = lambda_min_ratio
+        self.lambda2_grid = lambda2_grid
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -683,12 +717,12 @@ class KNIFEClassifierCV(KNIFEClassifier):
         kw = dict(loss=self.loss, delta=self.delta, n_restarts=self.n_restarts, random_state=self.random_state,
                   **self._kernel_params())
         names = getattr(self, "feature_names_in_", None)
+        grid_kw = dict(n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio, lambda2_grid=self.lambda2_grid,
+                       feature_names=names)
         if len(problems) == 1:
-            paths = [knife_path(Xs, problems[0], n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio,
-                                verbose=self.verbose, feature_names=names, **kw)]
+            paths = [knife_path(Xs, problems[0], verbose=self.verbose, **grid_kw, **kw)]
         else:
-            paths = knife_ovr_paths(Xs, problems, n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio,
-                                    feature_names=names, **kw)
+            paths = knife_ovr_paths(Xs, problems, **grid_kw, **kw)
         grid = paths[0].grid
         fold = _ClassificationFold(X_raw, y, self.classes_, grid, self.scoring, kw)
         with _numba_threads_for(X_raw.shape[0]):
@@ -699,9 +733,10 @@ class KNIFEClassifierCV(KNIFEClassifier):
         converged = np.all(np.stack([p.extra["converged"] for p in paths]), axis=0)
         from ..paths import FeaturePath
 
+        gammas = np.stack([p.extra["gamma"] for p in paths])  # (n_problems, n_points)
         path = FeaturePath(grid=grid, weights=W, grid_name="lambda2", feature_names=paths[0].feature_names,
                            objective=np.sum([p.objective for p in paths], axis=0), method="KNIFE",
-                           extra=paths[0].extra if len(paths) == 1 else {"converged": converged},
+                           extra=paths[0].extra if len(paths) == 1 else {"converged": converged, "gamma": gammas},
                            converged=converged)
         i = record_cv(path, scores, rule=self.cv_rule, score_name=self.scoring)
         self.path_ = path
@@ -717,6 +752,6 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self.objective_history_ = paths[0].objective.copy()
         self.n_iter_ = int(max(p.extra["n_iter"][i] for p in paths))
         self._params = paths[0].extra["params"]
-        self.gamma_ = self._params["gamma"]
+        self._set_gammas(gammas[:, i])
         self.X_fit_ = Xs
         return self

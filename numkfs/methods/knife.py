@@ -61,6 +61,12 @@ Decisions where the paper and the user guide leave room:
   has no minimiser in general; the closed box is the standard reading).
 * Losses are sums (not means), so the paper's default :math:`\lambda_1 = 1`
   applies; :math:`\gamma = 1/p` by default, p counting every column of X.
+  The weights lie in [0, 1], so they can widen the kernel of a feature but
+  not narrow it beyond :math:`\gamma`: with few features kept, 1/p is too
+  wide a kernel (a sine of one feature among 30 is fitted as almost
+  linear).  ``gamma="auto"`` (the CV estimators' default) fits each path
+  point with :math:`\gamma = 1/s`, s the number of features selected at its
+  warm start (growing by at most :data:`AUTO_GAMMA_GROWTH` per point).
 * Weights that reach exactly 0 stay 0 (:math:`\partial k/\partial w_k
   \propto w_k`, "sticky"), and kernels and A are computed on the active
   features only.  Weights below ``1e-12`` are set to 0.  The linearised
@@ -129,8 +135,8 @@ from .._validation import (Interval, NoneOr, Options, check_binary_labels, check
                            check_X, check_y, constant_columns, validate_params, warn_not_converged)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
 from ..losses import get_loss
-from ..model_selection import parallel_map
-from ..paths import FeaturePath
+from ..model_selection import parallel_map, refine_walk
+from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers.native.knife_wstep import KnifeWeightStep, knife_wstep_kkt_residual, solve_knife_wstep
 
 __all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "KNIFEResult", "knife_objective", "knife_gradient_w",
@@ -152,7 +158,7 @@ KNIFE_CONSTRAINTS = {
     "loss": [Options(REGRESSION_LOSSES + CLASSIFICATION_LOSSES)],
     "lambda1": [Interval(numbers.Real, 0, None, closed="neither")],
     "lambda2": [Interval(numbers.Real, 0, None, closed="left")],
-    "gamma": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
+    "gamma": [Interval(numbers.Real, 0, None, closed="neither"), Options(("auto",)), NoneOr],
     "degree": [Interval(numbers.Integral, 1, None, closed="left")],
     "coef0": [Interval(numbers.Real, None, None)],
     "delta": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -161,7 +167,22 @@ KNIFE_CONSTRAINTS = {
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "n_lambdas": [Interval(numbers.Integral, 2, None, closed="left")],
     "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "max_refine": [Interval(numbers.Integral, 0, None, closed="left"), NoneOr],
 }
+
+#: ``gamma="auto"``: a path that still selects features at the top of its
+#: default grid is continued by doubling λ2, at most this many times.
+AUTO_EXTEND_MAX = 30
+
+#: ``gamma="auto"``: the scale grows by at most this factor from one path
+#: point to the next (a larger scale can drop many features at once; the
+#: support then shrinks by about a quarter at most per point, as the grids'
+#: refinement asks, see :func:`numkfs.model_selection.refine_walk`).
+AUTO_GAMMA_GROWTH = 1.25
+
+#: ``gamma="auto"`` in :func:`knife`: at most this many refits with the
+#: bandwidth of the selected features.
+AUTO_GAMMA_ROUNDS = 30
 
 #: how many (K, α, Kα) triples :meth:`_Knife.k_alpha` remembers (two: an iteration's point and its
 #: extrapolated point; each holds its n x n K alive)
@@ -226,6 +247,9 @@ class _Knife:
         self.intercept = self.loss.classification
         self.lambda1 = float(lambda1)
         self.gamma = float(gamma)
+        #: "support": the rbf scale of each path point is 1 / (features selected at its warm start)
+        #: (``gamma="auto"``); None: ``gamma`` throughout.
+        self.gamma_rule = None
         self.degree = int(degree)
         self.coef0 = float(coef0)
         self.solver = solver
@@ -235,6 +259,24 @@ class _Knife:
         self._Xa = None
         self._problem = None
         self._ka_cache = []  # the last few (K, α, Kα): see k_alpha
+
+    # -- the bandwidth of gamma="auto" ---------------------------------------
+    def gamma_for(self, w, current):
+        """The rbf scale for a fit warm-started at ``w`` (fitted at scale
+        ``current``): 1 / (number of selected features) under
+        ``gamma="auto"``, else ``current``."""
+        if self.gamma_rule is None:
+            return current
+        s = int(np.count_nonzero(support_mask(w, SELECTION_TOL["knife"])))
+        return min(1.0 / s, AUTO_GAMMA_GROWTH * current) if s > 0 else current
+
+    def refit(self, st, lambda2, *, max_iter, tol):
+        """The fit at ``lambda2`` warm-started from the state ``st``, at the
+        scale :meth:`gamma_for` gives (the kernel recomputed when it changes)."""
+        gamma = self.gamma_for(st.w, st.gamma)
+        K = st.K if gamma == st.gamma else None
+        self.gamma = gamma
+        return self.fit(st.w, lambda2, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=K)
 
     # -- kernel on the active set -----------------------------------------
     def active_data(self, w):
@@ -403,7 +445,7 @@ class _Knife:
                 hist.append(f)
         st = _FitState(w=w, alpha=alpha, a0=float(a0), K=K, objective=f, n_iter=n_iter,
                        converged=converged, n_line_searches=n_line_searches, history=hist,
-                       n_extrapolated=n_extrapolated)
+                       n_extrapolated=n_extrapolated, gamma=self.gamma)
         if not converged and n_iter < max_iter and np.any(w > 0):
             st = self._polish(st, lambda2, max_iter - n_iter, tol)
         return st
@@ -497,6 +539,7 @@ class _FitState:
     n_line_searches: int
     history: list
     n_extrapolated: int = 0
+    gamma: float = float("nan")  # the rbf scale of the fit
 
 
 def _ridge_solve(K, y, lam):
@@ -677,7 +720,7 @@ def _decision(X_fit, X, w, alpha, a0, params):
     act = np.flatnonzero(w > 0)
     Xa = np.ascontiguousarray(X[:, act])
     Ya = np.ascontiguousarray(X_fit[:, act])
-    Kx = weighted_kernel(Xa, w[act], params["kernel"], Y=Ya, gamma=params["gamma"],
+    Kx = weighted_kernel(Xa, w[act], params["kernel"], Y=Ya, gamma=float(params["gamma"]),
                          degree=params["degree"], coef0=params["coef0"])
     return Kx @ alpha + a0
 
@@ -701,10 +744,11 @@ def path_decision_function(path: FeaturePath, X_fit, X, index=None):
     ndarray (m,) for one point, else (m, n_points)
     """
     params = path.extra["params"]
+    gammas = path.extra.get("gamma", np.full(path.n_points, params["gamma"]))
     X_fit = np.asarray(X_fit, dtype=float)
     idx = range(path.n_points) if index is None else [index]
     out = np.column_stack([_decision(X_fit, X, path.weights[i], path.extra["alpha"][i],
-                                     path.extra["intercept"][i], params) for i in idx])
+                                     path.extra["intercept"][i], {**params, "gamma": gammas[i]}) for i in idx])
     return out[:, 0] if index is not None else out
 
 
@@ -751,10 +795,13 @@ def _prepare(X, y, params, caller):
     # K_w, its Cholesky factor (or Newton matrix) and a work copy live at once
     check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of {caller}")
     const = constant_columns(X, caller=caller)
-    gamma = 1.0 / X.shape[1] if params["gamma"] is None else float(params["gamma"])
+    auto = isinstance(params["gamma"], str)  # "auto"
+    gamma = 1.0 / X.shape[1] if params["gamma"] is None or auto else float(params["gamma"])
     model = _Knife(X, y_pm, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
                    degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
                    solver=params["solver"], fast=_FAST, extrapolate=_EXTRAPOLATE)
+    if auto and params["kernel"] == "rbf":
+        model.gamma_rule = "support"
     public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),
               "coef0": float(params["coef0"]), "loss": loss, "lambda1": float(params["lambda1"]),
               "delta": float(params["delta"])}
@@ -834,8 +881,13 @@ def knife(
         Ridge penalty on α (paper default 1 for summed losses).
     lambda2 : float >= 0
         L1 penalty on the weights.
-    gamma : float, optional
-        RBF scale; default 1/p.
+    gamma : float, "auto" or None
+        RBF scale; None: 1/p (p every column of X).  ``"auto"``: the scale
+        of the selected features: after the fit at 1/p, refit warm-started
+        with 1 / (number of selected features) (growing by at most
+        :data:`AUTO_GAMMA_GROWTH` per refit), at most
+        :data:`AUTO_GAMMA_ROUNDS` times, until it no longer changes; the
+        scale used is ``params["gamma"]`` of the result.
     degree, coef0 : int, float
         Polynomial kernel :math:`(\sum_j w_j^2 x_j x'_j + c)^d`.
     delta : float
@@ -884,6 +936,11 @@ def knife(
     with _numba_threads_for(X.shape[0]):
         best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
                                  max_iter, tol, n_jobs)
+        for _ in range(AUTO_GAMMA_ROUNDS if model.gamma_rule else 0):
+            if model.gamma_for(best.w, best.gamma) == best.gamma:
+                break
+            best = model.refit(best, float(lambda2), max_iter=max_iter, tol=tol)
+    public["gamma"] = best.gamma
     if not best.converged:
         warn_not_converged("KNIFE", max_iter=max_iter, where=f"lambda2={float(lambda2):.4g}")
     public["lambda2"] = float(lambda2)
@@ -958,16 +1015,19 @@ def _zero_state(st, lambda2):
     (optimal) α returns it: the fit would reproduce ``st`` (the λ2 term is
     λ2 · 0).  No iteration is run (``n_iter = 0``)."""
     return _FitState(w=st.w.copy(), alpha=st.alpha.copy(), a0=st.a0, K=st.K, objective=st.objective, n_iter=0,
-                     converged=True, n_line_searches=0, history=[st.objective])
+                     converged=True, n_line_searches=0, history=[st.objective], gamma=st.gamma)
 
 
 class _PathRecorder:
     """The per-point arrays of a KNIFE path."""
 
     def __init__(self):
-        self.grid, self.rows, self.alphas, self.a0s, self.objs, self.iters, self.conv = ([] for _ in range(7))
+        self.grid, self.rows, self.alphas, self.a0s, self.objs, self.iters, self.conv, self.gammas = (
+            [] for _ in range(8))
+        self.n_inserted = 0
 
     def add(self, lam, st):
+        self.gammas.append(st.gamma)
         self.grid.append(float(lam))
         self.rows.append(st.w.copy())
         self.alphas.append(st.alpha.copy())
@@ -977,25 +1037,50 @@ class _PathRecorder:
         self.conv.append(st.converged)
 
 
-def _walk(model, st, grid, *, max_iter, tol, stop_at_zero=False, bar=None):
-    """Warm-started fits along ``grid`` (``st`` is the fit at ``grid[0]``)."""
-    rec = _PathRecorder()
-    rec.add(grid[0], st)
-    for lam in grid[1:]:
-        if not np.any(st.w > 0):
-            if stop_at_zero:
-                break
-            if model.fast:
-                st = _zero_state(st, lam)
-                rec.add(lam, st)
-                if bar is not None:
-                    bar.update(1)
-                continue
-        st = model.fit(st.w, lam, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=st.K)
-        rec.add(lam, st)
+def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, max_refine=0,
+          extend_to_zero=False):
+    """Warm-started fits along ``grid`` of one or several problems (one-vs-rest) on the same grid;
+    ``starts[k]`` is problem k's fit at ``grid[0]``.  Returns one :class:`_PathRecorder` per problem.
+
+    ``max_refine``: at most this many points inserted where the support (of
+    all problems together) jumps (:func:`numkfs.model_selection.refine_walk`).
+    ``extend_to_zero``: a path still selecting features at the end of the
+    grid is continued by doubling λ2 (at most :data:`AUTO_EXTEND_MAX` times)
+    until every weight is zero (``gamma="auto"``, whose top moves with the
+    bandwidth)."""
+
+    def step(states, lam):
+        new = []
+        for model, state in zip(models, states):
+            if model.fast and not np.any(state.w > 0):
+                new.append(_zero_state(state, lam))
+            else:
+                new.append(model.refit(state, lam, max_iter=max_iter, tol=tol))
         if bar is not None:
             bar.update(1)
-    return rec
+        return new
+
+    def support(states):
+        return np.any([support_mask(state.w, SELECTION_TOL["knife"]) for state in states], axis=0)
+
+    def all_zero(states):
+        return not any(np.any(state.w > 0) for state in states)
+
+    values, states, n_in = refine_walk(step, grid, list(starts), support=support, max_inserted=max_refine,
+                                       stop=all_zero if stop_at_zero else None)
+    if extend_to_zero and not all_zero(states[-1]) and values[-1] > 0:
+        more = values[-1] * 2.0 ** np.arange(0, AUTO_EXTEND_MAX + 1)
+        v2, s2, n2 = refine_walk(step, more, states[-1], support=support, max_inserted=max_refine - n_in,
+                                 stop=all_zero)
+        values, states, n_in = values + v2[1:], states + s2[1:], n_in + n2
+    recs = []
+    for k in range(len(models)):
+        rec = _PathRecorder()
+        for lam, point in zip(values, states):
+            rec.add(lam, point[k])
+        rec.n_inserted = n_in
+        recs.append(rec)
+    return recs
 
 
 def _default_grid(top, n_lambdas, lambda_min_ratio):
@@ -1016,7 +1101,7 @@ def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
 def _to_path(rec, *, top, public, classes, feature_names, true_support):
     extra = {"alpha": np.asarray(rec.alphas), "intercept": np.asarray(rec.a0s), "n_iter": np.asarray(rec.iters),
              "converged": np.asarray(rec.conv, dtype=bool), "lambda2_top": float(top), "params": public,
-             "classes": classes}
+             "classes": classes, "gamma": np.asarray(rec.gammas, dtype=float), "n_inserted": int(rec.n_inserted)}
     path = FeaturePath(grid=np.asarray(rec.grid), weights=np.asarray(rec.rows), grid_name="lambda2",
                        feature_names=feature_names, objective=np.asarray(rec.objs), method="KNIFE",
                        extra=extra, true_support=true_support, converged=extra["converged"])
@@ -1033,7 +1118,8 @@ def knife_path(
     lambda2_grid=None,
     n_lambdas: int = 100,
     lambda_min_ratio: float = 1e-3,
-    gamma: float | None = None,
+    max_refine: int | None = None,
+    gamma: float | str | None = None,
     degree: int = 2,
     coef0: float = 1.0,
     delta: float = 1.0,
@@ -1057,20 +1143,37 @@ def knife_path(
 
     Parameters
     ----------
-    X, y, kernel, loss, lambda1, gamma, degree, coef0, delta, solver, max_iter, tol
+    X, y, kernel, loss, lambda1, degree, coef0, delta, solver, max_iter, tol
         As in :func:`knife`.
+    gamma : float, "auto" or None, default=None
+        RBF scale: a number is used at every point; None is 1/p (p every
+        column of X); ``"auto"`` follows the selected features: each point
+        is fitted with 1 / (the number of features selected at its warm
+        start, the previous point), 1/p at the first point.  The scale of
+        each point is in ``extra["gamma"]``.
     lambda2_grid : array, optional
         Increasing λ2 values; the path has one point per value.  Default:
         0 then ``n_lambdas - 1`` log-spaced values from
         ``lambda_min_ratio * top`` to ``top``, where ``top`` is found (the
         smallest λ2 at which the warm-started fit from the λ2 = 0 solution
-        zeroes every weight, see the module docstring).  Warm starts along
-        the path can keep a feature slightly beyond ``top`` (the problem is
-        not convex); the path then ends with non-zero weights.
+        zeroes every weight, see the module docstring), refined where the
+        support jumps (``max_refine``).  Warm starts along the path can keep
+        a feature slightly beyond ``top`` (the problem is not convex); the
+        path then ends with non-zero weights, except with ``gamma="auto"``,
+        whose path continues by doubling λ2 (at most
+        :data:`AUTO_EXTEND_MAX` times) until every weight is zero.
     n_lambdas : int
-        Number of path points of the default grid (exactly).
+        Number of points of the default grid before refinement.
     lambda_min_ratio : float
         Smallest positive λ₂ of the default grid as a fraction of ``top``.
+    max_refine : int, optional
+        At most this many points are inserted into the default grid where
+        two consecutive points' supports differ by more than ``max(2, a
+        quarter of the larger)`` features
+        (:func:`numkfs.model_selection.refine_walk`); default
+        ``n_lambdas``, so a default path has at most ``2 * n_lambdas``
+        points (plus the continuation of ``gamma="auto"``).  0 keeps the
+        grid as it is.  A given ``lambda2_grid`` is never refined.
     n_restarts : int
         Random starts at the first grid point (the best starts the path).
     stop_at_zero : bool, default=False
@@ -1111,7 +1214,7 @@ def knife_path(
     caller = "knife_path"
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
                   delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
-                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio)
+                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine)
     if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
         feature_names = [str(c) for c in X.columns]
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
@@ -1131,7 +1234,9 @@ def knife_path(
             grid = _default_grid(top, n_lambdas, lambda_min_ratio)
         bar = progress_bar(len(grid), desc="KNIFE path", unit="λ2", show=bool(verbose))
         bar.update(1)
-        rec = _walk(model, st, grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar)
+        refine = 0 if user_grid else (n_lambdas if max_refine is None else int(max_refine))
+        rec, = _walk([model], [st], grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar,
+                     max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None)
         bar.close()
     _warn_path_not_converged(rec, max_iter)
     public["lambda2"] = None
@@ -1140,13 +1245,15 @@ def knife_path(
 
 
 def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lambda_min_ratio: float = 1e-3,
-                    feature_names=None, random_state=None, **params) -> list:
+                    max_refine: int | None = None, feature_names=None, random_state=None, **params) -> list:
     r"""KNIFE paths of several binary problems on the same X on one shared λ2 grid (one-vs-rest).
 
     Default grid: as in :func:`knife_path`, with ``top`` the largest of the
     problems' tops; each problem's λ2 = 0 fit (from its own start, drawn
     from a fresh ``random_state``, as :func:`knife_path` draws it) is
-    computed once and used both for its top and as the path's first point.
+    computed once and used both for its top and as the path's first point;
+    the grid is refined where the support of all problems together (a
+    feature selected by any of them) jumps, and walked by every problem.
     The result is the list ``[knife_path(X, t, lambda2_grid=grid, ...) for t
     in targets]`` without refitting the λ2 = 0 points.
 
@@ -1159,7 +1266,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
         the rest).
     lambda2_grid : array, optional
         A shared grid (then nothing is shared but the data).
-    n_lambdas, lambda_min_ratio, feature_names, random_state
+    n_lambdas, lambda_min_ratio, max_refine, feature_names, random_state
         As in :func:`knife_path`.
     **params
         The fitting keywords of :func:`knife` (``loss`` a classification loss).
@@ -1176,7 +1283,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     >>> X, _, _ = make_sinusoid(n_samples=45, random_state=0)
     >>> labels = np.arange(45) % 3
     >>> targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
-    >>> paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=4, random_state=0)
+    >>> paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=4, max_refine=0, random_state=0)
     >>> [p.n_points for p in paths], bool(np.array_equal(paths[0].grid, paths[2].grid))
     ([4, 4, 4], True)
     """
@@ -1184,7 +1291,8 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     unknown = sorted(set(params) - set(_FIT_DEFAULTS))
     if unknown:
         raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}.")
-    params = {**_FIT_DEFAULTS, **params, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio}
+    params = {**_FIT_DEFAULTS, **params, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio,
+              "max_refine": max_refine}
     if lambda2_grid is not None:
         kw = {k: params[k] for k in _FIT_DEFAULTS}
         return [knife_path(X, t, lambda2_grid=lambda2_grid, feature_names=feature_names, random_state=random_state,
@@ -1200,10 +1308,13 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
         setups.append((model, st, top, public, classes))
     top = max(s[2] for s in setups)
     grid = _default_grid(top, n_lambdas, lambda_min_ratio)
+    models = [s[0] for s in setups]
+    with _numba_threads_for(models[0].X.shape[0]):
+        recs = _walk(models, [s[1] for s in setups], grid, max_iter=params["max_iter"], tol=params["tol"],
+                     max_refine=n_lambdas if max_refine is None else int(max_refine),
+                     extend_to_zero=models[0].gamma_rule is not None)
     paths = []
-    for model, st, _, public, classes in setups:
-        with _numba_threads_for(model.X.shape[0]):
-            rec = _walk(model, st, grid, max_iter=params["max_iter"], tol=params["tol"])
+    for rec, (model, st, _, public, classes) in zip(recs, setups):
         _warn_path_not_converged(rec, params["max_iter"])
         public["lambda2"] = None
         paths.append(_to_path(rec, top=np.nan, public=public, classes=classes, feature_names=feature_names,
