@@ -492,10 +492,14 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
     zero_grad = float(br.zero_gradient(lambda1))
     order = _PREDICTORS[predictor]
     n_fixed = {0: 4, 1: 3, 2: 2}[order]
-    lpkta_path_kernel(
-        a, g, float(lambda1), float(lambda2), br.code, br.x0, zero_grad, u_hi, float(eps), order,
-        float(tol), int(max_iter), n_fixed, n_chunks, eta, junct, stats, obj,
-    )
+    args = (a, g, float(lambda1), float(lambda2), br.code, br.x0, zero_grad, u_hi, float(eps), order,
+            float(tol), int(max_iter), n_fixed)
+    if n_chunks == 1:
+        # one chunk (fewer than 1,024 features): the chunk itself, without the parallel
+        # region, whose compilation (1.4 s) would be most of a first small fit's
+        _path_chunk(*args, eta, junct, 0, d, stats[0], obj[0])
+    else:
+        lpkta_path_kernel(*args, n_chunks, eta, junct, stats, obj)
     nnz = np.count_nonzero(eta, axis=1)
     objective = obj.sum(axis=0) + lambda1 * float(br.value(0.0)) * (d - nnz)
     # features that left the path at their exact zero are not approximations
