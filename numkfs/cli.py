@@ -92,6 +92,7 @@ def _cmd_select(args) -> int:
     if args.cv > X.shape[0]:
         raise CLIError(f"--cv {args.cv}: more folds than the {X.shape[0]} rows of the data")
     task = args.task or task
+    controlled = _controlled_params(args)
     with warnings.catch_warnings():
         if args.quiet:
             warnings.simplefilter("ignore")
@@ -101,7 +102,7 @@ def _cmd_select(args) -> int:
             with show_progress(not args.quiet):
                 res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
                              cv_rule=args.cv_rule, scoring=args.scoring, feature_names=names,
-                             random_state=args.seed, verbose=not args.quiet)
+                             random_state=args.seed, verbose=not args.quiet, **controlled)
         except (ValueError, TypeError) as exc:
             raise CLIError(str(exc).splitlines()[0].replace("fewer folds (cv)", "fewer folds (--cv)")) from None
     print(f"data: {args.data} ({X.shape[0]} samples, {X.shape[1]} features), target: {target}")
@@ -114,7 +115,9 @@ def _cmd_select(args) -> int:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        if res.path is not None:
+        if "stability" in res.extra:
+            ax = res.estimator.plot()  # the stability path, threshold and region
+        elif res.path is not None:
             ax = res.path.plot(mark=res.index)  # every method's chosen point, on its own path
         else:
             from .plotting import plot_weights
@@ -133,6 +136,9 @@ def _cmd_select(args) -> int:
     if args.json:
         params = {"method": args.method, "task": res.task, "n_features": args.n_features, "cv": args.cv,
                   "cv_rule": args.cv_rule, "scoring": args.scoring, "seed": args.seed, "target": target}
+        if args.stability or args.fdr is not None:
+            params.update(stability=args.stability, fdr=args.fdr, n_resamples=args.n_resamples,
+                          threshold=args.threshold)
         doc = dict(res.to_dict(), data=args.data, target=target, n_samples=int(X.shape[0]),
                    n_features=int(X.shape[1]), seed=args.seed, parameters=params, command=_command(args),
                    date=_utc_now(), versions=versions(), path=_path_json(res.path))
@@ -144,6 +150,50 @@ def _cmd_select(args) -> int:
             raise CLIError(f"--json {args.json}: cannot write: {exc.strerror or exc}") from None
         print(f"results written to {args.json}")
     return 0
+
+
+def _controlled_params(args) -> dict:
+    """select()'s keywords for ``--stability`` / ``--fdr`` (refusing the
+    combinations that do not apply before any computation)."""
+    if args.stability and args.fdr is not None:
+        raise CLIError("--stability and --fdr are two ways of selecting; give one of them")
+    if (args.stability or args.fdr is not None) and args.n_features is not None:
+        raise CLIError("--n-features does not apply with --stability or --fdr")
+    if not args.stability and (args.n_resamples is not None or args.threshold is not None):
+        raise CLIError("--n-resamples and --threshold belong to --stability")
+    if args.stability:
+        out = {"stability": True}
+        if args.n_resamples is not None:
+            out["n_resamples"] = args.n_resamples
+        if args.threshold is not None:
+            out["threshold"] = args.threshold
+        return out
+    return {} if args.fdr is None else {"fdr": args.fdr}
+
+
+def _open_unit(flag):
+    """An argparse type: a float strictly between 0 and 1."""
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+        if not 0 < v < 1:
+            raise argparse.ArgumentTypeError(f"{flag} must be in (0, 1), got {v:g}")
+        return v
+
+    return parse
+
+
+def _threshold(text):
+    """An argparse type: a selection-probability threshold in (0.5, 1]."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0.5, 1], got {text!r}") from None
+    if not 0.5 < v <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0.5, 1], got {v:g}")
+    return v
 
 
 #: Rows of the feature table ``numkfs select`` prints without ``--all``.
@@ -283,8 +333,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "error of it (default best)")
     p.add_argument("--scoring", choices=["accuracy"], default=None,
                    help="classification: score by accuracy instead of the default held-out loss")
+    p.add_argument("--stability", action="store_true",
+                   help="select by stability selection over the method's path (complementary pairs of "
+                        "half-samples): prints each feature's selection probability and the bound on the "
+                        "expected number of false selections")
+    p.add_argument("--fdr", type=_open_unit("--fdr"), metavar="Q",
+                   help="select by model-X knockoffs at false discovery rate Q (0 < Q < 1): prints each "
+                        "feature's knockoff statistic and the threshold")
+    p.add_argument("--n-resamples", type=_positive_int, dest="n_resamples",
+                   help="with --stability: complementary pairs (default 50)")
+    p.add_argument("--threshold", type=_threshold,
+                   help="with --stability: selection-probability threshold in (0.5, 1] (default 0.6)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--plot", help="write the feature path plot (PNG) here")
+    p.add_argument("--plot", help="write the feature path plot (PNG) here (with --stability: the stability "
+                                  "path)")
     p.add_argument("--json", help="write the results as JSON here (with the versions, date and command)")
     p.add_argument("--all", action="store_true",
                    help=f"print every feature (default: the selected features and the next largest weights, "

@@ -73,7 +73,12 @@ class SelectionResult:
     index : int or None
         The chosen point of ``path``.
     cv_rule : str, default="best"
-        ``"best"``, ``"1se"`` or ``"n_features"``.
+        ``"best"``, ``"1se"``, ``"n_features"``, ``"stability"`` or ``"knockoffs"``.
+    weight_name : str, default="weight"
+        What ``weights`` hold: ``"weight"`` (the method's feature weights),
+        ``"probability"`` (stability selection's selection probabilities) or
+        ``"statistic"`` (the knockoff statistics, or the e-values of several
+        draws); the table's column and the JSON key.
     """
 
     method: str
@@ -89,6 +94,7 @@ class SelectionResult:
     extra: dict = field(default_factory=dict)
     index: int | None = None
     cv_rule: str = "best"
+    weight_name: str = "weight"
 
     @property
     def n_selected(self) -> int:
@@ -96,7 +102,18 @@ class SelectionResult:
         return int(np.sum(self.selected))
 
     def score_text(self) -> str:
-        """The score in words, e.g. ``"cross-validated mean squared error: 0.123"``."""
+        """The score in words, e.g. ``"cross-validated mean squared error: 0.123"``;
+        for stability selection and knockoffs, the error bound or target instead."""
+        st, kn = self.extra.get("stability"), self.extra.get("knockoffs")
+        if st is not None:
+            um = st["pfer_bound_unimodal"]
+            extra = "" if um is None or not np.isfinite(um) else f" (Shah-Samworth, unimodal: {um:.3g})"
+            return (f"stability selection, {st['n_subsamples']} subsamples, threshold {st['threshold']:g}, "
+                    f"q = {st['q']:.3g}: expected false selections <= {st['pfer_bound']:.3g}{extra}")
+        if kn is not None:
+            return (f"model-X knockoffs ({kn['s_method']} s, {kn['covariance']} correlation, "
+                    f"{kn['n_draws']} draw(s)): false discovery rate controlled at {kn['fdr']:g}, "
+                    f"threshold {kn['threshold']:.4g}")
         name = self.score_name
         if name.startswith("neg_"):
             words = _SCORE_WORDS.get(name, name[4:].replace("_", " "))
@@ -120,7 +137,7 @@ class SelectionResult:
         order = np.lexsort((np.arange(len(self.weights)), -np.abs(self.weights), ~np.asarray(self.selected)))
         shown = order if max_rows is None else order[:max(0, int(max_rows))]
         w = max(7, max(len(str(self.feature_names[j])) for j in shown) if len(shown) else 7)
-        lines = [f"{'feature'.ljust(w)}  {'weight':>12}  selected", f"{'-' * w}  {'-' * 12}  --------"]
+        lines = [f"{'feature'.ljust(w)}  {self.weight_name:>12}  selected", f"{'-' * w}  {'-' * 12}  --------"]
         for j in shown:
             lines.append(f"{str(self.feature_names[j]).ljust(w)}  {self.weights[j]:12.6g}  "
                          f"{'*' if self.selected[j] else ''}")
@@ -128,27 +145,37 @@ class SelectionResult:
             rest = order[len(shown):]
             n_sel = int(np.sum(np.asarray(self.selected)[rest]))
             sel = f", {n_sel} of them selected" if n_sel else ""
-            lines.append(f"... {len(rest)} more features with |weight| <= {np.abs(self.weights[rest]).max():.6g}"
+            lines.append(f"... {len(rest)} more features with |{self.weight_name}| <= "
+                         f"{np.abs(self.weights[rest]).max():.6g}"
                          f"{sel} (--all or table(max_rows=None) shows every row)")
         return "\n".join(lines)
 
     def summary(self) -> str:
         names = [str(self.feature_names[j]) for j in np.flatnonzero(self.selected)]
         rule = {"best": "best CV score", "1se": "sparsest within 1 SE of the best",
-                "n_features": "requested number of features"}.get(self.cv_rule, self.cv_rule)
+                "n_features": "requested number of features",
+                "stability": "selection probability >= threshold",
+                "knockoffs": "knockoff statistic >= threshold"}.get(self.cv_rule, self.cv_rule)
         return (f"method: {self.method} ({self.task}); solver: {self.solver}; point chosen by: {rule}\n"
                 f"selected {len(names)} of {len(self.feature_names)} features: {', '.join(names) or '(none)'}\n"
                 f"{self.score_text()}")
 
     def to_dict(self) -> dict:
-        return {
+        """The result as plain Python (what ``numkfs select --json`` writes): the
+        features with their ``weight_name`` values, and for stability selection
+        and knockoffs their bound or target (keys ``"stability"``, ``"knockoffs"``)."""
+        out = {
             "method": self.method, "task": self.task, "solver": self.solver,
-            "score": float(self.score), "score_name": self.score_name, "cv_rule": self.cv_rule,
-            "index": None if self.index is None else int(self.index),
-            "features": [{"name": str(f), "weight": float(w), "selected": bool(s)}
+            "score": float(self.score) if np.isfinite(self.score) else None, "score_name": self.score_name,
+            "cv_rule": self.cv_rule, "index": None if self.index is None else int(self.index),
+            "features": [{"name": str(f), self.weight_name: float(w), "selected": bool(s)}
                          for f, w, s in zip(self.feature_names, self.weights, self.selected)],
             "selected": [str(f) for f, s in zip(self.feature_names, self.selected) if s],
         }
+        for key in ("stability", "knockoffs"):
+            if key in self.extra:
+                out[key] = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.extra[key].items()}
+        return out
 
 
 def infer_task(y) -> str:
@@ -238,7 +265,8 @@ def _with_contract(cls, kwargs, **contract):
 
 def select(X, y, method: str = "knife", *, task: str | None = None, n_features: int | None = None,
            cv: int = 5, cv_rule: str = "best", scoring: str | None = None, feature_names=None, random_state=0,
-           verbose: bool = False, **params) -> SelectionResult:
+           verbose: bool = False, stability: bool = False, fdr: float | None = None,
+           **params) -> SelectionResult:
     """Select features with one of numkfs's methods.
 
     Parameters
@@ -270,8 +298,22 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         Seeds the folds and anything random in the method.
     verbose : bool
         Progress messages from methods that have them.
+    stability : bool, default=False
+        Select by stability selection instead of cross-validation
+        (:class:`numkfs.StabilitySelection` over the method's path, complementary
+        pairs): ``weights`` are the selection probabilities and ``extra["stability"]``
+        holds the bound on the expected number of false selections.
+    fdr : float in (0, 1), optional
+        Select by model-X knockoffs at this false discovery rate instead
+        (:class:`numkfs.KnockoffFilter`): ``weights`` are the knockoff statistics
+        and ``extra["knockoffs"]`` the threshold.  Not with ``stability``.
     **params
-        Passed to the method's estimator.
+        Passed to the method's estimator; with ``stability`` or ``fdr``, the
+        parameters of :class:`~numkfs.StabilitySelection` (``n_resamples``,
+        ``threshold``, ``pfer``, ``max_features``, ``sample_fraction``,
+        ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``,
+        ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
+        ``cv``, ``cv_rule`` and ``scoring`` do not apply there.
 
     Returns
     -------
@@ -318,10 +360,53 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     from ._validation import ConstantFeatureWarning, constant_columns
 
     constant_columns(X, caller="select", feature_names=names)
+    if stability or fdr is not None:
+        if stability and fdr is not None:
+            raise ValueError("select: stability=True and fdr are two ways of selecting; give one of them.")
+        if n_features is not None:
+            raise ValueError("select: n_features does not apply with stability or fdr (stability selection "
+                             "takes max_features, the knockoffs choose their own number).")
+        return _select_controlled(X, y, method, task, names, random_state, fdr, params)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConstantFeatureWarning)
         return _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose,
                        params)
+
+
+#: select()'s parameters that go to StabilitySelection / KnockoffFilter themselves (the rest: the path).
+_OWN_PARAMS = {
+    "stability": ("n_resamples", "sample_fraction", "threshold", "pfer", "max_features", "n_jobs"),
+    "knockoffs": ("knockoffs", "n_draws", "n_jobs"),
+}
+
+
+def _select_controlled(X, y, method, task, names, random_state, fdr, params):
+    """:func:`select` with ``stability=True`` or ``fdr``: the method's path
+    through :class:`~numkfs.StabilitySelection` or :class:`~numkfs.KnockoffFilter`."""
+    kind = "stability" if fdr is None else "knockoffs"
+    own = {k: v for k, v in params.items() if k in _OWN_PARAMS[kind]}
+    path_params = {k: v for k, v in params.items() if k not in _OWN_PARAMS[kind]}
+    yy = np.asarray(y)
+    if kind == "stability":
+        from .stability import StabilitySelection
+
+        est = StabilitySelection(method, random_state=random_state, params=path_params, **own).fit(X, yy)
+        weights = np.asarray(est.selection_probabilities_, dtype=float)
+        info = {"threshold": float(est.threshold_), "q": float(est.q_region_), "pfer_bound": float(est.pfer_bound_),
+                "pfer_bound_unimodal": float(est.pfer_bound_unimodal_), "n_subsamples": int(est.n_subsamples_)}
+        weight_name = "probability"
+    else:
+        from .knockoffs import KnockoffFilter
+
+        est = KnockoffFilter(method, fdr=fdr, random_state=random_state, params=path_params, **own).fit(X, yy)
+        weights = np.asarray(est.statistics_, dtype=float)
+        info = {"fdr": float(fdr), "threshold": float(est.threshold_), "n_draws": int(est.n_draws),
+                "s_method": est.s_method_, "covariance": est.covariance_estimator_,
+                "statistic": "knockoff" if est.e_values_ is None else "e-value"}
+        weight_name = "statistic"
+    solver = str(getattr(est, "solver_", None) or "native")
+    return SelectionResult(method, task, names, weights, est.get_support(), float("nan"), kind, solver, None, est,
+                           {kind: info}, None, kind, weight_name)
 
 
 def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):

@@ -76,6 +76,16 @@ CLI_ERRORS = [
     _case(["cross-check", "sonar", "--problem", "nmmkl", "--n-features", "0"],
           "argument --n-features: must be >= 1, got 0", id="cross-check-n-features-0"),
     _case(["select", "ozone", "--cv", "1"], "argument --cv: needs at least 2 folds, got 1", id="one-fold"),
+    # stability selection and knockoffs (issue #25)
+    _case(["select", "ozone", "--fdr", "1.5"], "argument --fdr: --fdr must be in (0, 1), got 1.5", id="fdr-above-1"),
+    _case(["select", "ozone", "--stability", "--threshold", "0.4"], "argument --threshold: must be in (0.5, 1], got 0.4",
+          id="threshold-below-half"),
+    _case(["select", "ozone", "--stability", "--fdr", "0.1"], "--stability and --fdr are two ways of selecting",
+          id="stability-and-fdr"),
+    _case(["select", "ozone", "--fdr", "0.1", "--n-features", "2"], "--n-features does not apply with --stability",
+          id="fdr-and-n-features"),
+    _case(["select", "ozone", "--n-resamples", "3"], "--n-resamples and --threshold belong to --stability",
+          id="n-resamples-without-stability"),
     # a solver that is not installed: say how to install it
     _case(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,MOSEK"],
           "The solver 'MOSEK' is not installed. Install it with `pip install mosek`", id="missing-solver"),
