@@ -1,0 +1,148 @@
+"""Selections that find the features (issue #30): KNIFE's bandwidth follows
+the selected features, default grids reach every sparsity level.
+
+Small seeded versions of the targets; the full-size cases (300 x 30, two
+seeds, the colon data's estimators) are in ``benchmarks/selection_quality.py``.
+"""
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+from numkfs.datasets import load_dataset, make_sinusoid
+from numkfs.methods.knife import knife_path
+from numkfs.model_selection import refine_walk, support_jump
+
+km = sys.modules["numkfs.methods.knife"]  # the module (numkfs.methods.knife is also the function's name)
+
+
+def _sin_square(seed, n=150, p=10):
+    """y = [sin(2 x0) + x1^2 - 1 + noise > 0]: x0 matters only through a narrow kernel."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] ** 2 - 1 + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _no_jump(path):
+    S = [path.selected(i) for i in range(path.n_points)]
+    return [i for i in range(path.n_points - 1) if support_jump(S[i], S[i + 1])]
+
+
+# --------------------------------------------------------------------------
+# the shared refinement
+
+
+def test_support_jump_is_max_two_or_a_quarter():
+    base = np.zeros(20, bool)
+    base[:12] = True
+    for k, jumps in [(2, False), (3, False), (4, True)]:  # a quarter of 12 is 3
+        other = base.copy()
+        other[:k] = False
+        assert support_jump(base, other) is jumps
+    small = np.zeros(20, bool)
+    small[:2] = True
+    assert not support_jump(small, np.zeros(20, bool))  # 2 features may leave at once
+    assert support_jump(np.r_[np.ones(3, bool), np.zeros(17, bool)], np.zeros(20, bool))
+
+
+def test_refine_walk_closes_every_jump_within_its_budget():
+    # feature j is selected while lam < 2 ** -(j / 4): 40 features, from a grid of 3 values
+    thresholds = 2.0 ** -(np.arange(40) / 4.0)
+    calls = []
+
+    def step(state, lam):
+        calls.append(lam)
+        return thresholds > lam
+
+    grid = [0.0, 1e-3, 1.0]
+    vals, states, n_in = refine_walk(step, grid, step(None, 0.0), support=lambda s: s, max_inserted=200)
+    assert vals[0] == 0.0 and vals[-1] == 1.0 and np.all(np.diff(vals) > 0)
+    assert set(grid) <= set(vals) and len(vals) == len(grid) + n_in
+    assert not any(support_jump(a, b) for a, b in zip(states, states[1:]))
+    # every inserted point cost one discarded fit, nothing else
+    assert len(calls) == 1 + (len(vals) - 1) + n_in
+    # the budget bounds the number of points; a zero budget walks the grid as given
+    for budget in (0, 3):
+        vals, _, n_in = refine_walk(step, grid, step(None, 0.0), support=lambda s: s, max_inserted=budget)
+        assert n_in <= budget and len(vals) == len(grid) + n_in
+
+
+def test_knife_path_default_grid_on_colon_has_no_support_jump():
+    d = load_dataset("colon")
+    X = np.asarray(d.data, dtype=float)
+    X = (X - X.mean(0)) / X.std(0)
+    y = np.where(np.asarray(d.target) == np.unique(d.target)[1], 1.0, -1.0)
+    path = knife_path(X, y, loss="squared_hinge", random_state=0)
+    assert path.n_points <= 2 * 100
+    assert _no_jump(path) == []
+    assert path.n_selected()[0] > 100 and path.n_selected()[-1] < 5  # from most genes to a handful
+
+
+# --------------------------------------------------------------------------
+# gamma="auto"
+
+
+def test_auto_gamma_follows_the_selected_features():
+    X, y = _sin_square(0)
+    Xs = (X - X.mean(0)) / X.std(0)
+    path = knife_path(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", gamma="auto", n_lambdas=20,
+                         random_state=0)
+    g, ns = path.extra["gamma"], path.n_selected()
+    assert g[0] == 1.0 / X.shape[1]
+    # each point: 1 / (features selected at the previous point), growing by at most AUTO_GAMMA_GROWTH
+    expected = np.minimum(1.0 / np.maximum(ns[:-1], 1), km.AUTO_GAMMA_GROWTH * g[:-1])
+    expected = np.where(ns[:-1] > 0, expected, g[:-1])
+    np.testing.assert_allclose(g[1:], expected, rtol=1e-15)
+    assert ns[-1] == 0  # continued to the empty model
+    # the decision function of each point uses that point's scale
+    i = int(np.flatnonzero(ns == 2)[0])
+    res = km.knife(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", lambda2=path.grid[i], gamma=g[i],
+                   w0=path.weights[i], max_iter=1)
+    params = {**path.extra["params"], "gamma": g[i]}
+    d_path = km.path_decision_function(path, Xs, Xs[:5], index=i)
+    d_ref = km._decision(Xs, Xs[:5], path.weights[i], path.extra["alpha"][i], path.extra["intercept"][i], params)
+    np.testing.assert_array_equal(d_path, d_ref)
+    assert res.params["gamma"] == g[i]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_knife_classifier_cv_finds_sine_and_square(seed):
+    X, y = _sin_square(seed)
+    est = KNIFEClassifierCV(n_lambdas=20, cv=3).fit(X, y)
+    support = set(np.flatnonzero(est.get_support()))
+    assert {0, 1} <= support and len(support - {0, 1}) <= 2
+    assert est.gamma_ == est.path_.extra["gamma"][est.best_index_] > 1.0 / X.shape[1]
+
+
+def test_knife_classifier_cv_finds_the_informative_features():
+    X, y = make_classification(n_samples=150, n_features=12, n_informative=5, n_redundant=0, shuffle=False,
+                               random_state=1)
+    support = set(np.flatnonzero(KNIFEClassifierCV(n_lambdas=20, cv=3).fit(X, y).get_support()))
+    assert set(range(5)) <= support and len(support - set(range(5))) <= 2
+
+
+def test_knife_regressor_cv_finds_exactly_the_sinusoid():
+    X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    est = KNIFERegressorCV(n_lambdas=20, cv=3).fit(X, y)
+    np.testing.assert_array_equal(est.get_support(), truth)
+
+
+def test_lambda2_grid_is_walked_as_given():
+    X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
+    grid = [0.0, 1.0, 10.0, 100.0]
+    est = KNIFERegressorCV(lambda2_grid=grid, cv=3).fit(X, y)
+    np.testing.assert_array_equal(est.path_.grid, grid)
+    assert est.cv_scores_.shape == (4, 3)
+    with pytest.raises(ValueError, match="lambda2_grid"):
+        KNIFERegressorCV(lambda2_grid="big").fit(X, y)
