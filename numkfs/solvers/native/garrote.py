@@ -167,12 +167,11 @@ def _berhu_kkt(H, q, g, beta, lam1, mu, kappa):
 
 
 @jit
-def _berhu_cd(H, q, lam1, lam2, beta, tol, max_sweeps):
-    """Coordinate descent in place on ``beta``; returns (sweeps, kkt residual)."""
+def _berhu_cd(H, q, lam1, mu, kappa, beta, g, tol, max_sweeps):
+    """Coordinate descent in place on ``beta`` (``g = H β`` kept up to date, ``mu = √(λ1 λ2)``,
+    ``kappa = √(λ2/λ1)``, all from the caller: NumPy's product and array expressions inside
+    would be compilations of their own on first use); returns (sweeps, kkt residual)."""
     p = beta.shape[0]
-    mu = np.sqrt(lam1 * lam2)
-    kappa = np.sqrt(lam2 / lam1)
-    g = H @ beta
     scale = 1.0
     for j in range(p):
         if abs(q[j]) > scale:
@@ -216,7 +215,9 @@ def solve_linear_garrote(H, q, lambda1: float, lambda2, beta0=None, *, tol: floa
     q = np.ascontiguousarray(q, dtype=np.float64)
     l2 = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda2, dtype=np.float64), q.shape))
     beta = np.zeros(q.shape[0]) if beta0 is None else np.array(beta0, dtype=np.float64)
-    sweeps, res = _berhu_cd(H, q, float(lambda1), l2, beta, float(tol), int(max_sweeps))
+    lam1 = float(lambda1)
+    sweeps, res = _berhu_cd(H, q, lam1, np.sqrt(lam1 * l2), np.sqrt(l2 / lam1), beta, H @ beta, float(tol),
+                            int(max_sweeps))
     return beta, garrote_weights(beta, lambda1, l2), int(sweeps), float(res)
 
 
