@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check", "plot_stability", "plot_weights"]
+__all__ = ["plot_path", "plot_accuracy_vs_fraction", "plot_cross_check", "plot_cv_gamma", "plot_stability", "plot_weights"]
 
 
 def _chosen_mask(path, chosen):
@@ -763,4 +763,68 @@ def plot_weights(weights, feature_names, ax=None, *, selected=None):
     ax.barh([str(feature_names[j]) for j in order], weights[order],
             color=["tab:blue" if sel[j] else "0.7" for j in order])
     ax.set_xlabel("feature weight")
+    return ax
+
+
+def plot_cv_gamma(path, ax=None):
+    """Mean CV score against λ2, with the rbf scale γ of each point (KNIFE).
+
+    The CV estimators' ``gamma="auto"`` fits each path point with the scale
+    of the features selected before it; this draws what was chosen: the
+    mean held-out score (a band of one standard error over the folds) on
+    the left axis, γ of each point (one line per one-vs-rest problem) on a
+    right axis, the chosen point as a dotted vertical line.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        A cross-validated KNIFE path (``KNIFERegressorCV().path_`` or
+        ``KNIFEClassifierCV().path_``): ``cv_scores`` and ``extra["gamma"]``.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib Axes
+        The score axes: ``ax.lines[0]`` the mean score; the γ axes is
+        ``ax.gamma_axes`` (its lines: γ per point).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from numkfs import KNIFERegressorCV
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.plotting import plot_cv_gamma
+    >>> X, y, _ = make_sinusoid(n_samples=60, random_state=0)
+    >>> ax = plot_cv_gamma(KNIFERegressorCV(n_lambdas=8, cv=3).fit(X, y).path_)
+    >>> len(ax.gamma_axes.lines) >= 1  # matplotlib.pyplot.show() displays the figure
+    True
+    """
+    if path.cv_scores is None or "gamma" not in path.extra:
+        raise ValueError("plot_cv_gamma needs a cross-validated KNIFE path (cv_scores and extra['gamma']).")
+    ax = _axes(ax)
+    xs = np.asarray(path.grid, dtype=float)
+    S = np.asarray(path.cv_scores, dtype=float)
+    mean = np.nanmean(S, axis=1)
+    n = np.maximum(np.sum(np.isfinite(S), axis=1), 1)
+    se = np.nanstd(S, axis=1, ddof=1) / np.sqrt(n) if S.shape[1] > 1 else np.zeros_like(mean)
+    ax.plot(xs, mean, "-", color="C0", lw=1.5, label="mean CV score")
+    ax.fill_between(xs, mean - se, mean + se, color="C0", alpha=0.2, lw=0)
+    ax.set_xlabel(GRID_LABELS.get(path.grid_name, path.grid_name))
+    ax.set_ylabel(f"CV score ({path.score_name or 'higher is better'})", color="C0")
+    gx = ax.twinx()
+    G = np.atleast_2d(np.asarray(path.extra["gamma"], dtype=float))
+    for k, g in enumerate(G):
+        gx.plot(xs, g, drawstyle="steps-post", color="0.35", lw=1.0, ls="-" if k == 0 else ":")
+    gx.set_yscale("log")
+    gx.set_ylabel("rbf scale γ of the point")
+    _log_axis(ax, xs, bool(np.any(xs > 0)))
+    if path.chosen_index is not None:
+        i = int(path.chosen_index)
+        gammas = ", ".join(f"{g[i]:.3g}" for g in G)
+        ax.axvline(xs[i], color="k", ls=":", lw=1.0)
+        ax.set_title(f"{_method_labels(path.method)[0]}: chosen {GRID_SYMBOLS.get(path.grid_name, path.grid_name)}"
+                     f" = {xs[i]:.3g}, γ = {gammas}, {int(path.n_selected()[i])} features", fontsize="medium")
+    ax.gamma_axes = gx
     return ax

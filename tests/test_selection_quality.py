@@ -146,3 +146,19 @@ def test_lambda2_grid_is_walked_as_given():
     assert est.cv_scores_.shape == (4, 3)
     with pytest.raises(ValueError, match="lambda2_grid"):
         KNIFERegressorCV(lambda2_grid="big").fit(X, y)
+
+
+def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from numkfs.plotting import plot_cv_gamma
+
+    X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
+    path = KNIFERegressorCV(n_lambdas=6, cv=3).fit(X, y).path_
+    ax = plot_cv_gamma(path)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), path.cv_scores.mean(axis=1))
+    np.testing.assert_allclose(ax.gamma_axes.lines[0].get_ydata(), path.extra["gamma"])
+    assert f"{path.n_selected()[path.chosen_index]} features" in ax.get_title()
+    with pytest.raises(ValueError, match="cross-validated KNIFE path"):
+        plot_cv_gamma(knife_path(X, y, n_lambdas=3, random_state=0))
