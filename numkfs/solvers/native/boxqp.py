@@ -136,7 +136,7 @@ def _free_indices(free, idx):
     return m
 
 
-@jit
+@jit(inline=True)
 def _lu_solve(A, b, m):
     """Solve ``A[:m, :m] x = b[:m]`` by Gaussian elimination with partial
     pivoting, in place (A overwritten, b becomes x).  Returns False when a
@@ -371,7 +371,7 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
 
 
 @jit
-def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter, idx):
+def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter, idx, A, work):
     """Primal active-set method for ``min ½wᵀQw + cᵀw`` over ``w ≥ 0, Σw ≤ M``
     from the feasible ``w`` (updated in place, with ``free``).
 
@@ -380,16 +380,17 @@ def _budget_active_set_jit(Q, c, M, w, free, on_budget, tol, max_iter, idx):
     equality-constrained Newton system on F, moves to its solution or to the
     first bound / the budget met; the outer step then drops the budget when
     its multiplier is negative, else frees the bound coordinate with the most
-    negative multiplier.  ``idx`` (p integers) is workspace.  Returns (iterations, kkt residual, budget multiplier).
+    negative multiplier.  Workspace from the caller (allocations inside would be compilations
+    of their own): ``idx`` (p integers), ``A`` (p + 1 x p + 1) and ``work`` (3 x p + 1).
+    Returns (iterations, kkt residual, budget multiplier).
     """
     p = w.shape[0]
     it = 0
     nu = 0.0
     res = np.inf
-    A = np.empty((p + 1, p + 1))
-    r = np.empty(p)
-    g = np.empty(p)
-    sol = np.empty(p + 1)
+    r = work[0]
+    g = work[1]
+    sol = work[2]
     while it < max_iter:
         it += 1
         for _ in range(2 * p + 2):
@@ -541,7 +542,7 @@ def solve_budget_qp(Q, c, M: float, w0=None, *, tol: float = 1e-10, max_iter: in
     if max_iter is None:
         max_iter = default_max_sweeps(p)
     it, res, nu = _budget_active_set_jit(Q, c, float(M), w, free, on_budget, float(tol), int(max_iter),
-                                         np.empty(p, dtype=np.int64))
+                                         np.empty(p, dtype=np.int64), np.empty((p + 1, p + 1)), np.empty((3, p + 1)))
     return w, int(it), float(res), float(nu)
 
 
