@@ -125,20 +125,32 @@ def _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, lo
                 expanded = True
             B += 1
         if expanded:
+            f = 1.0
+            for k in range(1, P):  # loc[k] / k!: a plain Horner loop below (no division per point)
+                f /= k
+                loc[k] *= f
+            cC = bcent[C]
+            last = loc[P - 1]
+            for j in range(c0, c1):  # Horner with the points inner (vectorised; pw is free here)
+                pw[j] = last
+            for k in range(P - 2, -1, -1):
+                lk = loc[k]
+                for j in range(c0, c1):
+                    pw[j] = lk + pw[j] * (cC - sv[j])
             for j in range(c0, c1):
-                w = bcent[C] - sv[j]
-                poly = loc[P - 1]
-                for k in range(P - 2, -1, -1):
-                    poly = loc[k] + poly * (w / (k + 1))
-                rs[j] += poly
+                rs[j] += pw[j]
 
 
 @pjit
-def _row_moments_block(T, exact, h, P, delta, direct_max, nring, R2, Q):
-    """(R2, Q) of every row of ``T`` (features x samples, natural units)."""
+def _row_moments_block(T, mean, root, exact, h, P, delta, direct_max, nring, R2, Q):
+    """(R2, Q) of every row of ``T`` (features x samples), in natural units
+    ``(T[i] - mean[i]) * root[i]`` (centred: distances do not change, and an
+    offset costs no digits)."""
     k, n = T.shape
     for i in prange(k):
-        s = T[i]
+        s = np.empty(n)
+        for j in range(n):
+            s[j] = (T[i, j] - mean[i]) * root[i]
         if exact:
             R2[i], Q[i] = _exact_row_moments(s)
             continue
@@ -196,8 +208,7 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
         i1 = min(d, i0 + ROW_BLOCK)
         B = X[:, i0:i1]
         B = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=np.float64)
-        T = B.T - B.mean(axis=0)[:, None]  # distances do not change; no offset digits lost
-        T = np.ascontiguousarray(T * root[i0:i1, None])
-        _row_moments_block(T, not fgt, float(FGT_H), int(P), float(delta), int(DIRECT_MAX), int(nring),
-                           R2[i0:i1], Q[i0:i1])
+        T = np.ascontiguousarray(B.T)  # one pass: feature-major
+        _row_moments_block(T, T.mean(axis=1), root[i0:i1], not fgt, float(FGT_H), int(P), float(delta),
+                           int(DIRECT_MAX), int(nring), R2[i0:i1], Q[i0:i1])
     return R2, Q
