@@ -162,3 +162,22 @@ def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
     assert f"{path.n_selected()[path.chosen_index]} features" in ax.get_title()
     with pytest.raises(ValueError, match="cross-validated KNIFE path"):
         plot_cv_gamma(knife_path(X, y, n_lambdas=3, random_state=0))
+
+
+def test_garrote_default_grid_is_refined_where_the_support_jumps():
+    from numkfs import GarroteRegressorCV
+    from numkfs.methods.garrote import garrote_path
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 120))
+    y = X[:, :10] @ rng.uniform(1, 3, 10) + rng.standard_normal(60)
+    coarse = garrote_path(X, y, n_lambdas=20, max_refine=0)
+    fine = garrote_path(X, y, n_lambdas=20)
+    assert _no_jump(coarse) != [] and _no_jump(fine) == []
+    assert set(coarse.grid) <= set(fine.grid) and 20 < fine.n_points <= 40
+    # the same points where the grids agree (a convex problem: warm starts do not change them)
+    at = np.searchsorted(-fine.grid, -coarse.grid)
+    np.testing.assert_allclose(fine.weights[at], coarse.weights, atol=1e-6)
+    est = GarroteRegressorCV(n_lambdas=20, cv=3).fit(X, y)
+    assert _no_jump(est.path_) == [] and est.cv_scores_.shape == (est.path_.n_points, 3)
+    assert est.lambda2_ == est.path_.grid[est.best_index_]

@@ -171,8 +171,11 @@ class GarroteRegressorCV(GarroteRegressor):
     full-data path's point there.  The default grid runs from
     :math:`\lambda_{2,\max}` (no feature) down to ``lambda_min_ratio`` times it
     and then to λ2 = 0 (ridge regression on every feature), so both ends of
-    the grid are ends of the path; with a grid of your own, a choice at its
-    edge raises :class:`~numkfs.model_selection.GridEdgeWarning`.
+    the grid are ends of the path, refined where the support jumps by more
+    than ``max(2, a quarter of the larger)`` features (at most ``n_lambdas``
+    values inserted, :func:`numkfs.model_selection.refine_walk`); with a
+    grid of your own (walked as given), a choice at its edge raises
+    :class:`~numkfs.model_selection.GridEdgeWarning`.
 
     Parameters
     ----------
@@ -292,7 +295,9 @@ class GarroteRegressorCV(GarroteRegressor):
             top = garrote_path(X, y, self.lambda1, n_lambdas=1, **opts).extra["lambda2_max"]
             top = top if top > 0 else 1.0
             grid = np.append(top * np.geomspace(1.0, self.lambda_min_ratio, self.n_lambdas), 0.0)
-        path = garrote_path(X, y, self.lambda1, grid, feature_names=names, **opts)
+        path = garrote_path(X, y, self.lambda1, grid, feature_names=names, max_refine=0 if user_grid else self.n_lambdas,
+                            **opts)
+        grid = path.grid  # refined where the support jumps (the default grid)
 
         def fold(train, test):
             fp = garrote_path(X[train], y[train], self.lambda1, grid, **opts)

@@ -43,7 +43,8 @@ import numpy as np
 
 from .._threads import thread_policy
 from .._validation import Interval, NoneOr, check_X_y, constant_columns, validate_params
-from ..paths import FeaturePath
+from ..model_selection import refine_walk
+from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers import solve
 from ..solvers.native.garrote import GarroteStep, LinearGarrote, garrote_lambda2_max
 
@@ -54,6 +55,7 @@ _PATH_CONSTRAINTS = {
     "n_lambdas": [Interval(Integral, 1, None, closed="left")],
     "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
     "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
+    "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
 }
 
 
@@ -78,6 +80,7 @@ def garrote_path(
     solver: str | list = "auto",
     tol: float | None = None,
     penalty_weights=None,
+    max_refine: int | None = None,
     feature_names=None,
     true_support=None,
 ) -> FeaturePath:
@@ -113,6 +116,13 @@ def garrote_path(
     penalty_weights : array-like of shape (n_features,), optional
         Factors π_j > 0 of an adaptive weight penalty
         :math:`\lambda_2 \sum_j \pi_j w_j` (default 1).
+    max_refine : int, optional
+        At most this many λ2 values are inserted where two consecutive
+        points' supports differ by more than ``max(2, a quarter of the
+        larger)`` features (:func:`numkfs.model_selection.refine_walk`), so
+        the path has at most ``len(grid) + max_refine`` points.  Default:
+        ``n_lambdas`` for the default grid, 0 (solved as given) for
+        ``lambda2s``.
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
 
@@ -149,8 +159,10 @@ def garrote_path(
         warnings.warn("garrote_path: 'eps' is renamed 'lambda_min_ratio' (as in KNIFE); 'eps' will be removed "
                       "in the next release.", FutureWarning, stacklevel=2)
         lambda_min_ratio = eps
-    validate_params({"lambda1": lambda1, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio, "tol": tol},
-                    _PATH_CONSTRAINTS, "garrote_path")
+    validate_params({"lambda1": lambda1, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio, "tol": tol,
+                     "max_refine": max_refine}, _PATH_CONSTRAINTS, "garrote_path")
+    if max_refine is None:
+        max_refine = n_lambdas if lambda2s is None else 0
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
     _check_scale(Xc, yc, lambda1, "garrote_path")
@@ -163,20 +175,21 @@ def garrote_path(
         raise ValueError(f"garrote_path: lambda2s must be finite and >= 0; got {lambda2s!r}.")
 
     problem = LinearGarrote(Xc, yc, lambda1, float(lambda2s[0]), penalty_weights=penalty_weights)
-    p = X.shape[1]
-    W = np.empty((lambda2s.size, p))
-    B = np.empty((lambda2s.size, p))
-    obj = np.empty(lambda2s.size)
-    used, times = [], np.empty(lambda2s.size)
-    for i, l2 in enumerate(lambda2s):
+
+    def step(previous, l2):
+        """The point at ``l2``, warm-started from the previous point's β̃."""
         problem.update(lambda2=float(l2))
+        if previous is not None:
+            problem.beta_warm = previous[0].copy()
         res = solve(problem, solver, tol=tol)
-        B[i] = res["beta"]
-        W[i] = np.clip(res["w"], 0.0, 1.0)
-        obj[i] = res.objective
-        used.append(res.solver)
-        times[i] = res.solve_time
-        problem.beta_warm = B[i].copy()
+        return res["beta"], np.clip(res["w"], 0.0, 1.0), res.objective, res.solver, res.solve_time
+
+    lambda2s, states, _ = refine_walk(step, lambda2s, step(None, lambda2s[0]), max_inserted=max_refine,
+                                      support=lambda state: support_mask(state[1], SELECTION_TOL["garrote"]))
+    lambda2s = np.asarray(lambda2s)
+    B, W = np.array([st[0] for st in states]), np.array([st[1] for st in states])
+    obj = np.array([st[2] for st in states], dtype=float)
+    used, times = [st[3] for st in states], np.array([st[4] for st in states], dtype=float)
     return FeaturePath(
         grid=lambda2s, weights=W, grid_name="lambda2", feature_names=feature_names, objective=obj,
         method="garrote", tol=1e-6, true_support=true_support,
