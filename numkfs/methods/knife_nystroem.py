@@ -1,0 +1,276 @@
+r"""KNIFE through a Nyström basis, with the feature weights inside the kernel.
+
+With m landmarks :math:`z_1, \dots, z_m` (rows of the training data, chosen
+once per fit) the KNIFE problem of :mod:`numkfs.methods.knife` becomes
+
+.. math::
+
+    \min_{\beta, \beta_0, 0 \le w \le 1}\; f(\beta, w) = L\bigl(y, K_{nm}(w)\beta
+        + \beta_0\bigr) + \lambda_1 \beta^\top K_{mm}(w)\beta
+        + \lambda_2 \textstyle\sum_j w_j ,
+
+the subset-of-regressors form of the weighted kernel: :math:`f = K_{nm}\beta`
+is a kernel expansion over the landmarks, and both blocks
+:math:`K_{nm}(w) = K_w(X, Z)` and :math:`K_{mm}(w) = K_w(Z, Z)` are
+recomputed as the weights move (:mod:`numkfs.kernels.weighted_lowrank`): the
+weights stay inside the kernel, this is not a fixed feature map with a
+linear model on top.  With every row a landmark (:math:`Z = X`) it *is*
+KNIFE: :math:`K_{nm} = K_{mm} = K_w` and :math:`\beta = \alpha` (tested).
+The losses are sums, as in KNIFE, so :math:`\lambda_1` keeps its meaning
+(no factor n).
+
+The algorithm is KNIFE's, run by the same driver (:class:`_KnifeNystroem`
+subclasses :class:`numkfs.methods.knife._Knife`; the fit, line search,
+extrapolation, L-BFGS-B finish, restarts, path, top search and CV are
+shared):
+
+* β-step, an (m + 1)-dimensional problem: Newton on :math:`(\beta,
+  \beta_0)` with the gradient :math:`(K_{nm}^\top \ell' + 2\lambda_1
+  K_{mm}\beta,\; 1^\top\ell')` and the Hessian :math:`K_{nm}^\top D K_{nm}
+  + 2\lambda_1 K_{mm}` (with the intercept's row and column), D the
+  loss's curvature, formed by symmetric rank-k updates over row blocks on
+  the rows with :math:`D_i > 0` (O(n m²)); an m x m Cholesky solve (least
+  squares if it is singular), Armijo backtracking.  For the squared loss
+  one step is the minimiser, :math:`(K_{mn}K_{nm} + \lambda_1 K_{mm})\beta
+  = K_{mn} y`.
+* w-step: the linearised surrogate of KNIFE with :math:`A_{ik} =
+  \partial(K_{nm}\beta)_i/\partial w_k` (n x p, O(n m p) in row blocks)
+  and the penalty's derivative :math:`\lambda_1 (A^{mm})^\top\beta`,
+  :math:`A^{mm}` the same matrix on the landmarks; the w-step QP is
+  KNIFE's (:mod:`numkfs.solvers.native.knife_wstep`).
+
+No n x n array exists: memory is O(n m + m² + n p).  The blocks of only
+the last :data:`LIVE_KERNELS` weight vectors are held; a fit state keeps a
+handle (its w and scale) and the blocks are recomputed if it is needed
+again after they were dropped (a path holds one state per point).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+
+from .._validation import check_memory
+from ..kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
+from .knife import _EPS_DECREASE, _Knife
+
+__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "knife_model",
+           "resolve_approximation"]
+
+#: Values of the ``approximation`` parameter.
+APPROXIMATIONS = ("exact", "nystroem", "auto")
+
+#: ``approximation="auto"`` uses the exact kernel up to this many rows and
+#: the Nyström basis above (benchmarks/results/knife_large.md).
+AUTO_EXACT_MAX_SAMPLES = 3000
+
+#: ``n_components=None``: this many landmarks (all rows when there are fewer).
+DEFAULT_N_COMPONENTS = 500
+
+#: Kernel blocks held in memory at once (a fit's current point, its trial point and one more).
+LIVE_KERNELS = 3
+
+
+def resolve_approximation(approximation, n_samples: int, n_components=None, caller: str = "knife"):
+    """``(approximation, m)``: "exact" or "nystroem" for ``n_samples`` rows and the number of landmarks
+    (None for the exact kernel); raises a ValueError naming the parameter at fault.
+
+    Examples
+    --------
+    >>> from numkfs.methods.knife_nystroem import resolve_approximation
+    >>> resolve_approximation("auto", 500), resolve_approximation("auto", 50_000, 200)
+    (('exact', None), ('nystroem', 200))
+    """
+    if approximation not in APPROXIMATIONS:
+        raise ValueError(f"The 'approximation' parameter of {caller} must be one of {list(APPROXIMATIONS)}. "
+                         f"Got {approximation!r} instead.")
+    if n_components is not None and (isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral)
+                                     or not 1 <= n_components <= n_samples):
+        raise ValueError(f"The 'n_components' parameter of {caller} must be an int in [1, n_samples = "
+                         f"{n_samples}] or None. Got {n_components!r} instead.")
+    if approximation == "auto":
+        approximation = "exact" if n_samples <= AUTO_EXACT_MAX_SAMPLES else "nystroem"
+    if approximation == "exact":
+        return "exact", None
+    return "nystroem", int(min(n_samples, DEFAULT_N_COMPONENTS) if n_components is None else n_components)
+
+
+def knife_model(X, y, *, approximation="exact", n_components=None, landmarks="uniform", random_state=None,
+                caller="knife", **kw):
+    """The KNIFE problem object for ``approximation`` (after :func:`resolve_approximation`):
+    :class:`numkfs.methods.knife._Knife` or :class:`_KnifeNystroem` with landmarks drawn
+    from ``random_state``; ``kw`` are :class:`_Knife`'s keywords.  The memory check names
+    ``n_components``."""
+    approximation, m = resolve_approximation(approximation, X.shape[0], n_components, caller)
+    if approximation == "exact":
+        n = X.shape[0]
+        # K_w, its Cholesky factor (or Newton matrix) and a work copy live at once
+        check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of {caller}")
+        return _Knife(X, y, **kw)
+    n, p = X.shape
+    need = 8.0 * ((LIVE_KERNELS + 2) * n * m + 6 * m * m + 4 * n * p)
+    check_memory(need, f"The Nyström kernel blocks of {caller} with n_components={m} ({n} x {m} each)")
+    idx = select_landmarks(X, m, method=landmarks, random_state=random_state)
+    return _KnifeNystroem(X, y, landmarks=idx, **kw)
+
+
+class _LowRankKernel:
+    """The kernel blocks at one weight vector and scale: a handle whose arrays the
+    model fills on demand (:meth:`_KnifeNystroem.blocks`) and may drop again."""
+
+    __slots__ = ("w", "gamma", "nm", "mm")
+
+    def __init__(self, w, gamma):
+        self.w, self.gamma, self.nm, self.mm = w, gamma, None, None
+
+    def __matmul__(self, beta):
+        if self.nm is None:
+            raise RuntimeError("kernel blocks dropped: ask the model (_KnifeNystroem.blocks)")
+        return self.nm @ beta
+
+
+class _KnifeNystroem(_Knife):
+    """KNIFE's problem through the landmarks ``X[landmarks]`` (see the module docstring).
+
+    The interface is :class:`numkfs.methods.knife._Knife`'s; the kernel
+    objects it passes around are :class:`_LowRankKernel` handles and the
+    coefficient vectors have one entry per landmark."""
+
+    def __init__(self, X, y, *, landmarks, **kw):
+        super().__init__(X, y, **kw)
+        self.landmarks = np.asarray(landmarks, dtype=np.int64)
+        self.Z = np.ascontiguousarray(X[self.landmarks])
+        self._Za = None
+        self._live = []  # handles whose blocks are held, most recent first
+
+    @property
+    def n_components(self):
+        return self.landmarks.size
+
+    def active_data(self, w):
+        key = self._act_key
+        act, Xa = super().active_data(w)
+        if self._Za is None or self._act_key != key:
+            self._Za = np.ascontiguousarray(self.Z[:, act])
+        return act, Xa
+
+    def blocks(self, K):
+        """``(K_nm, K_mm)`` of the handle ``K``, recomputed if they were dropped; only the last
+        :data:`LIVE_KERNELS` handles keep theirs."""
+        if K.nm is None:
+            act, Xa = self.active_data(K.w)
+            K.nm, K.mm = lowrank_kernels(Xa, self._Za, K.w[act], self.kernel, gamma=K.gamma, degree=self.degree,
+                                         coef0=self.coef0)
+        self._live = [K] + [h for h in self._live if h is not K]
+        for h in self._live[LIVE_KERNELS:]:
+            h.nm = h.mm = None
+        del self._live[LIVE_KERNELS:]
+        return K.nm, K.mm
+
+    def kernel_matrix(self, w, alpha=None):
+        K = _LowRankKernel(np.array(w, dtype=float), self.gamma)
+        self.blocks(K)
+        if alpha is not None:
+            self.k_alpha(K, alpha)
+        return K
+
+    def k_alpha(self, K, alpha, Ka=None):
+        if Ka is None:
+            self.blocks(K)
+        return super().k_alpha(K, alpha, Ka)
+
+    def objective(self, K, alpha, a0, w, lambda2):
+        Kb = self.k_alpha(K, alpha)
+        mm = self.blocks(K)[1]
+        return self.loss.value(self.y, Kb + a0) + self.lambda1 * float(alpha @ (mm @ alpha)) + lambda2 * float(w.sum())
+
+    def alpha_step(self, K, alpha, a0):
+        Kb = self.k_alpha(K, alpha)
+        nm, mm = self.blocks(K)
+        beta, a0, Kb = _newton_beta(nm, mm, self.y, self.loss, self.lambda1, alpha, a0 if self.intercept else 0.0,
+                                    intercept=self.intercept, Kb=Kb)
+        self.k_alpha(K, beta, Kb)
+        return beta, a0
+
+    def wstep_data(self, K, alpha, a0, w, lambda2):
+        act, Xa = self.active_data(w)
+        nm, mm = self.blocks(K)
+        kw = dict(gamma=K.gamma, degree=self.degree, coef0=self.coef0)
+        A = lowrank_weight_gradient(Xa, self._Za, w[act], alpha, nm, self.kernel, **kw)
+        Amm = lowrank_weight_gradient(self._Za, self._Za, w[act], alpha, mm, self.kernel, **kw)
+        u0 = self.k_alpha(K, alpha) + a0 - A @ w[act]
+        c = self.lambda1 * (Amm.T @ alpha) + lambda2
+        return act, A, u0, c
+
+    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None):
+        alpha = np.zeros(self.n_components) if alpha is None else alpha
+        return super().fit(w, lambda2, alpha=alpha, a0=a0, max_iter=max_iter, tol=tol, K=K)
+
+
+def _spd_solve(H, b):
+    """H⁻¹ b for a symmetric positive semi-definite H: Cholesky, least squares if it fails."""
+    try:
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H, check_finite=False), b, check_finite=False)
+    except np.linalg.LinAlgError:
+        return scipy.linalg.lstsq(H, b, check_finite=False)[0]
+
+
+def _newton_beta(Knm, Kmm, y, loss, lam1, beta, a0, *, intercept, tol=1e-10, max_iter=100, Kb=None):
+    r"""Newton for :math:`\min L(y, K_{nm}\beta + \beta_0) + \lambda_1\beta^\top K_{mm}\beta`
+    (:math:`\beta_0 = 0` without ``intercept``), Armijo backtracking; one step for the squared
+    loss (a quadratic).  Stops when the gradient is below ``tol`` times its scale or the
+    predicted decrease is below the rounding of the objective.  When no row has curvature
+    but the gradient is not zero (the huberized hinge in its linear part) D is replaced by
+    the loss's curvature bound there (a majorising quadratic), as KNIFE's α-step does.
+    Returns ``(beta, beta0, K_nm beta)``."""
+    m = Knm.shape[1]
+    beta = np.array(beta, dtype=float)
+    a0 = float(a0)
+    Kb = Knm @ beta if Kb is None else np.array(Kb, dtype=float)
+    two_l = 2.0 * lam1
+    kscale = max(1.0, float(np.max(np.abs(Kmm), initial=0.0)))
+
+    def obj(Kb_, b_, a0_):
+        return loss.value(y, Kb_ + a0_) + lam1 * float(b_ @ (Kmm @ b_))
+
+    F = obj(Kb, beta, a0)
+    for _ in range(max_iter):
+        u = Kb + a0
+        g = loss.gradient(y, u)
+        D = loss.hessian_diag(y, u)
+        G = np.append(Knm.T @ g + two_l * (Kmm @ beta), float(g.sum()) if intercept else 0.0)
+        gsum = float(np.abs(g).sum())
+        if float(np.max(np.abs(G))) <= tol * max(1.0, kscale * gsum):
+            break
+        if not np.any(D[g != 0.0] > 0.0):
+            D = np.where(g != 0.0, loss.curvature_bound, D)
+        H = np.zeros((m + 1, m + 1))
+        H[:m, :m] = lowrank_gram(Knm, D)
+        H[:m, :m] += two_l * Kmm
+        if intercept:
+            H[:m, m] = H[m, :m] = Knm.T @ D
+            H[m, m] = float(D.sum())
+            d = _spd_solve(H, -G)
+        else:
+            d = np.append(_spd_solve(H[:m, :m], -G[:m]), 0.0)
+        Kd = Knm @ d[:m]
+        slope = float(G @ d)
+        if not slope < -_EPS_DECREASE * max(1.0, abs(F)):
+            break
+        t = 1.0
+        while t > 1e-12:
+            F_new = obj(Kb + t * Kd, beta + t * d[:m], a0 + t * d[m])
+            if F_new <= F + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        if t <= 1e-12:
+            break
+        beta += t * d[:m]
+        Kb += t * Kd
+        a0 += t * d[m]
+        F = F_new
+        if not loss.classification:  # the squared loss: the Newton step is the minimiser
+            break
+    return beta, a0, Kb
+
