@@ -32,6 +32,7 @@ The public entry point is :func:`rbf_row_moments`.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._jit import jit, pjit, prange
@@ -67,9 +68,10 @@ def _exact_row_moments(s):
 
 
 @jit(fast=True)
-def _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs):
+def _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs):
     """Row sums ``rs`` (in the boxes' order, ``sv``) of one column by the
-    fast Gauss transform (module docstring); work arrays from ``_fgt_work``."""
+    fast Gauss transform (module docstring); ``ones`` (1, m) unit weights,
+    work arrays from ``_fgt_work``."""
     m = s.shape[0]
     lo = s[0]
     hi = s[0]
@@ -78,7 +80,6 @@ def _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, lo
         lo = v if v < lo else lo
         hi = v if v > hi else hi
     span = (hi - lo) / h
-    ones = np.ones((1, m))
     if span < cnt.shape[0] - 2:
         nocc = _boxes_grid(s, ones, m, h, lo, int(span) + 1, sv, Wv, bstart, bcent, cnt)
     else:
@@ -142,33 +143,35 @@ def _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, lo
 
 
 @pjit
-def _row_moments_block(T, mean, root, exact, h, P, delta, direct_max, nring, R2, Q):
+def _row_moments_block(T, mean, root, exact, h, P, delta, direct_max, nring, ntask, R2, Q):
     """(R2, Q) of every row of ``T`` (features x samples), in natural units
     ``(T[i] - mean[i]) * root[i]`` (centred: distances do not change, and an
-    offset costs no digits)."""
+    offset costs no digits); ``ntask`` parallel tasks of consecutive rows,
+    each with its work arrays allocated once."""
     k, n = T.shape
-    for i in prange(k):
+    for b in prange(ntask):
         s = np.empty(n)
-        for j in range(n):
-            s[j] = (T[i, j] - mean[i]) * root[i]
-        if exact:
-            R2[i], Q[i] = _exact_row_moments(s)
-            continue
-        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n, 1, P, nring)
-        loc = np.empty(P)
-        rs = np.empty(n)
-        _fgt_row_sums(s, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs)
-        r2 = 0.0
-        for j in range(n):
-            r2 += rs[j] * rs[j]
-        R2[i] = r2
         s2 = np.empty(n)
-        for j in range(n):
-            s2[j] = s[j] * np.sqrt(2.0)
+        rs = np.empty(n)
+        ones = np.ones((1, n))
+        loc = np.empty(P)
         out = np.empty(1)
-        _fgt_core(s2, np.ones((1, n)), n, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner,
-                  hk, out)
-        Q[i] = out[0]
+        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n if not exact else 1, 1, P, nring)
+        for i in range(b * k // ntask, (b + 1) * k // ntask):
+            for j in range(n):
+                s[j] = (T[i, j] - mean[i]) * root[i]
+            if exact:
+                R2[i], Q[i] = _exact_row_moments(s)
+                continue
+            _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs)
+            r2 = 0.0
+            for j in range(n):
+                r2 += rs[j] * rs[j]
+            R2[i] = r2
+            for j in range(n):
+                s2[j] = s[j] * np.sqrt(2.0)
+            _fgt_core(s2, ones, n, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out)
+            Q[i] = out[0]
 
 
 #: Columns per block copied feature-major before the parallel loop.
@@ -210,5 +213,6 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
         B = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=np.float64)
         T = np.ascontiguousarray(B.T)  # one pass: feature-major
         _row_moments_block(T, T.mean(axis=1), root[i0:i1], not fgt, float(FGT_H), int(P), float(delta),
-                           int(DIRECT_MAX), int(nring), R2[i0:i1], Q[i0:i1])
+                           int(DIRECT_MAX), int(nring), int(min(i1 - i0, numba.get_num_threads())),
+                           R2[i0:i1], Q[i0:i1])
     return R2, Q
