@@ -293,8 +293,7 @@ def hsic_pvalues(X, y, **params):
 
     References
     ----------
-    A. Gretton, K. Fukumizu, C. H. Teo, L. Song, B. Schölkopf and A. J.
-    Smola, "A kernel statistical test of independence", NIPS 20, 2008.
+    Gretton et al. (NIPS 2008), as in :func:`hsic_test`.
 
     Examples
     --------

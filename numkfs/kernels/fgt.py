@@ -232,6 +232,23 @@ def _boxes_sorted(s, W, m, h, sv, Wv, bstart, bcent):
     return nocc
 
 
+@jit
+def _boxes(s, W, m, h, sv, Wv, bstart, bcent, cnt):
+    """The first ``m > 0`` entries into boxes (step 1 of the module
+    docstring): the grid's counting sort when it has fewer than
+    ``len(cnt) - 2`` cells, else by sorting.  Returns the number of boxes."""
+    lo = s[0]
+    hi = s[0]
+    for j in range(m):
+        v = s[j]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    span = (hi - lo) / h
+    if span < cnt.shape[0] - 2:
+        return _boxes_grid(s, W, m, h, lo, int(span) + 1, sv, Wv, bstart, bcent, cnt)
+    return _boxes_sorted(s, W, m, h, sv, Wv, bstart, bcent)
+
+
 #: Points per chunk of the moment loops (the chunk stays in L1 over the p orders).
 MOMENT_CHUNK = 256
 
@@ -352,18 +369,7 @@ def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, 
         out[r] = 0.0
     if m == 0:
         return
-    lo = s[0]
-    hi = s[0]
-    for j in range(m):
-        v = s[j]
-        lo = v if v < lo else lo
-        hi = v if v > hi else hi
-    span = (hi - lo) / h
-    if span < cnt.shape[0] - 2:
-        nbox = int(span) + 1
-        nocc = _boxes_grid(s, W, m, h, lo, nbox, sv, Wv, bstart, bcent, cnt)
-    else:
-        nocc = _boxes_sorted(s, W, m, h, sv, Wv, bstart, bcent)
+    nocc = _boxes(s, W, m, h, sv, Wv, bstart, bcent, cnt)
     nring = ring.shape[0]
     for q in range(nring):
         owner[q] = -1

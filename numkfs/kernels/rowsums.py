@@ -37,8 +37,7 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from .fastexp import fast_exp_kernel
-from .fgt import DIRECT_MAX, FGT_H, _boxes_grid, _boxes_sorted, _fgt_core, _fgt_work, _hermite, _moments, \
-    _ring_size, fgt_order
+from .fgt import DIRECT_MAX, FGT_H, _boxes, _fgt_core, _fgt_work, _hermite, _moments, _ring_size, fgt_order
 
 __all__ = ["rbf_row_moments"]
 
@@ -73,17 +72,7 @@ def _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, c
     fast Gauss transform (module docstring); ``ones`` (1, m) unit weights,
     work arrays from ``_fgt_work``."""
     m = s.shape[0]
-    lo = s[0]
-    hi = s[0]
-    for j in range(m):
-        v = s[j]
-        lo = v if v < lo else lo
-        hi = v if v > hi else hi
-    span = (hi - lo) / h
-    if span < cnt.shape[0] - 2:
-        nocc = _boxes_grid(s, ones, m, h, lo, int(span) + 1, sv, Wv, bstart, bcent, cnt)
-    else:
-        nocc = _boxes_sorted(s, ones, m, h, sv, Wv, bstart, bcent)
+    nocc = _boxes(s, ones, m, h, sv, Wv, bstart, bcent, cnt)
     M = np.empty((nocc, 1, P))  # every box's moments (boxes on both sides are needed)
     for C in range(nocc):
         c0 = bstart[C]
