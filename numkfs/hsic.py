@@ -73,7 +73,8 @@ per feature.  A constant feature (or target) has statistic 0 and p-value 1.
 
 Calibration: the gamma law matches the first two moments only; it is
 accurate in the bulk and the upper tail for moderate n (the tests check
-uniformity on null features by Kolmogorov-Smirnov at n = 200 and 2,000),
+uniformity on null features by Kolmogorov-Smirnov at n = 200 and 1,500;
+`benchmarks/trust.py` from 200 to 10^6 rows),
 and slightly conservative for p-values far below 1e-6, where only the
 ordering of the features matters.
 

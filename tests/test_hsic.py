@@ -69,7 +69,7 @@ def test_statistic_and_pvalue_equal_the_direct_formula(classification):
         assert np.all(np.abs(stat - full) <= TARGET_TOL * n / n + tol)
 
 
-@pytest.mark.parametrize("n", [200, 2000])
+@pytest.mark.parametrize("n", [200, 1500])
 def test_pvalues_uniform_on_null_features(n):
     """Kolmogorov-Smirnov against U(0, 1) over 300 independent null columns
     (Gaussian, heavy-tailed and 4-valued), at test level 0.001; both targets."""

@@ -35,7 +35,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange, serial_twin
+from .._threads import parallel_or_serial
 from .fastexp import fast_exp_kernel
 from .fgt import DIRECT_MAX, FGT_H, _boxes, _fgt_core, _fgt_work, _hermite, _moments, _ring_size, fgt_order
 
@@ -131,12 +132,30 @@ def _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, c
                 rs[j] += pw[j]
 
 
+@jit(inline=True)
+def _centred(T, mean, root, i, s):
+    """Row ``i`` of ``T`` in natural units, into ``s``."""
+    for j in range(T.shape[1]):
+        s[j] = (T[i, j] - mean[i]) * root[i]
+
+
 @pjit
-def _row_moments_block(T, mean, root, exact, h, P, delta, direct_max, nring, ntask, R2, Q):
-    """(R2, Q) of every row of ``T`` (features x samples), in natural units
-    ``(T[i] - mean[i]) * root[i]`` (centred: distances do not change, and an
-    offset costs no digits); ``ntask`` parallel tasks of consecutive rows,
-    each with its work arrays allocated once."""
+def _exact_block(T, mean, root, ntask, R2, Q):
+    """(R2, Q) of every row of ``T`` (features x samples) by the pair loop, in
+    natural units ``(T[i] - mean[i]) * root[i]`` (centred: distances do not
+    change, and an offset costs no digits); ``ntask`` tasks of consecutive rows."""
+    k, n = T.shape
+    for b in prange(ntask):
+        s = np.empty(n)
+        for i in range(b * k // ntask, (b + 1) * k // ntask):
+            _centred(T, mean, root, i, s)
+            R2[i], Q[i] = _exact_row_moments(s)
+
+
+@pjit
+def _fgt_block(T, mean, root, h, P, delta, direct_max, nring, ntask, R2, Q):
+    """:func:`_exact_block` by the fast Gauss transform: each task's work
+    arrays allocated once."""
     k, n = T.shape
     for b in prange(ntask):
         s = np.empty(n)
@@ -145,13 +164,9 @@ def _row_moments_block(T, mean, root, exact, h, P, delta, direct_max, nring, nta
         ones = np.ones((1, n))
         loc = np.empty(P)
         out = np.empty(1)
-        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n if not exact else 1, 1, P, nring)
+        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n, 1, P, nring)
         for i in range(b * k // ntask, (b + 1) * k // ntask):
-            for j in range(n):
-                s[j] = (T[i, j] - mean[i]) * root[i]
-            if exact:
-                R2[i], Q[i] = _exact_row_moments(s)
-                continue
+            _centred(T, mean, root, i, s)
             _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs)
             r2 = 0.0
             for j in range(n):
@@ -161,6 +176,10 @@ def _row_moments_block(T, mean, root, exact, h, P, delta, direct_max, nring, nta
                 s2[j] = s[j] * np.sqrt(2.0)
             _fgt_core(s2, ones, n, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out)
             Q[i] = out[0]
+
+
+_exact_block_serial = serial_twin(_exact_block)
+_fgt_block_serial = serial_twin(_fgt_block)
 
 
 #: Columns per block copied feature-major before the parallel loop.
@@ -201,7 +220,12 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
         B = X[:, i0:i1]
         B = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=np.float64)
         T = np.ascontiguousarray(B.T)  # one pass: feature-major
-        _row_moments_block(T, T.mean(axis=1), root[i0:i1], not fgt, float(FGT_H), int(P), float(delta),
-                           int(DIRECT_MAX), int(nring), int(min(i1 - i0, numba.get_num_threads())),
-                           R2[i0:i1], Q[i0:i1])
+        ntask = int(min(i1 - i0, numba.get_num_threads()))
+        if fgt:
+            run = parallel_or_serial(_fgt_block, _fgt_block_serial, n)
+            run(T, T.mean(axis=1), root[i0:i1], float(FGT_H), int(P), float(delta), int(DIRECT_MAX), int(nring),
+                ntask, R2[i0:i1], Q[i0:i1])
+        else:
+            run = parallel_or_serial(_exact_block, _exact_block_serial, n)
+            run(T, T.mean(axis=1), root[i0:i1], ntask, R2[i0:i1], Q[i0:i1])
     return R2, Q
