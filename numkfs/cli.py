@@ -123,6 +123,11 @@ def _cmd_select(args) -> int:
             from .plotting import plot_weights
 
             ax = plot_weights(res.weights, res.feature_names, selected=res.selected)
+            kn = res.extra.get("knockoffs")
+            if kn is not None:  # the statistics (or e-values) and the knockoff+ threshold
+                ax.set_xlabel(f"knockoff {kn['statistic']} (selected: >= threshold)")
+                if kn["statistic"] == "knockoff" and kn["threshold"] < float("inf"):
+                    ax.axvline(kn["threshold"], color="C3", lw=1, ls="--")
         ax.figure.tight_layout()
         import os
 
