@@ -1,0 +1,326 @@
+"""Selection quality of the defaults (issue #30): do they find the features?
+
+Parts (``--part``):
+
+* ``knife``: the targets of ``KNIFEClassifierCV()`` / ``KNIFERegressorCV()``
+  at full size: the sin/square classification (300 x 30 standard normal,
+  y = [sin(2 x0) + x1^2 - 1 + 0.3 N(0, 1) > 0], seeds 0 and 1),
+  ``make_classification(300, 30, n_informative=5, n_redundant=0,
+  shuffle=False)`` (random_state 0 and 1), the KNIFE sinusoid (100 x 20),
+  each with ``gamma="auto"`` (the default) and ``gamma=None`` (the former
+  1/p): true and false positives, CPU seconds.
+* ``scoring``: which CV score should choose a classifier's point.  For
+  binary data sets (the simulations above, breast_cancer, ionosphere,
+  sonar), repeated stratified outer splits (3/4 train); on the training
+  part, KNIFE's path (``gamma="auto"``, squared hinge) and 5 inner folds
+  on its grid, each fold giving held-out decision values of every point;
+  from them the point chosen by (accuracy, the method's held-out loss, the
+  deviance of a Platt scaling fitted on the inner training fold's own
+  decision values) x ("best", "1se"); the chosen model's outer-test
+  accuracy and, on simulations, true and false positives.  One path per
+  outer split serves all six rules, so they are compared on the same fits.
+* ``sim``: every method's ``numkfs.select`` defaults on simulations with a
+  known truth (true and false positives, CPU seconds; L1KR capped).
+
+Usage: ``python benchmarks/selection_quality.py [--part knife|scoring|sim|all] [--quick]``;
+writes ``benchmarks/results/selection_quality.md`` (each part its own
+section, the others kept).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+from _common import RESULTS, machine_line, markdown_table  # noqa: E402
+from knife_speed import _replace_section  # noqa: E402  (the sections' one writer)
+
+warnings.simplefilter("ignore")
+
+
+# --------------------------------------------------------------------------
+# data
+
+
+def sin_square(seed, n=300, p=30):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] ** 2 - 1 + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y, np.isin(np.arange(p), [0, 1])
+
+
+def informative(seed, n=300, p=30):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=n, n_features=p, n_informative=5, n_redundant=0, shuffle=False,
+                               random_state=seed)
+    return X, y, np.arange(p) < 5
+
+
+def correlated(seed, n=300, p=30, rho=0.6):
+    """Equicorrelated standard normal features (rho); y = [x0 x1 + sin(2 x2) + noise > 0]."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, p))
+    X = np.sqrt(1 - rho) * Z + np.sqrt(rho) * rng.standard_normal((n, 1))
+    y = (X[:, 0] * X[:, 1] + np.sin(2 * X[:, 2]) + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y, np.arange(p) < 3
+
+
+def real(name):
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True)
+        return X, y, None
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset(name, dropna=True)
+    return np.asarray(d.data, dtype=float), np.asarray(d.target), None
+
+
+def _tp_fp(support, truth):
+    support = np.asarray(support, dtype=bool)
+    return int(np.sum(support & truth)), int(np.sum(support & ~truth))
+
+
+# --------------------------------------------------------------------------
+# part "knife": the done-when cases at full size
+
+
+def part_knife(quick=False):
+    from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+    from numkfs.datasets import make_sinusoid
+
+    cases = [("sin/square, seed 0", *sin_square(0), True), ("sin/square, seed 1", *sin_square(1), True),
+             ("make_classification 300 x 30, random_state=1", *informative(1), True),
+             ("make_classification 300 x 30, random_state=0", *informative(0), True)]
+    X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    cases.append(("KNIFE sinusoid 100 x 20", X, y, truth, False))
+    if quick:
+        cases = cases[:1] + cases[-1:]
+    rows = []
+    for name, X, y, truth, clf in cases:
+        for gamma in ("auto", None):
+            est = (KNIFEClassifierCV if clf else KNIFERegressorCV)(gamma=gamma)
+            c = time.process_time()
+            est.fit(X, y)
+            cpu = time.process_time() - c
+            tp, fp = _tp_fp(est.get_support(), truth)
+            rows.append([name, repr(gamma), f"{tp}/{int(truth.sum())}", fp,
+                         " ".join(map(str, np.flatnonzero(est.get_support())[:12])),
+                         f"{float(np.max(est.gamma_)):.3g}", f"{cpu:.1f}"])
+            print(rows[-1], flush=True)
+    head = ["data", "gamma", "TP", "FP", "selected", "gamma_", "CPU s"]
+    return ("## KNIFE's targets at full size (gamma='auto' against the former 1/p)\n\n"
+            "Targets: the sin/square simulation {x0, x1} and at most two others (two seeds); "
+            "make_classification all 5 informative and at most two others; the sinusoid exactly its 5.\n\n"
+            + markdown_table(head, rows) + "\n")
+
+
+# --------------------------------------------------------------------------
+# part "scoring": which CV score chooses a classifier's point
+
+
+def _platt_deviance(d_train, y_train, d_test, y_test):
+    """Held-out logistic deviance of sigmoid(a d + b) fitted on the training fold's decision values."""
+    from sklearn.linear_model import LogisticRegression
+
+    out = np.empty(d_train.shape[1])
+    for j in range(d_train.shape[1]):
+        if np.ptp(d_train[:, j]) == 0:
+            p1 = np.clip(np.mean(y_train > 0), 1e-12, 1 - 1e-12)
+            prob = np.full(len(y_test), p1)
+        else:
+            lr = LogisticRegression(C=1e6).fit(d_train[:, [j]], y_train > 0)
+            prob = np.clip(lr.predict_proba(d_test[:, [j]])[:, 1], 1e-12, 1 - 1e-12)
+        out[j] = np.mean(np.where(y_test > 0, np.log(prob), np.log1p(-prob)))
+    return out
+
+
+RULES = [(s, r) for s in ("accuracy", "neg_loss", "platt_deviance") for r in ("best", "1se")]
+
+
+def _rule_choices(Xtr_raw, ytr, *, n_folds=5):
+    """The full path on the training part and the index each rule chooses."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from numkfs.methods.knife import knife_path, path_decision_function
+    from numkfs.model_selection import choose_index, fold_data, path_scores
+
+    mu, sd = Xtr_raw.mean(0), Xtr_raw.std(0)
+    sd[sd == 0] = 1.0
+    Xs = (Xtr_raw - mu) / sd
+    kw = dict(loss="squared_hinge", gamma="auto", random_state=0)
+    path = knife_path(Xs, ytr, **kw)
+    S = {s: [] for s in ("accuracy", "neg_loss", "platt_deviance")}
+    classes = np.array([-1.0, 1.0])
+    for tr, te in StratifiedKFold(n_folds).split(Xs, ytr):
+        A, B = fold_data(Xtr_raw, tr, te)
+        fp = knife_path(A, ytr[tr], lambda2_grid=path.grid, **kw)
+        d_tr, d_te = path_decision_function(fp, A, A), path_decision_function(fp, A, B)
+        S["accuracy"].append(path_scores(ytr[te], d_te, "accuracy", classes=classes))
+        S["neg_loss"].append(path_scores(ytr[te], d_te, "neg_loss", classes=classes, loss="squared_hinge"))
+        S["platt_deviance"].append(_platt_deviance(d_tr, ytr[tr], d_te, ytr[te]))
+    choices = {}
+    for score, rule in RULES:
+        path.cv_scores = np.column_stack(S[score])
+        choices[score, rule] = choose_index(path, rule)
+    return path, Xs, (mu, sd), choices
+
+
+def part_scoring(quick=False):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from numkfs.methods.knife import path_decision_function
+
+    sets = [("sin/square, seed 0", sin_square(0)), ("sin/square, seed 1", sin_square(1)),
+            ("make_classification 300 x 30", informative(1)), ("correlated (rho 0.6)", correlated(0)),
+            ("breast_cancer", real("breast_cancer")), ("ionosphere", real("ionosphere")),
+            ("sonar", real("sonar"))]
+    n_splits = 1 if quick else 3
+    if quick:
+        sets = sets[:2] + sets[4:5]
+    per_rule = {r: {"acc": [], "tp": [], "fp": [], "nsel": []} for r in RULES}
+    rows = []
+    for name, (X, y, truth) in sets:
+        yp = np.where(y == np.unique(y)[1], 1.0, -1.0)
+        splitter = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.25, random_state=0)
+        acc = {r: [] for r in RULES}
+        nsel = {r: [] for r in RULES}
+        tpfp = {r: [] for r in RULES}
+        c = time.process_time()
+        for tr, te in splitter.split(X, yp):
+            path, Xs, (mu, sd), choices = _rule_choices(X[tr], yp[tr])
+            Xte = (X[te] - mu) / sd
+            for r, i in choices.items():
+                d = path_decision_function(path, Xs, Xte, index=i)
+                acc[r].append(np.mean(np.where(d > 0, 1.0, -1.0) == yp[te]))
+                nsel[r].append(int(path.n_selected()[i]))
+                if truth is not None:
+                    tpfp[r].append(_tp_fp(path.selected(i), truth))
+        cpu = time.process_time() - c
+        for r in RULES:
+            row = [name, f"{r[0]}, {r[1]}", f"{np.mean(acc[r]):.3f}", f"{np.mean(nsel[r]):.1f}"]
+            if truth is not None:
+                tps, fps = zip(*tpfp[r])
+                row += [f"{np.mean(tps):.1f}/{int(truth.sum())}", f"{np.mean(fps):.1f}"]
+                per_rule[r]["tp"].append(np.mean(tps) / truth.sum())
+                per_rule[r]["fp"].append(np.mean(fps))
+            else:
+                row += ["", ""]
+            per_rule[r]["acc"].append(np.mean(acc[r]))
+            rows.append(row)
+        print(name, f"{cpu:.0f} CPU s", flush=True)
+    summary = []
+    for r in RULES:
+        v = per_rule[r]
+        summary.append([f"{r[0]}, {r[1]}", f"{np.mean(v['acc']):.3f}",
+                        f"{np.mean(v['tp']):.2f}" if v["tp"] else "", f"{np.mean(v['fp']):.2f}" if v["fp"] else ""])
+    head = ["data", "score, rule", "outer-test accuracy", "features", "TP", "FP"]
+    return ("## Which CV score chooses KNIFE's point (classification)\n\n"
+            f"{n_splits} stratified outer splits (3/4 train) per data set; KNIFE path (gamma='auto', squared "
+            "hinge) and 5 inner folds on the training part; every rule reads the same inner-fold decision "
+            "values. `platt_deviance`: held-out logistic deviance of a sigmoid fitted on the inner training "
+            "fold's own decision values.\n\nMean over the data sets (TP as a fraction of the true features, "
+            "FP a count; simulations only):\n\n"
+            + markdown_table(["score, rule", "outer-test accuracy", "TP fraction", "FP"], summary)
+            + "\n\nPer data set:\n\n" + markdown_table(head, rows) + "\n")
+
+
+# --------------------------------------------------------------------------
+# part "sim": every method's select() defaults on simulations with a known truth
+
+
+def part_sim(quick=False):
+    import multiprocessing as mp
+
+    from numkfs.datasets import make_friedman_noise, make_sinusoid
+
+    X, y, t = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    sims = [("KNIFE sinusoid 100 x 20", X, y, t)]
+    for k in (10, 100):
+        Xf, yf, tf = make_friedman_noise(1, n_samples=200, n_noise=k, noise=1.0, random_state=0)
+        sims.append((f"Friedman #1 + {k} noise", Xf, yf, np.asarray(tf, dtype=bool)))
+    sims += [("sin/square 300 x 30", *sin_square(0)), ("make_classification 5 of 30", *informative(1)),
+             ("make_classification 5 of 300", *informative(1, p=300)), ("correlated (rho 0.6)", *correlated(0))]
+    methods = ["knife", "garrote", "cosso", "lpkta", "nmmkl", "l1kr"]
+    if quick:
+        sims, methods = sims[:2], methods[:2]
+    rows = []
+    for name, X, y, truth in sims:
+        for m in methods:
+            r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600)
+            if r is None:
+                rows.append([name, m, "", "", "not finished (time limit)"])
+            elif isinstance(r, str):
+                rows.append([name, m, "", "", r[:80]])
+            else:
+                tp, fp = _tp_fp(r[0], truth)
+                rows.append([name, m, f"{tp}/{int(truth.sum())}", fp, f"{r[1]:.1f}"])
+            print(rows[-1], flush=True)
+    return ("## Every method's `numkfs.select` defaults on simulations\n\n"
+            "Target: every true feature the method can represent, at most one false positive. "
+            "L1KR limited to 120 s a case (it is being sped up).\n\n"
+            + markdown_table(["data", "method", "TP", "FP", "CPU s"], rows) + "\n")
+
+
+def _select_worker(method, X, y, q):
+    import warnings as w
+
+    w.simplefilter("ignore")
+    try:
+        import numkfs
+
+        c = time.process_time()
+        res = numkfs.select(X, y, method=method)
+        q.put((np.asarray(res.selected, dtype=bool), time.process_time() - c))
+    except Exception as e:  # noqa: BLE001 - the table says what failed
+        q.put(f"failed: {type(e).__name__}: {e}")
+
+
+def _run_select(method, X, y, limit):
+    import multiprocessing as mp
+
+    q = mp.get_context("fork").Queue()
+    p = mp.get_context("fork").Process(target=_select_worker, args=(method, X, y, q))
+    p.start()
+    p.join(limit)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None
+    return q.get() if not q.empty() else "failed: no result"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=["knife", "scoring", "sim", "all"], default="all")
+    ap.add_argument("--quick", action="store_true", help="fewer cases and splits")
+    args = ap.parse_args()
+    path = RESULTS / "selection_quality.md"
+    text = path.read_text() if path.exists() else "# Selection quality of the defaults (issue #30)\n"
+    parts = {"knife": part_knife, "scoring": part_scoring, "sim": part_sim}
+    for name, fn in parts.items():
+        if args.part not in (name, "all"):
+            continue
+        load = os.getloadavg()[0]
+        c = time.process_time()
+        section = fn(args.quick)
+        section += (f"\nRun: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {machine_line()}, load "
+                    f"average {load:.1f} at the start; {time.process_time() - c:.0f} CPU s in this process"
+                    f"{' (--quick)' if args.quick else ''}.\n")
+        text = _replace_section(text, name, section)
+        path.write_text(text)
+        print(section, flush=True)
+
+
+if __name__ == "__main__":
+    main()
