@@ -59,6 +59,9 @@ SERIAL_MAX_SAMPLES = {
     "l1kr": 999,  # per-call work at n = 200 too small for threads; threaded QR 100x slower when loaded
     "cosso": 0,  # one n x n Cholesky per alternation: BLAS single-threaded at every size
     "nmmkl": 0,  # the native QCQP's small dense solves
+    # KNIFE through a Nyström basis: m x m Cholesky and n x m rank-k updates; on the loaded 2-core machine
+    # two BLAS threads made a 200 x 200 Cholesky 0.12 CPU s instead of 0.3 ms (benchmarks/results/knife_large.md)
+    "knife_nystroem": 0,
 }
 
 

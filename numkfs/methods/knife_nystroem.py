@@ -47,10 +47,12 @@ again after they were dropped (a path holds one state per point).
 from __future__ import annotations
 
 import numbers
+import threading
 
 import numpy as np
 import scipy.linalg
 
+from .._threads import limit_threads, thread_limits
 from .._validation import check_memory
 from ..kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
 from .knife import _EPS_DECREASE, _Knife
@@ -204,16 +206,31 @@ class _KnifeNystroem(_Knife):
         return act, A, u0, c
 
     def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None):
+        """:meth:`numkfs.methods.knife._Knife.fit` (α: one coefficient per landmark), with the BLAS
+        threads of numkfs's thread policy for this method (set from the main thread only: the
+        limit is process-wide)."""
         alpha = np.zeros(self.n_components) if alpha is None else alpha
-        return super().fit(w, lambda2, alpha=alpha, a0=a0, max_iter=max_iter, tol=tol, K=K)
+        blas = thread_limits("knife_nystroem", self.X.shape[0])[1]
+        if threading.current_thread() is not threading.main_thread():
+            blas = None
+        with limit_threads(None, blas):
+            return super().fit(w, lambda2, alpha=alpha, a0=a0, max_iter=max_iter, tol=tol, K=K)
 
 
 def _spd_solve(H, b):
-    """H⁻¹ b for a symmetric positive semi-definite H: Cholesky, least squares if it fails."""
-    try:
-        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H, check_finite=False), b, check_finite=False)
-    except np.linalg.LinAlgError:
-        return scipy.linalg.lstsq(H, b, check_finite=False)[0]
+    """H⁻¹ b for a symmetric positive semi-definite H by Cholesky.  A numerically singular H (a
+    basis of smooth kernel columns is nearly dependent) gets a ridge growing from ``m eps`` times
+    its largest diagonal entry (at most 1e-6 times it), then least squares."""
+    scale = float(np.max(np.diag(H), initial=0.0))
+    ridge = 0.0
+    while True:
+        try:
+            M = H if ridge == 0.0 else H + ridge * np.eye(H.shape[0])
+            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(M, check_finite=False), b, check_finite=False)
+        except np.linalg.LinAlgError:
+            ridge = max(100.0 * ridge, H.shape[0] * np.finfo(float).eps * scale)
+            if ridge > 1e-6 * scale or scale <= 0.0:
+                return scipy.linalg.lstsq(H, b, check_finite=False)[0]
 
 
 def _newton_beta(Knm, Kmm, y, loss, lam1, beta, a0, *, intercept, tol=1e-10, max_iter=100, Kb=None):

@@ -1,0 +1,171 @@
+"""KNIFE through a Nyström basis (issue #26): with every row a landmark it is
+exact KNIFE (fits and paths agree to round-off), the weight gradient against
+central differences, the β-step's optimality for every loss, the memory check
+and the bad-input errors, determinism under random_state, and the sinusoid's
+five true features found at a few thousand rows with 200 landmarks."""
+import numpy as np
+import pytest
+
+from numkfs.datasets import make_sinusoid
+from numkfs.kernels.weighted_lowrank import lowrank_gram, select_landmarks
+from numkfs.methods.knife import _Knife
+from numkfs.methods.knife_nystroem import _KnifeNystroem, knife_model, resolve_approximation
+
+LOSSES = ("squared", "squared_hinge", "huberized_hinge", "logistic")
+EPS = np.finfo(float).eps
+
+
+def _std(X):
+    return (X - X.mean(0)) / X.std(0)
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y, _ = make_sinusoid(40, random_state=0)
+    return _std(X), y - y.mean()
+
+
+def _target(y, loss):
+    return y if loss == "squared" else np.where(y > 0, 1.0, -1.0)
+
+
+def _models(X, y, loss, landmarks, kernel="rbf"):
+    kw = dict(kernel=kernel, loss=loss, lambda1=1.0, gamma=1.0 / X.shape[1], degree=2, coef0=1.0, delta=1.0,
+              solver="auto")
+    return _Knife(X, y, **kw), _KnifeNystroem(X, y, landmarks=landmarks, **kw)
+
+
+# --------------------------------------------------------------------------
+# every row a landmark: exact KNIFE
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_all_rows_as_landmarks_is_exact_knife(small, loss):
+    """K_nm = K_mm = K and β = α: the β-step solves the α-step's problem, the
+    w-step gets the same A, u0 and c, so every iterate agrees up to the
+    rounding of the two linear solves (condition number of K + λ1 I times the
+    condition of K for the β-step's normal equations)."""
+    X, y = small
+    y = _target(y, loss)
+    n = X.shape[0]
+    exact, ny = _models(X, y, loss, np.arange(n))
+    w0 = np.random.default_rng(1).uniform(size=X.shape[1])
+    K = exact.kernel_matrix(w0)
+    kappa = np.linalg.cond(K) * np.linalg.cond(K + np.eye(n))
+    # one α-step and the w-step data from the same point
+    a, a0 = exact.alpha_step(K, np.zeros(n), 0.0)
+    Kn = ny.kernel_matrix(w0)
+    b, b0 = ny.alpha_step(Kn, np.zeros(n), 0.0)
+    assert np.max(np.abs(K @ (a - b))) <= 1e3 * kappa * EPS * max(1.0, np.max(np.abs(y)))
+    assert abs(a0 - b0) <= 1e3 * kappa * EPS
+    for u, v in zip(exact.wstep_data(K, a, a0, w0, 1.0)[1:], ny.wstep_data(Kn, a, a0, w0, 1.0)[1:]):
+        assert np.max(np.abs(u - v)) <= 1e3 * EPS * max(1.0, np.max(np.abs(u)))
+    # whole fits (the alternation, line search, extrapolation and L-BFGS-B finish)
+    fe, fn = exact.fit(w0, 0.0), ny.fit(w0, 0.0)
+    assert fn.objective == pytest.approx(fe.objective, rel=1e-9)
+    assert np.max(np.abs(fn.w - fe.w)) <= 1e-7
+    assert fn.n_iter == fe.n_iter
+
+
+@pytest.mark.parametrize("kernel,loss", [("rbf", "squared"), ("rbf", "logistic"), ("poly", "squared_hinge"),
+                                         ("linear", "huberized_hinge")])
+def test_weight_gradient_matches_central_differences(small, kernel, loss):
+    """∂f/∂w at fixed (β, β0) is Aᵀℓ'(u) + λ1 (A^mm)ᵀβ + λ2 (the w-step
+    surrogate's gradient); central differences with h = 1e-5 err by
+    O(h² f''') + O(eps f / h), about 1e-8 relative here."""
+    X, y = small
+    y = _target(y, loss)
+    _, ny = _models(X, y, loss, select_landmarks(X, 15, random_state=0), kernel)
+    rng = np.random.default_rng(3)
+    w = rng.uniform(0.3, 1.0, X.shape[1])
+    beta, b0 = rng.normal(size=15) * 0.3, 0.1
+    K = ny.kernel_matrix(w)
+    act, A, u0, c = ny.wstep_data(K, beta, b0, w, 0.5)
+    grad = A.T @ ny.loss.gradient(y, u0 + A @ w[act]) + c
+    h = 1e-5
+    fd = np.empty_like(grad)
+    for k in range(w.size):
+        e = np.zeros_like(w)
+        e[k] = h
+        f = [ny.objective(ny.kernel_matrix(w + s * e), beta, b0, w + s * e, 0.5) for s in (1.0, -1.0)]
+        fd[k] = (f[0] - f[1]) / (2 * h)
+    assert np.max(np.abs(grad - fd)) <= 1e-6 * max(1.0, np.max(np.abs(grad)))
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_beta_step_is_optimal(small, loss):
+    """KKT of the (m + 1)-dimensional β-step: K_nmᵀℓ'(u) + 2λ1 K_mm β = 0 and
+    (classification) Σℓ'(u) = 0, to the Newton loop's tolerance."""
+    X, y = small
+    y = _target(y, loss)
+    _, ny = _models(X, y, loss, select_landmarks(X, 12, random_state=1))
+    w = np.random.default_rng(2).uniform(size=X.shape[1])
+    K = ny.kernel_matrix(w)
+    beta, b0 = ny.alpha_step(K, np.zeros(12), 0.0)
+    nm, mm = ny.blocks(K)
+    g = ny.loss.gradient(y, nm @ beta + b0)
+    scale = 1.0 + np.abs(nm).max() * np.abs(g).sum() + 2.0 * np.abs(mm @ beta).max()
+    assert np.max(np.abs(nm.T @ g + 2.0 * mm @ beta)) <= 1e-8 * scale
+    if loss != "squared":
+        assert abs(g.sum()) <= 1e-8 * (1.0 + np.abs(g).sum())
+    # and it is a minimum: a random perturbation does not lower the objective
+    f = ny.objective(K, beta, b0, w, 0.0)
+    d = np.random.default_rng(5).normal(size=12)
+    assert all(ny.objective(K, beta + t * d, b0, w, 0.0) >= f for t in (1e-3, -1e-3))
+
+
+def test_gram_by_blocks_matches_dense():
+    rng = np.random.default_rng(0)
+    K = rng.normal(size=(37, 6))
+    d = rng.uniform(size=37)
+    d[::4] = 0.0
+    G = lowrank_gram(K, d, block_rows=5)
+    assert np.max(np.abs(G - K.T @ (d[:, None] * K))) <= 50 * EPS * np.abs(K).max() ** 2 * d.sum()
+    assert np.array_equal(G, G.T)
+
+
+# --------------------------------------------------------------------------
+# landmarks, parameters, memory
+
+
+@pytest.mark.parametrize("method", ["uniform", "kmeans++"])
+def test_landmarks_are_distinct_rows_and_follow_random_state(method):
+    X, _, _ = make_sinusoid(300, random_state=0)
+    a = select_landmarks(X, 40, method=method, random_state=7)
+    assert a.size == 40 and np.unique(a).size == 40 and np.all(np.diff(a) > 0)
+    assert np.array_equal(a, select_landmarks(X, 40, method=method, random_state=7))
+    assert not np.array_equal(a, select_landmarks(X, 40, method=method, random_state=8))
+
+
+def test_kmeanspp_spreads_the_landmarks():
+    """On two far clusters of 290 and 10 rows, k-means++ puts a landmark in the
+    small one every time (D² sampling); uniform draws of 3 miss it mostly."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(290, 2)), 100.0 + rng.normal(size=(10, 2))])
+    assert all(np.any(select_landmarks(X, 3, method="kmeans++", random_state=s) >= 290) for s in range(10))
+
+
+def test_bad_parameters_name_themselves():
+    with pytest.raises(ValueError, match="'n_components'"):
+        resolve_approximation("nystroem", 50, 51)
+    with pytest.raises(ValueError, match="'n_components'"):
+        resolve_approximation("nystroem", 50, 0)
+    with pytest.raises(ValueError, match="'approximation'"):
+        resolve_approximation("nystrom", 50, 10)
+    with pytest.raises(ValueError, match="landmarks"):
+        select_landmarks(np.zeros((5, 2)), 2, method="random")
+    assert resolve_approximation("nystroem", 50) == ("nystroem", 50)
+
+
+def test_memory_check_names_n_components(monkeypatch):
+    import numkfs._validation as v
+
+    monkeypatch.setattr(v, "_available_memory", lambda: 2.0 ** 20)  # 1 MiB
+    X, y, _ = make_sinusoid(400, random_state=0)
+    with pytest.raises(MemoryError, match="n_components=300"):
+        knife_model(X, y, approximation="nystroem", n_components=300, kernel="rbf", loss="squared", lambda1=1.0,
+                    gamma=0.1, degree=2, coef0=1.0, delta=1.0, solver="auto")
+    monkeypatch.setattr(v, "_available_memory", lambda: 2.0 ** 30)
+    model = knife_model(X, y, approximation="nystroem", n_components=300, random_state=0, kernel="rbf",
+                        loss="squared", lambda1=1.0, gamma=0.1, degree=2, coef0=1.0, delta=1.0, solver="auto")
+    assert model.Z.shape == (300, 10)
