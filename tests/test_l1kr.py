@@ -208,17 +208,26 @@ def test_cv_path_and_prediction(friedman):
 def test_budget_D_scales_with_n():
     """Columns are scaled to unit norm, so β (and D) of the same kernel grow
     with n: every row of the data twice (2n rows, λ doubled, which is the
-    same ridge problem) gives the same predictions at 2D as the original
-    data at D.  This is why CV reads a fold's path at D·n_train/n."""
+    same ridge problem) gives the same path at 2D as the original data at D.
+    This is why CV reads a fold's path at D·n_train/n.
+
+    Compared at the events, which both paths solve exactly (to tol = 1e-10,
+    no interpolation between stored points, whose spacing differs between
+    the two): the same events at D and 2D, the same predictions."""
     X, y, _ = make_friedman_noise(1, n_samples=40, random_state=5)
     p1 = l1kr_path(X, y, lam=1e-2, D_max=12.0)
     p2 = l1kr_path(np.vstack([X, X]), np.concatenate([y, y]), lam=2e-2, D_max=24.0)
+    e1, e2 = p1.extra["events"], p2.extra["events"]
+    assert [e[1:] for e in e1] == [e[1:] for e in e2] and len(e1) >= 5
+    i1, i2 = [e[0] for e in e1], [e[0] for e in e2]
+    assert np.allclose(p2.grid[i2], 2 * p1.grid[i1], rtol=1e-8, atol=1e-12)
     Xq = make_friedman_noise(1, n_samples=15, random_state=6)[0]
+    for i, j in zip(i1, i2):
+        a, b = l1kr_predict(p1, Xq, index=i), l1kr_predict(p2, Xq, index=j)
+        assert np.allclose(a, b, rtol=1e-6, atol=1e-6 * np.abs(a).max())
+    # ... and read at the same D they differ (the old CV behaviour)
     D = np.array([0.5, 3.0, 8.0, 11.0])
     a = l1kr_predict(p1, Xq, D=D)
-    b = l1kr_predict(p2, Xq, D=2 * D)
-    assert np.allclose(a, b, rtol=1e-6, atol=1e-6 * np.abs(a).max())
-    # ... and read at the same D they differ (the old CV behaviour)
     c = l1kr_predict(p2, Xq, D=D)
     assert np.abs(a - c).max() > 0.05 * np.abs(a).std()
 
@@ -233,11 +242,15 @@ def test_cv_reads_fold_paths_at_the_equivalent_budget():
     G = np.array([0.0, 2.0, 5.0, 9.0, 14.0])
     cvp = l1kr_cv_path(X, y, cv=splitter, D_grid=G, **kw)
     # the fold's problem is the full-data one on 30 rows: λ·30/45, read at D·30/45
-    p = l1kr_path(X[tr], y[tr], lam=1e-2 * 30 / 45, D_max=15.0 * 30 / 45)
+    # (traced as the CV traces its paths)
+    from numkfs.methods.l1kr import CV_MAX_ANGLE, CV_TOL
+
+    cv_trace = dict(tol=CV_TOL, max_angle=CV_MAX_ANGLE)
+    p = l1kr_path(X[tr], y[tr], lam=1e-2 * 30 / 45, D_max=15.0 * 30 / 45, **cv_trace)
     want = -((l1kr_predict(p, X[te], D=G * 30 / 45) - y[te]) ** 2).mean(axis=1)
     assert np.allclose(cvp.cv_scores[:, 0], want, rtol=1e-10)
     old = l1kr_cv_path(X, y, cv=splitter, D_grid=G, D_scaling="none", **kw)
-    p_old = l1kr_path(X[tr], y[tr], **kw)
+    p_old = l1kr_path(X[tr], y[tr], **kw, **cv_trace)
     want_old = -((l1kr_predict(p_old, X[te], D=G) - y[te]) ** 2).mean(axis=1)
     assert np.allclose(old.cv_scores[:, 0], want_old, rtol=1e-10)
     assert not np.allclose(cvp.cv_scores[1:, 0], old.cv_scores[1:, 0], rtol=1e-3)
@@ -638,3 +651,31 @@ def test_early_stopping_keeps_the_choice_and_traces_less():
     assert common.sum() == early.n_points
     assert np.allclose(whole.cv_scores[common], early.cv_scores, rtol=1e-12)
     assert early.grid[early.best_index] == whole.grid[whole.best_index]
+
+
+def test_cv_paths_agree_with_a_tight_trace_at_grid_points(friedman):
+    """Issue #29: the paths l1kr_cv_path traces (tol=CV_TOL, max_angle=
+    CV_MAX_ANGLE) are read at the grid by linear interpolation between stored
+    points.  Between two points whose tangents differ by at most θ the chord
+    lies within (segment length) θ / 8 of the arc (the sagitta of an arc
+    turning by θ), so β read on the CV's path and on a tight trace (tol=1e-12,
+    max_angle=0.05) differ by at most the sum of the two sagittas, plus the
+    KKT tolerance's share (1e-6: a residual of 1e-8 moves β by ~1e-7 here)."""
+    from numkfs.methods.l1kr import CV_MAX_ANGLE, CV_TOL, _path_at
+
+    X, y, _ = friedman
+    fast = l1kr_path(X, y, lam=1e-2, D_max=15.0, tol=CV_TOL, max_angle=CV_MAX_ANGLE)
+    tight = l1kr_path(X, y, lam=1e-2, D_max=15.0, tol=1e-12, max_angle=0.05, max_steps=5000)
+    assert fast.extra["n_steps"] < 0.5 * tight.extra["n_steps"]
+    assert [e[1:] for e in fast.extra["events"]] == [e[1:] for e in tight.extra["events"]]
+    D = np.geomspace(1e-3, 15.0, 40)
+
+    def sagitta(path, theta):
+        _, _, used = _path_at(path, D)
+        Z = np.hstack([path.extra["lam_fixed"] * path.extra["alpha"], path.weights])  # the tracker's z
+        return np.linalg.norm(Z[used[:, 1]] - Z[used[:, 0]], axis=1) * theta / 8
+
+    b_fast, _ = l1kr_path_at(fast, D)
+    b_tight, _ = l1kr_path_at(tight, D)
+    bound = sagitta(fast, CV_MAX_ANGLE) + sagitta(tight, 0.05) + 1e-6
+    assert np.all(np.linalg.norm(b_fast - b_tight, axis=1) <= bound)

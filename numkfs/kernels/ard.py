@@ -29,9 +29,15 @@ Nothing of size n x n x p is ever formed.  What was measured
   + (K(α∘x_i²))_a]``, so one GEMM ``K @ [α, α∘X, α∘X²]`` gives every column;
   for the polynomial kernel ``(∂K_i α)_a = (d/T) [x_ai (G (α∘x_i))_a - (G' α)_a]``
   with ``G = u^{d-1}``, ``G' = u^{d-1}(u - 1)``, ``T = Σβ + 1``.
-* S: a parallel Numba loop over rows a; the |P| x n block of
-  ``(x_ai - x_bi)²`` is formed per row and the |P|²/2 sums over b are
-  contiguous dot products (O(n² |P|²) flops, O(|P| n) memory per thread).
+* S: a Numba loop over rows a and columns b > a (the summand is symmetric
+  in a, b); the |P| x (n - a - 1) block of ``(x_ai - x_bi)²`` is formed per
+  row and the sums over b run as contiguous loops, two rows of S against
+  four columns at a time (n² |P|² / 4 multiply-adds, O(|P| n) memory per
+  thread).
+* Every loop has a serial twin (:func:`numkfs._jit.serial_twin`), which
+  runs below ``PARALLEL_MIN_ROWS`` rows or on one thread
+  (:func:`numkfs._threads.parallel_or_serial`): L1KR's fits up to 999 rows
+  never compile the parallel forms.
 
 The ``_reference_*`` functions are plain numpy oracles with one explicit
 n x n matrix per feature, used by the tests and the benchmark only.
@@ -40,7 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange, serial_twin
+from .._threads import parallel_or_serial
 from .fastexp import fast_exp
 
 __all__ = [
@@ -113,25 +120,45 @@ def _gauss_kernel_rows(SZ, ST, npos, symmetric):
     the row (a contiguous loop LLVM vectorises: 2 flops per pair and feature,
     a quarter of the loads and stores of the row), then exponentiated with
     the vectorisable ``fast_exp`` (relative error < 4e-16).  With
-    ``symmetric`` (SZ is ST) the diagonal is 1 and K is exactly symmetric:
-    (a, c) and (c, a) run the same operations on negated differences."""
+    ``symmetric`` (SZ is ST) only the upper triangle is computed (rows taken
+    in pairs a, m - 1 - a, which balances the parallel tasks) and mirrored:
+    the diagonal is 1 and K is exactly symmetric."""
     p, m = SZ.shape
     n = ST.shape[1]
     K = np.empty((m, n))
-    for a in prange(m):
-        e = np.zeros(n)
-        i = 0
-        while i + 3 < npos:
-            _add_sq4(e, SZ[i, a], SZ[i + 1, a], SZ[i + 2, a], SZ[i + 3, a], ST[i], ST[i + 1], ST[i + 2], ST[i + 3], n)
-            i += 4
-        while i < p:
-            _add_sq1(e, SZ[i, a], ST[i], 1.0 if i < npos else -1.0, n)
-            i += 1
-        for c in range(n):
-            K[a, c] = fast_exp(-e[c])
-        if symmetric:
-            K[a, a] = 1.0
+    n_tasks = (m + 1) // 2 if symmetric else m
+    for task in prange(n_tasks):
+        e = np.empty(n)
+        t = np.int64(task)  # prange's index may be unsigned: keep the arithmetic in int64
+        for half in range(2 if symmetric and m - 1 - t != t else 1):
+            a = t if half == 0 else m - 1 - t
+            c0 = a if symmetric else 0
+            w = n - c0
+            for c in range(w):
+                e[c] = 0.0
+            i = 0
+            while i + 3 < npos:
+                _add_sq4(e, SZ[i, a], SZ[i + 1, a], SZ[i + 2, a], SZ[i + 3, a], ST[i, c0:], ST[i + 1, c0:],
+                         ST[i + 2, c0:], ST[i + 3, c0:], w)
+                i += 4
+            while i < p:
+                _add_sq1(e, SZ[i, a], ST[i, c0:], 1.0 if i < npos else -1.0, w)
+                i += 1
+            for c in range(w):
+                K[a, c0 + c] = fast_exp(-e[c])
+            if symmetric:
+                K[a, a] = 1.0
+    if symmetric:
+        _mirror_upper(K)
     return K
+
+
+@jit
+def _mirror_upper(K):
+    """``K[a, c] = K[c, a]`` for c < a (the lower triangle from the upper)."""
+    for a in range(1, K.shape[0]):
+        for c in range(a):
+            K[a, c] = K[c, a]
 
 
 #: Rows and columns of an exponent tile of :func:`_gauss_kernel_tiles`
@@ -151,51 +178,61 @@ def _gauss_kernel_tiles(SZ, ST, npos, symmetric):
     by feature (four per pass) while the tile stays in L1, so each feature's
     column values are read once per tile instead of once per row.  Same
     operations in the same order per entry as the row loop: the same K,
-    exactly symmetric when ``symmetric``."""
+    exactly symmetric when ``symmetric`` (then only the tiles right of a row
+    block's first row are computed, row blocks in pairs, and mirrored)."""
     p, m = SZ.shape
     n = ST.shape[1]
     K = np.empty((m, n))
     nrb = (m + TILE_ROWS - 1) // TILE_ROWS
-    for rb in prange(nrb):
-        a0 = rb * TILE_ROWS
-        ra = min(m, a0 + TILE_ROWS) - a0
+    n_tasks = (nrb + 1) // 2 if symmetric else nrb
+    for task in prange(n_tasks):
         E = np.empty((TILE_ROWS, TILE_COLS))
-        for c0 in range(0, n, TILE_COLS):
-            w = min(n, c0 + TILE_COLS) - c0
-            for a in range(ra):
-                for cc in range(w):
-                    E[a, cc] = 0.0
-            i = 0
-            while i + 3 < npos:
-                r1 = ST[i, c0:c0 + w]
-                r2 = ST[i + 1, c0:c0 + w]
-                r3 = ST[i + 2, c0:c0 + w]
-                r4 = ST[i + 3, c0:c0 + w]
+        t = np.int64(task)  # prange's index may be unsigned: keep the arithmetic in int64
+        for half in range(2 if symmetric and nrb - 1 - t != t else 1):
+            rb = t if half == 0 else nrb - 1 - t
+            a0 = rb * TILE_ROWS
+            ra = min(m, a0 + TILE_ROWS) - a0
+            for c0 in range(a0 if symmetric else 0, n, TILE_COLS):
+                w = min(n, c0 + TILE_COLS) - c0
                 for a in range(ra):
-                    b = a0 + a
-                    _add_sq4(E[a], SZ[i, b], SZ[i + 1, b], SZ[i + 2, b], SZ[i + 3, b], r1, r2, r3, r4, w)
-                i += 4
-            while i < p:
-                r1 = ST[i, c0:c0 + w]
+                    for cc in range(w):
+                        E[a, cc] = 0.0
+                i = 0
+                while i + 3 < npos:
+                    r1 = ST[i, c0:c0 + w]
+                    r2 = ST[i + 1, c0:c0 + w]
+                    r3 = ST[i + 2, c0:c0 + w]
+                    r4 = ST[i + 3, c0:c0 + w]
+                    for a in range(ra):
+                        b = a0 + a
+                        _add_sq4(E[a], SZ[i, b], SZ[i + 1, b], SZ[i + 2, b], SZ[i + 3, b], r1, r2, r3, r4, w)
+                    i += 4
+                while i < p:
+                    r1 = ST[i, c0:c0 + w]
+                    for a in range(ra):
+                        _add_sq1(E[a], SZ[i, a0 + a], r1, 1.0 if i < npos else -1.0, w)
+                    i += 1
                 for a in range(ra):
-                    _add_sq1(E[a], SZ[i, a0 + a], r1, 1.0 if i < npos else -1.0, w)
-                i += 1
-            for a in range(ra):
-                ka = K[a0 + a]
-                ea = E[a]
-                for cc in range(w):
-                    ka[c0 + cc] = fast_exp(-ea[cc])
-        if symmetric:
-            for a in range(ra):
-                K[a0 + a, a0 + a] = 1.0
+                    ka = K[a0 + a]
+                    ea = E[a]
+                    for cc in range(w):
+                        ka[c0 + cc] = fast_exp(-ea[cc])
+            if symmetric:
+                for a in range(ra):
+                    K[a0 + a, a0 + a] = 1.0
+    if symmetric:
+        _mirror_upper(K)
     return K
 
 
 def _gauss_kernel(SZ, ST, npos, symmetric):
-    """The row loop for few active features, the tiled loop for many."""
+    """The row loop for few active features, the tiled loop for many
+    (each in its parallel form or its serial twin, by rows and threads)."""
     if SZ.shape[0] >= TILED_MIN_FEATURES:
-        return _gauss_kernel_tiles(SZ, ST, npos, symmetric)
-    return _gauss_kernel_rows(SZ, ST, npos, symmetric)
+        loops = parallel_or_serial(_gauss_kernel_tiles, _gauss_kernel_tiles_serial, SZ.shape[1])
+    else:
+        loops = parallel_or_serial(_gauss_kernel_rows, _gauss_kernel_rows_serial, SZ.shape[1])
+    return loops(SZ, ST, npos, symmetric)
 
 
 def _scaled_active(X, beta):
@@ -211,38 +248,115 @@ def _scaled_active(X, beta):
 def _hess_contract_gauss(XpT, K, alpha, n_chunks):
     """S[i, j] = Σ_ab α_a α_b K_ab D^i_ab D^j_ab with D^i_ab = (x_ai - x_bi)².
 
-    For each row a the p x n block of D^i_ab is formed once and the p²/2
-    sums over b run as contiguous (vectorised) dot products."""
+    The summand is symmetric in (a, b) and zero at a = b, so the sum runs
+    over b > a and is doubled (n² p² / 4 multiply-adds in all).  For each
+    row a the p x (n - a - 1) block of D^i_ab is formed once; the sums over
+    b run as contiguous (vectorised) loops for two rows i, i + 1 of S
+    against four columns j..j+3 at a time (eight sums sharing six loads)."""
     p, n = XpT.shape
     out = np.zeros((n_chunks, p, p))
     for c in prange(n_chunks):
         Dm = np.empty((p, n))
-        t = np.empty(n)
+        t0 = np.empty(n)
+        t1 = np.empty(n)
         w = np.empty(n)
         acc = np.zeros((p, p))
-        for a in range(c, n, n_chunks):
+        # rows a = c, c + n_chunks, ... (a unit-stride loop: with a run-time
+        # step in range() the inner loops measured 40 % slower)
+        for q in range((n - 1 - c + n_chunks - 1) // n_chunks):
+            a = c + q * n_chunks
+            m = n - a - 1
             aa = alpha[a]
-            for bb in range(n):
-                w[bb] = aa * alpha[bb] * K[a, bb]
+            Ka = K[a]
+            for k in range(m):
+                w[k] = aa * alpha[a + 1 + k] * Ka[a + 1 + k]
             for i in range(p):
                 xa = XpT[i, a]
                 row = XpT[i]
-                for bb in range(n):
-                    d = xa - row[bb]
-                    Dm[i, bb] = d * d
-            for i in range(p):
-                for bb in range(n):
-                    t[bb] = w[bb] * Dm[i, bb]
-                for j in range(i, p):
-                    s = 0.0
-                    for bb in range(n):
-                        s += t[bb] * Dm[j, bb]
-                    acc[i, j] += s
+                for k in range(m):
+                    d = xa - row[a + 1 + k]
+                    Dm[i, k] = d * d
+            i = 0
+            while i + 1 < p:
+                Di = Dm[i]
+                Di1 = Dm[i + 1]
+                s00 = 0.0
+                s01 = 0.0
+                s11 = 0.0
+                for k in range(m):
+                    x0 = w[k] * Di[k]
+                    x1 = w[k] * Di1[k]
+                    t0[k] = x0
+                    t1[k] = x1
+                    s00 += x0 * Di[k]
+                    s01 += x0 * Di1[k]
+                    s11 += x1 * Di1[k]
+                acc[i, i] += s00
+                acc[i, i + 1] += s01
+                acc[i + 1, i + 1] += s11
+                j = i + 2
+                while j + 3 < p:
+                    D0 = Dm[j]
+                    D1 = Dm[j + 1]
+                    D2 = Dm[j + 2]
+                    D3 = Dm[j + 3]
+                    u0 = 0.0
+                    u1 = 0.0
+                    u2 = 0.0
+                    u3 = 0.0
+                    v0 = 0.0
+                    v1 = 0.0
+                    v2 = 0.0
+                    v3 = 0.0
+                    for k in range(m):
+                        x0 = t0[k]
+                        x1 = t1[k]
+                        e0 = D0[k]
+                        e1 = D1[k]
+                        e2 = D2[k]
+                        e3 = D3[k]
+                        u0 += x0 * e0
+                        u1 += x0 * e1
+                        u2 += x0 * e2
+                        u3 += x0 * e3
+                        v0 += x1 * e0
+                        v1 += x1 * e1
+                        v2 += x1 * e2
+                        v3 += x1 * e3
+                    acc[i, j] += u0
+                    acc[i, j + 1] += u1
+                    acc[i, j + 2] += u2
+                    acc[i, j + 3] += u3
+                    acc[i + 1, j] += v0
+                    acc[i + 1, j + 1] += v1
+                    acc[i + 1, j + 2] += v2
+                    acc[i + 1, j + 3] += v3
+                    j += 4
+                while j < p:
+                    Dj = Dm[j]
+                    u = 0.0
+                    v = 0.0
+                    for k in range(m):
+                        u += t0[k] * Dj[k]
+                        v += t1[k] * Dj[k]
+                    acc[i, j] += u
+                    acc[i + 1, j] += v
+                    j += 1
+                i += 2
+            if i < p:  # the last row of an odd p: its diagonal entry
+                Di = Dm[i]
+                s = 0.0
+                for k in range(m):
+                    s += w[k] * Di[k] * Di[k]
+                acc[i, i] += s
         for i in range(p):
             for j in range(i, p):
-                out[c, i, j] = acc[i, j]
-                out[c, j, i] = acc[i, j]
-    return out.sum(axis=0)
+                out[c, i, j] = 2.0 * acc[i, j]
+                out[c, j, i] = 2.0 * acc[i, j]
+    S = out[0].copy()
+    for c in range(1, n_chunks):
+        S += out[c]
+    return S
 
 
 @pjit
@@ -275,7 +389,19 @@ def _hess_contract_poly(Xp, U, alpha, degree, T, n_chunks):
             for j in range(i, p):
                 out[c, i, j] = acc[i, j]
                 out[c, j, i] = acc[i, j]
-    return out.sum(axis=0)
+    S = out[0].copy()
+    for c in range(1, n_chunks):
+        S += out[c]
+    return S
+
+
+# serial twins: below _threads.PARALLEL_MIN_ROWS rows (every L1KR fit up to
+# 999 rows runs on one thread) these run instead of the parallel forms; they
+# compile in a fraction of the time and run faster on one thread
+_gauss_kernel_rows_serial = serial_twin(_gauss_kernel_rows)
+_gauss_kernel_tiles_serial = serial_twin(_gauss_kernel_tiles)
+_hess_contract_gauss_serial = serial_twin(_hess_contract_gauss, fast=True)
+_hess_contract_poly_serial = serial_twin(_hess_contract_poly)
 
 
 # --------------------------------------------------------------------------
@@ -362,17 +488,43 @@ def ard_grad_columns(X, beta, alpha, K, kernel: str = "rbf", degree: int = 2, fe
     return (degree / T) * (Xf * M - Ga[:, None])
 
 
-def ard_grad_contractions(X, beta, alpha, K, kernel: str = "rbf", degree: int = 2, A=None) -> np.ndarray:
-    r"""``g_i = αᵀ (∂K/∂β_i) α`` for every feature (``-∂L/∂β_i = λ g_i``)."""
-    if A is None:
-        A = ard_grad_columns(X, beta, alpha, K, kernel, degree)
-    return np.asarray(alpha, dtype=float) @ A
+def ard_grad_contractions(X, beta, alpha, K, kernel: str = "rbf", degree: int = 2, A=None, features=None) -> np.ndarray:
+    r"""``g_i = αᵀ (∂K/∂β_i) α = αᵀ A[:, i]`` for ``i = features[k]`` (all by
+    default; ``-∂L/∂β_i = λ g_i``).
+
+    With the columns ``A`` given (of the same features): ``αᵀA``.  Without,
+    for the Gaussian, from half the product :func:`ard_grad_columns` needs:
+    ``αᵀ K (α∘x_i²) = (Kα)ᵀ(α∘x_i²)`` (K symmetric), so
+    ``g_i = -2 [Σ_a α_a x_ai² (Kα)_a - Σ_a α_a x_ai (K(α∘x_i))_a]``: one
+    GEMM ``K @ [α, α∘X]``.
+
+    Returns
+    -------
+    ndarray of shape (len(features),)
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    if A is not None:
+        return alpha @ A
+    if canonical_kernel(_check_kernel(kernel, degree)) != "rbf":
+        return alpha @ ard_grad_columns(X, beta, alpha, K, kernel, degree, features)
+    X = np.asarray(X, dtype=float)
+    Xf = X if features is None else X[:, np.asarray(features, dtype=int)]
+    n, q = Xf.shape
+    B = np.empty((n, q + 1))
+    B[:, 0] = alpha
+    aX = alpha[:, None] * Xf
+    B[:, 1:] = aX
+    M = K @ B
+    return -2.0 * ((aX * Xf).T @ M[:, 0] - np.einsum("aq,aq->q", aX, M[:, 1:]))
 
 
-def _n_chunks(n: int) -> int:
+def _hessian_loops(parallel, serial, n: int):
+    """The parallel form of a Hessian loop and its task count, or its
+    serial twin and one task."""
     from .._threads import parallel_tasks
 
-    return parallel_tasks(n, per_thread=4)
+    loops = parallel_or_serial(parallel, serial, n)
+    return loops, (1 if loops is serial else parallel_tasks(n, per_thread=4))
 
 
 def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "rbf", degree: int = 2) -> np.ndarray:
@@ -393,9 +545,11 @@ def ard_hessian_contractions(X, beta, alpha, K, features, kernel: str = "rbf", d
     Xp = np.ascontiguousarray(X[:, feats])
     n = X.shape[0]
     if canonical_kernel(kernel) == "rbf":
-        return _hess_contract_gauss(np.ascontiguousarray(Xp.T), np.ascontiguousarray(K), alpha, _n_chunks(n))
+        loops, tasks = _hessian_loops(_hess_contract_gauss, _hess_contract_gauss_serial, n)
+        return loops(np.ascontiguousarray(Xp.T), np.ascontiguousarray(K), alpha, tasks)
     U, T = _poly_u(X, np.asarray(beta, dtype=float))
-    return _hess_contract_poly(Xp, np.ascontiguousarray(U), alpha, float(degree), float(T), _n_chunks(n))
+    loops, tasks = _hessian_loops(_hess_contract_poly, _hess_contract_poly_serial, n)
+    return loops(Xp, np.ascontiguousarray(U), alpha, float(degree), float(T), tasks)
 
 
 # --------------------------------------------------------------------------
