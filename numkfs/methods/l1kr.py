@@ -179,6 +179,9 @@ class _System:
         self.floor = 0.0
         #: what was computed at the last point evaluated (see :meth:`_kernel`)
         self._cache = {}
+        #: the tracker's tol: a rounding floor known to be below it is not
+        #: computed exactly (:meth:`_floor`)
+        self.tol = 0.0
 
     # layout of z: alpha (n), beta_P (|P|), [lambda]
     def split(self, z, P):
@@ -224,6 +227,18 @@ class _System:
         ``||y||∞``, above the default ``tol`` = 1e-10."""
         n = self.n
         a = np.abs(alpha)
+        if self.kernel == "rbf" and len(feats) > 0:
+            # 0 < K <= 1: |K||α| <= ||α||₁ entrywise, so the floor is at most
+            # this; where that is below tol (which _tol takes when larger) the
+            # product is not needed
+            a1 = float(np.sum(a))
+            x2 = float(np.max(self.xmax[np.asarray(feats, dtype=int)])) ** 2
+            bound = [a1 + float(np.max(lam * a + np.abs(self.y))), lam * 4.0 * x2 * a1 * a1]
+            if self.fix == "C":
+                bound.append(a1 * a1 / self.C)
+            bound = math.sqrt(n) * np.finfo(float).eps * max(bound)
+            if bound <= self.tol:
+                return bound
         s1 = (K if self.kernel == "rbf" else np.abs(K)) @ a
         q = float(a @ s1)
         floors = [float(np.max(s1 + lam * a + np.abs(self.y))) if n else 0.0]
@@ -810,6 +825,7 @@ def _l1kr_trace(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_step
     t_start = time.perf_counter()
     Xs, ys, xm, xsc, ym, ysc = _standardize(X, y)
     sysm = _System(Xs, ys, kernel, int(degree), fix, float(lam), float(C))
+    sysm.tol = float(tol) * 1e-2  # the event polish's
     n, d = Xs.shape
     rec = _Recorder(sysm)
 
