@@ -11,9 +11,10 @@ module, so that every method turns its path into features the same way:
   on the training rows of each fold only.
 * **Scores.**  One score per path point and fold, always *higher is better*,
   with its name stored on the path (:attr:`FeaturePath.score_name`):
-  regression ``"neg_mean_squared_error"``; classification a continuous score
-  by default (the held-out deviance, ``"neg_log_loss"``, or the method's own
-  loss, ``"neg_<loss>"``), ``"accuracy"`` on request (:func:`path_scores`);
+  regression ``"neg_mean_squared_error"``; classification the method's
+  default of :data:`SCORINGS` (KNIFE: ``"accuracy"``, ties to the sparser
+  point, chosen by evidence; lp-KTA and NMMKL: the held-out hinge loss),
+  the others on request (:func:`path_scores`);
   each method offers the scores of :data:`SCORINGS` and refuses any other
   (:func:`check_scoring`).
 * **Rule.**  :func:`choose_index` with ``cv_rule="best"`` (highest mean
@@ -66,8 +67,10 @@ class GridEdgeWarning(UserWarning):
 #: The held-out scores each method offers, per task; the first is its default.
 #: :func:`check_scoring` refuses any other (the one rule for every method).
 SCORINGS = {
+    # KNIFE: accuracy chose models as accurate on new data as the held-out loss and a Platt-calibrated
+    # deviance, with fewer false positives (benchmarks/results/selection_quality.md, issue #30)
     "knife": {"regression": ("neg_mean_squared_error",),
-              "classification": ("neg_loss", "neg_log_loss", "accuracy")},
+              "classification": ("accuracy", "neg_loss", "neg_log_loss")},
     "lpkta": {"classification": ("neg_hinge_loss", "accuracy"), "regression": ("neg_mean_squared_error",)},
     "nmmkl": {"classification": ("neg_hinge_loss", "accuracy")},
     "l1kr": {"regression": ("neg_mean_squared_error",)},
