@@ -21,8 +21,15 @@ Parts (``--part``):
   outer split serves all six rules, so they are compared on the same fits.
 * ``sim``: every method's ``numkfs.select`` defaults on simulations with a
   known truth (true and false positives, CPU seconds; L1KR capped).
+* ``real``: KNIFE's CV estimators with their defaults on real data over
+  repeated random splits (3/4 train): held-out error and number of
+  features, against the baselines a user would try: OLS or
+  LogisticRegression, LassoCV (L1-logistic CV for classes), an rbf SVC /
+  kernel ridge grid search on all features, SelectKBest(mutual_info) +
+  SVC.  KNIFE only (the other methods' defaults: the ``sim`` part);
+  digits and colon left out of the default run for time (two splits).
 
-Usage: ``python benchmarks/selection_quality.py [--part knife|scoring|sim|all] [--quick]``;
+Usage: ``python benchmarks/selection_quality.py [--part knife|scoring|sim|real|all] [--quick]``;
 writes ``benchmarks/results/selection_quality.md`` (each part its own
 section, the others kept).
 """
@@ -272,6 +279,103 @@ def part_sim(quick=False):
             + markdown_table(["data", "method", "TP", "FP", "CPU s"], rows) + "\n")
 
 
+def _baselines(task):
+    """(name, estimator) pairs a user would try, each standardising inside a pipeline."""
+    from sklearn.feature_selection import SelectKBest, mutual_info_classif, mutual_info_regression
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.linear_model import LassoCV, LinearRegression, LogisticRegression, LogisticRegressionCV
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC, SVR
+
+    grid_c, grid_g = np.logspace(-2, 3, 6), np.logspace(-4, 0, 5)
+    if task == "classification":
+        svc = GridSearchCV(SVC(), {"C": grid_c, "gamma": grid_g}, cv=5)
+        kbest = GridSearchCV(make_pipeline(SelectKBest(mutual_info_classif), SVC()),
+                             {"selectkbest__k": [5, 10], "svc__C": [1.0, 10.0]}, cv=5)
+        return [("LogisticRegression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))),
+                ("L1-logistic CV", make_pipeline(StandardScaler(), LogisticRegressionCV(
+                    penalty="l1", solver="liblinear", cv=5, max_iter=2000))),
+                ("SVC grid (30 pairs)", make_pipeline(StandardScaler(), svc)),
+                ("SelectKBest(MI) + SVC", make_pipeline(StandardScaler(), kbest))]
+    kr = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": np.logspace(-3, 1, 5), "gamma": grid_g}, cv=5)
+    kbest = GridSearchCV(make_pipeline(SelectKBest(mutual_info_regression), SVR()),
+                         {"selectkbest__k": [5, 10], "svr__C": [1.0, 10.0]}, cv=5)
+    return [("OLS", make_pipeline(StandardScaler(), LinearRegression())),
+            ("LassoCV", make_pipeline(StandardScaler(), LassoCV(cv=5))),
+            ("kernel ridge grid (25 pairs)", make_pipeline(StandardScaler(), kr)),
+            ("SelectKBest(MI) + SVR", make_pipeline(StandardScaler(), kbest))]
+
+
+def _n_used(est, p):
+    """Features a fitted baseline uses (non-zero coefficients, the k selected, else all)."""
+    last = est[-1] if hasattr(est, "steps") else est
+    if hasattr(last, "best_estimator_"):
+        last = last.best_estimator_
+    if hasattr(last, "steps") and hasattr(last[0], "get_support"):
+        return int(last[0].get_support().sum())
+    coef = getattr(last, "coef_", None)
+    if coef is not None and type(last).__name__ in ("LassoCV", "LogisticRegressionCV"):
+        return int(np.sum(np.any(np.atleast_2d(coef) != 0, axis=0)))
+    return p
+
+
+def part_real(quick=False):
+    from sklearn.base import clone
+    from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+
+    from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+
+    names = ["breast_cancer", "ionosphere", "sonar", "wpbc", "wine", "ozone", "diabetes"]
+    n_splits = 1 if quick else 2
+    if quick:
+        names = ["ionosphere", "ozone"]
+    rows = []
+    for name in names:
+        if name == "diabetes":
+            from sklearn.datasets import load_diabetes
+
+            X, y = load_diabetes(return_X_y=True, scaled=False)
+            task = "regression"
+        elif name == "wine":
+            from sklearn.datasets import load_wine
+
+            X, y = load_wine(return_X_y=True)
+            task = "classification"
+        else:
+            X, y, _ = real(name)
+            task = "regression" if name == "ozone" else "classification"
+        clf = task == "classification"
+        split = (StratifiedShuffleSplit if clf else ShuffleSplit)(n_splits=n_splits, test_size=0.25, random_state=0)
+        models = [("KNIFE CV (defaults)", KNIFEClassifierCV() if clf else KNIFERegressorCV())] + _baselines(task)
+        res = {m: ([], [], []) for m, _ in models}
+        for tr, te in split.split(X, y):
+            for m, est in models:
+                e = clone(est)
+                c = time.process_time()
+                e.fit(X[tr], y[tr])
+                cpu = time.process_time() - c
+                pred = e.predict(X[te])
+                err = np.mean(pred != y[te]) if clf else np.mean((pred - y[te]) ** 2)
+                nf = e.n_features_selected_ if hasattr(e, "n_features_selected_") else _n_used(e, X.shape[1])
+                res[m][0].append(err)
+                res[m][1].append(nf)
+                res[m][2].append(cpu)
+        for m, _ in models:
+            err, nf, cpu = (np.asarray(v, dtype=float) for v in res[m])
+            se = err.std(ddof=1) / np.sqrt(err.size) if err.size > 1 else np.nan
+            rows.append([f"{name} ({X.shape[0]} x {X.shape[1]})", m,
+                         f"{err.mean():.3g} ± {se:.2g}", f"{nf.mean():.1f}", f"{cpu.mean():.1f}"])
+            print(rows[-1], flush=True)
+    return ("## KNIFE's defaults on real data against the baselines\n\n"
+            f"{n_splits} random splits (3/4 train, stratified for classes); error: misclassification rate or "
+            "mean squared error on the held-out quarter (mean ± standard error over the splits); features: "
+            "those the model uses; CPU s per fit.  Target: no worse than the best linear baseline by more "
+            "than one standard error.\n\n"
+            + markdown_table(["data", "model", "held-out error", "features", "CPU s"], rows) + "\n")
+
+
 def _select_worker(method, X, y, q):
     import warnings as w
 
@@ -302,12 +406,12 @@ def _run_select(method, X, y, limit):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["knife", "scoring", "sim", "all"], default="all")
+    ap.add_argument("--part", choices=["knife", "scoring", "sim", "real", "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="fewer cases and splits")
     args = ap.parse_args()
     path = RESULTS / "selection_quality.md"
     text = path.read_text() if path.exists() else "# Selection quality of the defaults (issue #30)\n"
-    parts = {"knife": part_knife, "scoring": part_scoring, "sim": part_sim}
+    parts = {"knife": part_knife, "scoring": part_scoring, "sim": part_sim, "real": part_real}
     for name, fn in parts.items():
         if args.part not in (name, "all"):
             continue
