@@ -27,7 +27,8 @@ Parts (``--part``):
   LogisticRegression, LassoCV (L1-logistic CV for classes), an rbf SVC /
   kernel ridge grid search on all features, SelectKBest(mutual_info) +
   SVC.  KNIFE only (the other methods' defaults: the ``sim`` part);
-  digits and colon left out of the default run for time (two splits).
+  digits and colon left out of the default run for time (two splits);
+  ``SQ_REAL=name,name`` (environment) runs some of the data sets only.
 
 Usage: ``python benchmarks/selection_quality.py [--part knife|scoring|sim|real|all] [--quick]``;
 writes ``benchmarks/results/selection_quality.md`` (each part its own
@@ -279,7 +280,7 @@ def part_sim(quick=False):
             + markdown_table(["data", "method", "TP", "FP", "CPU s"], rows) + "\n")
 
 
-def _baselines(task):
+def _baselines(task, n_classes=2):
     """(name, estimator) pairs a user would try, each standardising inside a pipeline."""
     from sklearn.feature_selection import SelectKBest, mutual_info_classif, mutual_info_regression
     from sklearn.kernel_ridge import KernelRidge
@@ -296,7 +297,7 @@ def _baselines(task):
                              {"selectkbest__k": [5, 10], "svc__C": [1.0, 10.0]}, cv=5)
         return [("LogisticRegression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))),
                 ("L1-logistic CV", make_pipeline(StandardScaler(), LogisticRegressionCV(
-                    penalty="l1", solver="liblinear", cv=5, max_iter=2000))),
+                    penalty="l1", solver="liblinear" if n_classes == 2 else "saga", cv=5, max_iter=2000))),
                 ("SVC grid (30 pairs)", make_pipeline(StandardScaler(), svc)),
                 ("SelectKBest(MI) + SVC", make_pipeline(StandardScaler(), kbest))]
     kr = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": np.logspace(-3, 1, 5), "gamma": grid_g}, cv=5)
@@ -327,7 +328,7 @@ def part_real(quick=False):
 
     from numkfs import KNIFEClassifierCV, KNIFERegressorCV
 
-    names = ["breast_cancer", "ionosphere", "sonar", "wpbc", "wine", "ozone", "diabetes"]
+    names = os.environ.get("SQ_REAL", "breast_cancer,ionosphere,sonar,wpbc,wine,ozone,diabetes").split(",")
     n_splits = 1 if quick else 2
     if quick:
         names = ["ionosphere", "ozone"]
@@ -348,7 +349,8 @@ def part_real(quick=False):
             task = "regression" if name == "ozone" else "classification"
         clf = task == "classification"
         split = (StratifiedShuffleSplit if clf else ShuffleSplit)(n_splits=n_splits, test_size=0.25, random_state=0)
-        models = [("KNIFE CV (defaults)", KNIFEClassifierCV() if clf else KNIFERegressorCV())] + _baselines(task)
+        models = [("KNIFE CV (defaults)", KNIFEClassifierCV() if clf else KNIFERegressorCV())] + _baselines(
+            task, len(np.unique(y)) if clf else 0)
         res = {m: ([], [], []) for m, _ in models}
         for tr, te in split.split(X, y):
             for m, est in models:
