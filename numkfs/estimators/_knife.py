@@ -440,8 +440,9 @@ class KNIFERegressorCV(KNIFERegressor):
     grid (0, then ``n_lambdas - 1`` log-spaced values up to the λ2 at
     which every weight is zero, refined where the support jumps by more
     than ``max(2, a quarter of the larger)`` features, at most
-    ``2 * n_lambdas`` points, :func:`numkfs.methods.knife.knife_path`) is
-    re-used on every fold.  By default (``gamma="auto"``) the rbf scale
+    ``2 * n_lambdas`` points, and with ``gamma="auto"`` continued by at most
+    30 doublings of λ2 until every weight is zero,
+    :func:`numkfs.methods.knife.knife_path`) is re-used on every fold.  By default (``gamma="auto"``) the rbf scale
     follows the selected features: each path point is fitted with
     1 / (the number of features selected at the previous point), on the
     whole data and on each fold alike, so that a model that keeps a few
