@@ -181,3 +181,18 @@ def test_garrote_default_grid_is_refined_where_the_support_jumps():
     est = GarroteRegressorCV(n_lambdas=20, cv=3).fit(X, y)
     assert _no_jump(est.path_) == [] and est.cv_scores_.shape == (est.path_.n_points, 3)
     assert est.lambda2_ == est.path_.grid[est.best_index_]
+
+
+@pytest.mark.parametrize("estimator, path_function, grid", [
+    ("KNIFERegressorCV", "knife_path", "lambda2_grid"), ("KNIFEClassifierCV", "knife_path", "lambda2_grid"),
+    ("GarroteRegressorCV", "garrote_path", "lambda2s"), ("COSSORegressorCV", "cosso_path", "Ms"),
+    ("LpKTASelectorCV", "lpkta_path", "p_grid"), ("L1KRRegressorCV", "l1kr_cv_path", "D_grid")])
+def test_every_cv_estimator_takes_its_path_functions_grid(estimator, path_function, grid):
+    import inspect
+
+    import numkfs
+
+    fn = getattr(numkfs, path_function, None) or getattr(sys.modules["numkfs.methods.l1kr"], path_function)
+    assert grid in inspect.signature(fn).parameters
+    est = getattr(numkfs, estimator)()
+    assert grid in est.get_params() and est.get_params()[grid] is None  # default: the method's own grid
