@@ -169,3 +169,71 @@ def test_memory_check_names_n_components(monkeypatch):
     model = knife_model(X, y, approximation="nystroem", n_components=300, random_state=0, kernel="rbf",
                         loss="squared", lambda1=1.0, gamma=0.1, degree=2, coef0=1.0, delta=1.0, solver="auto")
     assert model.Z.shape == (300, 10)
+
+
+# --------------------------------------------------------------------------
+# the public functions and estimators
+
+
+def test_path_with_every_row_a_landmark_is_the_exact_path(small):
+    """The driver (top search, grid, warm starts, refinement) runs the Nyström
+    model unchanged: with n_components = n (every row, uniformly "drawn") the
+    path is the exact one to round-off."""
+    from numkfs.methods.knife import knife_path, path_decision_function
+
+    X, y = small
+    pe = knife_path(X, y, n_lambdas=6, random_state=0)
+    pn = knife_path(X, y, n_lambdas=6, random_state=0, approximation="nystroem", n_components=X.shape[0])
+    assert pn.extra["params"]["approximation"] == "nystroem" and pe.extra["params"]["approximation"] == "exact"
+    assert np.array_equal(pn.extra["params"]["landmarks"], np.arange(X.shape[0]))
+    assert np.array_equal(pn.grid, pe.grid) or np.allclose(pn.grid, pe.grid, rtol=1e-9)
+    assert np.max(np.abs(pn.weights - pe.weights)) <= 1e-7
+    assert np.allclose(pn.objective, pe.objective, rtol=1e-9)
+    Xt = X[:7] + 0.1
+    assert np.allclose(path_decision_function(pn, X, Xt), path_decision_function(pe, X, Xt), atol=1e-7)
+
+
+def test_fit_is_deterministic_and_warns_at_the_iteration_limit(small):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from numkfs.methods.knife import knife
+
+    X, y = small
+    a = knife(X, y, lambda2=1.0, approximation="nystroem", n_components=15, random_state=3)
+    b = knife(X, y, lambda2=1.0, approximation="nystroem", n_components=15, random_state=3)
+    assert np.array_equal(a.weights, b.weights) and np.array_equal(a.alpha, b.alpha) and a.alpha.shape == (15,)
+    assert np.array_equal(a.params["landmarks"], b.params["landmarks"])
+    assert np.array_equal(a.predict(X), b.predict(X))
+    with pytest.warns(ConvergenceWarning):
+        knife(X, y, lambda2=1.0, approximation="nystroem", n_components=15, random_state=3, max_iter=1, tol=0.0)
+
+
+def test_estimators_report_the_approximation_and_refuse_bad_n_components(small):
+    from numkfs import KNIFEClassifier, KNIFERegressor
+
+    X, y = small
+    est = KNIFERegressor(lambda2=1.0, approximation="auto").fit(X, y)
+    assert est.approximation_ == "exact"
+    est = KNIFERegressor(lambda2=1.0, approximation="nystroem", n_components=12).fit(X, y)
+    assert est.approximation_ == "nystroem" and est.alpha_.shape == (12,) and est.predict(X).shape == (40,)
+    with pytest.raises(ValueError, match="n_components"):
+        KNIFERegressor(approximation="nystroem", n_components=41).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        KNIFERegressor(approximation="nystroem", n_components=0).fit(X, y)
+    # three classes one-vs-rest, each problem with its own landmarks (random_state=None draws anew)
+    labels = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))
+    clf = KNIFEClassifier(lambda2=0.5, approximation="nystroem", n_components=20, random_state=None).fit(X, labels)
+    D = clf.decision_function(X)
+    assert D.shape == (40, 3) and len(clf._landmarks) == 3
+    assert np.mean(clf.predict(X) == labels) > 0.6
+
+
+def test_sinusoid_true_features_at_a_few_thousand_rows():
+    """The KNIFE sinusoid (five true features of twenty) at 2000 rows through
+    200 landmarks: the CV estimator keeps exactly the five."""
+    from numkfs import KNIFERegressorCV
+
+    X, y, support = make_sinusoid(2000, n_features=20, random_state=0)
+    est = KNIFERegressorCV(approximation="nystroem", n_components=200, cv=3, n_lambdas=6).fit(X, y)
+    assert est.approximation_ == "nystroem"
+    assert np.array_equal(est.get_support(), support)

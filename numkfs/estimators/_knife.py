@@ -42,6 +42,8 @@ _COMMON = {k: KNIFE_CONSTRAINTS[k] for k in
            ("kernel", "lambda1", "gamma", "degree", "coef0", "n_restarts", "max_iter", "tol")}
 _COMMON["solver"] = [Options(("auto", "native", "ECOS", "SCS", "CLARABEL"))]
 _COMMON["verbose"] = [Options((True, False))]
+_COMMON["approximation"] = KNIFE_CONSTRAINTS["approximation"]
+_COMMON["n_components"] = KNIFE_CONSTRAINTS["n_components"]
 _N_JOBS = [NoneOr, Interval(numbers.Integral, None, None)]
 
 
@@ -106,6 +108,9 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
         self._constant = constant_columns(X_arr, caller=name,
                                           feature_names=getattr(self, "feature_names_in_", None))
         self._X_raw = X_arr  # for fold-wise standardisation in the CV estimators (dropped after fit)
+        from ..methods.knife_nystroem import resolve_approximation
+
+        self.approximation_ = resolve_approximation(self.approximation, X_arr.shape[0], self.n_components, name)[0]
         return Xs, y_arr
 
     def _check_predict_input(self, X):
@@ -118,7 +123,8 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
 
     def _kernel_params(self):
         return dict(kernel=self.kernel, lambda1=self.lambda1, gamma=self.gamma, degree=self.degree,
-                    coef0=self.coef0, solver=self.solver, max_iter=self.max_iter, tol=self.tol)
+                    coef0=self.coef0, solver=self.solver, max_iter=self.max_iter, tol=self.tol,
+                    approximation=self.approximation_, n_components=self.n_components)
 
 
 # --------------------------------------------------------------------------
@@ -169,11 +175,24 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Show a progress bar.
     n_jobs : int, optional
         joblib workers over the random starts (the result does not depend on it).
+    approximation : {"exact", "nystroem", "auto"}, default="exact"
+        The n x n weighted kernel, or the weighted kernel through
+        ``n_components`` landmark rows with the weights inside it (O(n m)
+        memory; :func:`numkfs.methods.knife.knife`); ``"auto"``: exact up to
+        :data:`~numkfs.methods.knife_nystroem.AUTO_EXACT_MAX_SAMPLES` rows.
+    n_components : int, optional
+        Number of Nyström landmarks (at most the number of rows; of a CV
+        fold's training rows in the CV estimators); default
+        ``min(n_samples, 500)``.
 
     Attributes
     ----------
     feature_weights_ : ndarray (n_features,)
     alpha_ : ndarray (n_samples,)
+        One coefficient per training row (per landmark with the Nyström
+        approximation).
+    approximation_ : {"exact", "nystroem"}
+        The kernel used (``"auto"`` resolved).
     intercept_ : float
         Mean of the training y.
     objective_ : float
@@ -207,7 +226,9 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
 
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=0,
-                 verbose=False, n_jobs=None):
+                 verbose=False, n_jobs=None, approximation="exact", n_components=None):
+        self.approximation = approximation
+        self.n_components = n_components
         self.n_jobs = n_jobs
         self.kernel = kernel
         self.loss = loss
@@ -284,6 +305,8 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         Loss function.
     lambda1, lambda2, gamma, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose, n_jobs
         As in :class:`KNIFERegressor`.
+    approximation, n_components
+        As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
     delta : float, default=1.0
         Width of the huberized hinge.
 
@@ -314,7 +337,9 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6,
-                 random_state=0, verbose=False, n_jobs=None):
+                 random_state=0, verbose=False, n_jobs=None, approximation="exact", n_components=None):
+        self.approximation = approximation
+        self.n_components = n_components
         self.n_jobs = n_jobs
         self.kernel = kernel
         self.loss = loss
@@ -367,6 +392,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         self.converged_ = bool(all(r.converged for r in results))
         self._params = results[0].params
         self._set_gammas([r.params["gamma"] for r in results])
+        self._landmarks = [r.params.get("landmarks") for r in results]
         self.X_fit_ = Xs
 
     def _set_gammas(self, gammas):
@@ -380,9 +406,9 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         from ..methods.knife import _decision
 
         Xs = self._check_predict_input(X)
-        D = np.column_stack([_decision(self.X_fit_, Xs, w, a, b, {**self._params, "gamma": g})
-                             for w, a, b, g in zip(self.class_feature_weights_, self.alpha_, self.intercept_,
-                                                   self._gammas)])
+        D = np.column_stack([_decision(self.X_fit_, Xs, w, a, b, {**self._params, "gamma": g, "landmarks": lm})
+                             for w, a, b, g, lm in zip(self.class_feature_weights_, self.alpha_, self.intercept_,
+                                                       self._gammas, self._landmarks)])
         return D[:, 0] if len(self.classes_) == 2 else D
 
     def predict(self, X):
@@ -458,6 +484,8 @@ class KNIFERegressorCV(KNIFERegressor):
     ----------
     kernel, loss, lambda1, degree, coef0, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFERegressor`.
+    approximation, n_components
+        As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
     gamma : float, "auto" or None, default="auto"
         RBF scale: ``"auto"`` the scale of the selected features (above,
         ``extra["gamma"]`` of the path per point, ``gamma_`` at the chosen
@@ -521,7 +549,9 @@ class KNIFERegressorCV(KNIFERegressor):
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_lambdas=100, lambda_min_ratio=1e-3, lambda2_grid=None,
-                 n_jobs=None, random_state=0, verbose=False):
+                 n_jobs=None, random_state=0, verbose=False, approximation="exact", n_components=None):
+        self.approximation = approximation
+        self.n_components = n_components
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -646,6 +676,8 @@ class KNIFEClassifierCV(KNIFEClassifier):
     ----------
     kernel, loss, lambda1, degree, coef0, delta, n_restarts, solver, max_iter, tol, random_state, verbose
         As in :class:`KNIFEClassifier`.
+    approximation, n_components
+        As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
     gamma, cv, cv_rule, n_lambdas, lambda_min_ratio, lambda2_grid, n_jobs
         As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
         problem follows its own selected features).
@@ -690,7 +722,9 @@ class KNIFEClassifierCV(KNIFEClassifier):
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_lambdas=100, lambda_min_ratio=1e-3, lambda2_grid=None, n_jobs=None,
-                 random_state=0, verbose=False):
+                 random_state=0, verbose=False, approximation="exact", n_components=None):
+        self.approximation = approximation
+        self.n_components = n_components
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -759,5 +793,6 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self.n_iter_ = int(max(p.extra["n_iter"][i] for p in paths))
         self._params = paths[0].extra["params"]
         self._set_gammas(gammas[:, i])
+        self._landmarks = [p.extra["params"].get("landmarks") for p in paths]
         self.X_fit_ = Xs
         return self

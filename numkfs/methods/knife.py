@@ -131,7 +131,7 @@ import scipy.optimize
 from .._linalg import rows_matvec
 from .._progress import progress_bar
 from .._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, limit_threads, thread_limits
-from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_memory, check_random_state,
+from .._validation import (Interval, NoneOr, Options, check_binary_labels, check_random_state,
                            check_X, check_y, constant_columns, validate_params, warn_not_converged)
 from ..kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
 from ..losses import get_loss
@@ -168,6 +168,8 @@ KNIFE_CONSTRAINTS = {
     "n_lambdas": [Interval(numbers.Integral, 2, None, closed="left")],
     "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither")],
     "max_refine": [Interval(numbers.Integral, 0, None, closed="left"), NoneOr],
+    "approximation": [Options(("exact", "nystroem", "auto"))],
+    "n_components": [Interval(numbers.Integral, 1, None, closed="left"), NoneOr],
 }
 
 #: ``gamma="auto"``: a path that still selects features at the top of its
@@ -717,6 +719,8 @@ class KNIFEResult:
 
 def _decision(X_fit, X, w, alpha, a0, params):
     X = np.asarray(X, dtype=float)
+    if params.get("landmarks") is not None:  # Nyström: K_w(X, landmarks) beta
+        X_fit = X_fit[params["landmarks"]]
     act = np.flatnonzero(w > 0)
     Xa = np.ascontiguousarray(X[:, act])
     Ya = np.ascontiguousarray(X_fit[:, act])
@@ -791,20 +795,24 @@ def _prepare(X, y, params, caller):
         y_pm, classes = check_binary_labels(y, caller=caller)
     else:
         y_pm, classes = check_y(y, X.shape[0], caller=caller), None
-    n = X.shape[0]
-    # K_w, its Cholesky factor (or Newton matrix) and a work copy live at once
-    check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of {caller}")
     const = constant_columns(X, caller=caller)
     auto = isinstance(params["gamma"], str)  # "auto"
     gamma = 1.0 / X.shape[1] if params["gamma"] is None or auto else float(params["gamma"])
-    model = _Knife(X, y_pm, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
-                   degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
-                   solver=params["solver"], fast=_FAST, extrapolate=_EXTRAPOLATE)
+    from .knife_nystroem import knife_model  # it subclasses _Knife
+
+    # the exact kernel (memory checked for n x n) or the Nyström basis (issue #26)
+    model = knife_model(X, y_pm, approximation=params.get("approximation", "exact"),
+                        n_components=params.get("n_components"), random_state=params.get("random_state"),
+                        caller=caller, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
+                        degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
+                        solver=params["solver"], fast=_FAST, extrapolate=_EXTRAPOLATE)
     if auto and params["kernel"] == "rbf":
         model.gamma_rule = "support"
     public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),
               "coef0": float(params["coef0"]), "loss": loss, "lambda1": float(params["lambda1"]),
               "delta": float(params["delta"])}
+    landmarks = getattr(model, "landmarks", None)  # rows of X the Nyström basis uses (None: exact)
+    public.update(approximation="exact" if landmarks is None else "nystroem", landmarks=landmarks)
     return X, y_pm, classes, const, model, public
 
 
@@ -860,6 +868,8 @@ def knife(
     w0=None,
     random_state=None,
     n_jobs=None,
+    approximation: str = "exact",
+    n_components: int | None = None,
 ) -> KNIFEResult:
     r"""Fit KNIFE at one :math:`(\lambda_1, \lambda_2)`.
 
@@ -907,6 +917,18 @@ def knife(
         Seed or generator for everything random; an int makes the result reproducible.
     n_jobs : int, optional
         joblib workers over the random starts (results do not depend on it).
+    approximation : {"exact", "nystroem", "auto"}, default="exact"
+        ``"exact"``: the n x n weighted kernel.  ``"nystroem"``: the
+        weighted kernel through ``n_components`` landmark rows drawn
+        uniformly with ``random_state``, the weights inside both kernel
+        blocks (:mod:`numkfs.methods.knife_nystroem`; O(n m) memory, no
+        n x n array); ``alpha`` then has one coefficient per landmark and
+        ``params["landmarks"]`` holds their rows.  ``"auto"``: exact up to
+        :data:`~numkfs.methods.knife_nystroem.AUTO_EXACT_MAX_SAMPLES` rows.
+        The choice made is ``params["approximation"]``.
+    n_components : int, optional
+        Number of landmarks m, 1 <= m <= n; default
+        ``min(n, DEFAULT_N_COMPONENTS)`` (500).
 
     Returns
     -------
@@ -930,7 +952,8 @@ def knife(
     """
     caller = "knife"
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, lambda2=lambda2, gamma=gamma, degree=degree,
-                  coef0=coef0, delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver)
+                  coef0=coef0, delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
+                  approximation=approximation, n_components=n_components, random_state=random_state)
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
     rng = check_random_state(random_state)
     with _numba_threads_for(X.shape[0]):
@@ -974,7 +997,7 @@ def _find_top(model, st, max_iter, tol):
 
 #: Defaults of the fitting keywords of :func:`knife` (shared with :func:`knife_lambda2_max`).
 _FIT_DEFAULTS = dict(kernel="rbf", loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
-                     n_restarts=1, solver="auto", max_iter=100, tol=1e-6)
+                     n_restarts=1, solver="auto", max_iter=100, tol=1e-6, approximation="exact", n_components=None)
 
 
 def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
@@ -999,7 +1022,7 @@ def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
         raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}; "
                         f"it accepts {sorted(_FIT_DEFAULTS)} and random_state.")
     params = {**_FIT_DEFAULTS, **params}
-    X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
+    X, y_pm, classes, const, model, public = _prepare(X, y, {**params, "random_state": random_state}, caller)
     rng = check_random_state(random_state)
     with _numba_threads_for(X.shape[0]):
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, params["n_restarts"], None), 0.0,
@@ -1132,6 +1155,8 @@ def knife_path(
     true_support=None,
     random_state=None,
     verbose: bool = False,
+    approximation: str = "exact",
+    n_components: int | None = None,
 ) -> FeaturePath:
     r"""KNIFE feature path (paper Algorithm 2): λ2 from 0 upward with warm starts.
 
@@ -1186,6 +1211,8 @@ def knife_path(
         Seed or generator for everything random; an int makes the result reproducible.
     verbose : bool
         A tqdm progress bar over the grid.
+    approximation, n_components
+        As in :func:`knife` (one set of landmarks for the whole path).
 
     Returns
     -------
@@ -1214,7 +1241,8 @@ def knife_path(
     caller = "knife_path"
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
                   delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
-                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine)
+                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine,
+                  approximation=approximation, n_components=n_components, random_state=random_state)
     if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
         feature_names = [str(c) for c in X.columns]
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
@@ -1299,7 +1327,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
                            **kw) for t in targets]
     setups = []
     for t in targets:
-        Xc, y_pm, classes, const, model, public = _prepare(X, t, params, caller)
+        Xc, y_pm, classes, const, model, public = _prepare(X, t, {**params, "random_state": random_state}, caller)
         rng = check_random_state(random_state)
         with _numba_threads_for(Xc.shape[0]):
             st, _ = _best_start(model, _starts(rng, Xc.shape[1], const, params["n_restarts"], None), 0.0,
