@@ -94,6 +94,7 @@ from .._validation import (
     warn_not_converged,
 )
 from .._progress import report
+from ..model_selection import support_jump
 from .._threads import limit_threads, thread_limits
 from ..kernels.ard import (
     ard_grad_columns,
@@ -1581,14 +1582,8 @@ STAGE_GROWTH = math.sqrt(10.0)
 EARLY_STOP_POINTS, EARLY_STOP_EXTENT, EARLY_STOP_SE = 5, 3.0, 3.0
 
 #: Halvings (in log D) of an interval of the default grid whose end points'
-#: supports differ by more than :func:`_support_step` allows.
+#: supports differ by more than :func:`~numkfs.model_selection.support_jump` allows.
 REFINE_DEPTH = 4
-
-
-def _support_step(a, b):
-    """Whether two supports (boolean masks) differ by more than the grid
-    allows: ``|a Δ b| > max(2, max(|a|, |b|) / 4)``."""
-    return int(np.count_nonzero(a != b)) > max(2.0, max(int(a.sum()), int(b.sum())) / 4.0)
 
 
 class _StagedPath:
@@ -1655,7 +1650,7 @@ def _new_grid_points(full, lo, hi, ratio):
     in the range, ``hi``, and points spaced geometrically (ratio at most
     ``ratio``) between them; an event point is dropped where its neighbours'
     supports on the traced path differ by no more than
-    :func:`_support_step` allows."""
+    :func:`~numkfs.model_selection.support_jump` allows."""
     G = full.grid
     ev = {float(G[i]) for i, name, _ in full.extra["events"] if name in ("E1", "E2") and lo < G[i] < hi}
     knots = sorted(ev | {float(hi)})
@@ -1674,7 +1669,7 @@ def _new_grid_points(full, lo, hi, ratio):
     keep = np.ones(pts.size, dtype=bool)
     last = None
     for k in range(pts.size):
-        if pts[k] in ev and 0 < k < pts.size - 1 and last is not None and not _support_step(supp[last], supp[k + 1]):
+        if pts[k] in ev and 0 < k < pts.size - 1 and last is not None and not support_jump(supp[last], supp[k + 1]):
             keep[k] = False  # the next point is still close enough in support to the last one kept
             continue
         last = k
@@ -1684,14 +1679,14 @@ def _new_grid_points(full, lo, hi, ratio):
 def _refine(full, D, models, prune_tol, depth=REFINE_DEPTH):
     """Insert budgets (midpoints in log D, in D next to 0) where the pruned
     models of two consecutive points of the sorted grid ``D`` differ in
-    support by more than :func:`_support_step` allows, up to ``depth``
+    support by more than :func:`~numkfs.model_selection.support_jump` allows, up to ``depth``
     halvings per interval.  ``models`` maps D to (β, λ, used) and is
     completed for the new points."""
     D = list(D)
     for _ in range(depth):
         mids = []
         for a, b in zip(D[:-1], D[1:]):
-            if _support_step(models[a][0] > 0, models[b][0] > 0) and b > a * (1 + 1e-9):
+            if support_jump(models[a][0] > 0, models[b][0] > 0) and b > a * (1 + 1e-9):
                 mids.append(math.sqrt(a * b) if a > 0 else b / 4.0)
         if not mids:
             break
@@ -1705,7 +1700,7 @@ def _merge_grid(D, supports, mean, protect, n_max):
     """Indices of at most ``n_max`` of the grid points ``D`` (sorted) to
     keep: the first and last, the ``protect`` ones (the points the CV rules
     choose), and of the others first those whose removal would join
-    neighbours whose supports differ beyond :func:`_support_step`, then
+    neighbours whose supports differ beyond :func:`~numkfs.model_selection.support_jump`, then
     those with the widest gap in log D to their neighbours."""
     keep = list(range(len(D)))
     fixed = set(protect) | {0, len(D) - 1}
