@@ -28,8 +28,9 @@ from .._validation import InstanceOf, Interval, NoneOr, Options
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_path
 from ..methods.garrote import garrote_path
-from ..model_selection import CV_RULES, check_grid_edge, cross_val_path, path_scores, record_cv
+from ..model_selection import CV_RULES, check_grid_edge, cross_val_path, path_scores, record_cv  # noqa: F401
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
+from ._cv import PathCVMixin, as_grid, cv_data
 
 
 def _validated(est, X, y="no_validation", *, reset):
@@ -160,7 +161,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         return X @ self.coef_ + self.intercept_
 
 
-class GarroteRegressorCV(GarroteRegressor):
+class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     r"""The linear garrote with λ2 chosen on its path by K-fold cross-validation.
 
     The λ2 path (:func:`numkfs.garrote_path`) is computed on all the rows;
@@ -270,53 +271,41 @@ class GarroteRegressorCV(GarroteRegressor):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Compute the λ2 path, cross-validate it and keep the chosen point.
+    path = staticmethod(garrote_path)
+    _cv_grid_param = "lambda2s"
+    _cv_method = "garrote"
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, one row per sample and one column per feature.
-        y : array-like of shape (n_samples,)
-            Target values: the response, or the class labels of a classifier.
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
+    def _cv_data(self, X, y):
         X, y = _validated(self, X, y, reset=True)
-        names = getattr(self, "feature_names_in_", None)
-        opts = dict(fit_intercept=self.fit_intercept, solver=self.solver, tol=self.tol)
-        user_grid = self.lambda2s is not None
-        if user_grid:
-            grid = np.asarray(self.lambda2s, dtype=float).ravel()
-        else:
-            top = garrote_path(X, y, self.lambda1, n_lambdas=1, **opts).extra["lambda2_max"]
-            top = top if top > 0 else 1.0
-            grid = np.append(top * np.geomspace(1.0, self.lambda_min_ratio, self.n_lambdas), 0.0)
-        path = garrote_path(X, y, self.lambda1, grid, feature_names=names, max_refine=0 if user_grid else self.n_lambdas,
-                            **opts)
-        grid = path.grid  # refined where the support jumps (the default grid)
+        return cv_data(X, y, scoring="neg_mean_squared_error")
 
-        def fold(train, test):
-            fp = garrote_path(X[train], y[train], self.lambda1, grid, **opts)
-            pred = X[test] @ fp.extra["coef"].T + fp.extra["intercept"]
-            return path_scores(y[test], pred, "neg_mean_squared_error")
+    def _cv_path_params(self, data, outer, *, full):
+        opts = dict(lambda1=self.lambda1, fit_intercept=self.fit_intercept, solver=self.solver, tol=self.tol)
+        if not full:
+            return opts
+        if self.lambda2s is not None:
+            return {**opts, "lambda2s": as_grid(self.lambda2s), "max_refine": 0,
+                    "feature_names": getattr(self, "feature_names_in_", None)}
+        top = garrote_path(data.X, data.y, n_lambdas=1, **opts).extra["lambda2_max"]
+        top = top if top > 0 else 1.0
+        grid = np.append(top * np.geomspace(1.0, self.lambda_min_ratio, self.n_lambdas), 0.0)
+        # refined where the support jumps (at most n_lambdas values inserted)
+        return {**opts, "lambda2s": grid, "max_refine": self.n_lambdas,
+                "feature_names": getattr(self, "feature_names_in_", None)}
 
-        scores = cross_val_path(fold, X, y, self.cv, classifier=False, n_jobs=self.n_jobs,
-                                random_state=self.random_state, method="garrote")
-        i = record_cv(path, scores, rule=self.cv_rule, score_name="neg_mean_squared_error")
+    def _cv_predict(self, data, path, X_train, X_test, y_train):
+        return X_test @ path.extra["coef"].T + path.extra["intercept"]
+
+    def _cv_store(self, data, paths, values, k, i):
+        path = paths[k]
         path.converged = np.ones(path.n_points, dtype=bool)
-        if user_grid:
-            check_grid_edge(path, i, parameter="lambda2s")
+        self._cv_check_edge(path, i)
         self.path_ = path
         self.best_index_ = i
         self.cv_scores_ = path.cv_scores
-        self.lambda2_ = float(grid[i])
+        self.lambda2_ = float(path.grid[i])
         self._store(path, i)
         self.converged_ = path.converged.copy()
-        return self
 
 
 class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
