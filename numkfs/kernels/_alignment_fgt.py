@@ -1,0 +1,111 @@
+"""Numba kernels of the per-feature pair sums of the alignments by the fast
+Gauss transform (:mod:`numkfs.kernels.fgt`; ``method="fgt"`` in
+:mod:`numkfs.kernels.alignment`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+from ._alignment_exact import (
+    _csc_column,
+    _csc_n_entries,
+    _dense_block,
+    _entry_scratch,
+    _entry_sums,
+    _gather_targets,
+    _group_small,
+    _pair_sums,
+    _target_totals,
+    _zero_pad,
+)
+from .fastexp import LOG2E
+from .fgt import _fgt_core, _fgt_work
+
+# ----------------------------------------------------------------------------
+# Numba kernels: the same sums by the fast Gauss transform (numkfs.kernels.fgt)
+
+
+@jit
+def _fill_weights(ZT, cnt, m, W):
+    """W = [ZT; cnt] over the first ``m`` entries (the FGT's weight vectors)."""
+    r = ZT.shape[0]
+    for q in range(r):
+        for j in range(m):
+            W[q, j] = ZT[q, j]
+    for j in range(m):
+        W[r, j] = cnt[j]
+
+
+@jit
+def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out):
+    """(S1, S2, n_entries) for one feature of ``m`` entries in natural units
+    ``s`` (padded as in ``_entry_sums``): a column with at most ``cap``
+    distinct values is grouped and summed exactly over pairs of groups;
+    otherwise the fast Gauss transform ``fgt = (h, p, delta, direct_max)``
+    on the raw entries (``W``: R + 1 rows, the targets then the counts,
+    filled by the caller; ``work`` from ``_fgt_work``)."""
+    r = ZT.shape[0]
+    u = _group_small(s, cnt, m, cap, vals, cs, gid)
+    if u >= 0:
+        _gather_targets(ZT, gid, m, u, zs)
+        for g in range(u):
+            vals[g] *= np.sqrt(LOG2E)  # base-2 units, as _pair_sums expects
+        _zero_pad(vals, zs, cs, u)
+        s1, s2 = _pair_sums(vals, zs, cs, u, buf)
+        return s1, s2, u
+    h, p, delta, direct_max = fgt
+    sv, Wv, pw, bstart, bcent, cg, ring, owner, hk = work
+    _fgt_core(s, W, m, h, p, delta, direct_max, sv, Wv, pw, bstart, bcent, cg, ring, owner, hk, out)
+    s1 = 0.0
+    for q in range(r):
+        s1 += out[q]
+    return s1, out[r], m
+
+
+@pjit
+def _fgt_sums_dense(X, shift, scale, ZT, cap, fgt, nring, nb, S1, S2, U):
+    """``_rbf_sums_dense`` by the fast Gauss transform (``scale`` to natural
+    units): ``nb`` tasks of consecutive columns, each copied into a
+    feature-major buffer (one pass over the rows per block)."""
+    n = X.shape[0]
+    r = ZT.shape[0]
+    p = fgt[1]
+    for b in prange(nb):
+        T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r)
+        W = np.empty((r + 1, n))
+        _fill_weights(ZT, cnt, n, W)
+        work = _fgt_work(n, r + 1, p, nring)
+        out = np.empty(r + 1)
+        for q in range(w):
+            s1, s2, u = _fgt_entry_sums(T[q], ZT, cnt, n, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
+            S1[i0 + q] = s1
+            S2[i0 + q] = s2
+            U[i0 + q] = u
+
+
+@pjit
+def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, min_fgt, S1, S2, U):
+    """``_rbf_sums_csc`` with the fast Gauss transform for every column of
+    at least ``min_fgt`` entries (``scale`` to natural units), the exact
+    pair loop below (``scale2`` to base-2 units)."""
+    d = indptr.shape[0] - 1
+    r = ZT.shape[0]
+    p = fgt[1]
+    ztot = _target_totals(ZT, n)
+    for i in prange(d):
+        sc = scale[i] if _csc_n_entries(indptr, n, i) >= min_fgt else scale2[i]
+        t, zt, cnt, m = _csc_column(indptr, indices, data, sc, ZT, ztot, n, i)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r)
+        if m >= min_fgt:
+            W = np.empty((r + 1, m))
+            _fill_weights(zt, cnt, m, W)
+            work = _fgt_work(m, r + 1, p, nring)
+            out = np.empty(r + 1)
+            s1, s2, u = _fgt_entry_sums(t, zt, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
+        else:
+            s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
+        S1[i] = s1
+        S2[i] = s2
+        U[i] = u

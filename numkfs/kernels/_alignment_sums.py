@@ -1,0 +1,204 @@
+"""The per-feature RBF pair sums and traces of the alignments, by the exact
+pair loop (:mod:`numkfs.kernels._alignment_exact`), the fast Gauss transform
+(:mod:`numkfs.kernels._alignment_fgt`) or, for columns of small spread, the
+column moments; and the linear kernel's closed form.  See
+:mod:`numkfs.kernels.alignment`.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from ._alignment_columns import (
+    SERIAL_PAIRS_PER_ENTRY,
+    _column_loops,
+    _column_moments,
+    _dense_stats,
+    _n_blocks,
+)
+from ._alignment_exact import (
+    PAD,
+    SMALL_DISTINCT,
+    SORT_MIN_SAMPLES,
+    TIE_PROBE,
+    _rbf_sums_csc,
+    _rbf_sums_dense,
+    _rbf_sums_dense_serial,
+)
+from ._alignment_fgt import _fgt_sums_csc, _fgt_sums_dense
+from .fastexp import LOG2E
+from .fgt import DIRECT_MAX, FGT_H, _ring_size, fgt_order
+
+#: ``method="auto"`` uses the fast Gauss transform for columns with at least
+#: this many entries (rows; non-zeros + 1 for sparse columns), the exact pair
+#: loop below (crossover measured by ``benchmarks/lpkta_scale.py``).
+FGT_MIN_SAMPLES = 1024
+#: Largest feature-major buffer of a dense FGT task (values).
+FGT_BLOCK_VALUES = 1 << 22
+
+
+def _check_method(method, rtol, caller="feature_alignments"):
+    if method not in ("auto", "exact", "fgt"):
+        raise ValueError(f"{caller}: method must be 'auto', 'exact' or 'fgt'; got {method!r}.")
+    if method != "exact":
+        try:
+            fgt_order(float(rtol))
+        except (TypeError, ValueError):
+            raise ValueError(f"{caller}: rtol must be a float in [1e-14, 1); got {rtol!r}.") from None
+
+
+def _fgt_min_entries(method):
+    """Columns with at least this many entries go to the fast Gauss transform."""
+    return {"exact": np.iinfo(np.int64).max, "fgt": 0, "auto": FGT_MIN_SAMPLES}[method]
+
+
+def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None):
+    """(S1, S2, n_entries) for every column of X (dense ndarray or CSC):
+    ``method`` as in :func:`feature_alignments`; ``shift``: the dense
+    columns' ``_column_shift`` if known."""
+    n, d = X.shape
+    S1 = np.empty(d)
+    S2 = np.empty(d)
+    U = np.empty(d, dtype=np.int64)
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        shift = _column_shift(X) if shift is None else shift
+    min_fgt = _fgt_min_entries(method)
+    if (sp.issparse(X) and min_fgt <= n) or (not sp.issparse(X) and n >= min_fgt):
+        p, delta = fgt_order(float(rtol))
+        fgt = (float(FGT_H), int(p), float(delta), int(DIRECT_MAX))
+        nring = _ring_size(FGT_H, delta)
+        nat = np.sqrt(g)
+        if sp.issparse(X):
+            X = sp.csc_matrix(X)
+            _fgt_sums_csc(
+                X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, nat, np.sqrt(g * LOG2E), ZT, n,
+                SMALL_DISTINCT, fgt, nring, int(min_fgt), S1, S2, U,
+            )
+        else:
+            # tasks of consecutive columns; a task's buffer at most FGT_BLOCK_VALUES values
+            nt = numba.get_num_threads()
+            nb = max(_n_blocks(d), -(-d * n // FGT_BLOCK_VALUES))
+            nb = int(min(d, -(-nb // nt) * nt))
+            _fgt_sums_dense(X, shift, nat, np.ascontiguousarray(ZT), SMALL_DISTINCT, fgt,
+                            nring, nb, S1, S2, U)
+        return S1, S2, U
+    # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
+    sq = np.sqrt(g * LOG2E)
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        _rbf_sums_csc(
+            X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, sq, ZT, n,
+            SMALL_DISTINCT, S1, S2, U,
+        )
+    else:
+        probe = TIE_PROBE if n >= SORT_MIN_SAMPLES else 0
+        ZTp = np.zeros((ZT.shape[0], n + PAD))  # zero targets in the pad (see PAD)
+        ZTp[:, :n] = ZT
+        loops = _column_loops(_rbf_sums_dense, _rbf_sums_dense_serial, d * n * n // 2 // SERIAL_PAIRS_PER_ENTRY)
+        loops(X, shift, sq, ZTp, SMALL_DISTINCT, probe, _n_blocks(d), S1, S2, U)
+    return S1, S2, U
+
+
+def _column_shift(X, mean=None, var=None):
+    """The value subtracted from each dense column before it is scaled
+    (``_dense_block``): its mean where that exceeds its standard deviation
+    (an offset would cost ``log10(|mean|/std)`` digits of every difference),
+    else 0, so that columns of sparse data stored dense keep their exact
+    zeros (grouped in one entry by ``_compress_zeros``)."""
+    if mean is None:
+        mean, var = _column_moments(X)
+    return np.where(np.abs(mean) > np.sqrt(var), mean, 0.0)
+
+
+#: ``γ (max x - min x)²`` at or below which a column's sums are taken from its
+#: moments (``_small_spread_sums``): every pair then has ``γ d² ≤ 1/16``.
+SMALL_SPREAD = 1.0 / 16.0
+#: Terms of the series of ``1 - exp(-x)`` there: the first omitted one is
+#: below ``(1/16)**8 / 9! = 6e-16`` of the sum.
+SMALL_SPREAD_TERMS = 8
+
+
+def _small_spread_sums(Xs, g, mean, Z):
+    r"""``(S1, tr)`` of the columns ``Xs`` (n, k), each of them within a
+    quarter of a bandwidth (``γ (max - min)² ≤ SMALL_SPREAD``), without the
+    cancellation of ``tr = n - S(1)/n``.
+
+    With ``s = √γ (x - mean)`` and ``x_jk = (s_j - s_k)² ≤ 1/16``,
+
+    .. math::
+
+        \sum_{jk} w_j w_k (1 - e^{-x_{jk}})
+        = \sum_{m=1}^{8} \frac{(-1)^{m+1}}{m!} \sum_{l=0}^{2m}
+          \binom{2m}{l} (-1)^l M_l M_{2m-l},
+        \qquad M_l = \sum_j w_j s_j^l,
+
+    so ``tr = (w = 1 sum)/n`` and ``S1 = Σ_q (1ᵀz_q)² - (w = z_q sum)``, in
+    O(17 n) per column and target.  The m = 1 term, ``2(M_0 M_2 - M_1²)``,
+    is the whole sum to first order and, the column centred, has no
+    cancellation; the others are corrections below ``x/2`` of it.  Every
+    term to machine precision: at ``γ var = 1e-12`` the loop's
+    ``n - S(1)/n`` kept two digits (n = 200), the fast Gauss transform's
+    four."""
+    from math import comb, factorial
+
+    n, k = Xs.shape
+    S = (Xs - mean) * np.sqrt(g)
+    W = np.concatenate([np.ones((n, 1)), Z], axis=1)  # weights: the counts, then the targets
+    L = 2 * SMALL_SPREAD_TERMS
+    M = np.empty((L + 1, W.shape[1], k))
+    P = np.ones_like(S)
+    for l in range(L + 1):
+        M[l] = W.T @ P
+        P = P * S
+    tot = np.zeros((W.shape[1], k))
+    for m in range(1, SMALL_SPREAD_TERMS + 1):
+        Tm = sum(comb(2 * m, l) * (-1) ** l * M[l] * M[2 * m - l] for l in range(2 * m + 1))
+        tot += (-1) ** (m + 1) / factorial(m) * Tm
+    zsum = M[0, 1:]  # 1ᵀz_q
+    S1 = np.sum(zsum * zsum - tot[1:], axis=0)
+    return S1, tot[0] / n
+
+
+def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None):
+    """``(S1, tr, n_entries)`` for every column: ``_rbf_pair_sums`` with
+    ``tr = n - S2/n``, except for dense columns within a quarter of a
+    bandwidth, whose sums come from their moments (``_small_spread_sums``:
+    there ``n - S2/n`` cancels, ``1 - γ var`` of the digits lost).
+    ``stats``: ``(mean, var, spread)`` of a dense X if known."""
+    n, d = X.shape
+    if sp.issparse(X):
+        S1, S2, U = _rbf_pair_sums(X, g, ZT, method, rtol)
+        return S1, n - S2 / n, U
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if stats is None:
+        mean, var, spread = _dense_stats(X)
+    else:
+        mean, var, spread = stats
+    # spread = max |x - x_0| >= range / 2
+    small = (g * (2.0 * spread) ** 2 <= SMALL_SPREAD) & (spread > 0)
+    shift = _column_shift(X, mean, var)
+    if not small.any():
+        S1, S2, U = _rbf_pair_sums(X, g, ZT, method, rtol, shift)
+        return S1, n - S2 / n, U
+    S1 = np.empty(d)
+    tr = np.empty(d)
+    U = np.full(d, n, dtype=np.int64)
+    S1[small], tr[small] = _small_spread_sums(X[:, small], g[small], mean[small], ZT.T)
+    rest = ~small
+    if rest.any():
+        s1, s2, u = _rbf_pair_sums(X[:, rest], g[rest], ZT, method, rtol, shift[rest])
+        S1[rest], tr[rest], U[rest] = s1, n - s2 / n, u
+    return S1, tr, U
+
+
+def _linear_parts(X, Z):
+    """Numerators ||x_cᵀ Z||² and traces ||x_c||² of the linear kernels."""
+    n = X.shape[0]
+    mean, var = _column_moments(X)
+    if sp.issparse(X):
+        XtZ = np.asarray(X.T @ Z) - np.outer(mean, Z.sum(axis=0))
+    else:
+        XtZ = (X - mean).T @ Z
+    return (XtZ**2).sum(axis=1), n * var
