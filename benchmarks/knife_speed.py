@@ -441,7 +441,7 @@ def main():
     # (no extrapolation, no L-BFGS-B finish), so the ratio compares the arithmetic, not the algorithm
     import importlib
 
-    km = importlib.import_module("numkfs.methods.knife")
+    km = importlib.import_module("numkfs.methods.knife._problem")  # the module switches
     km._EXTRAPOLATE, km._POLISH_AFTER = False, None
     if args.quick:
         fit_cases = [(100, 10, True), (100, 100, True), (1000, 10, True), (1000, 100, True), (100, 1000, True),

@@ -75,7 +75,7 @@ def test_kkt_at_returned_solution(sinusoid, orange, kernel, loss, lam2):
     scale = max(1.0, float(np.max(np.abs(gw - lam2))))
     assert np.max(np.abs(_projected(gw, w))) < 5e-5 * scale
     # the weight-step problem linearised at (α, w) has w as a KKT point
-    from numkfs.methods.knife import _Knife
+    from numkfs.methods.knife._problem import _Knife
 
     m = _Knife(X, y, kernel=kernel, loss=loss, lambda1=1.0, gamma=1 / X.shape[1],
                degree=2, coef0=1.0, delta=1.0, solver="native")

@@ -8,7 +8,7 @@ import pytest
 
 from numkfs.datasets import make_sinusoid
 from numkfs.kernels.weighted_lowrank import lowrank_gram, select_landmarks
-from numkfs.methods.knife import _Knife
+from numkfs.methods.knife._problem import _Knife
 from numkfs.methods.knife_nystroem import _KnifeNystroem, knife_model, resolve_approximation
 
 LOSSES = ("squared", "squared_hinge", "huberized_hinge", "logistic")

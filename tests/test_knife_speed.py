@@ -2,11 +2,12 @@
 and the KNIFE fixes of issue #15 (huberized hinge, convergence, path length).
 
 References are computed in the test by an independent slow path: the module
-switch ``numkfs.methods.knife._FAST = False`` runs every fit with dense n x n
+switch ``numkfs.methods.knife._problem._FAST = False`` runs every fit with dense n x n
 Newton systems, p x p weight-step matrices and every path point fitted (the
 code before the shortcuts); the factored coordinate descent is checked
 against the dense one and against CVXPY.
 """
+import importlib
 import sys
 import warnings
 
@@ -16,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from numkfs.datasets import make_sinusoid
 from numkfs.datasets._knife import make_orange
+from numkfs.kernels.weighted import weighted_kernel
 from numkfs.losses import get_loss
 from numkfs.methods.knife import knife, knife_ovr_paths, knife_path
 from numkfs.solvers.native.boxqp import solve_box_qp
@@ -23,6 +25,9 @@ from numkfs.solvers.native.knife_wstep import (knife_wstep_kkt_residual, solve_b
                                                solve_knife_wstep)
 
 km = sys.modules["numkfs.methods.knife"]
+#: the problem module: the module switches (_FAST, _EXTRAPOLATE, _POLISH_AFTER) and the steps
+kprob = importlib.import_module("numkfs.methods.knife._problem")
+kpath = importlib.import_module("numkfs.methods.knife._path")
 
 
 def _std(X):
@@ -32,9 +37,9 @@ def _std(X):
 def _both(monkeypatch, fn):
     """fn() with the shortcuts, then without them."""
     fast = fn()
-    monkeypatch.setattr(km, "_FAST", False)
+    monkeypatch.setattr(kprob, "_FAST", False)
     slow = fn()
-    monkeypatch.setattr(km, "_FAST", True)
+    monkeypatch.setattr(kprob, "_FAST", True)
     return fast, slow
 
 
@@ -136,7 +141,7 @@ def test_huberized_hinge_is_not_the_zero_model():
         # the zero model has objective n_plus... (every sample on the linear part): 41 (1 - δ/2) + λ2 Σw
         assert res.objective < 41 * (1 - delta / 2)
         # the α-step optimality (gradient of the α-problem, K-preconditioned) at the returned point
-        K = km.weighted_kernel(X, res.weights, "rbf", gamma=1 / 5)
+        K = weighted_kernel(X, res.weights, "rbf", gamma=1 / 5)
         L = get_loss("huberized_hinge", delta=delta)
         g = L.gradient(y, K @ res.alpha + res.intercept)
         assert abs(g.sum()) <= 1e-6 * len(y)
@@ -189,7 +194,7 @@ def test_ovr_paths_equal_separate_paths():
     targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
     paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=6, random_state=0, max_refine=0)
     tops = [km.knife_lambda2_max(X, t, loss="squared_hinge", random_state=0) for t in targets]
-    grid = km._default_grid(max(tops), 6, 1e-3)
+    grid = kpath._default_grid(max(tops), 6, 1e-3)
     for t, p in zip(targets, paths):
         ref = knife_path(X, t, loss="squared_hinge", lambda2_grid=grid, random_state=0)
         np.testing.assert_allclose(p.grid, grid, rtol=1e-12)
@@ -204,8 +209,8 @@ def test_ovr_paths_equal_separate_paths():
 def _plain(monkeypatch, fn):
     """fn() with the paper's plain alternation (no extrapolation, no L-BFGS-B finish)."""
     with monkeypatch.context() as m:
-        m.setattr(km, "_EXTRAPOLATE", False)
-        m.setattr(km, "_POLISH_AFTER", None)
+        m.setattr(kprob, "_EXTRAPOLATE", False)
+        m.setattr(kprob, "_POLISH_AFTER", None)
         return fn()
 
 
@@ -246,7 +251,7 @@ def test_extrapolated_path_reaches_the_plain_stationary_points(monkeypatch, case
 def _model(X, y, loss):
     params = dict(kernel="rbf", loss=loss, lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
                   n_restarts=1, max_iter=100, tol=1e-6, solver="auto")
-    return km._prepare(X, y, params, "test")[4]
+    return kprob._prepare(X, y, params, "test")[4]
 
 
 def test_extrapolated_fit_is_monotone_and_ends_with_an_alpha_step():
@@ -300,7 +305,7 @@ def test_finished_fit_satisfies_the_box_kkt_conditions():
     y = np.where(Z[:, 0] + Z[:, 1] ** 2 - 1 > 0, 1.0, -1.0)
     model = _model(X, y, "squared_hinge")
     st = model.fit(np.full(X.shape[1], 0.5), 2.0, max_iter=500, tol=1e-13)
-    assert st.converged and st.n_iter > km._POLISH_AFTER
+    assert st.converged and st.n_iter > kprob._POLISH_AFTER
     _, grad, _, _, _ = model.reduced_objective(st.w, 2.0, st.alpha, st.a0)
     act = st.w > 0
     pg = np.where(st.w[act] >= 1.0, np.maximum(grad[act], 0.0), grad[act])  # at 1 only a positive gradient counts
@@ -326,7 +331,7 @@ def test_alpha_step_on_the_constant_kernel_stops_at_its_closed_form(monkeypatch,
     loss = get_loss("squared_hinge")
     alpha0 = 0.01 * rng.standard_normal(n)
     start = alpha0.copy()
-    alpha, a0, Ka = km._newton_alpha(K, y, loss, 1.0, alpha0, -0.2)
+    alpha, a0, Ka = kprob._newton_alpha(K, y, loss, 1.0, alpha0, -0.2)
     assert len(calls) <= 4
     assert a0 == pytest.approx(y.mean(), abs=1e-9)
     assert abs(alpha.sum()) <= 1e-9

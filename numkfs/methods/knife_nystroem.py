@@ -55,7 +55,7 @@ import scipy.linalg
 from .._threads import limit_threads, thread_limits
 from .._validation import check_memory
 from ..kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
-from .knife import _EPS_DECREASE, _Knife
+from .knife._problem import _EPS_DECREASE, _Knife
 
 __all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "knife_model",
            "resolve_approximation"]

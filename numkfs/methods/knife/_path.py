@@ -1,0 +1,389 @@
+"""The KNIFE feature path over λ2 (paper Algorithm 2) and the one-vs-rest paths
+on one shared grid (:mod:`numkfs.methods.knife`): the default grid's top,
+the warm-started walk with its refinement, and the path's record."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._progress import progress_bar
+from ..._validation import check_random_state, warn_not_converged
+from ...model_selection import refine_walk
+from ...paths import SELECTION_TOL, FeaturePath, support_mask
+from ._fit import _best_start, _starts
+from ._problem import AUTO_EXTEND_MAX, _FitState, _numba_threads_for, _prepare
+
+def _lambda2_top(model, st):
+    """Smallest λ2 at which the w-step from the state ``st`` returns w = 0."""
+    if not np.any(st.w > 0):
+        return 0.0
+    act, A, u0, c = model.wstep_data(st.K, st.alpha, st.a0, st.w, 0.0)
+    g0 = A.T @ model.loss.gradient(model.y, u0) + c
+    return max(0.0, float(np.max(-g0)))
+
+
+def _find_top(model, st, max_iter, tol):
+    """λ2 at which every weight is zero, from the state ``st`` (see the module docstring)."""
+    top = _lambda2_top(model, st)
+    if top <= 0:
+        return 1.0
+    for _ in range(60):  # verify: the warm-started fit at `top` must zero every weight
+        probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=st.K)
+        if not np.any(probe.w > 0):
+            break
+        top *= 2.0
+    return top
+
+
+#: Defaults of the fitting keywords of :func:`knife` (shared with :func:`knife_lambda2_max`).
+_FIT_DEFAULTS = dict(kernel="rbf", loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
+                     n_restarts=1, solver="auto", max_iter=100, tol=1e-6, approximation="exact", n_components=None)
+
+
+def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
+    r"""The top of the default λ2 grid of :func:`knife_path` (found, not guessed).
+
+    KNIFE is fitted at λ2 = 0; the smallest λ2 for which the linearised
+    w-step at that solution returns w = 0 is :math:`\max_k -\partial_k S(0)`
+    (the KKT condition of the surrogate at 0); it is verified by a
+    warm-started fit and doubled until every weight is zero.
+
+    Parameters
+    ----------
+    X, y, random_state
+        As in :func:`knife`.
+    **params
+        The fitting keywords of :func:`knife` (kernel, loss, lambda1, gamma,
+        degree, coef0, delta, n_restarts, solver, max_iter, tol).
+    """
+    caller = "knife_lambda2_max"
+    unknown = sorted(set(params) - set(_FIT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}; "
+                        f"it accepts {sorted(_FIT_DEFAULTS)} and random_state.")
+    params = {**_FIT_DEFAULTS, **params}
+    X, y_pm, classes, const, model, public = _prepare(X, y, {**params, "random_state": random_state}, caller)
+    rng = check_random_state(random_state)
+    with _numba_threads_for(X.shape[0]):
+        st, _ = _best_start(model, _starts(rng, X.shape[1], const, params["n_restarts"], None), 0.0,
+                            params["max_iter"], params["tol"])
+        return float(_find_top(model, st, params["max_iter"], params["tol"]))
+
+
+def _zero_state(st, lambda2):
+    """The fit at ``lambda2`` warm-started from a state whose weights are all zero.
+
+    With every weight zero the kernel no longer depends on w, the w-step
+    returns w = 0 (zeros are sticky) and the α-step from the previous
+    (optimal) α returns it: the fit would reproduce ``st`` (the λ2 term is
+    λ2 · 0).  No iteration is run (``n_iter = 0``)."""
+    return _FitState(w=st.w.copy(), alpha=st.alpha.copy(), a0=st.a0, K=st.K, objective=st.objective, n_iter=0,
+                     converged=True, n_line_searches=0, history=[st.objective], gamma=st.gamma)
+
+
+class _PathRecorder:
+    """The per-point arrays of a KNIFE path."""
+
+    def __init__(self):
+        self.grid, self.rows, self.alphas, self.a0s, self.objs, self.iters, self.conv, self.gammas = (
+            [] for _ in range(8))
+        self.n_inserted = 0
+
+    def add(self, lam, st):
+        self.gammas.append(st.gamma)
+        self.grid.append(float(lam))
+        self.rows.append(st.w.copy())
+        self.alphas.append(st.alpha.copy())
+        self.a0s.append(st.a0)
+        self.objs.append(st.objective)
+        self.iters.append(st.n_iter)
+        self.conv.append(st.converged)
+
+
+def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, max_refine=0,
+          extend_to_zero=False):
+    """Warm-started fits along ``grid`` of one or several problems (one-vs-rest) on the same grid;
+    ``starts[k]`` is problem k's fit at ``grid[0]``.  Returns one :class:`_PathRecorder` per problem.
+
+    ``max_refine``: at most this many points inserted where the support (of
+    all problems together) jumps (:func:`numkfs.model_selection.refine_walk`).
+    ``extend_to_zero``: a path still selecting features at the end of the
+    grid is continued by doubling λ2 (at most :data:`AUTO_EXTEND_MAX` times)
+    until every weight is zero (``gamma="auto"``, whose top moves with the
+    bandwidth)."""
+
+    def step(states, lam):
+        new = []
+        for model, state in zip(models, states):
+            if model.fast and not np.any(state.w > 0):
+                new.append(_zero_state(state, lam))
+            else:
+                new.append(model.refit(state, lam, max_iter=max_iter, tol=tol))
+        if bar is not None:
+            bar.update(1)
+        return new
+
+    def support(states):
+        return np.any([support_mask(state.w, SELECTION_TOL["knife"]) for state in states], axis=0)
+
+    def all_zero(states):
+        return not any(np.any(state.w > 0) for state in states)
+
+    values, states, n_in = refine_walk(step, grid, list(starts), support=support, max_inserted=max_refine,
+                                       stop=all_zero if stop_at_zero else None)
+    if extend_to_zero and not all_zero(states[-1]) and values[-1] > 0:
+        more = values[-1] * 2.0 ** np.arange(0, AUTO_EXTEND_MAX + 1)
+        v2, s2, n2 = refine_walk(step, more, states[-1], support=support, max_inserted=max_refine - n_in,
+                                 stop=all_zero)
+        values, states, n_in = values + v2[1:], states + s2[1:], n_in + n2
+    recs = []
+    for k in range(len(models)):
+        rec = _PathRecorder()
+        for lam, point in zip(values, states):
+            rec.add(lam, point[k])
+        rec.n_inserted = n_in
+        recs.append(rec)
+    return recs
+
+
+def _default_grid(top, n_lambdas, lambda_min_ratio):
+    """0, then ``n_lambdas - 1`` log-spaced values ending at ``top`` (just ``top`` when n_lambdas = 2)."""
+    if n_lambdas == 2:
+        return np.array([0.0, top])
+    return np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_lambdas - 1)])
+
+
+def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
+    bad = [lam for lam, c in zip(rec.grid, rec.conv) if not c]
+    if bad:
+        shown = ", ".join(f"{v:.4g}" for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
+        warn_not_converged(label, max_iter=max_iter, stacklevel=4,
+                           where=f"{len(bad)} of {len(rec.grid)} path points (lambda2={shown})")
+
+
+def _to_path(rec, *, top, public, classes, feature_names, true_support):
+    extra = {"alpha": np.asarray(rec.alphas), "intercept": np.asarray(rec.a0s), "n_iter": np.asarray(rec.iters),
+             "converged": np.asarray(rec.conv, dtype=bool), "lambda2_top": float(top), "params": public,
+             "classes": classes, "gamma": np.asarray(rec.gammas, dtype=float), "n_inserted": int(rec.n_inserted)}
+    path = FeaturePath(grid=np.asarray(rec.grid), weights=np.asarray(rec.rows), grid_name="lambda2",
+                       feature_names=feature_names, objective=np.asarray(rec.objs), method="KNIFE",
+                       extra=extra, true_support=true_support, converged=extra["converged"])
+    return path
+
+
+def knife_path(
+    X,
+    y,
+    *,
+    kernel: str = "rbf",
+    loss: str = "squared",
+    lambda1: float = 1.0,
+    lambda2_grid=None,
+    n_lambdas: int = 100,
+    lambda_min_ratio: float = 1e-3,
+    max_refine: int | None = None,
+    gamma: float | str | None = None,
+    degree: int = 2,
+    coef0: float = 1.0,
+    delta: float = 1.0,
+    n_restarts: int = 1,
+    solver="auto",
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    stop_at_zero: bool = False,
+    feature_names=None,
+    true_support=None,
+    random_state=None,
+    verbose: bool = False,
+    approximation: str = "exact",
+    n_components: int | None = None,
+) -> FeaturePath:
+    r"""KNIFE feature path (paper Algorithm 2): λ2 from 0 upward with warm starts.
+
+    The problem of :func:`knife` is solved for a grid of λ2 at fixed λ1,
+    each point warm-started from the previous one; zero weights stay zero
+    (sticky), so features only leave the model.  Once every weight is zero
+    the remaining points are that same model (the fit would reproduce it;
+    it is copied, with ``n_iter`` 0).
+
+    Parameters
+    ----------
+    X, y, kernel, loss, lambda1, degree, coef0, delta, solver, max_iter, tol
+        As in :func:`knife`.
+    gamma : float, "auto" or None, default=None
+        RBF scale: a number is used at every point; None is 1/p (p every
+        column of X); ``"auto"`` follows the selected features: each point
+        is fitted with 1 / (the number of features selected at its warm
+        start, the previous point), 1/p at the first point.  The scale of
+        each point is in ``extra["gamma"]``.
+    lambda2_grid : array, optional
+        Increasing λ2 values; the path has one point per value.  Default:
+        0 then ``n_lambdas - 1`` log-spaced values from
+        ``lambda_min_ratio * top`` to ``top``, where ``top`` is found (the
+        smallest λ2 at which the warm-started fit from the λ2 = 0 solution
+        zeroes every weight, see the module docstring), refined where the
+        support jumps (``max_refine``).  Warm starts along the path can keep
+        a feature slightly beyond ``top`` (the problem is not convex); the
+        path then ends with non-zero weights, except with ``gamma="auto"``,
+        whose path continues by doubling λ2 (at most
+        :data:`AUTO_EXTEND_MAX` times) until every weight is zero.
+    n_lambdas : int
+        Number of points of the default grid before refinement.
+    lambda_min_ratio : float
+        Smallest positive λ₂ of the default grid as a fraction of ``top``.
+    max_refine : int, optional
+        At most this many points are inserted into the default grid where
+        two consecutive points' supports differ by more than ``max(2, a
+        quarter of the larger)`` features
+        (:func:`numkfs.model_selection.refine_walk`); default
+        ``n_lambdas``, so a default path has at most ``2 * n_lambdas``
+        points (plus the continuation of ``gamma="auto"``).  0 keeps the
+        grid as it is.  A given ``lambda2_grid`` is never refined.
+    n_restarts : int
+        Random starts at the first grid point (the best starts the path).
+    stop_at_zero : bool, default=False
+        End the path at the first point where every weight is zero (fewer
+        points than the grid).
+    feature_names, true_support : optional
+        Stored on the path (plots highlight the true support); feature names
+        default to the columns of a DataFrame X.
+    random_state : int, Generator or None
+        Seed or generator for everything random; an int makes the result reproducible.
+    verbose : bool
+        A tqdm progress bar over the grid.
+    approximation, n_components
+        As in :func:`knife` (one set of landmarks for the whole path).
+
+    Returns
+    -------
+    FeaturePath
+        ``grid_name="lambda2"``, ``objective`` per point and in ``extra``:
+        ``alpha`` (n_points, n), ``intercept``, ``n_iter``, ``converged``
+        (bool per point; a point that stopped at ``max_iter`` also raises a
+        ``ConvergenceWarning``), ``lambda2_top`` and ``params`` (kernel and
+        loss settings).
+
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
+
+    Examples
+    --------
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.methods.knife import knife_path
+    >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
+    >>> path = knife_path(X, y, n_lambdas=10, random_state=0)
+    >>> path.n_points
+    10
+    """
+    caller = "knife_path"
+    params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
+                  delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
+                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine,
+                  approximation=approximation, n_components=n_components, random_state=random_state)
+    if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
+        feature_names = [str(c) for c in X.columns]
+    X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
+    rng = check_random_state(random_state)
+    user_grid = lambda2_grid is not None
+    if user_grid:
+        grid = np.asarray(lambda2_grid, dtype=float).ravel()
+        if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
+            raise ValueError(f"{caller}: lambda2_grid must be a non-empty, non-decreasing array of "
+                             f"finite values >= 0.")
+    with _numba_threads_for(X.shape[0]):
+        lam_first = grid[0] if user_grid else 0.0
+        st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None), lam_first, max_iter, tol)
+        top = np.nan
+        if not user_grid:
+            top = _find_top(model, st, max_iter, tol)
+            grid = _default_grid(top, n_lambdas, lambda_min_ratio)
+        bar = progress_bar(len(grid), desc="KNIFE path", unit="λ2", show=bool(verbose))
+        bar.update(1)
+        refine = 0 if user_grid else (n_lambdas if max_refine is None else int(max_refine))
+        rec, = _walk([model], [st], grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar,
+                     max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None)
+        bar.close()
+    _warn_path_not_converged(rec, max_iter)
+    public["lambda2"] = None
+    return _to_path(rec, top=top, public=public, classes=classes, feature_names=feature_names,
+                    true_support=true_support)
+
+
+def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lambda_min_ratio: float = 1e-3,
+                    max_refine: int | None = None, feature_names=None, random_state=None, **params) -> list:
+    r"""KNIFE paths of several binary problems on the same X on one shared λ2 grid (one-vs-rest).
+
+    Default grid: as in :func:`knife_path`, with ``top`` the largest of the
+    problems' tops; each problem's λ2 = 0 fit (from its own start, drawn
+    from a fresh ``random_state``, as :func:`knife_path` draws it) is
+    computed once and used both for its top and as the path's first point;
+    the grid is refined where the support of all problems together (a
+    feature selected by any of them) jumps, and walked by every problem.
+    The result is the list ``[knife_path(X, t, lambda2_grid=grid, ...) for t
+    in targets]`` without refitting the λ2 = 0 points.
+
+    Parameters
+    ----------
+    X : array (n, p)
+        Data, one row per sample and one column per feature.
+    targets : list of arrays (n,)
+        Two-class labels of each problem (e.g. ±1 for one class against
+        the rest).
+    lambda2_grid : array, optional
+        A shared grid (then nothing is shared but the data).
+    n_lambdas, lambda_min_ratio, max_refine, feature_names, random_state
+        As in :func:`knife_path`.
+    **params
+        The fitting keywords of :func:`knife` (``loss`` a classification loss).
+
+    Returns
+    -------
+    list of FeaturePath
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.methods.knife import knife_ovr_paths
+    >>> X, _, _ = make_sinusoid(n_samples=45, random_state=0)
+    >>> labels = np.arange(45) % 3
+    >>> targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
+    >>> paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=4, max_refine=0, random_state=0)
+    >>> [p.n_points for p in paths], bool(np.array_equal(paths[0].grid, paths[2].grid))
+    ([4, 4, 4], True)
+    """
+    caller = "knife_ovr_paths"
+    unknown = sorted(set(params) - set(_FIT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}.")
+    params = {**_FIT_DEFAULTS, **params, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio,
+              "max_refine": max_refine}
+    if lambda2_grid is not None:
+        kw = {k: params[k] for k in _FIT_DEFAULTS}
+        return [knife_path(X, t, lambda2_grid=lambda2_grid, feature_names=feature_names, random_state=random_state,
+                           **kw) for t in targets]
+    setups = []
+    for t in targets:
+        Xc, y_pm, classes, const, model, public = _prepare(X, t, {**params, "random_state": random_state}, caller)
+        rng = check_random_state(random_state)
+        with _numba_threads_for(Xc.shape[0]):
+            st, _ = _best_start(model, _starts(rng, Xc.shape[1], const, params["n_restarts"], None), 0.0,
+                                params["max_iter"], params["tol"])
+            top = _find_top(model, st, params["max_iter"], params["tol"])
+        setups.append((model, st, top, public, classes))
+    top = max(s[2] for s in setups)
+    grid = _default_grid(top, n_lambdas, lambda_min_ratio)
+    models = [s[0] for s in setups]
+    with _numba_threads_for(models[0].X.shape[0]):
+        recs = _walk(models, [s[1] for s in setups], grid, max_iter=params["max_iter"], tol=params["tol"],
+                     max_refine=n_lambdas if max_refine is None else int(max_refine),
+                     extend_to_zero=models[0].gamma_rule is not None)
+    paths = []
+    for rec, (model, st, _, public, classes) in zip(recs, setups):
+        _warn_path_not_converged(rec, params["max_iter"])
+        public["lambda2"] = None
+        paths.append(_to_path(rec, top=np.nan, public=public, classes=classes, feature_names=feature_names,
+                              true_support=None))
+    return paths
