@@ -106,3 +106,143 @@ def test_verbose_messages_go_to_the_reporter():
     with reporting_to(lambda source, message: quiet.append(message)):
         solve_nmmkl(Z, y, 2, 1.0, 1.0, verbose=False)
     assert quiet == []
+
+
+# --------------------------------------------------------------------------
+# modules of one idea (issue #27)
+
+#: the longest a module of numkfs may be (``wc -l``): a longer one holds more than one idea
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_is_over_800_lines():
+    long = {str(p.relative_to(ROOT)): n for p in sorted(ROOT.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them along their concerns): {long}"
+
+
+# --------------------------------------------------------------------------
+# estimators use the methods' public functions only
+
+
+def _private_method_imports(path, source=None):
+    """Private names (or private modules) of ``numkfs.methods`` that ``path``
+    imports, and private attributes it reads from a methods module it imported."""
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    package = list(rel.parts[:-1])
+    tree = ast.parse(path.read_text() if source is None else source)
+    found, aliases = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            mod = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else [])) \
+                if node.level else (node.module or "")
+            if not (mod == "numkfs.methods" or mod.startswith("numkfs.methods.")):
+                continue
+            if any(part.startswith("_") for part in mod.split(".")):
+                found.append(f"line {node.lineno}: from {mod} import ...")
+            for a in node.names:
+                if a.name.startswith("_"):
+                    found.append(f"line {node.lineno}: {a.name} from {mod}")
+                else:  # maybe a module: remember its local name
+                    aliases[a.asname or a.name] = f"{mod}.{a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("numkfs.methods"):
+                    if any(part.startswith("_") for part in a.name.split(".")):
+                        found.append(f"line {node.lineno}: import {a.name}")
+                    if a.asname:
+                        aliases[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            found.append(f"line {node.lineno}: {aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_the_private_import_check_can_fail():
+    """The check above sees a private name, a private module and a private attribute."""
+    src = ("from ..methods.l1kr import _predict_one, l1kr_path\n"
+           "from ..methods.knife._core import knife_path\n"
+           "from ..model_selection import _sparsity_order\n"  # not a method: allowed here
+           "def f():\n    from ..methods import lpkta as m\n    return m._THRESHOLD, m.lpkta_path\n")
+    found = _private_method_imports(ROOT / "estimators" / "_probe.py", source=src)
+    assert len(found) == 3, found
+
+
+# --------------------------------------------------------------------------
+# one CV estimator base, one vocabulary (issue #27)
+
+
+def _estimator_classes():
+    import numkfs.estimators as E
+
+    return {name: getattr(E, name) for name in E.__all__}
+
+
+def _params(obj):
+    import inspect
+
+    if isinstance(obj, Exception):  # the import failed (see _public_callables)
+        raise obj
+    return inspect.signature(obj).parameters
+
+
+CV_NAMES = [n for n in __import__("numkfs.estimators", fromlist=["__all__"]).__all__ if n.endswith("CV")]
+NON_CV_NAMES = [n for n in __import__("numkfs.estimators", fromlist=["__all__"]).__all__ if not n.endswith("CV")]
+
+
+def _public_callables():
+    """Every public estimator class and path function: (qualified name, object).
+    An import error becomes one failing case (the other layer tests still run)."""
+    import inspect
+
+    try:
+        import numkfs.estimators
+        import numkfs.methods
+    except Exception as exc:  # noqa: BLE001 - reported by the test
+        return [("import numkfs.methods, numkfs.estimators", exc)]
+    out = {}
+    for mod in (numkfs, numkfs.methods, numkfs.estimators):
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if inspect.isfunction(obj) or (inspect.isclass(obj) and hasattr(obj, "fit")):
+                out.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+    return sorted(out.items())
+
+
+#: parameter names of the old vocabulary; each may stay one release as an alias defaulting to "deprecated"
+OLD_NAMES = ("lam", "max_steps", "lambda2_grid", "n_lambdas", "lambda2s", "Ms", "n_Ms", "p_grid", "D_grid")
+
+
+def _old_names_in_use(obj, old=OLD_NAMES):
+    from numkfs._validation import DEPRECATED
+
+    return [f"{n}={p.default!r}" for n, p in _params(obj).items() if n in old and p.default != DEPRECATED]
+
+
+def test_the_old_names_check_can_fail():
+    def f(X, y, grid=None, lambda2s="deprecated", n_lambdas=20):
+        pass
+
+    assert _old_names_in_use(f) == ["n_lambdas=20"]
+
+
+def _method_of(obj):
+    """The paper a public estimator or function belongs to, from its module."""
+    if isinstance(obj, Exception):
+        return None
+    mod = obj.__module__.split(".")
+    for key in ("knife", "l1kr", "lpkta", "nmmkl", "garrote", "cosso"):
+        if any(part.lstrip("_").startswith(key) for part in mod[1:]):
+            return "cosso" if obj.__name__.lower().startswith("cosso") else key
+    return None
+
+
+def _of_method(key):
+    """The public callables of one method (the import error, if any)."""
+    return [(q, o) for q, o in _public_callables() if isinstance(o, Exception) or _method_of(o) == key]
+
+
+#: the vocabulary a CV estimator shares with its path function, name for name
+SHARED = ("grid", "n_grid", "kernel", "gamma", "lambda1", "lambda2", "lambda_min_ratio", "bregman_weight",
+          "lp_weight", "norm_bound", "eps", "alignment_method", "alignment_rtol", "max_iter", "tol")
