@@ -42,19 +42,11 @@ def garrote_problem(X, y, *, lambda1=1.0, lambda2=None):
 
 def knife_wstep_problem(X, y, *, kernel="rbf", lambda1=1.0, lambda2=1.0):
     """KNIFE's first weight step from w = 1 (squared loss, standardised X)."""
-    from .methods.knife import _Knife
-    from .solvers.native.knife_wstep import KnifeWeightStep
+    from .methods.knife import knife_wstep_problem as wstep_problem
 
     X, y = check_X_y(X, y, caller="knife-wstep cross-check")
-    Xs = _standardise(X)
-    yc = y - y.mean()
-    kn = _Knife(Xs, yc, kernel=kernel, loss="squared", lambda1=lambda1, gamma=1.0 / X.shape[1], degree=2,
-                coef0=1.0, delta=1.0, solver="auto")
-    w = np.ones(X.shape[1])
-    K = kn.kernel_matrix(w)
-    alpha, a0 = kn.alpha_step(K, np.zeros(X.shape[0]), 0.0)
-    act, A, u0, c = kn.wstep_data(K, alpha, a0, w, lambda2)
-    return KnifeWeightStep(kn.loss, yc, A, u0, c, w0=w[act])
+    return wstep_problem(_standardise(X), y - y.mean(), kernel=kernel, lambda1=lambda1, lambda2=lambda2,
+                         gamma=1.0 / X.shape[1])
 
 
 PROBLEMS = {"nmmkl": nmmkl_problem, "garrote": garrote_problem, "knife-wstep": knife_wstep_problem}

@@ -183,9 +183,20 @@ def limit_threads(numba_threads: int | None = None, blas_threads: int | None = N
         numba.set_num_threads(old)
 
 
-def method_threads(method: str, n_samples: int):
-    """:func:`limit_threads` with the policy of :func:`thread_limits`."""
-    return limit_threads(*thread_limits(method, n_samples))
+def method_threads(method: str, n_samples: int, *, blas_in_threads: bool = True):
+    """:func:`limit_threads` with the policy of :func:`thread_limits`.
+
+    ``blas_in_threads=False``: called from a thread other than the main
+    thread (a joblib thread running a CV fold), leave the BLAS setting
+    alone: its limit is process-wide, so the caller limits BLAS around its
+    pool of threads instead (KNIFE's CV estimators)."""
+    numba_threads, blas_threads = thread_limits(method, n_samples)
+    if not blas_in_threads:
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            blas_threads = None
+    return limit_threads(numba_threads, blas_threads)
 
 
 def parallel_tasks(n_items: int, *, per_thread: int = 4, min_items: int = 1) -> int:

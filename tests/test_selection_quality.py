@@ -111,7 +111,7 @@ def test_auto_gamma_follows_the_selected_features():
                    w0=path.weights[i], max_iter=1)
     params = {**path.extra["params"], "gamma": g[i]}
     d_path = km.path_decision_function(path, Xs, Xs[:5], index=i)
-    d_ref = km._decision(Xs, Xs[:5], path.weights[i], path.extra["alpha"][i], path.extra["intercept"][i], params)
+    d_ref = km.knife_decision_function(Xs, Xs[:5], path.weights[i], path.extra["alpha"][i], path.extra["intercept"][i], params)
     np.testing.assert_array_equal(d_path, d_ref)
     assert res.params["gamma"] == g[i]
 
@@ -171,21 +171,21 @@ def test_garrote_default_grid_is_refined_where_the_support_jumps():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 120))
     y = X[:, :10] @ rng.uniform(1, 3, 10) + rng.standard_normal(60)
-    coarse = garrote_path(X, y, n_lambdas=20, max_refine=0)
-    fine = garrote_path(X, y, n_lambdas=20)
+    coarse = garrote_path(X, y, n_grid=20, max_refine=0)
+    fine = garrote_path(X, y, n_grid=20)
     assert _no_jump(coarse) != [] and _no_jump(fine) == []
     assert set(coarse.grid) <= set(fine.grid) and 20 < fine.n_points <= 40
     # the same points where the grids agree (a convex problem: warm starts do not change them)
     at = np.searchsorted(-fine.grid, -coarse.grid)
     np.testing.assert_allclose(fine.weights[at], coarse.weights, atol=1e-6)
-    est = GarroteRegressorCV(n_lambdas=20, cv=3).fit(X, y)
+    est = GarroteRegressorCV(n_grid=20, cv=3).fit(X, y)
     assert _no_jump(est.path_) == [] and est.cv_scores_.shape == (est.path_.n_points, 3)
     assert est.lambda2_ == est.path_.grid[est.best_index_]
 
 
 @pytest.mark.parametrize("estimator, path_function, grid", [
     ("KNIFERegressorCV", "knife_path", "lambda2_grid"), ("KNIFEClassifierCV", "knife_path", "lambda2_grid"),
-    ("GarroteRegressorCV", "garrote_path", "lambda2s"), ("COSSORegressorCV", "cosso_path", "Ms"),
+    ("GarroteRegressorCV", "garrote_path", "grid"), ("COSSORegressorCV", "cosso_path", "grid"),
     ("LpKTASelectorCV", "lpkta_path", "p_grid"), ("L1KRRegressorCV", "l1kr_cv_path", "D_grid")])
 def test_every_cv_estimator_takes_its_path_functions_grid(estimator, path_function, grid):
     import inspect

@@ -101,7 +101,7 @@ class PathCVMixin:
 
     def _cv_one_path(self, data, outer):
         """The full-data path at one outer value, with its CV scores recorded."""
-        path = self.path(data.X, data.y, **self._cv_path_params(data, outer, full=True))
+        path = self._cv_full_path(data, outer)
         fold = PathFold(self, data, path.grid, outer)
         with self._cv_threads(data):
             scores = cross_val_path(fold, data.X_split, data.y_split, self.cv, classifier=data.stratify,
@@ -122,6 +122,11 @@ class PathCVMixin:
     def _cv_extend(self, paths, values, k):
         """A further outer value to try after choosing path ``k``, or None."""
         return None
+
+    def _cv_full_path(self, data, outer):
+        """The path on all the rows (default: ``self.path`` with the full-data
+        parameters; e.g. several one-vs-rest paths combined into one)."""
+        return self.path(data.X, data.y, **self._cv_path_params(data, outer, full=True))
 
     def _cv_threads(self, data):
         """Context for the folds (e.g. a Numba thread limit)."""

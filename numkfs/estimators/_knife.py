@@ -30,10 +30,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, check_X, check_y, constant_columns
-from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, _numba_threads_for,
-                             knife, knife_ovr_paths, knife_path, path_decision_function)
-from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
+from .._threads import method_threads
+from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
+                             knife_decision_function, knife_ovr_paths, knife_path, path_decision_function)
+from ..model_selection import CV_RULES, fold_data, path_scores
+from ..paths import FeaturePath
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
+from ._cv import PathCVMixin, cv_data
 
 __all__ = ["KNIFERegressor", "KNIFEClassifier", "KNIFERegressorCV", "KNIFEClassifierCV"]
 
@@ -107,11 +110,10 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
         Xs = self.scaler_.transform(X_arr)
         self._constant = constant_columns(X_arr, caller=name,
                                           feature_names=getattr(self, "feature_names_in_", None))
-        self._X_raw = X_arr  # for fold-wise standardisation in the CV estimators (dropped after fit)
         from ..methods.knife_nystroem import resolve_approximation
 
         self.approximation_ = resolve_approximation(self.approximation, X_arr.shape[0], self.n_components, name)[0]
-        return Xs, y_arr
+        return Xs, y_arr, X_arr
 
     def _check_predict_input(self, X):
         check_is_fitted(self, "feature_weights_")
@@ -248,8 +250,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     def fit(self, X, y):
         """Fit KNIFE on (X, y); returns self."""
         self._validate_params()
-        Xs, y = self._check_fit_input(X, y)
-        del self._X_raw
+        Xs, y, _ = self._check_fit_input(X, y)
         self.y_mean_ = float(y.mean())
         res = knife(Xs, y - self.y_mean_, loss=self.loss, lambda2=self.lambda2, n_restarts=self.n_restarts,
                     random_state=self.random_state, n_jobs=self.n_jobs, **self._kernel_params())
@@ -269,9 +270,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         self.X_fit_ = Xs
 
     def _decision(self, Xs):
-        from ..methods.knife import _decision
-
-        return _decision(self.X_fit_, Xs, self.feature_weights_, self.alpha_, 0.0, self._params)
+        return knife_decision_function(self.X_fit_, Xs, self.feature_weights_, self.alpha_, 0.0, self._params)
 
     def predict(self, X):
         """Predicted responses."""
@@ -370,8 +369,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     def fit(self, X, y):
         """Fit KNIFE (one-vs-rest for more than two classes); returns self."""
         self._validate_params()
-        Xs, y = self._check_fit_input(X, y)
-        del self._X_raw
+        Xs, y, _ = self._check_fit_input(X, y)
         problems = self._targets(y)
         results = [knife(Xs, yk, loss=self.loss, lambda2=self.lambda2, delta=self.delta,
                          n_restarts=self.n_restarts, random_state=self.random_state, n_jobs=self.n_jobs,
@@ -403,10 +401,8 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
 
     def decision_function(self, X):
         """Decision values: (n,) for two classes (positive means ``classes_[1]``), else (n, n_classes)."""
-        from ..methods.knife import _decision
-
         Xs = self._check_predict_input(X)
-        D = np.column_stack([_decision(self.X_fit_, Xs, w, a, b, {**self._params, "gamma": g, "landmarks": lm})
+        D = np.column_stack([knife_decision_function(self.X_fit_, Xs, w, a, b, {**self._params, "gamma": g, "landmarks": lm})
                              for w, a, b, g, lm in zip(self.class_feature_weights_, self.alpha_, self.intercept_,
                                                        self._gammas, self._landmarks)])
         return D[:, 0] if len(self.classes_) == 2 else D
@@ -459,7 +455,39 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
 CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 
 
-class KNIFERegressorCV(KNIFERegressor):
+class _KNIFEPathCV(PathCVMixin):
+    """The cross-validation hooks both KNIFE CV estimators share (private):
+    the path on all the (standardised) rows, each fold standardised on its
+    own training rows, the folds on threads under KNIFE's thread policy."""
+
+    _cv_grid_param = "lambda2_grid"
+    _cv_method = "KNIFE"
+    _cv_prefer = "threads"  # the folds' work releases the GIL: no worker processes to start
+
+    fit = _constant_columns_named_once(PathCVMixin.fit)
+
+    def _cv_threads(self, data):
+        # small problems serially (Numba and BLAS); BLAS limited here, around the pool of fold threads
+        return method_threads("knife", data.X_split.shape[0], blas_in_threads=False)
+
+    def _cv_path_params(self, data, outer, *, full):
+        params = dict(loss=self.loss, n_restarts=self.n_restarts, random_state=self.random_state,
+                      **self._kernel_params())
+        if self._classifier:
+            params["delta"] = self.delta
+        if full:
+            params.update(n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio,
+                          lambda2_grid=self.lambda2_grid, feature_names=getattr(self, "feature_names_in_", None),
+                          verbose=self.verbose)
+        return params
+
+    def _cv_fold_data(self, data, train, test):
+        """The fold's rows, standardised with its training rows' statistics only."""
+        Xtr, Xte = fold_data(data.X_split, train, test)
+        return Xtr, data.y_split[train], Xte, data.y_split[test]
+
+
+class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     r"""KNIFE regression with λ2 chosen on the feature path by K-fold CV.
 
     The path (paper Algorithm 2) is computed on the whole training set; its
@@ -572,31 +600,29 @@ class KNIFERegressorCV(KNIFERegressor):
         self.random_state = random_state
         self.verbose = verbose
 
-    @_constant_columns_named_once
-    def fit(self, X, y):
-        """Compute the path, cross-validate λ2 and keep the chosen point; returns self."""
-        self._validate_params()
-        Xs, y = self._check_fit_input(X, y)
-        X_raw = self._X_raw
-        del self._X_raw
-        self.y_mean_ = float(y.mean())
-        yc = y - self.y_mean_
-        kw = self._kernel_params()
-        path = knife_path(Xs, yc, loss=self.loss, n_lambdas=self.n_lambdas, lambda2_grid=self.lambda2_grid,
-                          lambda_min_ratio=self.lambda_min_ratio, n_restarts=self.n_restarts,
-                          random_state=self.random_state, verbose=self.verbose,
-                          feature_names=getattr(self, "feature_names_in_", None), **kw)
-        grid = path.grid
-        fold = _RegressionFold(X_raw, y, grid, dict(loss=self.loss, n_restarts=self.n_restarts,
-                                                     random_state=self.random_state, **kw))
-        with _numba_threads_for(X_raw.shape[0]):
-            scores = cross_val_path(fold, X_raw, y, self.cv, classifier=False, n_jobs=self.n_jobs,
-                                    random_state=self.random_state, prefer="threads", method="KNIFE")
-        self._finish(path, scores, Xs)
-        return self
+    path = staticmethod(knife_path)
 
-    def _finish(self, path, scores, Xs):
-        i = record_cv(path, scores, rule=self.cv_rule, score_name=self.scoring)
+    def _cv_data(self, X, y):
+        Xs, y, X_raw = self._check_fit_input(X, y)
+        y_mean = float(y.mean())
+        # the full path on standardised X and centred y; the folds cut from the raw rows
+        return cv_data(Xs, y - y_mean, scoring=self.scoring, X_split=X_raw, y_split=y, y_mean=y_mean)
+
+    def _cv_fold_data(self, data, train, test):
+        """Standardised on the fold's training rows, y centred on their mean
+        (the held-out y too, so that the scores are those of the uncentred
+        predictions)."""
+        Xtr, ytr, Xte, yte = super()._cv_fold_data(data, train, test)
+        m = float(ytr.mean())
+        return Xtr, ytr - m, Xte, yte - m
+
+    def _cv_predict(self, data, path, X_train, X_test, y_train):
+        return path_decision_function(path, X_train, X_test)
+
+    def _cv_store(self, data, paths, values, k, i):
+        path = paths[k]
+        Xs = data.X
+        self.y_mean_ = data.y_mean
         self.path_ = path
         self.cv_scores_ = path.cv_scores
         self.best_index_ = i
@@ -613,40 +639,6 @@ class KNIFERegressorCV(KNIFERegressor):
         self.X_fit_ = Xs
 
 
-class _RegressionFold:
-    """One CV fold of :class:`KNIFERegressorCV` (picklable for joblib workers):
-    standardise on the training rows, centre y on their mean, walk the grid."""
-
-    def __init__(self, X_raw, y, grid, kw):
-        self.X_raw, self.y, self.grid, self.kw = X_raw, y, grid, kw
-
-    def __call__(self, train, test):
-        Xtr, Xte = fold_data(self.X_raw, train, test)
-        m = float(self.y[train].mean())
-        fp = knife_path(Xtr, self.y[train] - m, lambda2_grid=self.grid, **self.kw)
-        pred = path_decision_function(fp, Xtr, Xte) + m
-        return path_scores(self.y[test], pred, "neg_mean_squared_error")
-
-
-class _ClassificationFold:
-    """One CV fold of :class:`KNIFEClassifierCV` (picklable for joblib workers)."""
-
-    def __init__(self, X_raw, y, classes, grid, scoring, kw):
-        self.X_raw, self.y, self.classes, self.grid, self.scoring, self.kw = X_raw, y, classes, grid, scoring, kw
-
-    def __call__(self, train, test):
-        ytr = self.y[train]
-        if len(np.unique(ytr)) < len(self.classes):
-            return np.full(len(self.grid), np.nan)
-        Xtr, Xte = fold_data(self.X_raw, train, test)
-        targets = _ovr_targets(ytr, self.classes)
-        fps = knife_ovr_paths(Xtr, targets, lambda2_grid=self.grid, **self.kw)
-        D = np.stack([path_decision_function(p, Xtr, Xte) for p in fps])  # (k, m, n_points)
-        decision = D[0] if len(fps) == 1 else D
-        return path_scores(self.y[test], decision, self.scoring, classes=self.classes, loss=self.kw["loss"],
-                           delta=self.kw["delta"])
-
-
 def _ovr_targets(y, classes):
     """±1 targets: one problem for two classes (+1 = ``classes[1]``), else one per class."""
     if len(classes) == 2:
@@ -654,7 +646,7 @@ def _ovr_targets(y, classes):
     return [np.where(y == c, 1.0, -1.0) for c in classes]
 
 
-class KNIFEClassifierCV(KNIFEClassifier):
+class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
     r"""KNIFE classification with λ2 chosen on the feature path by K-fold CV.
 
     As :class:`KNIFERegressorCV` (folds standardised on their training rows
@@ -746,44 +738,57 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
-    @_constant_columns_named_once
-    def fit(self, X, y):
-        """Compute the path(s), cross-validate λ2 and keep the chosen point; returns self."""
-        self._validate_params()
-        Xs, y = self._check_fit_input(X, y)
-        X_raw = self._X_raw
-        del self._X_raw
+    path = staticmethod(knife_path)
+
+    def _cv_data(self, X, y):
+        Xs, y, X_raw = self._check_fit_input(X, y)
         problems = self._targets(y)
-        kw = dict(loss=self.loss, delta=self.delta, n_restarts=self.n_restarts, random_state=self.random_state,
-                  **self._kernel_params())
-        names = getattr(self, "feature_names_in_", None)
-        grid_kw = dict(n_lambdas=self.n_lambdas, lambda_min_ratio=self.lambda_min_ratio, lambda2_grid=self.lambda2_grid,
-                       feature_names=names)
-        if len(problems) == 1:
-            paths = [knife_path(Xs, problems[0], verbose=self.verbose, **grid_kw, **kw)]
+        return cv_data(Xs, y, scoring=self.scoring, stratify=True, X_split=X_raw,
+                       score_kw=dict(classes=self.classes_, loss=self.loss, delta=self.delta),
+                       problems=problems, classes=self.classes_)
+
+    def _cv_full_path(self, data, outer):
+        """The binary problem's path, or the one-vs-rest paths on one grid
+        (:func:`~numkfs.methods.knife.knife_ovr_paths`) combined into one:
+        the largest weight of each feature over the classes."""
+        params = self._cv_path_params(data, outer, full=True)
+        if len(data.problems) == 1:
+            paths = [self.path(data.X, data.problems[0], **params)]
         else:
-            paths = knife_ovr_paths(Xs, problems, **grid_kw, **kw)
-        grid = paths[0].grid
-        fold = _ClassificationFold(X_raw, y, self.classes_, grid, self.scoring, kw)
-        with _numba_threads_for(X_raw.shape[0]):
-            scores = cross_val_path(fold, X_raw, y, self.cv, classifier=True, n_jobs=self.n_jobs,
-                                    random_state=self.random_state, prefer="threads", method="KNIFE")
-        self.paths_ = paths
+            params.pop("verbose")
+            paths = knife_ovr_paths(data.X, data.problems, **params)
+        data.paths = paths
         W = np.max(np.stack([p.weights for p in paths]), axis=0)
         converged = np.all(np.stack([p.extra["converged"] for p in paths]), axis=0)
-        from ..paths import FeaturePath
-
         gammas = np.stack([p.extra["gamma"] for p in paths])  # (n_problems, n_points)
-        path = FeaturePath(grid=grid, weights=W, grid_name="lambda2", feature_names=paths[0].feature_names,
+        return FeaturePath(grid=paths[0].grid, weights=W, grid_name="lambda2", feature_names=paths[0].feature_names,
                            objective=np.sum([p.objective for p in paths], axis=0), method="KNIFE",
                            extra=paths[0].extra if len(paths) == 1 else {"converged": converged, "gamma": gammas},
                            converged=converged)
-        i = record_cv(path, scores, rule=self.cv_rule, score_name=self.scoring)
+
+    def _cv_fold_scores(self, data, train, test, grid, outer):
+        """Every problem's path on the fold's training rows at ``grid``
+        (NaN scores when a class is missing from them)."""
+        if len(np.unique(data.y_split[train])) < len(data.classes):
+            return np.full(len(grid), np.nan)
+        Xtr, ytr, Xte, yte = self._cv_fold_data(data, train, test)
+        params = self._cv_path_params(data, outer, full=False)
+        fps = knife_ovr_paths(Xtr, _ovr_targets(ytr, data.classes), lambda2_grid=grid, **params)
+        return path_scores(yte, self._cv_predict(data, fps, Xtr, Xte, ytr), data.scoring, **data.score_kw)
+
+    def _cv_predict(self, data, paths, X_train, X_test, y_train):
+        D = np.stack([path_decision_function(p, X_train, X_test) for p in paths])  # (k, m, n_points)
+        return D[0] if len(paths) == 1 else D
+
+    def _cv_store(self, data, paths, values, k, i):
+        path, paths = paths[k], data.paths
+        gammas = np.stack([p.extra["gamma"] for p in paths])  # (n_problems, n_points)
+        self.paths_ = paths
         self.path_ = path
         self.cv_scores_ = path.cv_scores
         self.best_index_ = i
-        self.converged_ = converged.copy()
-        self.lambda2_ = float(grid[i])
+        self.converged_ = np.asarray(path.converged, dtype=bool).copy()
+        self.lambda2_ = float(path.grid[i])
         self.class_feature_weights_ = np.array([p.weights[i] for p in paths])
         self.feature_weights_ = self.class_feature_weights_.max(axis=0)
         self.alpha_ = np.array([p.extra["alpha"][i] for p in paths])
@@ -794,5 +799,4 @@ class KNIFEClassifierCV(KNIFEClassifier):
         self._params = paths[0].extra["params"]
         self._set_gammas(gammas[:, i])
         self._landmarks = [p.extra["params"].get("landmarks") for p in paths]
-        self.X_fit_ = Xs
-        return self
+        self.X_fit_ = data.X

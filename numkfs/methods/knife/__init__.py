@@ -121,10 +121,10 @@ global solution of eq. 4 with the reweighted penalty
 """
 from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective
 from ._path import knife_lambda2_max, knife_ovr_paths, knife_path
-from ._predict import _decision, path_decision_function  # noqa: F401
+from ._predict import knife_decision_function, path_decision_function
 from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUNDS, CLASSIFICATION_LOSSES,
-                       KNIFE_CONSTRAINTS, REGRESSION_LOSSES, SERIAL_MAX_SAMPLES, ZERO_TOL, _Knife,  # noqa: F401
-                       _numba_threads_for)
+                       KNIFE_CONSTRAINTS, REGRESSION_LOSSES, SERIAL_MAX_SAMPLES, ZERO_TOL, knife_wstep_problem)
 
-__all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "KNIFEResult", "knife_objective", "knife_gradient_w",
-           "path_decision_function", "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]
+__all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "KNIFEResult", "knife_objective",
+           "knife_gradient_w", "knife_decision_function", "path_decision_function", "knife_wstep_problem",
+           "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]

@@ -5,12 +5,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._threads import method_threads
 from ..._validation import check_random_state, warn_not_converged
 from ...kernels.weighted import weight_gradient_matrix, weighted_kernel
 from ...losses import get_loss
 from ...model_selection import parallel_map
-from ._predict import _decision
-from ._problem import AUTO_GAMMA_ROUNDS, _numba_threads_for, _prepare
+from ._predict import knife_decision_function
+from ._problem import AUTO_GAMMA_ROUNDS, _prepare
 
 
 
@@ -62,7 +63,7 @@ class KNIFEResult:
 
     def decision_function(self, X):
         """:math:`K_w(X, X_{fit})\\alpha + \\alpha_0` for new points."""
-        return _decision(self.X_fit, X, self.weights, self.alpha, self.intercept, self.params)
+        return knife_decision_function(self.X_fit, X, self.weights, self.alpha, self.intercept, self.params)
 
     def predict(self, X):
         d = self.decision_function(X)
@@ -237,7 +238,7 @@ def knife(
                   approximation=approximation, n_components=n_components, random_state=random_state)
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
     rng = check_random_state(random_state)
-    with _numba_threads_for(X.shape[0]):
+    with method_threads("knife", X.shape[0], blas_in_threads=False):
         best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
                                  max_iter, tol, n_jobs)
         for _ in range(AUTO_GAMMA_ROUNDS if model.gamma_rule else 0):

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._progress import progress_bar
+from ..._threads import method_threads
 from ..._validation import check_random_state, warn_not_converged
 from ...model_selection import refine_walk
 from ...paths import SELECTION_TOL, FeaturePath, support_mask
 from ._fit import _best_start, _starts
-from ._problem import AUTO_EXTEND_MAX, _FitState, _numba_threads_for, _prepare
+from ._problem import AUTO_EXTEND_MAX, _FitState, _prepare
 
 def _lambda2_top(model, st):
     """Smallest λ2 at which the w-step from the state ``st`` returns w = 0."""
@@ -63,7 +64,7 @@ def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
     params = {**_FIT_DEFAULTS, **params}
     X, y_pm, classes, const, model, public = _prepare(X, y, {**params, "random_state": random_state}, caller)
     rng = check_random_state(random_state)
-    with _numba_threads_for(X.shape[0]):
+    with method_threads("knife", X.shape[0], blas_in_threads=False):
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, params["n_restarts"], None), 0.0,
                             params["max_iter"], params["tol"])
         return float(_find_top(model, st, params["max_iter"], params["tol"]))
@@ -292,7 +293,7 @@ def knife_path(
         if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
             raise ValueError(f"{caller}: lambda2_grid must be a non-empty, non-decreasing array of "
                              f"finite values >= 0.")
-    with _numba_threads_for(X.shape[0]):
+    with method_threads("knife", X.shape[0], blas_in_threads=False):
         lam_first = grid[0] if user_grid else 0.0
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None), lam_first, max_iter, tol)
         top = np.nan
@@ -368,7 +369,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     for t in targets:
         Xc, y_pm, classes, const, model, public = _prepare(X, t, {**params, "random_state": random_state}, caller)
         rng = check_random_state(random_state)
-        with _numba_threads_for(Xc.shape[0]):
+        with method_threads("knife", Xc.shape[0], blas_in_threads=False):
             st, _ = _best_start(model, _starts(rng, Xc.shape[1], const, params["n_restarts"], None), 0.0,
                                 params["max_iter"], params["tol"])
             top = _find_top(model, st, params["max_iter"], params["tol"])
@@ -376,7 +377,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     top = max(s[2] for s in setups)
     grid = _default_grid(top, n_lambdas, lambda_min_ratio)
     models = [s[0] for s in setups]
-    with _numba_threads_for(models[0].X.shape[0]):
+    with method_threads("knife", models[0].X.shape[0], blas_in_threads=False):
         recs = _walk(models, [s[1] for s in setups], grid, max_iter=params["max_iter"], tol=params["tol"],
                      max_refine=n_lambdas if max_refine is None else int(max_refine),
                      extend_to_zero=models[0].gamma_rule is not None)

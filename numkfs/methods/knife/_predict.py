@@ -8,16 +8,51 @@ from ...paths import FeaturePath
 
 
 
-def _decision(X_fit, X, w, alpha, a0, params):
+def knife_decision_function(X_fit, X, weights, alpha, intercept, params):
+    r"""Decision values :math:`K_w(X, X_{fit})\alpha + \alpha_0` of one fitted KNIFE model.
+
+    Parameters
+    ----------
+    X_fit : ndarray (n, p)
+        The training data of the fit (with the Nyström approximation, the
+        rows ``params["landmarks"]`` of it are used).
+    X : array-like (m, p)
+        Data, one row per sample and one column per feature.
+    weights : ndarray (p,)
+        Feature weights w.
+    alpha : ndarray (n,) or (n_landmarks,)
+        Kernel coefficients.
+    intercept : float
+        α0 (0 for regression).
+    params : dict
+        The kernel settings: ``kernel``, ``gamma``, ``degree``, ``coef0``
+        and optionally ``landmarks`` (``KNIFEResult.params``, or
+        ``extra["params"]`` of a path with the point's ``gamma``).
+
+    Returns
+    -------
+    ndarray (m,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.methods.knife import knife, knife_decision_function
+    >>> X, y, _ = make_sinusoid(n_samples=40, random_state=0)
+    >>> res = knife(X, y, lambda2=5.0, random_state=0)
+    >>> d = knife_decision_function(X, X[:3], res.weights, res.alpha, res.intercept, res.params)
+    >>> bool(np.allclose(d, res.decision_function(X[:3])))
+    True
+    """
     X = np.asarray(X, dtype=float)
     if params.get("landmarks") is not None:  # Nyström: K_w(X, landmarks) beta
         X_fit = X_fit[params["landmarks"]]
-    act = np.flatnonzero(w > 0)
+    act = np.flatnonzero(weights > 0)
     Xa = np.ascontiguousarray(X[:, act])
     Ya = np.ascontiguousarray(X_fit[:, act])
-    Kx = weighted_kernel(Xa, w[act], params["kernel"], Y=Ya, gamma=float(params["gamma"]),
+    Kx = weighted_kernel(Xa, weights[act], params["kernel"], Y=Ya, gamma=float(params["gamma"]),
                          degree=params["degree"], coef0=params["coef0"])
-    return Kx @ alpha + a0
+    return Kx @ alpha + intercept
 
 
 def path_decision_function(path: FeaturePath, X_fit, X, index=None):
@@ -42,6 +77,7 @@ def path_decision_function(path: FeaturePath, X_fit, X, index=None):
     gammas = path.extra.get("gamma", np.full(path.n_points, params["gamma"]))
     X_fit = np.asarray(X_fit, dtype=float)
     idx = range(path.n_points) if index is None else [index]
-    out = np.column_stack([_decision(X_fit, X, path.weights[i], path.extra["alpha"][i],
-                                     path.extra["intercept"][i], {**params, "gamma": gammas[i]}) for i in idx])
+    out = np.column_stack([knife_decision_function(X_fit, X, path.weights[i], path.extra["alpha"][i],
+                                                   path.extra["intercept"][i], {**params, "gamma": gammas[i]})
+                           for i in idx])
     return out[:, 0] if index is not None else out

@@ -10,7 +10,6 @@ problem.  The module switches ``_FAST``, ``_EXTRAPOLATE`` and
 """
 from __future__ import annotations
 
-import contextlib
 import numbers
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ import scipy.linalg
 import scipy.optimize
 
 from ..._linalg import rows_matvec
-from ..._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES, limit_threads, thread_limits
+from ..._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES
 from ..._validation import (Interval, NoneOr, Options, check_binary_labels, check_X, check_y, constant_columns,
                             validate_params)
 from ...kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
@@ -94,22 +93,6 @@ def _check_solver(solver, caller):
         if not isinstance(s, str) or s.upper() not in {x.upper() for x in _SOLVERS}:
             raise ValueError(f"The 'solver' parameter of {caller} must be one of {list(_SOLVERS)} "
                              f"(or a list of them). Got {solver!r} instead.")
-
-
-@contextlib.contextmanager
-def _numba_threads_for(n: int):
-    """Problems up to :data:`SERIAL_MAX_SAMPLES` samples run serially (Numba
-    and BLAS): a parallel region costs more than its work there, and on a
-    shared machine the threads wait for each other (measured 7x slower at
-    n = 1000 with two threads on the loaded 2-core test machine,
-    benchmarks/results/knife_speed.md)."""
-    import threading
-
-    numba_threads, blas_threads = thread_limits("knife", n)
-    if threading.current_thread() is not threading.main_thread():
-        blas_threads = None  # process-wide: the CV estimators limit BLAS around their pool of fold threads
-    with limit_threads(numba_threads, blas_threads):
-        yield
 
 
 # --------------------------------------------------------------------------
@@ -577,3 +560,54 @@ def _prepare(X, y, params, caller):
     landmarks = getattr(model, "landmarks", None)  # rows of X the Nyström basis uses (None: exact)
     public.update(approximation="exact" if landmarks is None else "nystroem", landmarks=landmarks)
     return X, y_pm, classes, const, model, public
+
+
+def knife_wstep_problem(X, y, *, kernel="rbf", lambda1=1.0, lambda2=1.0, gamma=None, degree=2, coef0=1.0):
+    r"""KNIFE's first weight step from w = 1 as a convex problem every backend solves.
+
+    The squared-loss problem on ``X`` and ``y`` as given (standardise and
+    centre them first, as the estimators do): the α-step at w = 1, then the
+    w-step's linearised surrogate
+    :math:`\|y - u^0 - A w\|^2 + \lambda_1 lpha^	op A w + \lambda_2 1^	op w`
+    over the box (``numkfs cross-check knife-wstep``).
+
+    Parameters
+    ----------
+    X : ndarray (n, p)
+        Data, one row per sample and one column per feature.
+    y : ndarray (n,)
+        Response.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Feature-weighted kernel.
+    lambda1, lambda2 : float
+        Ridge and weight penalties.
+    gamma : float, optional
+        RBF scale (default 1/p).
+    degree, coef0 : int, float
+        Polynomial kernel.
+
+    Returns
+    -------
+    KnifeWeightStep
+        A :class:`~numkfs.solvers.ConvexProblem` (variable ``w``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.methods.knife import knife_wstep_problem
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((30, 4))
+    >>> problem = knife_wstep_problem(X, X[:, 0] - X[:, 0].mean(), lambda2=0.5)
+    >>> type(problem).__name__
+    'KnifeWeightStep'
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
+    kn = _Knife(X, y, kernel=kernel, loss="squared", lambda1=lambda1, gamma=gamma, degree=degree,
+                coef0=coef0, delta=1.0, solver="auto")
+    w = np.ones(X.shape[1])
+    K = kn.kernel_matrix(w)
+    alpha, a0 = kn.alpha_step(K, np.zeros(X.shape[0]), 0.0)
+    act, A, u0, c = kn.wstep_data(K, alpha, a0, w, lambda2)
+    return KnifeWeightStep(kn.loss, y, A, u0, c, w0=w[act])
