@@ -106,7 +106,7 @@ def test_callers_use_the_policy():
     import inspect
 
     knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton = (importlib.import_module(f"numkfs.{m}") for m in (
-        "methods.knife._problem", "methods.l1kr", "methods.cosso", "model_selection", "distributed", "kernels.ard",
+        "methods.knife._problem", "methods.l1kr.path", "methods.cosso", "model_selection", "distributed", "kernels.ard",
         "solvers.native.lpkta_newton"))
 
     assert knife.SERIAL_MAX_SAMPLES == SERIAL_MAX_SAMPLES["knife"]
