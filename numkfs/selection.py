@@ -230,27 +230,28 @@ def _coerce_inputs(X, y, feature_names):
 
 def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     """K-fold score of a linear SVM on the selected columns, standardised
-    inside each fold (:func:`numkfs.model_selection.fold_data`)."""
+    inside each fold (:func:`numkfs.model_selection.fold_data`), on the folds
+    of :func:`numkfs.model_selection.cross_val_path` (one score per fold)."""
     from sklearn.metrics import hinge_loss
     from sklearn.svm import LinearSVC
 
-    from .model_selection import check_folds, fold_data, make_cv
+    from .model_selection import cross_val_path, fold_data
 
     if not mask.any():
         return float("nan")
     Xm = X[:, mask]
     labels = np.unique(y)
-    out = []
-    splits = list(make_cv(cv, y, classifier=True, random_state=random_state).split(Xm, y))
-    check_folds(splits, y, method="the linear SVM that scores NMMKL", classifier=True)
-    for tr, te in splits:
+
+    def fold(tr, te):
         Xtr, Xte = fold_data(Xm, tr, te)
         clf = LinearSVC(C=1.0, max_iter=20000).fit(Xtr, y[tr])
         if scoring == "accuracy":
-            out.append(np.mean(clf.predict(Xte) == y[te]))
-        else:
-            out.append(-hinge_loss(y[te], clf.decision_function(Xte), labels=labels))
-    return float(np.mean(out))
+            return [np.mean(clf.predict(Xte) == y[te])]
+        return [-hinge_loss(y[te], clf.decision_function(Xte), labels=labels)]
+
+    scores = cross_val_path(fold, Xm, y, cv, classifier=True, random_state=random_state,
+                            method="the linear SVM that scores NMMKL")
+    return float(np.mean(scores[0]))
 
 
 def _with_contract(cls, kwargs, **contract):

@@ -52,8 +52,10 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
     multiclass : {"vote", "sum"}, default="vote"
         How the one-vs-rest selections are merged (more than two classes).
     solver : {"auto", "native", "ECOS", "CLARABEL", "SCS"}, default="auto"
+        Backend of the QCQP: ``"auto"`` is the native interior point (see
+        :func:`numkfs.solvers.solve`).
     tol : float, optional
-        Solver tolerance.
+        Solver tolerance (default: the backend's).
 
     Attributes
     ----------
