@@ -246,3 +246,24 @@ def _of_method(key):
 #: the vocabulary a CV estimator shares with its path function, name for name
 SHARED = ("grid", "n_grid", "kernel", "gamma", "lambda1", "lambda2", "lambda_min_ratio", "bregman_weight",
           "lp_weight", "norm_bound", "eps", "alignment_method", "alignment_rtol", "max_iter", "tol")
+
+
+# --------------------------------------------------------------------------
+# the test suite's one estimator registry (tests/conftest.py)
+
+
+def test_every_registry_estimator_meets_the_scikit_learn_checks():
+    """Every estimator of the registry is in some ``parametrize_with_checks``
+    list drawn from it (``conftest.checked(prefix)``), so a new estimator
+    added to the registry is checked against scikit-learn's contract."""
+    from conftest import ESTIMATORS
+
+    prefixes = []
+    for path in sorted(pathlib.Path(__file__).parent.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "parametrize_with_checks":
+                prefixes += [sub.args[0].value for sub in ast.walk(node)
+                             if isinstance(sub, ast.Call) and getattr(sub.func, "id", None) == "checked"
+                             and sub.args and isinstance(sub.args[0], ast.Constant)]
+    missing = [name for name in ESTIMATORS if not name.startswith(tuple(prefixes))]
+    assert prefixes and not missing, f"not in any parametrize_with_checks(checked(...)): {missing}"
