@@ -243,6 +243,30 @@ def _of_method(key):
     return [(q, o) for q, o in _public_callables() if isinstance(o, Exception) or _method_of(o) == key]
 
 
+@pytest.mark.parametrize("qualname,obj", _public_callables(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_kernel_with_a_bandwidth_comes_with_gamma(qualname, obj):
+    params = _params(obj)
+    if "kernel" not in params or _method_of(obj) == "l1kr":  # L1KR's ARD weights are its bandwidths
+        return
+    assert "gamma" in params, f"{qualname} takes a kernel but no gamma (its bandwidth)"
+
+
+@pytest.mark.parametrize("qualname,obj", _of_method("lpkta"),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_lpkta_weights_are_not_called_lambda(qualname, obj):
+    """lp-KTA's weights of the Bregman and lp terms are ``bregman_weight`` and
+    ``lp_weight`` (``lambda1``/``lambda2`` mean the ridge and L1 penalties);
+    its alignment algorithm and tolerance are ``alignment_method``/``alignment_rtol``."""
+    bad = _old_names_in_use(obj, old=("lambda1", "lambda2", "method", "rtol"))
+    assert not bad, f"{qualname}: {bad}"
+
+
+def test_garrote_path_has_no_eps():
+    import numkfs
+
+    assert "eps" not in _params(numkfs.garrote_path)
+
+
 #: the vocabulary a CV estimator shares with its path function, name for name
 SHARED = ("grid", "n_grid", "kernel", "gamma", "lambda1", "lambda2", "lambda_min_ratio", "bregman_weight",
           "lp_weight", "norm_bound", "eps", "alignment_method", "alignment_rtol", "max_iter", "tol")
