@@ -60,7 +60,7 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
         assert any(k.startswith(module + ".") for k in index)
     # the user guide and the examples are there
     for page in ("guide/knife", "guide/l1kr", "guide/lpkta", "guide/nmmkl", "guide/garrote", "guide/selection",
-                 "guide/solvers", "guide/scaling", "examples/notebooks/01_nmmkl_relaxation"):
+                 "guide/parameters", "guide/solvers", "guide/scaling", "examples/notebooks/01_nmmkl_relaxation"):
         assert (out / f"{page}.html").exists(), page
     _check_front_page(out)
     _check_navigation_names_each_section_once(out / "index.html")
