@@ -3,7 +3,7 @@
 x ~ N(0, I_10), β = [6, -4, 3, 2, -2, 0, ...], y = sin(x) β + N(0, 1); train
 100, test 1000 (``numkfs.datasets._knife.make_sinusoid``).  COSSO with the
 Sobolev (cubic spline) kernel, λ0 by GCV with every θ_j = 1, M by 5-fold CV
-(COSSO's defaults, :class:`numkfs.estimators._garrote.COSSORegressor`).
+(COSSO's defaults, :class:`numkfs.COSSORegressorCV`).
 
 :func:`fit_cosso` (one split) and :func:`cosso_sinusoid` (replicates) are
 importable, so ``benchmarks/knife_paper.py`` can report COSSO's row on its
@@ -33,10 +33,10 @@ def fit_cosso(X, y, X_test, y_test, true_support=None, *, kernel: str = "sobolev
     ``true_support`` is given; θ_j > ``selection_tol`` counts as selected),
     ``M``, ``lambda0``, ``seconds``.
     """
-    from numkfs.estimators._garrote import COSSORegressor
+    from numkfs.estimators._garrote import COSSORegressorCV
 
     t0 = time.perf_counter()
-    est = COSSORegressor(kernel=kernel, cv=cv, random_state=random_state).fit(X, y)
+    est = COSSORegressorCV(kernel=kernel, cv=cv, random_state=random_state).fit(X, y)
     out = {"seconds": time.perf_counter() - t0,
            "test_mse": float(np.mean((est.predict(X_test) - y_test) ** 2)),
            "train_mse": float(np.mean((est.predict(X) - y) ** 2)), "M": est.M_, "lambda0": est.lambda0_,

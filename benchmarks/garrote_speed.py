@@ -69,7 +69,7 @@ def main(quick: bool = False):
     grid = lmax * np.geomspace(1.0, 1e-3, n_points)
     idx = np.array([0, 49, 99]) if quick else np.linspace(0, n_points - 1, 6).round().astype(int)
 
-    garrote_path(X[:50, :5], y[:50], lam1, n_lambdas=3)  # compile the Numba loop
+    garrote_path(X[:50, :5], y[:50], lam1, n_grid=3)  # compile the Numba loop
     t0 = time.perf_counter()
     path = garrote_path(X, y, lam1, grid, fit_intercept=False, solver="native")
     t_native = time.perf_counter() - t0

@@ -104,9 +104,9 @@ def main(quick=False, before_max=1000):
     ps = [300, 1000, 3000] if quick else [300, 1000, 3000, 10000]
     fns = {"garrote_path": lambda X, y: garrote_path(X, y),
            "select": lambda X, y: select(X, y, method="garrote")}
-    garrote_path(*make_data(50), n_lambdas=3)  # compile / load the kernels of both algorithms
+    garrote_path(*make_data(50), n_grid=3)  # compile / load the kernels of both algorithms
     native.NATIVE_ALGORITHM = "gram"
-    garrote_path(*make_data(50), n_lambdas=3)
+    garrote_path(*make_data(50), n_grid=3)
     native.NATIVE_ALGORITHM = "auto"
     quoted = {("select", 3000): "> 900 (issue #29)"}
     before_max = {"garrote_path": max(before_max, 3000), "select": before_max}

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import DEPRECATED
+
 __all__ = ["PATH_SPECS", "PathSelectorMixin", "PathSpec", "method_name", "method_path"]
 
 
@@ -57,7 +59,7 @@ class PathSpec:
         Settings of :func:`numkfs.select` that differ from the path
         function's defaults (for a method given by name).
     fixed : dict
-        Settings of every resampled path (COSSO's path without its CV).
+        Settings of every resampled path.
     classification : dict
         Further defaults for class labels (KNIFE's loss).
     renamed : dict
@@ -130,10 +132,10 @@ PATH_SPECS = {
     "l1kr": PathSpec("l1kr_path", None, ("L1KRRegressor", "L1KRRegressorCV"), ("regression",),
                      defaults={"lam": 0.01}, read_at="l1kr_path_at", reach="D_max", n_scaled=("grid", "lam"),
                      max_grid=50, scalar=("lam",)),
-    "garrote": PathSpec("garrote_path", "lambda2s", ("GarroteRegressor", "GarroteRegressorCV"), ("regression",),
-                        defaults={"n_lambdas": 50}),
-    "cosso": PathSpec("cosso_path", "Ms", ("COSSORegressor", "COSSORegressorCV"), ("regression",),
-                      fixed={"cv": None}, shared={"lambda0": ("lambda0",)}),
+    "garrote": PathSpec("garrote_path", "grid", ("GarroteRegressor", "GarroteRegressorCV"), ("regression",),
+                        defaults={"n_grid": 50}, renamed={"lambda2s": "grid", "n_lambdas": "n_grid"}),
+    "cosso": PathSpec("cosso_path", "grid", ("COSSORegressor", "COSSORegressorCV"), ("regression",),
+                      shared={"lambda0": ("lambda0",)}, renamed={"Ms": "grid", "n_Ms": "n_grid"}),
     "nmmkl": PathSpec("nmmkl_path", "m_values", ("NMMKLSelector",), ("classification",), integer_grid=True),
 }
 
@@ -195,7 +197,10 @@ def _path_settings(method, selector, params, classification):
             kw.update(spec.classification)
     else:
         kw = {}
-        for name, value in selector.get_params(deep=False).items():
+        # renamed parameters last: a former name given to the estimator wins over the new name's default
+        for name, value in sorted(selector.get_params(deep=False).items(), key=lambda item: item[0] in spec.renamed):
+            if isinstance(value, str) and value == DEPRECATED:
+                continue  # a former name not given
             name = spec.renamed.get(name, name)
             if name in accepted and name not in _NOT_FROM_ESTIMATOR:
                 kw[name] = value

@@ -9,9 +9,9 @@ from conftest import checked
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from numkfs.estimators._garrote import COSSORegressorCV
+from numkfs.estimators._garrote import COSSORegressor, COSSORegressorCV
 from numkfs.kernels.additive import additive_gram, additive_kc, feature_kernel, sobolev_kernel
-from numkfs.methods.cosso import _ridge_step, cosso, cosso_gcv_lambda0, cosso_path
+from numkfs.methods.cosso import _ridge_step, cosso, cosso_gcv_lambda0, cosso_path, default_Ms
 from numkfs.solvers import cross_check
 from numkfs.solvers.native.boxqp import solve_budget_qp
 from numkfs.solvers.native.garrote import GarroteStep
@@ -208,7 +208,7 @@ def test_path_at_p_over_n_converges_everywhere_with_monotone_objectives():
     X, y = _issue_data()
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        path = cosso_path(X, y, cv=None)
+        path = cosso_path(X, y)
     fits = path.extra["models"]
     assert all(f.converged for f in fits) and path.extra["n_iter"].max() <= 30
     assert all(f.gap <= 1e-6 * f.objective for f in fits)
@@ -265,7 +265,7 @@ def test_gcv_matches_explicit_smoother(additive):
 
 def test_additive_truth_is_recovered(additive):
     X, y = additive
-    est = COSSORegressorCV(n_Ms=8, random_state=0).fit(X, y)
+    est = COSSORegressorCV(n_grid=8, random_state=0).fit(X, y)
     path = est.path_
     assert path.cv_scores.shape == (8, 5) and path.grid_name == "M"
     assert est.M_ == path.grid[np.argmax(path.cv_scores.mean(1))]
@@ -285,10 +285,39 @@ def test_additive_truth_is_recovered(additive):
 
 def test_path_warm_started_budgets_bind(additive):
     X, y = additive
-    path = cosso_path(X, y, Ms=[0.2, 0.5, 1.0], cv=None, kernel="rbf", gamma=2.0)
-    assert path.cv_scores is None
+    path = cosso_path(X, y, grid=[0.2, 0.5, 1.0], kernel="rbf", gamma=2.0)
+    assert path.cv_scores is None  # the path only: COSSORegressorCV cross-validates it
     assert np.allclose(path.weights.sum(1), [0.2, 0.5, 1.0], rtol=1e-8)
     assert np.all(np.diff(path.objective) < 0)  # a larger budget fits better
+
+
+def test_former_names_of_the_grid_still_work_with_a_futurewarning(additive):
+    X, y = additive
+    X, y = X[:40], y[:40]
+    with pytest.warns(FutureWarning, match="'Ms' is renamed 'grid'"):
+        old = cosso_path(X, y, Ms=[0.5, 1.0], max_iter=30)
+    np.testing.assert_array_equal(old.weights, cosso_path(X, y, grid=[0.5, 1.0], max_iter=30).weights)
+    with pytest.warns(FutureWarning, match="'n_Ms' is renamed 'n_grid'"):
+        old = cosso_path(X, y, n_Ms=3, max_iter=30)
+    np.testing.assert_array_equal(old.grid, cosso_path(X, y, n_grid=3, max_iter=30).grid)
+    with pytest.warns(FutureWarning, match="'n_Ms' is renamed 'n_grid'"):
+        np.testing.assert_array_equal(default_Ms(X, 1e-3, n_Ms=4), default_Ms(X, 1e-3, n_grid=4))
+    with pytest.raises(TypeError, match="not both"):
+        cosso_path(X, y, grid=[1.0], Ms=[1.0])
+    with pytest.warns(FutureWarning, match="COSSORegressorCV: 'Ms' is renamed 'grid'"):
+        old = COSSORegressorCV(Ms=[0.5, 1.0], cv=2, max_iter=30).fit(X, y)
+    new = COSSORegressorCV(grid=[0.5, 1.0], cv=2, max_iter=30).fit(X, y)
+    np.testing.assert_array_equal(old.cv_scores_, new.cv_scores_)
+    with pytest.warns(FutureWarning, match="COSSORegressorCV: 'n_Ms' is renamed 'n_grid'"):
+        old = COSSORegressorCV(n_Ms=3, cv=2, max_iter=30).fit(X, y)
+    np.testing.assert_array_equal(old.path_.grid, COSSORegressorCV(n_grid=3, cv=2, max_iter=30).fit(X, y).path_.grid)
+
+
+def test_regressor_default_budget_is_half_the_number_of_features(additive):
+    X, y = additive
+    est = COSSORegressor(max_iter=50).fit(X, y)
+    assert est.M_ == X.shape[1] / 2
+    np.testing.assert_array_equal(est.feature_weights_, cosso(X, y, X.shape[1] / 2, max_iter=50).theta)
 
 
 def test_input_errors(additive):
@@ -297,8 +326,8 @@ def test_input_errors(additive):
         cosso(X, y, M=0.0)
     with pytest.raises(ValueError, match="'kernel' parameter"):
         cosso(X, y, M=1.0, kernel="poly")
-    with pytest.raises(ValueError, match="Ms must be"):
-        cosso_path(X, y, Ms=[-1.0], cv=None)
+    with pytest.raises(ValueError, match="grid"):
+        cosso_path(X, y, grid=[-1.0])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         cosso(X, y[:-1], M=1.0)
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import make, names, task_of
 from test_robustness import ENTRIES, ENTRY
 
-from numkfs.methods.cosso import cosso_path
+from numkfs.estimators import COSSORegressorCV
 from numkfs.methods.knife import knife, knife_path
 
 
@@ -144,7 +144,8 @@ def test_same_answer_across_n_jobs(case):
 
 def test_cosso_path_cv_scores_same_across_n_jobs():
     X, y = _data("reg", seed=6, n=30)
-    paths = [cosso_path(X, y, n_Ms=4, cv=3, max_iter=30, random_state=1, n_jobs=nj) for nj in (1, 2)]
+    paths = [COSSORegressorCV(n_grid=4, cv=3, max_iter=30, random_state=1, n_jobs=nj).fit(X, y).path_
+             for nj in (1, 2)]
     np.testing.assert_allclose(paths[0].cv_scores, paths[1].cv_scores, rtol=1e-10)
     np.testing.assert_allclose(paths[0].weights, paths[1].weights, rtol=1e-10)
 

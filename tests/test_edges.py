@@ -222,8 +222,8 @@ def test_garrote_on_the_command_line_refuses_accuracy():
 # each warning once, naming columns by their feature names
 
 
-@pytest.mark.parametrize("method,kw", [("knife", dict(n_lambdas=4)), ("garrote", dict(n_lambdas=4)),
-                                       ("lpkta", {}), ("nmmkl", {}), ("cosso", dict(n_Ms=4, max_iter=20)),
+@pytest.mark.parametrize("method,kw", [("knife", dict(n_lambdas=4)), ("garrote", dict(n_grid=4)),
+                                       ("lpkta", {}), ("nmmkl", {}), ("cosso", dict(n_grid=4, max_iter=20)),
                                        ("l1kr", dict(n_grid=5))])
 def test_constant_column_warned_once_by_name(method, kw):
     rng = np.random.default_rng(0)
@@ -322,7 +322,7 @@ def test_cv_estimator_with_default_random_state_is_reproducible():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((50, 4))
     y = X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(50)
-    a, b = (GarroteRegressorCV(n_lambdas=8).fit(X, y) for _ in range(2))
+    a, b = (GarroteRegressorCV(n_grid=8).fit(X, y) for _ in range(2))
     np.testing.assert_array_equal(a.cv_scores_, b.cv_scores_)
     assert a.best_index_ == b.best_index_
     a, b = (L1KRRegressorCV(n_grid=6, cv=3).fit(X, y) for _ in range(2))
@@ -337,8 +337,8 @@ def test_a_shuffling_splitter_is_used_as_given():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((50, 4))
     y = X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(50)
-    plain = GarroteRegressorCV(n_lambdas=8).fit(X, y)
-    shuffled = GarroteRegressorCV(n_lambdas=8, cv=KFold(5, shuffle=True, random_state=0)).fit(X, y)
+    plain = GarroteRegressorCV(n_grid=8).fit(X, y)
+    shuffled = GarroteRegressorCV(n_grid=8, cv=KFold(5, shuffle=True, random_state=0)).fit(X, y)
     assert not np.allclose(plain.cv_scores_, shuffled.cv_scores_)
 
 

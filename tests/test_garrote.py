@@ -7,7 +7,7 @@ from conftest import checked
 from scipy.optimize import minimize_scalar
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from numkfs.estimators._garrote import GarroteRegressor
+from numkfs.estimators._garrote import GarroteRegressor, GarroteRegressorCV
 from numkfs.methods.garrote import garrote_path, garrote_step
 from numkfs.solvers import cross_check, solve
 from numkfs.solvers.native.boxqp import solve_box_qp
@@ -221,11 +221,11 @@ def test_equals_knife_module_reweighted():
 def test_path_native_matches_conic_and_is_warm(data):
     X, y = data
     Xs = X + 5.0  # the intercept is handled by centring
-    path = garrote_path(Xs, y + 2.0, n_lambdas=15)
+    path = garrote_path(Xs, y + 2.0, n_grid=15)
     assert path.grid_name == "lambda2" and path.weights.shape == (15, X.shape[1])
     assert path.n_selected()[0] == 0 and path.n_selected()[-1] >= 4
     assert set(path.extra["solver"]) == {"native"}
-    ref = garrote_path(Xs, y + 2.0, lambda2s=path.grid[[3, 9, 14]], solver="CLARABEL")
+    ref = garrote_path(Xs, y + 2.0, grid=path.grid[[3, 9, 14]], solver="CLARABEL")
     assert np.allclose(ref.weights, path.weights[[3, 9, 14]], atol=1e-5)
     assert np.allclose(ref.objective, path.objective[[3, 9, 14]], rtol=1e-8)
     pred = Xs @ path.extra["coef"][9] + path.extra["intercept"][9]
@@ -260,8 +260,8 @@ def test_input_errors(data):
     X, y = data
     with pytest.raises(ValueError, match="lambda1"):
         garrote_path(X, y, lambda1=0.0)
-    with pytest.raises(ValueError, match="lambda2s"):
-        garrote_path(X, y, lambda2s=[-1.0])
+    with pytest.raises(ValueError, match="grid"):
+        garrote_path(X, y, grid=[-1.0])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         garrote_path(X, y[:-1])
     with pytest.raises(ValueError, match="lambda2"):
@@ -290,3 +290,29 @@ def test_estimator_matches_path(data):
 @parametrize_with_checks(checked("Garrote"))
 def test_sklearn_contract(estimator, check):
     check(estimator)
+
+
+@pytest.mark.filterwarnings("ignore::numkfs.model_selection.GridEdgeWarning")
+def test_former_names_of_the_grid_still_work_with_a_futurewarning(data):
+    X, y = data
+    with pytest.warns(FutureWarning, match="garrote_path: 'lambda2s' is renamed 'grid'"):
+        old = garrote_path(X, y, lambda2s=[10.0, 1.0])
+    np.testing.assert_array_equal(old.weights, garrote_path(X, y, grid=[10.0, 1.0]).weights)
+    with pytest.warns(FutureWarning, match="garrote_path: 'n_lambdas' is renamed 'n_grid'"):
+        old = garrote_path(X, y, n_lambdas=5)
+    np.testing.assert_array_equal(old.grid, garrote_path(X, y, n_grid=5).grid)
+    with pytest.raises(TypeError, match="not both"):
+        garrote_path(X, y, n_grid=5, n_lambdas=5)
+    with pytest.warns(FutureWarning, match="GarroteRegressorCV: 'lambda2s' is renamed 'grid'"):
+        old = GarroteRegressorCV(lambda2s=[10.0, 1.0, 0.1], cv=3).fit(X, y)
+    new = GarroteRegressorCV(grid=[10.0, 1.0, 0.1], cv=3).fit(X, y)
+    np.testing.assert_array_equal(old.cv_scores_, new.cv_scores_)
+    with pytest.warns(FutureWarning, match="GarroteRegressorCV: 'n_lambdas' is renamed 'n_grid'"):
+        old = GarroteRegressorCV(n_lambdas=5, cv=3).fit(X, y)
+    np.testing.assert_array_equal(old.path_.grid, GarroteRegressorCV(n_grid=5, cv=3).fit(X, y).path_.grid)
+    # and in resampling (stability selection, knockoffs), where the estimator gives the path's settings
+    from numkfs.resampling import method_path
+
+    assert method_path(GarroteRegressorCV(lambda2s=[10.0, 1.0]), X, y).grid.tolist() == [10.0, 1.0]
+    np.testing.assert_array_equal(method_path(GarroteRegressorCV(n_lambdas=5), X, y).grid,
+                                  method_path(GarroteRegressorCV(n_grid=5), X, y).grid)

@@ -207,8 +207,8 @@ def test_sklearn_contract():
     pd = pytest.importorskip("pandas")
     X, y, _ = _linear_gaussian(3, n=80, p=6, k=2, amplitude=1.0)
     Xf = pd.DataFrame(X, columns=[f"g{j}" for j in range(6)])
-    kf = KnockoffFilter("garrote", fdr=0.5, random_state=0, n_lambdas=20)
-    assert kf.get_params()["params"] == {"n_lambdas": 20}
+    kf = KnockoffFilter("garrote", fdr=0.5, random_state=0, n_grid=20)
+    assert kf.get_params()["params"] == {"n_grid": 20}
     assert clone(kf).get_params() == kf.get_params()
     kf.fit(Xf, y)
     assert list(kf.feature_names_in_) == list(Xf.columns)

@@ -106,7 +106,7 @@ _BUDGET_SCRIPT = textwrap.dedent("""
         # 20 x 50, 189 s at 20 x 200)
         "cosso": lambda: (cosso(X, y, 1.0), cosso(X2, y2, 1.0), select(X, y, method="cosso"),
                           select(X2, y2, method="cosso")),
-        "garrote": lambda: garrote_path(X, y, n_lambdas=20),
+        "garrote": lambda: garrote_path(X, y, n_grid=20),
         "knife": lambda: knife(X, y, lambda2=1.0),
         "lpkta": lambda: lpkta_path(X, labels),
         "nmmkl": lambda: nmmkl(X, labels, 5),
@@ -481,7 +481,7 @@ def test_to_pandas_with_features_named_like_its_columns():
     from numkfs.methods.garrote import garrote_path
 
     X, y = _sel_data()
-    path = garrote_path(X, y, n_lambdas=5, feature_names=["lambda2", "objective", "cv_score", "x"])
+    path = garrote_path(X, y, n_grid=5, feature_names=["lambda2", "objective", "cv_score", "x"])
     path.cv_scores = np.zeros((5, 2))
     df = path.to_pandas()
     assert list(df.columns) == ["lambda2_", "objective_", "cv_score_", "lambda2", "objective", "cv_score", "x"]
@@ -518,7 +518,7 @@ _SCALE_RUNS = {
     "knife": lambda X, y: __import__("numkfs.methods", fromlist=["knife"]).knife(X, y, lambda2=0.5),
     "lpkta": lambda X, y: __import__("numkfs.methods", fromlist=["lpkta_path"]).lpkta_path(X, y),
     "l1kr": lambda X, y: __import__("numkfs.methods", fromlist=["l1kr_path"]).l1kr_path(X, y),
-    "garrote": lambda X, y: __import__("numkfs.methods", fromlist=["garrote_path"]).garrote_path(X, y, n_lambdas=5),
+    "garrote": lambda X, y: __import__("numkfs.methods", fromlist=["garrote_path"]).garrote_path(X, y, n_grid=5),
 }
 
 

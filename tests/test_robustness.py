@@ -79,12 +79,12 @@ def _l1kr_path(X, y):
 
 def _garrote_path(X, y):
     from numkfs.methods.garrote import garrote_path
-    return _path_out(garrote_path(X, y, n_lambdas=5))
+    return _path_out(garrote_path(X, y, n_grid=5))
 
 
 def _cosso_path(X, y):
     from numkfs.methods.cosso import cosso_path
-    return _path_out(cosso_path(X, y, n_Ms=3, cv=2, max_iter=30, random_state=0))
+    return _path_out(cosso_path(X, y, n_grid=3, max_iter=30))
 
 
 @dataclass(frozen=True)
@@ -447,14 +447,14 @@ def test_garrote_duplicated_and_rescaled_columns_native_matches_conic():
 
     X, y = _reg_data(2)
     Xdup = np.column_stack([X, X[:, 0], X[:, 1]])
-    a = garrote_path(Xdup, y, n_lambdas=5, solver="native")
-    b = garrote_path(Xdup, y, lambda2s=a.grid, solver="CLARABEL")
+    a = garrote_path(Xdup, y, n_grid=5, solver="native")
+    b = garrote_path(Xdup, y, grid=a.grid, solver="CLARABEL")
     np.testing.assert_allclose(a.objective, b.objective, rtol=1e-7)
     Xbad = Xdup * np.array([1, 1, 1, 1, 1, 1e6])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = garrote_path(Xbad, y, n_lambdas=5, solver="native")
-        b = garrote_path(Xbad, y, lambda2s=a.grid, solver="CLARABEL")
+        a = garrote_path(Xbad, y, n_grid=5, solver="native")
+        b = garrote_path(Xbad, y, grid=a.grid, solver="CLARABEL")
     assert np.all(np.isfinite(a.weights)) and set(a.extra["solver"]) == {"native"}
     assert np.all(a.objective <= b.objective * (1 + 1e-9))
 
@@ -518,10 +518,10 @@ def test_n_by_n_allocations_checked(what, small_memory):
         # n >= p: the Gram solver forms XᵀX, and says what it would need
         X = rng.standard_normal((600, 600))
         with pytest.raises(MemoryError, match=r"600 x 600 Gram matrix .* would need about"):
-            garrote_path(X, X[:, 0], n_lambdas=3)
+            garrote_path(X, X[:, 0], n_grid=3)
         # p > n: the wide solver works on residuals and never forms the p x p matrix
         Xw = rng.standard_normal((5, 600))
-        path = garrote_path(Xw, Xw[:, 0], n_lambdas=3, max_refine=0)  # the grid as given (no refinement)
+        path = garrote_path(Xw, Xw[:, 0], n_grid=3, max_refine=0)  # the grid as given (no refinement)
         assert path.weights.shape == (3, 600)
         return
     X = rng.standard_normal((400, 2))

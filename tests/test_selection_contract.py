@@ -72,11 +72,11 @@ def test_knife_wstep_support_same_for_every_backend(solver):
 
 def test_path_support_is_the_estimators_support(garrote_data):
     X, y = garrote_data
-    est = numkfs.GarroteRegressorCV(n_lambdas=10, cv=3, solver="CLARABEL" if CONIC else "native",
+    est = numkfs.GarroteRegressorCV(n_grid=10, cv=3, solver="CLARABEL" if CONIC else "native",
                                     random_state=0).fit(X, y)
     assert np.array_equal(est.get_support(), est.path_.selected(est.best_index_))
     assert est.path_.chosen_index == est.best_index_
-    res = select(X, y, "garrote", cv=3, solver="CLARABEL" if CONIC else "native", n_lambdas=10)
+    res = select(X, y, "garrote", cv=3, solver="CLARABEL" if CONIC else "native", n_grid=10)
     assert np.array_equal(res.selected, res.path.selected(res.index))
 
 
@@ -198,13 +198,13 @@ def test_path_scores_closed_forms():
 
 def test_garrote_cv_grid_runs_to_ridge_and_user_grid_edge_warns(garrote_data):
     X, y = garrote_data
-    est = numkfs.GarroteRegressorCV(n_lambdas=10, cv=3, random_state=0).fit(X, y)
-    # 10 positive values and 0, refined where the support jumps (at most n_lambdas values inserted)
+    est = numkfs.GarroteRegressorCV(n_grid=10, cv=3, random_state=0).fit(X, y)
+    # 10 positive values and 0, refined where the support jumps (at most n_grid values inserted)
     assert est.path_.grid[-1] == 0.0 and 11 <= est.path_.n_points <= 21
     assert est.path_.grid[0] == pytest.approx(est.path_.extra["lambda2_max"])
     # a user grid whose smallest value is still improving: say which parameter to widen
-    with pytest.warns(GridEdgeWarning, match="lambda2s"):
-        numkfs.GarroteRegressorCV(lambda2s=[300.0, 200.0, 150.0], cv=3, random_state=0).fit(X, y)
+    with pytest.warns(GridEdgeWarning, match="'grid'"):
+        numkfs.GarroteRegressorCV(grid=[300.0, 200.0, 150.0], cv=3, random_state=0).fit(X, y)
 
 
 # --------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def test_make_cv_refuses_impossible_folds():
 def test_garrote_cv_scores_are_foldwise(garrote_data):
     """Each fold's scores come from the path on the training rows only."""
     X, y = garrote_data
-    est = numkfs.GarroteRegressorCV(n_lambdas=6, cv=3, random_state=0).fit(X, y)
+    est = numkfs.GarroteRegressorCV(n_grid=6, cv=3, random_state=0).fit(X, y)
     grid = est.path_.grid
     splits = list(make_cv(3, y, classifier=False, random_state=0).split(X, y))
     for k, (tr, te) in enumerate(splits):
@@ -296,25 +296,22 @@ def test_contract_over_every_cv_estimator(estimator, cv_data):
 # one name, one meaning
 
 
-def test_garrote_eps_is_renamed_lambda_min_ratio():
+def test_garrote_lambda_min_ratio_ends_the_default_grid():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((30, 3))
     y = X[:, 0] + 0.1 * rng.standard_normal(30)
-    new = numkfs.garrote_path(X, y, n_lambdas=5, lambda_min_ratio=1e-2)
-    with pytest.warns(FutureWarning, match="lambda_min_ratio"):
-        old = numkfs.garrote_path(X, y, n_lambdas=5, eps=1e-2)
-    np.testing.assert_array_equal(new.grid, old.grid)
+    new = numkfs.garrote_path(X, y, n_grid=5, lambda_min_ratio=1e-2, max_refine=0)
     assert new.grid[-1] == pytest.approx(1e-2 * new.grid[0])
+    with pytest.raises(TypeError, match="eps"):  # its former alias 'eps' is gone (lp-KTA's threshold only)
+        numkfs.garrote_path(X, y, eps=1e-2)
 
 
 def test_cv_variants_replace_cv_inside_fixed_point_estimators():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((40, 3))
     y = X[:, 0] + 0.1 * rng.standard_normal(40)
-    with pytest.warns(FutureWarning, match="COSSORegressorCV"):
-        numkfs.COSSORegressor(n_Ms=3, cv=3, max_iter=20, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="give a budget M"):
-        numkfs.COSSORegressor(cv=None).fit(X, y)
+    with pytest.raises(TypeError, match="cv"):  # COSSORegressor fits one budget; COSSORegressorCV chooses it
+        numkfs.COSSORegressor(cv=3).fit(X, y)
     Xw, yw = load_wine(return_X_y=True)
     with pytest.warns(FutureWarning, match="LpKTASelectorCV"):
         numkfs.LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 3), random_state=0).fit(Xw, yw)

@@ -132,9 +132,9 @@ def test_garrote_path_falls_back_from_faulty_backend(mode, monkeypatch):
     X, y, _ = _data(2)
     faulty = Faulty(mode)
     monkeypatch.setitem(BACKENDS, faulty.name, faulty)
-    ref = garrote_path(X, y, n_lambdas=6, solver="native")
+    ref = garrote_path(X, y, n_grid=6, solver="native")
     with pytest.warns(SolverFallbackWarning, match=f"solver {faulty.name} returned"):
-        path = garrote_path(X, y, n_lambdas=6, solver=faulty.name)
+        path = garrote_path(X, y, n_grid=6, solver=faulty.name)
     assert faulty.calls == 6
     np.testing.assert_allclose(path.weights, ref.weights, atol=1e-6)
     np.testing.assert_allclose(path.extra["coef"], ref.extra["coef"], atol=1e-6)
@@ -145,10 +145,10 @@ def test_garrote_path_falls_back_from_faulty_backend(mode, monkeypatch):
 def test_faulty_native_solver_falls_back_to_conic(mode, monkeypatch):
     """A native solver that misbehaves: the registry's conic backends give the answer."""
     X, y, _ = _data(3)
-    ref = garrote_path(X, y, n_lambdas=4, solver="CLARABEL")
+    ref = garrote_path(X, y, n_grid=4, solver="CLARABEL")
     monkeypatch.setitem(registry._NATIVE, "linear_garrote", FaultyNative(mode, "linear_garrote"))
     with pytest.warns(SolverFallbackWarning, match="solver native returned"):
-        path = garrote_path(X, y, n_lambdas=4, solver="auto")
+        path = garrote_path(X, y, n_grid=4, solver="auto")
     np.testing.assert_allclose(path.weights, ref.weights, atol=1e-6)
     assert "native" not in path.extra["solver"]
 
@@ -163,7 +163,7 @@ def test_every_backend_faulty_gives_clear_error(mode, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SolverFallbackWarning)
         with pytest.raises(SolverError, match="No solver returned an accurate solution.*CLARABEL.*ECOS.*SCS"):
-            garrote_path(X, y_reg, n_lambdas=3)
+            garrote_path(X, y_reg, n_grid=3)
         with pytest.raises(SolverError, match="nmmkl_qcqp problem"):
             nmmkl(X, y_clf, 2)
         with pytest.raises(SolverError, match="No solver returned an accurate solution"):

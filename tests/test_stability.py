@@ -41,7 +41,7 @@ def test_friedman_strong_features_and_no_noise_with_a_finite_pfer_bound(friedman
 def test_probabilities_are_the_fraction_of_subsamples_selecting_each_feature():
     """stability_path_ against the definition: the subsamples' paths refitted here on the same pairs."""
     X, y = make_friedman1(n_samples=60, n_features=6, random_state=1)
-    est = GarroteRegressorCV(n_lambdas=12)
+    est = GarroteRegressorCV(n_grid=12)
     sel = StabilitySelection(est, n_resamples=3, threshold=0.7, max_features=2.5, random_state=3).fit(X, y)
     full = method_path(est, X, y)
     assert np.array_equal(sel.grid_, full.grid)
@@ -115,8 +115,8 @@ def test_sklearn_contract_clone_params_transform_names_and_jobs():
     pd = pytest.importorskip("pandas")
     X, y = make_friedman1(n_samples=60, n_features=6, random_state=0)
     Xf = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
-    sel = StabilitySelection("garrote", n_resamples=3, max_features=3, random_state=0, n_lambdas=15)
-    assert sel.get_params()["params"] == {"n_lambdas": 15}
+    sel = StabilitySelection("garrote", n_resamples=3, max_features=3, random_state=0, n_grid=15)
+    assert sel.get_params()["params"] == {"n_grid": 15}
     twin = clone(sel)
     assert twin.get_params() == sel.get_params()
     sel.fit(Xf, y)
@@ -132,7 +132,7 @@ def test_sklearn_contract_clone_params_transform_names_and_jobs():
 
 def test_estimator_selector_is_cloned_and_not_fitted():
     X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
-    est = GarroteRegressorCV(n_lambdas=8)
+    est = GarroteRegressorCV(n_grid=8)
     sel = StabilitySelection(est, n_resamples=2, max_features=2, random_state=0).fit(X, y)
     assert not hasattr(est, "path_")
     assert sel.stability_path_.shape == (len(sel.grid_), 5)

@@ -18,17 +18,15 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-import warnings
-
 import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import InstanceOf, Interval, NoneOr, Options
+from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
 from ..kernels.additive import ADDITIVE_KERNELS
-from ..methods.cosso import cosso, cosso_path
+from ..methods.cosso import cosso, cosso_lambda0, cosso_path
 from ..methods.garrote import garrote_path
-from ..model_selection import CV_RULES, check_grid_edge, cross_val_path, path_scores, record_cv  # noqa: F401
+from ..model_selection import CV_RULES, check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 from ._cv import PathCVMixin, as_grid, cv_data
 
@@ -37,6 +35,16 @@ def _validated(est, X, y="no_validation", *, reset):
     if isinstance(y, str) and y == "no_validation":
         return validate_data_named(est, X, reset=reset, dtype=np.float64)
     return validate_data_named(est, X, y, reset=reset, y_numeric=True, dtype=np.float64)
+
+
+def _fit_input(est, X, y):
+    """The preamble of every ``fit`` of this module: the parameters checked
+    (the ``*CV`` estimators' :class:`PathCVMixin` ``fit`` checks them before
+    calling ``_cv_data``), then X and y validated as float64 and the input
+    features recorded (``n_features_in_``, ``feature_names_in_``)."""
+    if not isinstance(est, PathCVMixin):
+        est._validate_params()
+    return _validated(est, X, y, reset=True)
 
 
 __all__ = ["GarroteRegressor", "GarroteRegressorCV", "COSSORegressor", "COSSORegressorCV"]
@@ -139,8 +147,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
 
     def fit(self, X, y):
         """Fit the garrote at ``(lambda1, lambda2)``."""
-        self._validate_params()
-        X, y = _validated(self, X, y, reset=True)
+        X, y = _fit_input(self, X, y)
         path = garrote_path(X, y, self.lambda1, [self.lambda2], fit_intercept=self.fit_intercept,
                             solver=self.solver, tol=self.tol)
         self._store(path, 0)
@@ -173,7 +180,7 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     :math:`\lambda_{2,\max}` (no feature) down to ``lambda_min_ratio`` times it
     and then to λ2 = 0 (ridge regression on every feature), so both ends of
     the grid are ends of the path, refined where the support jumps by more
-    than ``max(2, a quarter of the larger)`` features (at most ``n_lambdas``
+    than ``max(2, a quarter of the larger)`` features (at most ``n_grid``
     values inserted, :func:`numkfs.model_selection.refine_walk`); with a
     grid of your own (walked as given), a choice at its edge raises
     :class:`~numkfs.model_selection.GridEdgeWarning`.
@@ -182,9 +189,9 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     ----------
     lambda1 : float > 0, default=1.0
         Ridge parameter.
-    lambda2s : array-like, optional
+    grid : array-like, optional
         λ2 values to cross-validate (default: the grid above).
-    n_lambdas : int, default=50
+    n_grid : int, default=50
         Number of positive λ2 values of the default grid.
     lambda_min_ratio : float in (0, 1), default=1e-3
         Smallest positive λ2 of the default grid, relative to
@@ -206,6 +213,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     random_state : int, optional
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.  Kept for :func:`numkfs.select`'s uniform interface.
+    lambda2s, n_lambdas
+        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Attributes
     ----------
@@ -247,21 +256,24 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
 
     _parameter_constraints = {
         **GarroteRegressor._parameter_constraints,
-        "lambda2s": _GRID,
-        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "grid": _GRID,
+        "n_grid": [Interval(Integral, 1, None, closed="left")],
         "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
         "cv": _CV,
         "cv_rule": _CV_RULE,
         "n_jobs": _N_JOBS,
+        "lambda2s": [DEPRECATED_OPTION, *_GRID],
+        "n_lambdas": [DEPRECATED_OPTION, Interval(Integral, 1, None, closed="left")],
     }
     _parameter_constraints.pop("lambda2")
 
-    def __init__(self, lambda1: float = 1.0, *, lambda2s=None, n_lambdas: int = 50,
+    def __init__(self, lambda1: float = 1.0, *, grid=None, n_grid: int = 50,
                  lambda_min_ratio: float = 1e-3, fit_intercept: bool = True, cv=5, cv_rule: str = "best",
-                 solver="auto", tol: float | None = None, n_jobs=None, random_state=None):
+                 solver="auto", tol: float | None = None, n_jobs=None, random_state=None, lambda2s=DEPRECATED,
+                 n_lambdas=DEPRECATED):
         self.lambda1 = lambda1
-        self.lambda2s = lambda2s
-        self.n_lambdas = n_lambdas
+        self.grid = grid
+        self.n_grid = n_grid
         self.lambda_min_ratio = lambda_min_ratio
         self.fit_intercept = fit_intercept
         self.cv = cv
@@ -270,27 +282,34 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         self.tol = tol
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.lambda2s = lambda2s
+        self.n_lambdas = n_lambdas
 
     path = staticmethod(garrote_path)
-    _cv_grid_param = "lambda2s"
+    _cv_grid_param = "grid"
     _cv_method = "garrote"
 
     def _cv_data(self, X, y):
-        X, y = _validated(self, X, y, reset=True)
-        return cv_data(X, y, scoring="neg_mean_squared_error")
+        name = type(self).__name__
+        grid = renamed(self.grid, self.lambda2s, new="grid", old="lambda2s", caller=name, stacklevel=4)
+        n_grid = renamed(self.n_grid, self.n_lambdas, new="n_grid", old="n_lambdas", caller=name, default=50,
+                         stacklevel=4)
+        X, y = _fit_input(self, X, y)
+        return cv_data(X, y, scoring="neg_mean_squared_error", grid=None if grid is None else as_grid(grid),
+                       n_grid=n_grid)
 
     def _cv_path_params(self, data, outer, *, full):
         opts = dict(lambda1=self.lambda1, fit_intercept=self.fit_intercept, solver=self.solver, tol=self.tol)
         if not full:
             return opts
-        if self.lambda2s is not None:
-            return {**opts, "lambda2s": as_grid(self.lambda2s), "max_refine": 0,
+        if data.grid is not None:
+            return {**opts, "grid": data.grid, "max_refine": 0,
                     "feature_names": getattr(self, "feature_names_in_", None)}
-        top = garrote_path(data.X, data.y, n_lambdas=1, **opts).extra["lambda2_max"]
+        top = garrote_path(data.X, data.y, n_grid=1, **opts).extra["lambda2_max"]
         top = top if top > 0 else 1.0
-        grid = np.append(top * np.geomspace(1.0, self.lambda_min_ratio, self.n_lambdas), 0.0)
-        # refined where the support jumps (at most n_lambdas values inserted)
-        return {**opts, "lambda2s": grid, "max_refine": self.n_lambdas,
+        grid = np.append(top * np.geomspace(1.0, self.lambda_min_ratio, data.n_grid), 0.0)
+        # refined where the support jumps (at most n_grid values inserted)
+        return {**opts, "grid": grid, "max_refine": data.n_grid,
                 "feature_names": getattr(self, "feature_names_in_", None)}
 
     def _cv_predict(self, data, path, X_train, X_test, y_train):
@@ -299,7 +318,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     def _cv_store(self, data, paths, values, k, i):
         path = paths[k]
         path.converged = np.ones(path.n_points, dtype=bool)
-        self._cv_check_edge(path, i)
+        if data.grid is not None:
+            check_grid_edge(path, i, parameter="grid", stacklevel=4)
         self.path_ = path
         self.best_index_ = i
         self.cv_scores_ = path.cv_scores
@@ -309,7 +329,7 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
 
 
 class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
-    r"""COSSO: additive kernel regression with component selection.
+    r"""COSSO: additive kernel regression with component selection, at one budget M.
 
     .. math::
 
@@ -319,37 +339,35 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         \qquad K_\theta = \sum_j \theta_j K_j,
 
     fitted by Lin & Zhang's alternating kernel-ridge / non-negative-garrote
-    algorithm; equivalent to penalising :math:`\sum_j \|P^j f\|`.
+    algorithm; equivalent to penalising :math:`\sum_j \|P^j f\|`.  To choose
+    M by cross-validation use :class:`COSSORegressorCV`.
 
     Parameters
     ----------
-    M : float, optional
-        Budget on Σθ; default chosen by ``cv``-fold CV over ``Ms``.
-    kernel : {"sobolev", "rbf"}
+    M : float > 0, optional
+        Budget on Σθ (smaller: fewer components).  Default ``None``: half the
+        number of features, p / 2.  Σθ = p is the fit with every θ_j = 1 at
+        which λ0 is chosen (GCV), so p / 2 makes the budget bind and drop
+        components while keeping the smoothing GCV chose for the full model;
+        it lies inside the default grid of :class:`COSSORegressorCV`
+        (:func:`numkfs.methods.cosso.default_Ms`, up to 1.5 p), near the
+        budgets its 5-fold CV chooses on the KNIFE sinusoid (0.23 p to
+        0.96 p, median 0.4 p, over five replicates;
+        ``benchmarks/results/cosso_sinusoid.md``).  The best budget is
+        data-dependent: choose it by CV when it matters.
+    kernel : {"sobolev", "rbf"}, default="sobolev"
         Per-feature kernel (COSSO's cubic-spline Sobolev kernel on inputs
         scaled to [0, 1], or a 1-D rbf on standardised inputs).
-    gamma : float
+    gamma : float, default=1.0
         rbf width.
     lambda0 : float, optional
-        Smoothing parameter; default by GCV with every θ_j = 1.
-    Ms : array-like, optional
-        Budgets for CV (default: ``n_Ms`` log-spaced values from the scale where
-        the fit starts, n λ0 / max_j tr K_j, to 1.5 p; see
-        :func:`numkfs.methods.cosso.default_Ms`).
-    n_Ms : int
-        Number of default budgets.
-    cv : int or splitter
-        CV folds (COSSO's default 5).
+        Smoothing parameter; default by GCV with every θ_j = 1
+        (:func:`numkfs.methods.cosso.cosso_lambda0`).
     max_iter, tol : int, float
-        Iterations per budget, and the duality gap relative to the objective
-        at which they stop (see :func:`numkfs.methods.cosso.cosso`).
-    solver : str or list
+        Iterations, and the duality gap relative to the objective at which
+        they stop (see :func:`numkfs.methods.cosso.cosso`).
+    solver : str or list, default="auto"
         Backend of the garrote step.
-    n_jobs : int, optional
-        joblib workers over folds.
-    random_state : int, optional
-        Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
-        its own seed.
 
     Attributes
     ----------
@@ -359,18 +377,29 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     dual_coef_ : ndarray (n_samples,)
         c.
     lambda0_, M_ : float
+        The smoothing parameter and the budget used.
     n_iter_ : int
-        Alternations run at the chosen M.
+        Alternations run.
+    converged_ : bool
     model_ : COSSOFit
         The fitted model (components, objective history).
-    path_ : FeaturePath or None
-        The CV path over M (None when M was given).
 
     References
     ----------
     Y. Lin and H. H. Zhang, "Component selection and smoothing in
     multivariate nonparametric regression", Annals of Statistics
     34(5):2272-2297, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import COSSORegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(80, 4))
+    >>> y = np.sin(2 * np.pi * X[:, 0]) + 0.1 * rng.standard_normal(80)
+    >>> est = COSSORegressor().fit(X, y)   # M = p / 2 = 2
+    >>> est.M_, int(np.argmax(est.feature_weights_))
+    (2.0, 0)
     """
 
     _method = "cosso"
@@ -380,58 +409,38 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         "kernel": [Options(ADDITIVE_KERNELS)],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "lambda0": [Interval(Real, 0, None, closed="neither"), NoneOr],
-        "Ms": [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of budgets > 0")],
-        "n_Ms": [Interval(Integral, 1, None, closed="left")],
-        "cv": [NoneOr, *_CV],
-        "n_jobs": _N_JOBS,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "solver": [_SOLVER],
     }
 
     def __init__(self, M: float | None = None, *, kernel: str = "sobolev", gamma: float = 1.0,
-                 lambda0: float | None = None, Ms=None, n_Ms: int = 25, cv=5, max_iter: int = 200,
-                 tol: float = 1e-6, solver="auto", n_jobs=None, random_state=None):
+                 lambda0: float | None = None, max_iter: int = 200, tol: float = 1e-6, solver="auto"):
         self.M = M
         self.kernel = kernel
         self.gamma = gamma
         self.lambda0 = lambda0
-        self.Ms = Ms
-        self.n_Ms = n_Ms
-        self.cv = cv
         self.max_iter = max_iter
         self.tol = tol
         self.solver = solver
-        self.n_jobs = n_jobs
-        self.random_state = random_state
 
     def fit(self, X, y):
-        """Fit COSSO at the budget ``M``.
+        """Fit COSSO at the budget ``M`` (p / 2 when None).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Data, one row per sample and one column per feature.
         y : array-like of shape (n_samples,)
-            Target values: the response, or the class labels of a classifier.
+            Target values.
 
         Returns
         -------
         self
         """
-        self._validate_params()
-        X, y = _validated(self, X, y, reset=True)
-        if self.M is None:
-            if self.cv is None:
-                raise ValueError("COSSORegressor: give a budget M, or choose it by cross-validation with "
-                                 "COSSORegressorCV (M=None with cv=None leaves nothing to fit).")
-            warnings.warn("COSSORegressor with M=None chooses M by cross-validation; this moves to "
-                          "COSSORegressorCV and COSSORegressor will require M in the next release.",
-                          FutureWarning, stacklevel=2)
-            self._fit_cv(X, y, self.Ms, self.cv, "best")
-            return self
-        self.path_ = None
-        self._store(cosso(X, y, self.M, **self._opts()))
+        X, y = _fit_input(self, X, y)
+        M = 0.5 * X.shape[1] if self.M is None else self.M
+        self._store(cosso(X, y, M, **self._opts()))
         self.converged_ = bool(self.model_.converged)
         return self
 
@@ -448,23 +457,6 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.dual_coef_ = model.c.copy()
         self.n_iter_ = model.n_iter
 
-    def _fit_cv(self, X, y, Ms, cv, rule):
-        path = cosso_path(X, y, Ms, n_Ms=self.n_Ms, cv=cv, n_jobs=self.n_jobs, random_state=self.random_state,
-                          feature_names=getattr(self, "feature_names_in_", None), **self._opts())
-        i = record_cv(path, path.cv_scores, rule=rule, score_name="neg_mean_squared_error")
-        models = path.extra["models"]
-        path.converged = np.array([m.converged for m in models], dtype=bool)
-        theta = path.weights
-        open_top = theta[-1].sum() >= path.grid[-1] * (1 - 1e-6)  # the budget still binds at the largest M
-        open_bottom = np.any(path.selected(0))  # features already in at the smallest M
-        if (i == path.n_points - 1 and open_top) or (i == 0 and open_bottom):
-            check_grid_edge(path, i, parameter="Ms")
-        self.path_ = path
-        self.best_index_ = i
-        self.cv_scores_ = path.cv_scores
-        self._store(models[i])
-        self.converged_ = path.converged.copy()
-
     def predict(self, X):
         """:math:`b + \\sum_j \\theta_j (K_j c)(x)`."""
         check_is_fitted(self, "model_")
@@ -472,21 +464,24 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         return self.model_.predict(X)
 
 
-class COSSORegressorCV(COSSORegressor):
+class COSSORegressorCV(PathCVMixin, COSSORegressor):
     r"""COSSO with the budget M chosen by K-fold cross-validation.
 
     The path over increasing budgets (:func:`numkfs.cosso_path`) is computed
     on all the rows and, on every fold, on the training rows (inputs scaled
-    inside the fold); the held-out rows are scored by negative mean squared
-    error and the point chosen by ``cv_rule``
+    inside the fold) at the same budgets; the held-out rows are scored by
+    negative mean squared error and the point chosen by ``cv_rule``
     (:func:`numkfs.model_selection.choose_index`).  The smoothing parameter
     λ0, when not given, is chosen once by GCV on all the rows with every
-    θ_j = 1 and shared by the folds, as in Lin & Zhang (2006).
+    θ_j = 1 (:func:`numkfs.methods.cosso.cosso_lambda0`) and shared by the
+    folds, as in Lin & Zhang (2006).  A choice at the smallest budget while
+    features are already in, or at the largest while the budget still binds,
+    raises :class:`~numkfs.model_selection.GridEdgeWarning`.
 
     Parameters
     ----------
-    Ms : array-like, optional
-        Budgets to cross-validate (default: ``n_Ms`` values from
+    grid : array-like, optional
+        Budgets M to cross-validate (default: ``n_grid`` values from
         :func:`numkfs.methods.cosso.default_Ms`).
     kernel : {"sobolev", "rbf"}, default="sobolev"
         Per-feature kernel.
@@ -494,10 +489,11 @@ class COSSORegressorCV(COSSORegressor):
         rbf width.
     lambda0 : float, optional
         Smoothing parameter (default by GCV).
-    n_Ms : int, default=25
+    n_grid : int, default=25
         Number of default budgets.
     cv : int or splitter, default=5
-        Folds.
+        Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
+        e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
     cv_rule : {"best", "1se"}, default="best"
         How the point is chosen from the CV scores.
     max_iter : int, default=200
@@ -512,19 +508,21 @@ class COSSORegressorCV(COSSORegressor):
     random_state : int, optional
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.  Kept for :func:`numkfs.select`'s uniform interface.
+    Ms, n_Ms
+        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Attributes
     ----------
     path_ : FeaturePath
         Over M, with ``cv_scores``, ``score_name``, ``cv_rule``, ``chosen_index``.
     best_index_ : int
-    cv_scores_ : ndarray of shape (n_Ms, n_folds)
+    cv_scores_ : ndarray of shape (n_points, n_folds)
     feature_weights_ : ndarray of shape (n_features,)
         θ at the chosen M.
     M_, lambda0_, intercept_, dual_coef_, n_iter_, model_
         As in :class:`COSSORegressor`, at the chosen M.
     n_features_selected_ : int
-    converged_ : ndarray of bool of shape (n_Ms,)
+    converged_ : ndarray of bool of shape (n_points,)
 
     References
     ----------
@@ -537,23 +535,31 @@ class COSSORegressorCV(COSSORegressor):
     >>> from numkfs import COSSORegressorCV
     >>> from numkfs.datasets import make_sinusoid
     >>> X, y, truth = make_sinusoid(n_samples=60, random_state=0)
-    >>> est = COSSORegressorCV(n_Ms=6, cv=3, max_iter=30, random_state=0).fit(X, y)
+    >>> est = COSSORegressorCV(n_grid=6, cv=3, max_iter=30, random_state=0).fit(X, y)
     >>> est.path_.cv_scores.shape
     (6, 3)
     """
 
-    _parameter_constraints = {**COSSORegressor._parameter_constraints, "cv_rule": _CV_RULE, "n_jobs": _N_JOBS,
-                              "cv": _CV}
+    _parameter_constraints = {
+        **COSSORegressor._parameter_constraints,
+        "grid": [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of budgets > 0")],
+        "n_grid": [Interval(Integral, 1, None, closed="left")],
+        "cv": _CV,
+        "cv_rule": _CV_RULE,
+        "n_jobs": _N_JOBS,
+        "Ms": [DEPRECATED_OPTION, NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of budgets > 0")],
+        "n_Ms": [DEPRECATED_OPTION, Interval(Integral, 1, None, closed="left")],
+    }
     _parameter_constraints.pop("M")
 
-    def __init__(self, *, Ms=None, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
-                 n_Ms: int = 25, cv=5, cv_rule: str = "best", max_iter: int = 200, tol: float = 1e-6,
-                 solver="auto", n_jobs=None, random_state=None):
-        self.Ms = Ms
+    def __init__(self, *, grid=None, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
+                 n_grid: int = 25, cv=5, cv_rule: str = "best", max_iter: int = 200, tol: float = 1e-6,
+                 solver="auto", n_jobs=None, random_state=None, Ms=DEPRECATED, n_Ms=DEPRECATED):
+        self.grid = grid
         self.kernel = kernel
         self.gamma = gamma
         self.lambda0 = lambda0
-        self.n_Ms = n_Ms
+        self.n_grid = n_grid
         self.cv = cv
         self.cv_rule = cv_rule
         self.max_iter = max_iter
@@ -561,22 +567,47 @@ class COSSORegressorCV(COSSORegressor):
         self.solver = solver
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.Ms = Ms
+        self.n_Ms = n_Ms
 
-    def fit(self, X, y):
-        """Compute the path over M, cross-validate it and keep the chosen point.
+    path = staticmethod(cosso_path)
+    _cv_grid_param = "grid"
+    _cv_method = "COSSO"
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, one row per sample and one column per feature.
-        y : array-like of shape (n_samples,)
-            Target values: the response, or the class labels of a classifier.
+    def _cv_data(self, X, y):
+        name = type(self).__name__
+        grid = renamed(self.grid, self.Ms, new="grid", old="Ms", caller=name, stacklevel=4)
+        n_grid = renamed(self.n_grid, self.n_Ms, new="n_grid", old="n_Ms", caller=name, default=25, stacklevel=4)
+        X, y = _fit_input(self, X, y)
+        # λ0 by GCV on all the rows, shared by the folds (Lin & Zhang)
+        lambda0 = cosso_lambda0(X, y, kernel=self.kernel, gamma=self.gamma) if self.lambda0 is None else self.lambda0
+        return cv_data(X, y, scoring="neg_mean_squared_error", grid=None if grid is None else as_grid(grid),
+                       n_grid=n_grid, lambda0=lambda0)
 
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        X, y = _validated(self, X, y, reset=True)
-        self._fit_cv(X, y, self.Ms, self.cv, self.cv_rule)
-        return self
+    def _cv_path_params(self, data, outer, *, full):
+        opts = dict(kernel=self.kernel, gamma=self.gamma, lambda0=data.lambda0, max_iter=self.max_iter,
+                    tol=self.tol, solver=self.solver)
+        if not full:
+            return opts
+        # the default grid (default_Ms) is built on all the rows; the folds walk the full path's grid
+        return {**opts, "grid": data.grid, "n_grid": data.n_grid,
+                "feature_names": getattr(self, "feature_names_in_", None)}
+
+    def _cv_predict(self, data, path, X_train, X_test, y_train):
+        # (n_test, n_points) in column-major order: path_scores then sums each column as a contiguous
+        # vector, as np.mean of one point's squared errors does (the same rounding)
+        return np.array([m.predict(X_test) for m in path.extra["models"]]).T
+
+    def _cv_store(self, data, paths, values, k, i):
+        path = paths[k]
+        models = path.extra["models"]
+        path.converged = np.array([m.converged for m in models], dtype=bool)
+        open_top = path.weights[-1].sum() >= path.grid[-1] * (1 - 1e-6)  # the budget still binds at the largest M
+        open_bottom = np.any(path.selected(0))  # features already in at the smallest M
+        if (i == path.n_points - 1 and open_top) or (i == 0 and open_bottom):
+            check_grid_edge(path, i, parameter="grid", stacklevel=4)
+        self.path_ = path
+        self.best_index_ = i
+        self.cv_scores_ = path.cv_scores
+        self._store(models[i])
+        self.converged_ = path.converged.copy()

@@ -53,8 +53,10 @@ Only the n x p matrix G and the n x n sum :math:`K_\theta` are formed
 an n x n x p array.
 
 Tuning follows COSSO: λ0 is chosen by generalised cross-validation of the
-kernel-ridge fit with every θ_j = 1 (``lambda0=None``), then M by K-fold CV
-(5 folds, COSSO's default) along a warm-started path of budgets.
+kernel-ridge fit with every θ_j = 1 (``lambda0=None``, :func:`cosso_lambda0`),
+then M by K-fold CV (5 folds, COSSO's default) along the warm-started path of
+budgets :func:`cosso_path` (:class:`numkfs.COSSORegressorCV`; this module
+does not cross-validate).
 
 Decisions.  Inputs are rescaled to [0, 1] with the training minimum and
 range for the Sobolev kernel (test points are clipped to [0, 1], i.e. the
@@ -83,15 +85,14 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import (Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, validate_params,
-                           warn_not_converged)
+from .._validation import (DEPRECATED, Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, renamed,
+                           validate_params, warn_not_converged)
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
-from ..model_selection import cross_val_path
 from ..paths import FeaturePath
 from ..solvers.native.garrote import GarroteStep
 from .garrote import garrote_step
 
-__all__ = ["COSSOFit", "cosso", "cosso_path", "cosso_gcv_lambda0", "default_Ms"]
+__all__ = ["COSSOFit", "cosso", "cosso_path", "cosso_gcv_lambda0", "cosso_lambda0", "default_Ms"]
 
 _CONSTRAINTS = {
     "kernel": [Options(ADDITIVE_KERNELS)],
@@ -99,7 +100,7 @@ _CONSTRAINTS = {
     "lambda0": [Interval(Real, 0, None, closed="neither"), NoneOr],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="left")],
-    "n_Ms": [Interval(Integral, 1, None, closed="left")],
+    "n_grid": [Interval(Integral, 1, None, closed="left")],
 }
 
 
@@ -524,7 +525,42 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     return fit
 
 
-def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) -> np.ndarray:
+def cosso_lambda0(X, y, *, kernel: str = "sobolev", gamma: float = 1.0) -> float:
+    r"""COSSO's default smoothing parameter λ0: GCV of the kernel-ridge fit with every θ_j = 1.
+
+    The inputs are scaled as :func:`cosso` scales them (to [0, 1] for the
+    Sobolev kernel, standardised for the rbf kernel), the kernel is
+    :math:`\sum_j K_j` and λ0 minimises :func:`cosso_gcv_lambda0` over its
+    grid: the value :func:`cosso` and :func:`cosso_path` use with
+    ``lambda0=None``.  :class:`numkfs.COSSORegressorCV` computes it once on
+    all the rows and gives it to every fold, as in Lin & Zhang (2006).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
+    y : array-like of shape (n_samples,)
+        Target values.
+    kernel : {"sobolev", "rbf"}, default="sobolev"
+        Per-feature kernel.
+    gamma : float, default=1.0
+        rbf width (ignored by the Sobolev kernel).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Y. Lin and H. H. Zhang, "Component selection and smoothing in
+    multivariate nonparametric regression", Annals of Statistics
+    34(5):2272-2297, 2006.
+    """
+    X, y = _check(X, y, kernel, gamma, None, 1, 0.0, "cosso_lambda0")
+    return _prepare(X, y, kernel, gamma, None)[2]
+
+
+def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25, n_Ms=DEPRECATED) -> np.ndarray:
     r"""Budgets log-spaced from :math:`M_0 = n\lambda_0 / \max_j \mathrm{tr} K_j` to 1.5 p.
 
     Only :math:`\lambda_0 / M` matters for the fitted function (θ → sθ
@@ -535,12 +571,30 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) ->
     five true components only) lies at 20-100 M_0, far below the fixed
     grid [0.1, 1.5 p] one might take by default.
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Data, one row per sample and one column per feature.
+    lambda0 : float
+        The smoothing parameter.
+    kernel : {"sobolev", "rbf"}, default="sobolev"
+        Per-feature kernel.
+    n_grid : int, default=25
+        Number of budgets.
+    n_Ms : int
+        Former name of ``n_grid`` (FutureWarning).
+
+    Returns
+    -------
+    ndarray of shape (n_grid,)
+
     References
     ----------
     Y. Lin and H. H. Zhang, "Component selection and smoothing in
     multivariate nonparametric regression", Annals of Statistics
     34(5):2272-2297, 2006.
     """
+    n_grid = renamed(n_grid, n_Ms, new="n_grid", old="n_Ms", caller="default_Ms", default=25)
     X = np.asarray(X, dtype=float)
     n, p = X.shape
     if kernel == "sobolev":
@@ -549,66 +603,74 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_Ms: int = 25) ->
     else:
         trace = float(n)
     lo = min(n * lambda0 / max(trace, 1e-300), 0.1 * p)
-    return np.geomspace(lo, 1.5 * p, n_Ms)
+    return np.geomspace(lo, 1.5 * p, n_grid)
 
 
-def cosso_path(X, y, Ms=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
-               n_Ms: int = 25, cv=5, max_iter: int = 200, tol: float = 1e-6, solver="auto", n_jobs=None,
-               random_state=None, feature_names=None, true_support=None) -> FeaturePath:
-    r"""COSSO along increasing budgets M (warm-started), with K-fold CV of M.
+def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
+               n_grid: int = 25, max_iter: int = 200, tol: float = 1e-6, solver="auto", feature_names=None,
+               true_support=None, Ms=DEPRECATED, n_Ms=DEPRECATED) -> FeaturePath:
+    r"""COSSO along increasing budgets M (warm-started).
+
+    The path only: :class:`numkfs.COSSORegressorCV` chooses M on it by
+    K-fold cross-validation.
 
     Parameters
     ----------
     X, y, kernel, gamma, lambda0, max_iter, tol, solver
-        As in :func:`cosso`; λ0 (GCV on all the data when None) is shared
-        by every fold.
-    Ms : array-like, optional
-        Budgets, solved in increasing order (default :func:`default_Ms`).
-    n_Ms : int, default=25
-        Number of default budgets (ignored when ``Ms`` is given).
-    cv : int, splitter or None
-        Folds for :func:`numkfs.model_selection.cross_val_path` (COSSO's
-        default 5); ``None`` skips CV.  Scores are minus the test MSE.
-    n_jobs, random_state
-        joblib workers over folds; ``random_state`` is unused (an int ``cv``
-        gives unshuffled folds, as in scikit-learn).
+        As in :func:`cosso` (λ0 by GCV, :func:`cosso_lambda0`, when None).
+    grid : array-like, optional
+        Budgets M, solved in increasing order (default :func:`default_Ms`).
+    n_grid : int, default=25
+        Number of default budgets (ignored when ``grid`` is given).
     feature_names : sequence of str, optional
         Names of the features, stored on the path (default: the columns of a
         DataFrame ``X``).
     true_support : array-like of bool of shape (n_features,), optional
         The known relevant features (simulations), stored on the path for
         reporting; it does not affect the fit.
+    Ms, n_Ms
+        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Returns
     -------
     FeaturePath
         ``weights`` are θ, ``grid_name="M"``, ``objective`` is J at each
-        M, ``cv_scores`` (n_Ms, n_folds) and ``extra["models"]`` the
-        :class:`COSSOFit` per M (``extra["lambda0"]``, ``extra["n_iter"]``).
+        M and ``extra["models"]`` the :class:`COSSOFit` per M
+        (``extra["lambda0"]``, ``extra["n_iter"]``).
+
+    References
+    ----------
+    Y. Lin and H. H. Zhang, "Component selection and smoothing in
+    multivariate nonparametric regression", Annals of Statistics
+    34(5):2272-2297, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(60, 4))
+    >>> y = np.sin(2 * np.pi * X[:, 0]) + 0.1 * rng.standard_normal(60)
+    >>> path = cosso_path(X, y, grid=[0.5, 1.0, 2.0])
+    >>> path.grid.tolist(), int(np.argmax(path.weights[0]))
+    ([0.5, 1.0, 2.0], 0)
     """
+    grid = renamed(grid, Ms, new="grid", old="Ms", caller="cosso_path")
+    n_grid = renamed(n_grid, n_Ms, new="n_grid", old="n_Ms", caller="cosso_path", default=25)
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso_path")
-    validate_params({"n_Ms": n_Ms}, _CONSTRAINTS, "cosso_path")
+    validate_params({"n_grid": n_grid}, _CONSTRAINTS, "cosso_path")
     if lambda0 is None:
         lambda0 = _prepare(X, y, kernel, gamma, None)[2]
-    Ms = default_Ms(X, lambda0, kernel=kernel, n_Ms=n_Ms) if Ms is None else np.sort(np.asarray(Ms, dtype=float).ravel())
-    if Ms.size == 0 or not np.all(np.isfinite(Ms)) or np.any(Ms <= 0):
-        raise ValueError(f"cosso_path: Ms must be finite and > 0; got {Ms!r}.")
-    fits = _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver)
+    grid = (default_Ms(X, lambda0, kernel=kernel, n_grid=n_grid) if grid is None
+            else np.sort(np.asarray(grid, dtype=float).ravel()))
+    if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"cosso_path: the budgets (grid) must be finite and > 0; got {grid!r}.")
+    fits = _path_fits(X, y, grid, kernel, gamma, lambda0, max_iter, tol, solver)
     _warn_unconverged(fits, max_iter, stacklevel=4)
-    scores = None
-    if cv is not None:
-        def fold_fn(train, test):
-            fold = _path_fits(X[train], y[train], Ms, kernel, gamma, lambda0, max_iter, tol, solver)
-            return [-float(np.mean((f.predict(X[test]) - y[test]) ** 2)) for f in fold]
-
-        scores = cross_val_path(fold_fn, X, y, cv, classifier=False, n_jobs=n_jobs, random_state=random_state,
-                                method="COSSO")
     return FeaturePath(
-        grid=Ms, weights=np.array([f.theta for f in fits]), grid_name="M", feature_names=feature_names,
-        objective=np.array([f.objective for f in fits]), method="cosso", cv_scores=scores,
-        true_support=true_support,
+        grid=grid, weights=np.array([f.theta for f in fits]), grid_name="M", feature_names=feature_names,
+        objective=np.array([f.objective for f in fits]), method="cosso", true_support=true_support,
         extra={"models": fits, "lambda0": float(lambda0), "n_iter": np.array([f.n_iter for f in fits]),
                "kernel": kernel, "gamma": float(gamma)},
     )

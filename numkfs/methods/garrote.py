@@ -42,7 +42,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._threads import thread_policy
-from .._validation import Interval, NoneOr, check_X_y, constant_columns, validate_params
+from .._validation import DEPRECATED, Interval, NoneOr, check_X_y, constant_columns, renamed, validate_params
 from ..model_selection import refine_walk
 from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers import solve
@@ -52,7 +52,7 @@ __all__ = ["garrote_path", "garrote_step", "garrote_lambda2_max"]
 
 _PATH_CONSTRAINTS = {
     "lambda1": [Interval(Real, 0, None, closed="neither")],
-    "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+    "n_grid": [Interval(Integral, 1, None, closed="left")],
     "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
     "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
     "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
@@ -71,11 +71,10 @@ def garrote_path(
     X,
     y,
     lambda1: float = 1.0,
-    lambda2s=None,
+    grid=None,
     *,
-    n_lambdas: int = 100,
+    n_grid: int = 100,
     lambda_min_ratio: float = 1e-3,
-    eps: float | None = None,
     fit_intercept: bool = True,
     solver: str | list = "auto",
     tol: float | None = None,
@@ -83,6 +82,8 @@ def garrote_path(
     max_refine: int | None = None,
     feature_names=None,
     true_support=None,
+    lambda2s=DEPRECATED,
+    n_lambdas=DEPRECATED,
 ) -> FeaturePath:
     r"""The linear-garrote feature path over λ2 (warm-started).
 
@@ -94,18 +95,15 @@ def garrote_path(
         Target values: the response, or the class labels of a classifier.
     lambda1 : float > 0
         Ridge parameter (KNIFE's default 1).
-    lambda2s : array-like, optional
-        λ2 values, solved in the order given.  Default: ``n_lambdas``
+    grid : array-like, optional
+        λ2 values, solved in the order given.  Default: ``n_grid``
         values log-spaced from :math:`\lambda_{2,\max} = \max_j (x_j^\top
         y)^2/\lambda_1` (every weight 0) down to ``lambda_min_ratio`` times it.
-    n_lambdas : int
+    n_grid : int
         Number of λ2 values of the default grid.
     lambda_min_ratio : float in (0, 1)
         Smallest λ2 of the default grid relative to :math:`\lambda_{2,\max}`
         (the name KNIFE uses for the same thing).
-    eps : float, optional
-        Former name of ``lambda_min_ratio`` (FutureWarning; removed in the
-        next release).
     fit_intercept : bool
         Centre X and y (an unpenalised intercept).
     solver : str or list
@@ -121,10 +119,12 @@ def garrote_path(
         points' supports differ by more than ``max(2, a quarter of the
         larger)`` features (:func:`numkfs.model_selection.refine_walk`), so
         the path has at most ``len(grid) + max_refine`` points.  Default:
-        ``n_lambdas`` for the default grid, 0 (solved as given) for
-        ``lambda2s``.
+        ``n_grid`` for the default grid, 0 (solved as given) for
+        ``grid``.
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
+    lambda2s, n_lambdas
+        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Returns
     -------
@@ -146,35 +146,33 @@ def garrote_path(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((50, 5))
     >>> y = 3 * X[:, 0] + rng.standard_normal(50)
-    >>> path = garrote_path(X, y, n_lambdas=20)
+    >>> path = garrote_path(X, y, n_grid=20)
     >>> int(path.n_selected()[0]), bool(path.selected(-1)[0])   # λ2 = λ2_max: none; small λ2: x0
     (0, True)
     """
+    # stacklevel 4: the user's call, above thread_policy's wrapper
+    grid = renamed(grid, lambda2s, new="grid", old="lambda2s", caller="garrote_path", stacklevel=4)
+    n_grid = renamed(n_grid, n_lambdas, new="n_grid", old="n_lambdas", caller="garrote_path", default=100,
+                     stacklevel=4)
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="garrote_path")
-    if eps is not None:
-        import warnings
-
-        warnings.warn("garrote_path: 'eps' is renamed 'lambda_min_ratio' (as in KNIFE); 'eps' will be removed "
-                      "in the next release.", FutureWarning, stacklevel=2)
-        lambda_min_ratio = eps
-    validate_params({"lambda1": lambda1, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio, "tol": tol,
+    validate_params({"lambda1": lambda1, "n_grid": n_grid, "lambda_min_ratio": lambda_min_ratio, "tol": tol,
                      "max_refine": max_refine}, _PATH_CONSTRAINTS, "garrote_path")
     if max_refine is None:
-        max_refine = n_lambdas if lambda2s is None else 0
+        max_refine = n_grid if grid is None else 0
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
     _check_scale(Xc, yc, lambda1, "garrote_path")
     l2max = garrote_lambda2_max(Xc, yc, lambda1, penalty_weights)
-    if lambda2s is None:
+    if grid is None:
         top = l2max if l2max > 0 else 1.0
-        lambda2s = top * np.geomspace(1.0, lambda_min_ratio, n_lambdas)
-    lambda2s = np.atleast_1d(np.asarray(lambda2s, dtype=float)).ravel()
-    if lambda2s.size == 0 or not np.all(np.isfinite(lambda2s)) or np.any(lambda2s < 0):
-        raise ValueError(f"garrote_path: lambda2s must be finite and >= 0; got {lambda2s!r}.")
+        grid = top * np.geomspace(1.0, lambda_min_ratio, n_grid)
+    values = np.atleast_1d(np.asarray(grid, dtype=float)).ravel()
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"garrote_path: the λ2 values (grid) must be finite and >= 0; got {values!r}.")
 
-    problem = LinearGarrote(Xc, yc, lambda1, float(lambda2s[0]), penalty_weights=penalty_weights)
+    problem = LinearGarrote(Xc, yc, lambda1, float(values[0]), penalty_weights=penalty_weights)
 
     def step(previous, l2):
         """The point at ``l2``, warm-started from the previous point's β̃."""
@@ -184,14 +182,14 @@ def garrote_path(
         res = solve(problem, solver, tol=tol)
         return res["beta"], np.clip(res["w"], 0.0, 1.0), res.objective, res.solver, res.solve_time
 
-    lambda2s, states, _ = refine_walk(step, lambda2s, step(None, lambda2s[0]), max_inserted=max_refine,
-                                      support=lambda state: support_mask(state[1], SELECTION_TOL["garrote"]))
-    lambda2s = np.asarray(lambda2s)
+    values, states, _ = refine_walk(step, values, step(None, values[0]), max_inserted=max_refine,
+                                    support=lambda state: support_mask(state[1], SELECTION_TOL["garrote"]))
+    values = np.asarray(values)
     B, W = np.array([st[0] for st in states]), np.array([st[1] for st in states])
     obj = np.array([st[2] for st in states], dtype=float)
     used, times = [st[3] for st in states], np.array([st[4] for st in states], dtype=float)
     return FeaturePath(
-        grid=lambda2s, weights=W, grid_name="lambda2", feature_names=feature_names, objective=obj,
+        grid=values, weights=W, grid_name="lambda2", feature_names=feature_names, objective=obj,
         method="garrote", tol=1e-6, true_support=true_support,
         extra={"coef": B, "intercept": y_mean - B @ x_mean, "lambda1": float(lambda1),
                "lambda2_max": l2max, "solver": used, "solve_time": times},
