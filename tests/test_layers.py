@@ -77,6 +77,9 @@ def _calls_print_or_tqdm(path):
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             found.append(f"print at line {node.lineno}")
+        if (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
+                and isinstance(node.value, ast.Name) and node.value.id == "sys"):
+            found.append(f"sys.{node.attr} at line {node.lineno}")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [getattr(node, "module", None) or ""] + [a.name for a in node.names]
             if any(n.split(".")[0] == "tqdm" for n in names):
@@ -88,6 +91,12 @@ def _calls_print_or_tqdm(path):
                          ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_nothing_below_the_estimators_prints(path):
     assert not _calls_print_or_tqdm(path), f"{path.name}: {_calls_print_or_tqdm(path)}"
+
+
+def test_the_print_check_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys\nfrom tqdm.auto import tqdm\nprint('x')\nsys.stderr.write('y')\n")
+    assert len(_calls_print_or_tqdm(probe)) == 3, _calls_print_or_tqdm(probe)
 
 
 def test_verbose_messages_go_to_the_reporter():
