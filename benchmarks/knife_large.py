@@ -4,7 +4,7 @@ On the KNIFE sinusoid (five true features; noise standard deviation 1, so
 the best possible test MSE is 1), each case in a fresh process:
 
 * ``KNIFERegressorCV(approximation="nystroem", n_components=500, cv=3,
-  n_lambdas=20)`` (the issue's target configuration; the weights inside
+  n_grid=20)`` (the issue's target configuration; the weights inside
   the kernel, landmarks drawn uniformly with ``random_state=0``);
 * the baseline a scikit-learn user reaches for: ``StandardScaler`` +
   ``Nystroem(n_components=500)`` (rbf, γ = 1/p) + ``RidgeCV`` (13 α from
@@ -62,7 +62,7 @@ def run_case(method, n, p):
     if method == "knife":
         from numkfs import KNIFERegressorCV
 
-        est = KNIFERegressorCV(approximation="nystroem", n_components=M, cv=3, n_lambdas=20, random_state=0)
+        est = KNIFERegressorCV(approximation="nystroem", n_components=M, cv=3, n_grid=20, random_state=0)
         est.fit(X, y)
         found = [int(j) for j in np.flatnonzero(est.get_support())]
         extra = {"points": int(est.path_.n_points), "lambda2": float(est.lambda2_), "gamma": float(est.gamma_)}
@@ -171,7 +171,7 @@ def write(results):
         "",
         "Written by `benchmarks/knife_large.py`.  Sinusoid simulation (five true features, noise variance 1: "
         "the best test MSE is 1), 10^4 test rows.  `knife`: `KNIFERegressorCV(approximation=\"nystroem\", "
-        f"n_components={M}, cv=3, n_lambdas=20)`; `baseline`: `StandardScaler` + `Nystroem(n_components={M}, "
+        f"n_components={M}, cv=3, n_grid=20)`; `baseline`: `StandardScaler` + `Nystroem(n_components={M}, "
         "gamma=1/p)` + `RidgeCV` (no selection).  CPU seconds are the fitting process's (all threads); peak "
         "memory is the process's peak resident set (data, test set and interpreter included).  Each case in "
         "a fresh process; the machine is shared (load averages before / after each fit in the last column).",

@@ -63,7 +63,7 @@ def _choose(val_err):
 
 
 def knife_validated(Xtr, ytr, Xva, yva, Xte, yte, *, kernel, loss, classify, n_lambdas, seed):
-    path = knife_path(Xtr, ytr, kernel=kernel, loss=loss, lambda1=1.0, n_lambdas=n_lambdas, degree=2,
+    path = knife_path(Xtr, ytr, kernel=kernel, loss=loss, lambda1=1.0, n_grid=n_lambdas, degree=2,
                       coef0=1.0, random_state=seed, max_iter=100)
     dv = path_decision_function(path, Xtr, Xva)
     if classify:

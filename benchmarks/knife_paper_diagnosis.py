@@ -123,14 +123,14 @@ def main():
         mu = ytr.mean()
         y, yv, yt, yv2c = ytr - mu, yva - mu, yte - mu, yv2 - mu
         # A: selection on the benchmark's path
-        path = knife_path(Xtr, y, kernel="rbf", lambda1=1.0, n_lambdas=100, random_state=r, max_iter=100)
+        path = knife_path(Xtr, y, kernel="rbf", lambda1=1.0, n_grid=100, random_state=r, max_iter=100)
         va, va2, te, tr = curves(path, Xtr, [(Xva, yv), (Xv2, yv2c), (Xte, yt), (Xtr, y)])
         i = _choose(va)
         rows["A val100"].append(te[i])
         rows["A val1000"].append(te[_choose(va2)])
         rows["A path min (test-picked)"].append(te.min())
         rows["A train at λ2=0"].append(tr[0])
-        p50 = knife_path(Xtr, y, kernel="rbf", lambda1=1.0, n_lambdas=50, random_state=r, max_iter=100)
+        p50 = knife_path(Xtr, y, kernel="rbf", lambda1=1.0, n_grid=50, random_state=r, max_iter=100)
         va50, te50 = curves(p50, Xtr, [(Xva, yv), (Xte, yt)])
         rows["A val100, 50-point path"].append(te50[_choose(va50)])
         rows["A path min, 50-point path"].append(te50.min())
@@ -143,7 +143,7 @@ def main():
         rows["B rel. objective gap"].append((path.objective[i] - fb) / path.objective[i])
         rows["B test of best L-BFGS-B fit"].append(np.mean((prof.predict(wb, Xte) - yt) ** 2))
         # C: y not centred
-        pc = knife_path(Xtr, ytr, kernel="rbf", lambda1=1.0, n_lambdas=100, random_state=r, max_iter=100)
+        pc = knife_path(Xtr, ytr, kernel="rbf", lambda1=1.0, n_grid=100, random_state=r, max_iter=100)
         vac, tec = curves(pc, Xtr, [(Xva, yva), (Xte, yte)])
         rows["C y not centred"].append(tec[_choose(vac)])
         # D: kernel ridge

@@ -17,7 +17,7 @@ Part ``targets`` (issue #16): KNIFE's CV estimators and paths against a
 scikit-learn SVC grid search (100 (C, γ) pairs x 5 folds, standardised in a
 pipeline) measured in the same run, each case in a fresh process with a time
 limit: breast_cancer with ``KNIFEClassifierCV()`` defaults (``n_jobs`` 1 and
-2), vowel (training rows) and digits with ``n_lambdas=30``, and
+2), vowel (training rows) and digits with ``n_grid=30``, and
 ``knife_path`` on colon (62 x 2000, log2 then standardised on the training
 half) over 10 random half splits.
 
@@ -174,9 +174,9 @@ def bench_path(n, p, n_lambdas, n_iter):
     from numkfs.methods.knife import knife_path
 
     X, y, w0 = data(n, p)
-    path = knife_path(X, y, n_lambdas=n_lambdas, max_iter=n_iter, tol=0.0, random_state=0)
+    path = knife_path(X, y, n_grid=n_lambdas, max_iter=n_iter, tol=0.0, random_state=0)
     grid = path.grid
-    t_nk, _ = timed(lambda: knife_path(X, y, lambda2_grid=grid, max_iter=n_iter, tol=0.0, random_state=0,
+    t_nk, _ = timed(lambda: knife_path(X, y, grid=grid, max_iter=n_iter, tol=0.0, random_state=0,
                                        stop_at_zero=True), 1)
     rng = np.random.default_rng(0)
     w_start = rng.uniform(0.0, 1.0, p)  # the path's own first start (same generator)
@@ -285,7 +285,7 @@ elif case == "knife_cv":
     from numkfs import KNIFEClassifierCV
     name, kw = arg
     X, y = data(name)
-    KNIFEClassifierCV(n_lambdas=3, cv=2, random_state=0).fit(X[:60], y[:60])  # compile / load the cache
+    KNIFEClassifierCV(n_grid=3, cv=2, random_state=0).fit(X[:60], y[:60])  # compile / load the cache
     t = time.perf_counter(); c = time.process_time(); est = KNIFEClassifierCV(random_state=0, **kw).fit(X, y)
     el, cpu = time.perf_counter() - t, time.process_time() - c
     print(json.dumps({{"seconds": el, "cpu": cpu, "info": "%d points, %d features selected, gamma_ %.3g, %s" % (
@@ -297,13 +297,13 @@ elif case == "colon_path":
     d = load_dataset("colon")
     X = np.log2(np.asarray(d.data, float)); y = np.asarray(d.target)
     yp = np.where(y == np.unique(y)[1], 1.0, -1.0)
-    knife_path(X[:20, :50], yp[:20], loss="squared_hinge", n_lambdas=3)
+    knife_path(X[:20, :50], yp[:20], loss="squared_hinge", n_grid=3)
     out = []
     for seed in range(arg):
         idx = np.random.default_rng(seed).permutation(len(y))[:31]
         Xt = X[idx]; Xt = (Xt - Xt.mean(0)) / Xt.std(0)
         t = time.perf_counter()
-        p = knife_path(Xt, yp[idx], loss="squared_hinge", n_lambdas=100, random_state=seed)
+        p = knife_path(Xt, yp[idx], loss="squared_hinge", n_grid=100, random_state=seed)
         out.append((time.perf_counter() - t, int(p.n_points), int(p.extra["n_iter"].sum())))
     ts = [o[0] for o in out]
     print(json.dumps({{"seconds": float(np.median(ts)), "min": min(ts), "max": max(ts),
@@ -335,7 +335,7 @@ def bench_targets(quick=False):
                      "target": "baseline", "info": r["info"]})
         print(rows[-1], flush=True)
     cases = [("breast_cancer", {}, "<= 3x"), ("breast_cancer", {"n_jobs": 2}, "<= n_jobs=1"),
-             ("vowel", {"n_lambdas": 30}, "< 10x"), ("digits", {"n_lambdas": 30}, "< 10x")]
+             ("vowel", {"n_grid": 30}, "< 10x"), ("digits", {"n_grid": 30}, "< 10x")]
     limit = {"breast_cancer": 1800, "vowel": 1200, "digits": 2400}
     for name, kw, target in cases:
         r = run_case("knife_cv", (name, kw), limit[name])
@@ -344,7 +344,7 @@ def bench_targets(quick=False):
                      "ratio": r["seconds"] / svc[name]["seconds"], "target": target, "info": r["info"]})
         print(rows[-1], flush=True)
     r = run_case("colon_path", 3 if quick else 10, 3600)
-    rows.append({"case": "knife_path, colon 31 x 2000 (half splits), squared hinge, n_lambdas=100",
+    rows.append({"case": "knife_path, colon 31 x 2000 (half splits), squared hinge, n_grid=100",
                  "seconds": r["seconds"], "ratio": np.nan, "target": "< 10 s every split",
                  "info": f"min {r.get('min', np.nan):.1f} s, max {r.get('max', np.nan):.1f} s; " + r["info"]})
     print(rows[-1], flush=True)

@@ -172,7 +172,7 @@ def _rule_choices(Xtr_raw, ytr, *, n_folds=5):
     classes = np.array([-1.0, 1.0])
     for tr, te in StratifiedKFold(n_folds).split(Xs, ytr):
         A, B = fold_data(Xtr_raw, tr, te)
-        fp = knife_path(A, ytr[tr], lambda2_grid=path.grid, **kw)
+        fp = knife_path(A, ytr[tr], grid=path.grid, **kw)
         d_tr, d_te = path_decision_function(fp, A, A), path_decision_function(fp, A, B)
         S["accuracy"].append(path_scores(ytr[te], d_te, "accuracy", classes=classes))
         S["neg_loss"].append(path_scores(ytr[te], d_te, "neg_loss", classes=classes, loss="squared_hinge"))

@@ -319,7 +319,7 @@ class FeaturePath:
         >>> from numkfs import KNIFERegressorCV
         >>> from numkfs.datasets import make_sinusoid
         >>> X, y, _ = make_sinusoid(n_samples=40, random_state=0)
-        >>> est = KNIFERegressorCV(n_lambdas=8, cv=3, random_state=0).fit(X, y)
+        >>> est = KNIFERegressorCV(n_grid=8, cv=3, random_state=0).fit(X, y)
         >>> ax = est.path_.plot()
         >>> ax.get_title()
         'KNIFE feature path'

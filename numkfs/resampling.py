@@ -120,12 +120,12 @@ class PathSpec:
 
 #: method name -> how :func:`method_path` reaches it.
 PATH_SPECS = {
-    "knife": PathSpec("knife_path", "lambda2_grid",
+    "knife": PathSpec("knife_path", "grid",
                       ("KNIFERegressor", "KNIFERegressorCV", "KNIFEClassifier", "KNIFEClassifierCV"),
-                      ("regression", "classification"), defaults={"n_lambdas": 40, "random_state": 0},
+                      ("regression", "classification"), defaults={"n_grid": 40, "random_state": 0},
                       classification={"loss": "squared_hinge"}, standardize=True,
                       shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                      multiclass="knife_ovr_paths"),
+                      multiclass="knife_ovr_paths", renamed={"lambda2_grid": "grid", "n_lambdas": "n_grid"}),
     "lpkta": PathSpec("lpkta_path", "p_grid", ("LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier"),
                       ("classification", "regression"),
                       renamed={"alignment_method": "method", "alignment_rtol": "rtol"}),
@@ -210,6 +210,7 @@ def _path_settings(method, selector, params, classification):
         if name not in accepted or name in ("X", "y"):
             raise ValueError(f"{spec.function} has no parameter {name!r} (passed in params); it takes "
                              f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
+        kw.pop(spec.renamed.get(name), None)  # a former name given: not its new name's default too
         kw[name] = value
     for name in spec.scalar:
         values = np.atleast_1d(np.asarray(kw.get(name, 0.0), dtype=float)).ravel()
@@ -361,7 +362,7 @@ class PathSelectorMixin:
     ``**kwargs`` stores them into its ``params`` dict instead
     (:meth:`merge_params`), and :meth:`set_params` does the same with names
     that are not its own, so ``clone``, ``get_params`` and a grid search over
-    ``n_lambdas`` all work.  A subclass sets ``support_`` in ``fit``.
+    ``n_grid`` all work.  A subclass sets ``support_`` in ``fit``.
     """
 
     @staticmethod

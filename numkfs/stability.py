@@ -224,7 +224,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         cores; a Dask cluster serves under ``joblib.parallel_backend("dask")``).
     params : dict, optional
         Keyword arguments of the method's path function (e.g.
-        ``{"n_lambdas": 20}`` for KNIFE).  Keyword arguments given to the
+        ``{"n_grid": 20}`` for KNIFE).  Keyword arguments given to the
         constructor beyond the ones above are added to this dict (a
         scikit-learn estimator keeps its parameters in its signature, so
         they are stored there: ``clone`` and ``get_params`` see them).

@@ -33,8 +33,8 @@ _P6 = np.linspace(2, 1, 6)
 ESTIMATORS = {
     "KNIFERegressor": _E.KNIFERegressor(lambda2=0.1, max_iter=20, random_state=0),
     "KNIFEClassifier": _E.KNIFEClassifier(lambda2=0.1, max_iter=20, random_state=0),
-    "KNIFERegressorCV": _E.KNIFERegressorCV(n_lambdas=4, cv=2, max_iter=20, random_state=0),
-    "KNIFEClassifierCV": _E.KNIFEClassifierCV(n_lambdas=4, cv=2, max_iter=20, random_state=0),
+    "KNIFERegressorCV": _E.KNIFERegressorCV(n_grid=4, cv=2, max_iter=20, random_state=0),
+    "KNIFEClassifierCV": _E.KNIFEClassifierCV(n_grid=4, cv=2, max_iter=20, random_state=0),
     "GarroteRegressor": _E.GarroteRegressor(lambda2=0.1),
     "GarroteRegressorCV": _E.GarroteRegressorCV(n_grid=5, cv=2, random_state=0),
     "COSSORegressor": _E.COSSORegressor(max_iter=30),

@@ -118,7 +118,7 @@ def test_knife_restarts_depend_on_random_state_only():
     np.testing.assert_array_equal(fits[0].weights, fits[1].weights)
     # another seed, other starts: other fits from each of them
     assert np.all(fits[0].restart_objectives != fits[2].restart_objectives)
-    w = [knife_path(X, y, n_lambdas=4, n_restarts=3, max_iter=30, random_state=s).weights for s in (5, 5)]
+    w = [knife_path(X, y, n_grid=4, n_restarts=3, max_iter=30, random_state=s).weights for s in (5, 5)]
     np.testing.assert_array_equal(w[0], w[1])
 
 

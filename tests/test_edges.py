@@ -222,7 +222,7 @@ def test_garrote_on_the_command_line_refuses_accuracy():
 # each warning once, naming columns by their feature names
 
 
-@pytest.mark.parametrize("method,kw", [("knife", dict(n_lambdas=4)), ("garrote", dict(n_grid=4)),
+@pytest.mark.parametrize("method,kw", [("knife", dict(n_grid=4)), ("garrote", dict(n_grid=4)),
                                        ("lpkta", {}), ("nmmkl", {}), ("cosso", dict(n_grid=4, max_iter=20)),
                                        ("l1kr", dict(n_grid=5))])
 def test_constant_column_warned_once_by_name(method, kw):
@@ -250,7 +250,7 @@ def test_knife_estimator_warns_once_about_a_constant_column():
     y = X[:, 0] + 0.1 * rng.standard_normal(40)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        KNIFERegressorCV(n_lambdas=4, cv=3).fit(X, y)
+        KNIFERegressorCV(n_grid=4, cv=3).fit(X, y)
     const = [str(w.message) for w in rec if type(w.message).__name__ == "ConstantFeatureWarning"]
     assert len(const) == 1 and const[0].startswith("KNIFERegressorCV:"), const
 
@@ -349,8 +349,8 @@ def test_knife_estimators_are_reproducible_with_their_defaults():
     from numkfs.datasets import make_sinusoid
 
     X, y, _ = make_sinusoid(n_samples=40, random_state=1)
-    a = KNIFERegressorCV(n_lambdas=6, cv=3).fit(X, y)
-    b = KNIFERegressorCV(n_lambdas=6, cv=3).fit(X, y)
+    a = KNIFERegressorCV(n_grid=6, cv=3).fit(X, y)
+    b = KNIFERegressorCV(n_grid=6, cv=3).fit(X, y)
     assert a.best_index_ == b.best_index_
     np.testing.assert_array_equal(a.feature_weights_, b.feature_weights_)
     np.testing.assert_array_equal(a.cv_scores_, b.cv_scores_)

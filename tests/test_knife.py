@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from numkfs.datasets._knife import make_orange, make_sinusoid
-from numkfs.estimators._knife import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
+from numkfs.estimators._knife import KNIFEClassifier, KNIFERegressor
+from numkfs.estimators._knife_cv import KNIFEClassifierCV, KNIFERegressorCV
 from numkfs.kernels.weighted import weighted_kernel
 from numkfs.losses import get_loss
 from numkfs.methods.knife import (knife, knife_gradient_w, knife_lambda2_max, knife_objective, knife_path,
@@ -226,7 +227,7 @@ def test_sticky_zeros(sinusoid):
     res = knife(X, y, lambda2=0.0, w0=w0, random_state=0)
     assert res.weights[2] == 0.0 and res.weights[7] == 0.0
     assert np.all(res.weights[[0, 1]] > 0)
-    path = knife_path(X, y, n_lambdas=25, random_state=0)
+    path = knife_path(X, y, n_grid=25, random_state=0)
     W = path.weights
     for j in range(W.shape[1]):
         z = np.flatnonzero(W[:, j] == 0.0)
@@ -236,9 +237,9 @@ def test_sticky_zeros(sinusoid):
 
 def test_path_top_is_found_and_grid(sinusoid):
     X, y, s = sinusoid
-    path = knife_path(X, y, n_lambdas=30, random_state=0, true_support=s)
+    path = knife_path(X, y, n_grid=30, random_state=0, true_support=s)
     assert path.grid[0] == 0.0 and np.all(np.diff(path.grid) > 0)
-    assert len(path) == 30  # exactly n_lambdas points
+    assert len(path) == 30  # exactly n_grid points
     top = path.extra["lambda2_top"]
     assert path.grid[-1] == pytest.approx(top, rel=1e-12)
     assert knife_lambda2_max(X, y, random_state=0) == pytest.approx(top, rel=1e-12)
@@ -258,25 +259,56 @@ def test_path_top_is_found_and_grid(sinusoid):
         assert np.allclose(D[:, -1], 0.0)  # rbf with all weights zero and λ1 > 0: α ⟂ 1 ... prediction 0
     # a user grid is walked completely, also past the all-zero point
     grid = np.array([0.0, 1.0, 10.0, 10 * top])
-    p2 = knife_path(X, y, lambda2_grid=grid, random_state=0)
+    p2 = knife_path(X, y, grid=grid, random_state=0)
     assert np.array_equal(p2.grid, grid)
     ax = path.plot()
     assert len(ax.lines) == X.shape[1]
+
+
+def test_former_grid_names_still_work_with_a_future_warning():
+    """``lambda2_grid`` and ``n_lambdas`` are renamed ``grid`` and ``n_grid``
+    (issue #27) in knife_path, knife_ovr_paths and the CV estimators; the
+    former names give the same answers for one release, with a FutureWarning."""
+    X, y, _ = make_sinusoid(n_samples=30, n_features=5, random_state=0)
+    X, y = _std(X), y - y.mean()
+    new = knife_path(X, y, n_grid=4, max_refine=0, random_state=0)
+    with pytest.warns(FutureWarning, match="knife_path: 'n_lambdas' is renamed 'n_grid'"):
+        old = knife_path(X, y, n_lambdas=4, max_refine=0, random_state=0)
+    np.testing.assert_array_equal(old.weights, new.weights)
+    with pytest.warns(FutureWarning, match="knife_path: 'lambda2_grid' is renamed 'grid'"):
+        old = knife_path(X, y, lambda2_grid=new.grid, random_state=0)
+    np.testing.assert_array_equal(old.weights, knife_path(X, y, grid=new.grid, random_state=0).weights)
+    with pytest.raises(TypeError, match="not both"):
+        knife_path(X, y, n_grid=5, n_lambdas=4)
+    from numkfs.methods.knife import knife_ovr_paths
+
+    t = [np.where(y > 0, 1.0, -1.0)]
+    with pytest.warns(FutureWarning, match="knife_ovr_paths: 'n_lambdas'"):
+        knife_ovr_paths(X, t, loss="squared_hinge", n_lambdas=3, max_refine=0, random_state=0)
+    with pytest.warns(FutureWarning, match="knife_ovr_paths: 'lambda2_grid'"):
+        knife_ovr_paths(X, t, loss="squared_hinge", lambda2_grid=[0.0, 1.0], random_state=0)
+    ref = KNIFERegressorCV(n_grid=4, cv=3).fit(X, y)
+    with pytest.warns(FutureWarning, match="KNIFERegressorCV: 'n_lambdas' is renamed 'n_grid'"):
+        est = KNIFERegressorCV(n_lambdas=4, cv=3).fit(X, y)
+    np.testing.assert_array_equal(est.cv_scores_, ref.cv_scores_)
+    with pytest.warns(FutureWarning, match="KNIFEClassifierCV: 'lambda2_grid' is renamed 'grid'"):
+        est = KNIFEClassifierCV(lambda2_grid=[0.0, 1.0, 4.0], cv=3).fit(X, y > 0)
+    np.testing.assert_array_equal(est.path_.grid, [0.0, 1.0, 4.0])
 
 
 def test_path_with_verbose_progress_bar(sinusoid, capsys):
     import inspect
 
     X, y, _ = sinusoid
-    path = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0, verbose=True, max_refine=0)
-    # n_lambdas=5: λ2 = 0, then 4 log-spaced values up to the top; stop_at_zero is off, so all 5 are walked
+    path = knife_path(X[:30], y[:30], n_grid=5, random_state=0, verbose=True, max_refine=0)
+    # n_grid=5: λ2 = 0, then 4 log-spaced values up to the top; stop_at_zero is off, so all 5 are walked
     assert len(path) == 5
     top = path.extra["lambda2_top"]
     ratio = inspect.signature(knife_path).parameters["lambda_min_ratio"].default
     np.testing.assert_allclose(path.grid, np.concatenate([[0.0], np.geomspace(ratio * top, top, 4)]), rtol=1e-12)
     # the bar counts those 5 points, and showing it does not change the path
     assert "5/5" in capsys.readouterr().err
-    quiet = knife_path(X[:30], y[:30], n_lambdas=5, random_state=0, max_refine=0)
+    quiet = knife_path(X[:30], y[:30], n_grid=5, random_state=0, max_refine=0)
     np.testing.assert_array_equal(path.weights, quiet.weights)
 
 
@@ -286,7 +318,7 @@ def test_path_with_verbose_progress_bar(sinusoid, capsys):
 
 def test_regressor_and_cv_select_true_features():
     X, y, s = make_sinusoid(100, random_state=3)
-    est = KNIFERegressorCV(cv=3, n_lambdas=20, random_state=0).fit(X, y)
+    est = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
     assert est.cv_scores_.shape == (len(est.path_), 3)
     assert est.path_.cv_scores is est.cv_scores_
     sup = est.get_support()
@@ -315,7 +347,7 @@ def test_classifier_binary_and_multiclass():
 
 def test_classifier_cv_scores_per_fold(orange):
     X, y, _ = orange
-    est = KNIFEClassifierCV(kernel="poly", cv=3, n_lambdas=8, max_iter=30, random_state=0,
+    est = KNIFEClassifierCV(kernel="poly", cv=3, n_grid=8, max_iter=30, random_state=0,
                             scoring="accuracy").fit(X, y)
     assert est.cv_scores_.shape == (len(est.path_), 3)
     assert np.all((est.cv_scores_ >= 0) & (est.cv_scores_ <= 1))
@@ -347,8 +379,8 @@ def test_bad_inputs_give_validation_errors(sinusoid):
         knife(X, y[:-1])
     with pytest.raises(ValueError, match="needs exactly two classes"):
         knife(X, np.arange(len(y)) % 3, loss="logistic")
-    with pytest.raises(ValueError, match="lambda2_grid must be"):
-        knife_path(X, y, lambda2_grid=[1.0, 0.5])
+    with pytest.raises(ValueError, match="grid must be"):
+        knife_path(X, y, grid=[1.0, 0.5])
     with pytest.raises(ValueError, match="w0 must lie in"):
         knife(X, y, w0=np.full(10, 2.0))
     Xc = X.copy()

@@ -182,8 +182,8 @@ def test_path_with_every_row_a_landmark_is_the_exact_path(small):
     from numkfs.methods.knife import knife_path, path_decision_function
 
     X, y = small
-    pe = knife_path(X, y, n_lambdas=6, random_state=0)
-    pn = knife_path(X, y, n_lambdas=6, random_state=0, approximation="nystroem", n_components=X.shape[0])
+    pe = knife_path(X, y, n_grid=6, random_state=0)
+    pn = knife_path(X, y, n_grid=6, random_state=0, approximation="nystroem", n_components=X.shape[0])
     assert pn.extra["params"]["approximation"] == "nystroem" and pe.extra["params"]["approximation"] == "exact"
     assert np.array_equal(pn.extra["params"]["landmarks"], np.arange(X.shape[0]))
     assert np.array_equal(pn.grid, pe.grid) or np.allclose(pn.grid, pe.grid, rtol=1e-9)
@@ -234,6 +234,6 @@ def test_sinusoid_true_features_at_a_few_thousand_rows():
     from numkfs import KNIFERegressorCV
 
     X, y, support = make_sinusoid(2000, n_features=20, random_state=0)
-    est = KNIFERegressorCV(approximation="nystroem", n_components=200, cv=3, n_lambdas=6).fit(X, y)
+    est = KNIFERegressorCV(approximation="nystroem", n_components=200, cv=3, n_grid=6).fit(X, y)
     assert est.approximation_ == "nystroem"
     assert np.array_equal(est.get_support(), support)

@@ -63,7 +63,7 @@ def _wide_classification(n=24, p=60, seed=0):
 def test_fast_path_equals_plain_path_classification(monkeypatch, loss):
     X, y, _ = make_orange(60, n_noise=4, random_state=0)
     X = _std(X)
-    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, loss=loss, n_lambdas=12, random_state=0,
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, loss=loss, n_grid=12, random_state=0,
                                                        max_iter=200, max_refine=0))
     assert fast.n_points == 12
     _same_path(fast, slow)
@@ -72,7 +72,7 @@ def test_fast_path_equals_plain_path_classification(monkeypatch, loss):
 def test_fast_path_equals_plain_path_sinusoid(monkeypatch):
     X, y, _ = make_sinusoid(50, random_state=3)
     X = _std(X)
-    fast, slow = _both(monkeypatch, lambda: knife_path(X, y - y.mean(), n_lambdas=15, random_state=0,
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y - y.mean(), n_grid=15, random_state=0,
                                                        max_refine=0))
     _same_path(fast, slow)
 
@@ -84,7 +84,7 @@ def test_fast_path_equals_plain_path_wide(monkeypatch, loss):
     if loss == "squared":
         y = X[:, 0] - X[:, 1] ** 2 + 0.1 * np.random.default_rng(1).standard_normal(len(y))
         y = y - y.mean()
-    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, loss=loss, n_lambdas=8, random_state=0,
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, loss=loss, n_grid=8, random_state=0,
                                                        max_refine=0))
     _same_path(fast, slow)
 
@@ -155,7 +155,7 @@ def test_nonconvergence_warns_and_is_recorded():
         res = knife(X, y - y.mean(), lambda2=3.0, max_iter=1, random_state=0)
     assert res.converged is False
     with pytest.warns(ConvergenceWarning, match=r"path points \(lambda2="):
-        path = knife_path(X, y - y.mean(), n_lambdas=5, max_iter=1, random_state=0, max_refine=0)
+        path = knife_path(X, y - y.mean(), n_grid=5, max_iter=1, random_state=0, max_refine=0)
     conv = path.extra["converged"]
     assert conv.dtype == bool and conv.shape == (5,) and not conv.all()
     assert np.all(path.extra["n_iter"][~conv] == 1)
@@ -163,14 +163,14 @@ def test_nonconvergence_warns_and_is_recorded():
         assert np.array_equal(path.converged, conv)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        knife_path(X, y - y.mean(), n_lambdas=5, random_state=0, max_iter=2000)  # converges: no warning
+        knife_path(X, y - y.mean(), n_grid=5, random_state=0, max_iter=2000)  # converges: no warning
 
 
-@pytest.mark.parametrize("n_lambdas", [2, 7, 40])
-def test_path_has_n_lambdas_points(n_lambdas):
+@pytest.mark.parametrize("n_grid", [2, 7, 40])
+def test_path_has_n_grid_points(n_grid):
     X, y, _ = make_sinusoid(40, random_state=0)
-    path = knife_path(_std(X), y - y.mean(), n_lambdas=n_lambdas, random_state=0, max_refine=0)
-    assert path.n_points == n_lambdas == len(path.grid)
+    path = knife_path(_std(X), y - y.mean(), n_grid=n_grid, random_state=0, max_refine=0)
+    assert path.n_points == n_grid == len(path.grid)
     assert path.grid[-1] == pytest.approx(path.extra["lambda2_top"])
 
 
@@ -179,7 +179,7 @@ def test_zero_points_are_the_fitted_model(monkeypatch):
     X, y, _ = make_sinusoid(40, random_state=0)
     X, y = _std(X), y - y.mean()
     grid = np.r_[0.0, np.geomspace(1.0, 1e4, 9)]
-    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, lambda2_grid=grid, random_state=0))
+    fast, slow = _both(monkeypatch, lambda: knife_path(X, y, grid=grid, random_state=0))
     assert not np.any(fast.weights[-1] > 0)
     _same_path(fast, slow, rtol=1e-10)
     np.testing.assert_allclose(fast.extra["alpha"], slow.extra["alpha"], atol=1e-8)
@@ -192,11 +192,11 @@ def test_ovr_paths_equal_separate_paths():
     labels = rng.integers(0, 3, len(X))
     labels[np.abs(X[:, 0]) > 1] = 0
     targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
-    paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=6, random_state=0, max_refine=0)
+    paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_grid=6, random_state=0, max_refine=0)
     tops = [km.knife_lambda2_max(X, t, loss="squared_hinge", random_state=0) for t in targets]
     grid = kpath._default_grid(max(tops), 6, 1e-3)
     for t, p in zip(targets, paths):
-        ref = knife_path(X, t, loss="squared_hinge", lambda2_grid=grid, random_state=0)
+        ref = knife_path(X, t, loss="squared_hinge", grid=grid, random_state=0)
         np.testing.assert_allclose(p.grid, grid, rtol=1e-12)
         _same_path(p, ref, rtol=1e-12)
 
@@ -231,10 +231,10 @@ def test_extrapolated_path_reaches_the_plain_stationary_points(monkeypatch, case
     # supports and objectives, in fewer outer iterations than the plain alternation with the
     # default tolerance
     _, X, y, loss = case
-    fast = knife_path(X, y, loss=loss, n_lambdas=15, random_state=0, max_refine=0)
-    tight = _plain(monkeypatch, lambda: knife_path(X, y, loss=loss, lambda2_grid=fast.grid, random_state=0,
+    fast = knife_path(X, y, loss=loss, n_grid=15, random_state=0, max_refine=0)
+    tight = _plain(monkeypatch, lambda: knife_path(X, y, loss=loss, grid=fast.grid, random_state=0,
                                                    tol=1e-12, max_iter=20000))
-    plain = _plain(monkeypatch, lambda: knife_path(X, y, loss=loss, lambda2_grid=fast.grid, random_state=0))
+    plain = _plain(monkeypatch, lambda: knife_path(X, y, loss=loss, grid=fast.grid, random_state=0))
     assert tight.converged.all() and fast.converged.all()
     # never above the reference; equal where both end at the same support.  KNIFE is not convex:
     # where the supports differ, the fast path must have found a strictly lower objective
@@ -391,12 +391,12 @@ def test_regressor_cv_standardises_inside_each_fold():
     X = 3.0 * X + 1.0
     X[1::2] += 0.7  # the held-out rows of fold 0 shift the all-row statistics
     cv = _two_folds(len(y))
-    est = KNIFERegressorCV(cv=cv, n_lambdas=5, random_state=0, max_iter=200).fit(X, y)
+    est = KNIFERegressorCV(cv=cv, n_grid=5, random_state=0, max_iter=200).fit(X, y)
     train, test = next(cv.split(X, y))
     mu, sd = X[train].mean(0), X[train].std(0)
     Xtr, Xte = (X[train] - mu) / sd, (X[test] - mu) / sd
     m = y[train].mean()
-    fp = knife_path(Xtr, y[train] - m, lambda2_grid=est.path_.grid, random_state=0, max_iter=200, gamma="auto")
+    fp = knife_path(Xtr, y[train] - m, grid=est.path_.grid, random_state=0, max_iter=200, gamma="auto")
     pred = km.path_decision_function(fp, Xtr, Xte) + m
     ref = -np.mean((pred - y[test][:, None]) ** 2, axis=0)
     np.testing.assert_allclose(est.cv_scores_[:, 0], ref, rtol=1e-10)
@@ -415,12 +415,12 @@ def test_classifier_cv_scores_are_held_out_losses(scoring):
     X, y, _ = make_orange(40, n_noise=2, random_state=0)
     labels = np.where(y > 0, "in", "out")
     cv = _two_folds(len(y))
-    est = KNIFEClassifierCV(cv=cv, n_lambdas=4, random_state=0, scoring=scoring, cv_rule="1se").fit(X, labels)
+    est = KNIFEClassifierCV(cv=cv, n_grid=4, random_state=0, scoring=scoring, cv_rule="1se").fit(X, labels)
     train, test = next(cv.split(X, labels))
     mu, sd = X[train].mean(0), X[train].std(0)
     Xtr, Xte = (X[train] - mu) / sd, (X[test] - mu) / sd
     ytr = np.where(labels[train] == est.classes_[1], 1.0, -1.0)
-    fp = knife_path(Xtr, ytr, loss="squared_hinge", lambda2_grid=est.path_.grid, random_state=0, gamma="auto")
+    fp = knife_path(Xtr, ytr, loss="squared_hinge", grid=est.path_.grid, random_state=0, gamma="auto")
     D = km.path_decision_function(fp, Xtr, Xte)
     yte = np.where(labels[test] == est.classes_[1], 1.0, -1.0)[:, None]
     if scoring == "neg_loss":
@@ -439,8 +439,8 @@ def test_classifier_cv_threads_give_the_serial_scores_and_restore_blas():
 
     X, y, _ = make_orange(36, n_noise=2, random_state=3)
     blas_before = [(i["internal_api"], i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
-    a = KNIFEClassifierCV(cv=3, n_lambdas=4, random_state=0, n_jobs=1).fit(X, y)
-    b = KNIFEClassifierCV(cv=3, n_lambdas=4, random_state=0, n_jobs=2).fit(X, y)
+    a = KNIFEClassifierCV(cv=3, n_grid=4, random_state=0, n_jobs=1).fit(X, y)
+    b = KNIFEClassifierCV(cv=3, n_grid=4, random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(a.cv_scores_, b.cv_scores_)
     assert a.best_index_ == b.best_index_
     assert [(i["internal_api"], i["num_threads"]) for i in threadpool_info()

@@ -212,7 +212,7 @@ def test_estimators_fitted_on_a_dataframe_keep_column_names_in_path():
     X = X[:, :4]
     yc = (y > np.median(y)).astype(int)
     df = pd.DataFrame(X, columns=["temp", "wind", "hum", "vis"])
-    fast = {"n_lambdas": 3, "cv": 2, "n_Ms": 2, "n_points": 3, "n_features_to_select": 2, "max_steps": 50,
+    fast = {"cv": 2, "n_Ms": 2, "n_points": 3, "n_features_to_select": 2, "max_steps": 50,
             "D_max": 1.0, "p_grid": [2.0, 1.5, 1.0]}
     checked = []
     for name in numkfs.__all__:
@@ -433,7 +433,7 @@ def test_words_apart_knife_ionosphere():
 
     d = load_dataset("ionosphere")
     y = np.where(d.target == d.target[0], 1.0, -1.0)
-    path = knife_path(d.data, y, loss="squared_hinge", n_lambdas=15, random_state=0,
+    path = knife_path(d.data, y, loss="squared_hinge", n_grid=15, random_state=0,
                       feature_names=d.feature_names)
     path.chosen_index, path.cv_rule = 0, "best"  # the densest point: every weight 1
     ax = path.plot()

@@ -59,7 +59,7 @@ def _estimator_entry(name, how):
 
 def _knife_path(X, y):
     from numkfs.methods.knife import knife_path
-    return _path_out(knife_path(X, y, n_lambdas=4, max_iter=20, random_state=0))
+    return _path_out(knife_path(X, y, n_grid=4, max_iter=20, random_state=0))
 
 
 def _lpkta_path(X, y):

@@ -96,7 +96,7 @@ def test_knife_path_default_grid_on_colon_has_no_support_jump():
 def test_auto_gamma_follows_the_selected_features():
     X, y = _sin_square(0)
     Xs = (X - X.mean(0)) / X.std(0)
-    path = knife_path(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", gamma="auto", n_lambdas=20,
+    path = knife_path(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", gamma="auto", n_grid=20,
                          random_state=0)
     g, ns = path.extra["gamma"], path.n_selected()
     assert g[0] == 1.0 / X.shape[1]
@@ -119,7 +119,7 @@ def test_auto_gamma_follows_the_selected_features():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_knife_classifier_cv_finds_sine_and_square(seed):
     X, y = _sin_square(seed)
-    est = KNIFEClassifierCV(n_lambdas=20, cv=3).fit(X, y)
+    est = KNIFEClassifierCV(n_grid=20, cv=3).fit(X, y)
     support = set(np.flatnonzero(est.get_support()))
     assert {0, 1} <= support and len(support - {0, 1}) <= 2
     assert est.gamma_ == est.path_.extra["gamma"][est.best_index_] > 1.0 / X.shape[1]
@@ -128,24 +128,24 @@ def test_knife_classifier_cv_finds_sine_and_square(seed):
 def test_knife_classifier_cv_finds_the_informative_features():
     X, y = make_classification(n_samples=150, n_features=12, n_informative=5, n_redundant=0, shuffle=False,
                                random_state=1)
-    support = set(np.flatnonzero(KNIFEClassifierCV(n_lambdas=20, cv=3).fit(X, y).get_support()))
+    support = set(np.flatnonzero(KNIFEClassifierCV(n_grid=20, cv=3).fit(X, y).get_support()))
     assert set(range(5)) <= support and len(support - set(range(5))) <= 2
 
 
 def test_knife_regressor_cv_finds_exactly_the_sinusoid():
     X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
-    est = KNIFERegressorCV(n_lambdas=20, cv=3).fit(X, y)
+    est = KNIFERegressorCV(n_grid=20, cv=3).fit(X, y)
     np.testing.assert_array_equal(est.get_support(), truth)
 
 
-def test_lambda2_grid_is_walked_as_given():
+def test_knife_grid_is_walked_as_given():
     X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
     grid = [0.0, 1.0, 10.0, 100.0]
-    est = KNIFERegressorCV(lambda2_grid=grid, cv=3).fit(X, y)
+    est = KNIFERegressorCV(grid=grid, cv=3).fit(X, y)
     np.testing.assert_array_equal(est.path_.grid, grid)
     assert est.cv_scores_.shape == (4, 3)
-    with pytest.raises(ValueError, match="lambda2_grid"):
-        KNIFERegressorCV(lambda2_grid="big").fit(X, y)
+    with pytest.raises(ValueError, match="'grid'"):
+        KNIFERegressorCV(grid="big").fit(X, y)
 
 
 def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
@@ -155,13 +155,13 @@ def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
     from numkfs.plotting import plot_cv_gamma
 
     X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
-    path = KNIFERegressorCV(n_lambdas=6, cv=3).fit(X, y).path_
+    path = KNIFERegressorCV(n_grid=6, cv=3).fit(X, y).path_
     ax = plot_cv_gamma(path)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), path.cv_scores.mean(axis=1))
     np.testing.assert_allclose(ax.gamma_axes.lines[0].get_ydata(), path.extra["gamma"])
     assert f"{path.n_selected()[path.chosen_index]} features" in ax.get_title()
     with pytest.raises(ValueError, match="cross-validated KNIFE path"):
-        plot_cv_gamma(knife_path(X, y, n_lambdas=3, random_state=0))
+        plot_cv_gamma(knife_path(X, y, n_grid=3, random_state=0))
 
 
 def test_garrote_default_grid_is_refined_where_the_support_jumps():
@@ -184,7 +184,7 @@ def test_garrote_default_grid_is_refined_where_the_support_jumps():
 
 
 @pytest.mark.parametrize("estimator, path_function, grid", [
-    ("KNIFERegressorCV", "knife_path", "lambda2_grid"), ("KNIFEClassifierCV", "knife_path", "lambda2_grid"),
+    ("KNIFERegressorCV", "knife_path", "grid"), ("KNIFEClassifierCV", "knife_path", "grid"),
     ("GarroteRegressorCV", "garrote_path", "grid"), ("COSSORegressorCV", "cosso_path", "grid"),
     ("LpKTASelectorCV", "lpkta_path", "p_grid"), ("L1KRRegressorCV", "l1kr_cv_path", "D_grid")])
 def test_every_cv_estimator_takes_its_path_functions_grid(estimator, path_function, grid):

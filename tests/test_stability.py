@@ -20,7 +20,7 @@ def friedman():
     return make_friedman1(n_samples=200, n_features=12, noise=0.5, random_state=0)
 
 
-@pytest.mark.parametrize("selector, params", [("lpkta", {}), ("knife", {"n_lambdas": 20})])
+@pytest.mark.parametrize("selector, params", [("lpkta", {}), ("knife", {"n_grid": 20})])
 def test_friedman_strong_features_and_no_noise_with_a_finite_pfer_bound(friedman, selector, params):
     X, y = friedman
     # margins measured: strong features >= 0.94, noise <= 0.38 (lp-KTA), 0.25 (KNIFE), in steps of 1/16
@@ -163,8 +163,8 @@ def test_scikit_learn_checks(estimator, check):
 
 
 def test_set_params_puts_path_parameters_into_params():
-    sel = StabilitySelection("knife", n_lambdas=10).set_params(n_lambdas=12, lambda_min_ratio=0.01, threshold=0.7)
-    assert sel.params == {"n_lambdas": 12, "lambda_min_ratio": 0.01} and sel.threshold == 0.7
+    sel = StabilitySelection("knife", n_grid=10).set_params(n_grid=12, lambda_min_ratio=0.01, threshold=0.7)
+    assert sel.params == {"n_grid": 12, "lambda_min_ratio": 0.01} and sel.threshold == 0.7
 
 
 @pytest.mark.parametrize("method", ["knife", "lpkta", "l1kr", "garrote", "cosso", "nmmkl"])
@@ -172,7 +172,7 @@ def test_method_path_reuses_the_full_data_grid_and_settings(method):
     X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
     if method == "nmmkl":
         y = (y > np.median(y)).astype(int)
-    params = {"n_lambdas": 6} if method == "knife" else None
+    params = {"n_grid": 6} if method == "knife" else None
     full = method_path(method, X, y, params=params)
     half = method_path(method, X[:20], y[:20], grid=full, params=params)
     assert np.array_equal(half.grid, full.grid) and half.weights.shape == full.weights.shape
@@ -185,7 +185,7 @@ def test_a_fitted_knife_estimator_lends_its_bandwidth():
     from numkfs import KNIFERegressorCV
 
     X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
-    est = KNIFERegressorCV(n_lambdas=4, cv=2, gamma=0.7).fit(X, y)
+    est = KNIFERegressorCV(n_grid=4, cv=2, gamma=0.7).fit(X, y)
     est.set_params(gamma=None)  # the parameter says 1/p; the fit chose 0.7
     assert method_path(est, X, y).extra["params"]["gamma"] == 0.7
     assert method_path(clone(est), X, y).extra["params"]["gamma"] != 0.7  # an unfitted one: knife_path's default

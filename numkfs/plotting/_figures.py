@@ -214,7 +214,7 @@ def plot_cv_gamma(path, ax=None):
     >>> from numkfs.datasets import make_sinusoid
     >>> from numkfs.plotting import plot_cv_gamma
     >>> X, y, _ = make_sinusoid(n_samples=60, random_state=0)
-    >>> ax = plot_cv_gamma(KNIFERegressorCV(n_lambdas=8, cv=3).fit(X, y).path_)
+    >>> ax = plot_cv_gamma(KNIFERegressorCV(n_grid=8, cv=3).fit(X, y).path_)
     >>> len(ax.gamma_axes.lines) >= 1  # matplotlib.pyplot.show() displays the figure
     True
     """

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._progress import progress_bar
 from ..._threads import method_threads
-from ..._validation import check_random_state, warn_not_converged
+from ..._validation import DEPRECATED, check_random_state, renamed, warn_not_converged
 from ...model_selection import refine_walk
 from ...paths import SELECTION_TOL, FeaturePath, support_mask
 from ._fit import _best_start, _starts
@@ -146,11 +146,11 @@ def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, 
     return recs
 
 
-def _default_grid(top, n_lambdas, lambda_min_ratio):
-    """0, then ``n_lambdas - 1`` log-spaced values ending at ``top`` (just ``top`` when n_lambdas = 2)."""
-    if n_lambdas == 2:
+def _default_grid(top, n_grid, lambda_min_ratio):
+    """0, then ``n_grid - 1`` log-spaced values ending at ``top`` (just ``top`` when n_grid = 2)."""
+    if n_grid == 2:
         return np.array([0.0, top])
-    return np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_lambdas - 1)])
+    return np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_grid - 1)])
 
 
 def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
@@ -178,8 +178,8 @@ def knife_path(
     kernel: str = "rbf",
     loss: str = "squared",
     lambda1: float = 1.0,
-    lambda2_grid=None,
-    n_lambdas: int = 100,
+    grid=None,
+    n_grid: int = 100,
     lambda_min_ratio: float = 1e-3,
     max_refine: int | None = None,
     gamma: float | str | None = None,
@@ -197,6 +197,8 @@ def knife_path(
     verbose: bool = False,
     approximation: str = "exact",
     n_components: int | None = None,
+    lambda2_grid=DEPRECATED,
+    n_lambdas=DEPRECATED,
 ) -> FeaturePath:
     r"""KNIFE feature path (paper Algorithm 2): λ2 from 0 upward with warm starts.
 
@@ -216,9 +218,9 @@ def knife_path(
         is fitted with 1 / (the number of features selected at its warm
         start, the previous point), 1/p at the first point.  The scale of
         each point is in ``extra["gamma"]``.
-    lambda2_grid : array, optional
+    grid : array, optional
         Increasing λ2 values; the path has one point per value.  Default:
-        0 then ``n_lambdas - 1`` log-spaced values from
+        0 then ``n_grid - 1`` log-spaced values from
         ``lambda_min_ratio * top`` to ``top``, where ``top`` is found (the
         smallest λ2 at which the warm-started fit from the λ2 = 0 solution
         zeroes every weight, see the module docstring), refined where the
@@ -227,7 +229,7 @@ def knife_path(
         path then ends with non-zero weights, except with ``gamma="auto"``,
         whose path continues by doubling λ2 (at most
         :data:`AUTO_EXTEND_MAX` times) until every weight is zero.
-    n_lambdas : int
+    n_grid : int, default=100
         Number of points of the default grid before refinement.
     lambda_min_ratio : float
         Smallest positive λ₂ of the default grid as a fraction of ``top``.
@@ -236,9 +238,9 @@ def knife_path(
         two consecutive points' supports differ by more than ``max(2, a
         quarter of the larger)`` features
         (:func:`numkfs.model_selection.refine_walk`); default
-        ``n_lambdas``, so a default path has at most ``2 * n_lambdas``
+        ``n_grid``, so a default path has at most ``2 * n_grid``
         points (plus the continuation of ``gamma="auto"``).  0 keeps the
-        grid as it is.  A given ``lambda2_grid`` is never refined.
+        grid as it is.  A given ``grid`` is never refined.
     n_restarts : int
         Random starts at the first grid point (the best starts the path).
     stop_at_zero : bool, default=False
@@ -253,6 +255,8 @@ def knife_path(
         A tqdm progress bar over the grid.
     approximation, n_components
         As in :func:`knife` (one set of landmarks for the whole path).
+    lambda2_grid, n_lambdas
+        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Returns
     -------
@@ -274,24 +278,26 @@ def knife_path(
     >>> from numkfs.datasets import make_sinusoid
     >>> from numkfs.methods.knife import knife_path
     >>> X, y, support = make_sinusoid(n_samples=60, random_state=0)
-    >>> path = knife_path(X, y, n_lambdas=10, random_state=0)
+    >>> path = knife_path(X, y, n_grid=10, random_state=0)
     >>> path.n_points
     10
     """
     caller = "knife_path"
+    grid = renamed(grid, lambda2_grid, new="grid", old="lambda2_grid", caller=caller)
+    n_grid = renamed(n_grid, n_lambdas, new="n_grid", old="n_lambdas", caller=caller, default=100)
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
                   delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
-                  n_lambdas=n_lambdas, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine,
+                  n_grid=n_grid, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine,
                   approximation=approximation, n_components=n_components, random_state=random_state)
     if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
         feature_names = [str(c) for c in X.columns]
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
     rng = check_random_state(random_state)
-    user_grid = lambda2_grid is not None
+    user_grid = grid is not None
     if user_grid:
-        grid = np.asarray(lambda2_grid, dtype=float).ravel()
+        grid = np.asarray(grid, dtype=float).ravel()
         if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
-            raise ValueError(f"{caller}: lambda2_grid must be a non-empty, non-decreasing array of "
+            raise ValueError(f"{caller}: grid must be a non-empty, non-decreasing array of "
                              f"finite values >= 0.")
     with method_threads("knife", X.shape[0], blas_in_threads=False):
         lam_first = grid[0] if user_grid else 0.0
@@ -299,10 +305,10 @@ def knife_path(
         top = np.nan
         if not user_grid:
             top = _find_top(model, st, max_iter, tol)
-            grid = _default_grid(top, n_lambdas, lambda_min_ratio)
+            grid = _default_grid(top, n_grid, lambda_min_ratio)
         bar = progress_bar(len(grid), desc="KNIFE path", unit="λ2", show=bool(verbose))
         bar.update(1)
-        refine = 0 if user_grid else (n_lambdas if max_refine is None else int(max_refine))
+        refine = 0 if user_grid else (n_grid if max_refine is None else int(max_refine))
         rec, = _walk([model], [st], grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar,
                      max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None)
         bar.close()
@@ -312,8 +318,9 @@ def knife_path(
                     true_support=true_support)
 
 
-def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lambda_min_ratio: float = 1e-3,
-                    max_refine: int | None = None, feature_names=None, random_state=None, **params) -> list:
+def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_ratio: float = 1e-3,
+                    max_refine: int | None = None, feature_names=None, random_state=None, lambda2_grid=DEPRECATED,
+                    n_lambdas=DEPRECATED, **params) -> list:
     r"""KNIFE paths of several binary problems on the same X on one shared λ2 grid (one-vs-rest).
 
     Default grid: as in :func:`knife_path`, with ``top`` the largest of the
@@ -322,7 +329,7 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     computed once and used both for its top and as the path's first point;
     the grid is refined where the support of all problems together (a
     feature selected by any of them) jumps, and walked by every problem.
-    The result is the list ``[knife_path(X, t, lambda2_grid=grid, ...) for t
+    The result is the list ``[knife_path(X, t, grid=grid, ...) for t
     in targets]`` without refitting the λ2 = 0 points.
 
     Parameters
@@ -332,10 +339,12 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     targets : list of arrays (n,)
         Two-class labels of each problem (e.g. ±1 for one class against
         the rest).
-    lambda2_grid : array, optional
+    grid : array, optional
         A shared grid (then nothing is shared but the data).
-    n_lambdas, lambda_min_ratio, max_refine, feature_names, random_state
+    n_grid, lambda_min_ratio, max_refine, feature_names, random_state
         As in :func:`knife_path`.
+    lambda2_grid, n_lambdas
+        Former names of ``grid`` and ``n_grid`` (FutureWarning).
     **params
         The fitting keywords of :func:`knife` (``loss`` a classification loss).
 
@@ -351,19 +360,21 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
     >>> X, _, _ = make_sinusoid(n_samples=45, random_state=0)
     >>> labels = np.arange(45) % 3
     >>> targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
-    >>> paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_lambdas=4, max_refine=0, random_state=0)
+    >>> paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_grid=4, max_refine=0, random_state=0)
     >>> [p.n_points for p in paths], bool(np.array_equal(paths[0].grid, paths[2].grid))
     ([4, 4, 4], True)
     """
     caller = "knife_ovr_paths"
+    grid = renamed(grid, lambda2_grid, new="grid", old="lambda2_grid", caller=caller)
+    n_grid = renamed(n_grid, n_lambdas, new="n_grid", old="n_lambdas", caller=caller, default=100)
     unknown = sorted(set(params) - set(_FIT_DEFAULTS))
     if unknown:
         raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}.")
-    params = {**_FIT_DEFAULTS, **params, "n_lambdas": n_lambdas, "lambda_min_ratio": lambda_min_ratio,
+    params = {**_FIT_DEFAULTS, **params, "n_grid": n_grid, "lambda_min_ratio": lambda_min_ratio,
               "max_refine": max_refine}
-    if lambda2_grid is not None:
+    if grid is not None:
         kw = {k: params[k] for k in _FIT_DEFAULTS}
-        return [knife_path(X, t, lambda2_grid=lambda2_grid, feature_names=feature_names, random_state=random_state,
+        return [knife_path(X, t, grid=grid, feature_names=feature_names, random_state=random_state,
                            **kw) for t in targets]
     setups = []
     for t in targets:
@@ -375,11 +386,11 @@ def knife_ovr_paths(X, targets, *, lambda2_grid=None, n_lambdas: int = 100, lamb
             top = _find_top(model, st, params["max_iter"], params["tol"])
         setups.append((model, st, top, public, classes))
     top = max(s[2] for s in setups)
-    grid = _default_grid(top, n_lambdas, lambda_min_ratio)
+    grid = _default_grid(top, n_grid, lambda_min_ratio)
     models = [s[0] for s in setups]
     with method_threads("knife", models[0].X.shape[0], blas_in_threads=False):
         recs = _walk(models, [s[1] for s in setups], grid, max_iter=params["max_iter"], tol=params["tol"],
-                     max_refine=n_lambdas if max_refine is None else int(max_refine),
+                     max_refine=n_grid if max_refine is None else int(max_refine),
                      extend_to_zero=models[0].gamma_rule is not None)
     paths = []
     for rec, (model, st, _, public, classes) in zip(recs, setups):

@@ -49,7 +49,7 @@ KNIFE_CONSTRAINTS = {
     "n_restarts": [Interval(numbers.Integral, 1, None, closed="left")],
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
-    "n_lambdas": [Interval(numbers.Integral, 2, None, closed="left")],
+    "n_grid": [Interval(numbers.Integral, 2, None, closed="left")],
     "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither")],
     "max_refine": [Interval(numbers.Integral, 0, None, closed="left"), NoneOr],
     "approximation": [Options(("exact", "nystroem", "auto"))],
