@@ -24,7 +24,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 from numkfs.kernels.alignment import combined_kernel, feature_alignments
-from numkfs.methods.lpkta import _choose_points, lpkta_path, svm_kernel_scale
+from numkfs.estimators._lpkta_scoring import choose_points, svm_kernel_scale
+from numkfs.methods.lpkta import lpkta_path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from alignment_kernels import load_csv  # noqa: E402
@@ -54,13 +55,13 @@ def evaluate(name, X, y, n_points, folds=5):
     results = {}
     uniform = np.zeros((folds, len(CS)))
     for (c1, c2) in LAMBDAS:
-        full = lpkta_path(X, y, alignments=a_full, lambda1=c1 * amax, lambda2=c2 * amax)
-        idx = _choose_points(full, n_points)
+        full = lpkta_path(X, y, alignments=a_full, bregman_weight=c1 * amax, lp_weight=c2 * amax)
+        idx = choose_points(full, n_points)
         acc = np.zeros((len(idx), folds, len(CS)))
         nsel = np.zeros((len(idx), folds))
         for f, (tr, te) in enumerate(splits):
             a, det = feature_alignments(X[tr], y[tr], return_details=True)
-            path = lpkta_path(X[tr], y[tr], alignments=a, lambda1=c1 * amax, lambda2=c2 * amax)
+            path = lpkta_path(X[tr], y[tr], alignments=a, bregman_weight=c1 * amax, lp_weight=c2 * amax)
             for q, k in enumerate(idx):
                 eta = path.weights[k]
                 nsel[q, f] = (eta > 0).sum()

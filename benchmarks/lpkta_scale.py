@@ -100,7 +100,7 @@ def run_case(name, X, y, sub):
     t_al = path.extra["time_alignments"]
     t_pa = path.extra["time_path"]
     a = path.extra["alignments"]
-    lam1, lam2 = path.extra["lambda1"], path.extra["lambda2"]
+    lam1, lam2 = path.extra["bregman_weight"], path.extra["lp_weight"]
     d = X.shape[1]
     sub = min(sub, d)
     t0 = time.perf_counter()
@@ -251,8 +251,8 @@ def fgt_path_compare(n=20_000, d=100):
     X, y = fgt_data(n, d, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pe = lpkta_path(X, y, method="exact")
-        pf = lpkta_path(X, y, method="fgt")
+        pe = lpkta_path(X, y, alignment_method="exact")
+        pf = lpkta_path(X, y, alignment_method="fgt")
     same = all(np.array_equal(pe.selected(i), pf.selected(i)) for i in range(len(pe)))
     t_e, t_f = pe.extra["time_alignments"], pf.extra["time_alignments"]
     ae, af = pe.extra["alignments"], pf.extra["alignments"]

@@ -25,7 +25,7 @@ import json, resource, sys, time, warnings
 import numpy as np
 warnings.simplefilter("ignore")
 import numkfs
-import numkfs.methods.lpkta as lp
+import numkfs.estimators._lpkta_scoring as lp
 what, n, form = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 lp.LOWRANK_MIN_SAMPLES = 10**9 if form == "exact" else 0
 rng = np.random.default_rng(0)

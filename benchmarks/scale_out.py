@@ -177,7 +177,7 @@ def run_case(client, kind, d, chunk, density, lpkta, screen):
     res["screen_s"] = time.perf_counter() - t0
     if lpkta:
         t0 = time.perf_counter()
-        path = lpkta_path_blocked(Xd, y, p_grid=default_p_grid(2.0, 1.0, 0.1))
+        path = lpkta_path_blocked(Xd, y, grid=default_p_grid(2.0, 1.0, 0.1))
         res["lpkta_s"] = time.perf_counter() - t0
         res["lpkta_selected_at_p1"] = int(path.n_selected()[-1])
     mem = client.run(stop_on_worker)

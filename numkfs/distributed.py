@@ -472,8 +472,8 @@ def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "
     (:func:`feature_alignments_blocked`, run on the workers); the path then
     needs :math:`a` alone and runs in the calling process with
     :func:`numkfs.methods.lpkta.lpkta_path` (``alignments=``). Note the path
-    stores ``len(p_grid) x n_features`` weights in the client: pass a
-    coarser ``p_grid`` for millions of features.
+    stores ``len(grid) x n_features`` weights in the client: pass a
+    coarser ``grid`` for millions of features.
 
     Parameters
     ----------
@@ -501,7 +501,7 @@ def lpkta_path_blocked(X, y, kernel: str = "rbf", gamma=None, *, target: str = "
         Exact pair loop or fast Gauss transform for the alignments, as in
         :func:`~numkfs.kernels.alignment.feature_alignments`.
     **lpkta_kwargs
-        ``lambda1``, ``lambda2``, ``bregman``, ``p_grid``, ``x0``, ``eps``,
+        ``bregman_weight``, ``lp_weight``, ``bregman``, ``grid``, ``n_grid``, ``x0``, ``eps``,
         ``predictor``, ``tol`` of ``lpkta_path``.
 
     Returns

@@ -41,9 +41,10 @@ ESTIMATORS = {
     "COSSORegressorCV": _E.COSSORegressorCV(n_grid=3, cv=2, max_iter=30, random_state=0),
     "L1KRRegressor": _E.L1KRRegressor(cv=2, n_grid=3, D_max=2.0, max_steps=200, random_state=0),
     "L1KRRegressorCV": _E.L1KRRegressorCV(cv=2, n_grid=3, D_max=2.0, max_steps=200, random_state=0),
-    "LpKTASelector": _E.LpKTASelector(p_grid=_P11),
-    "LpKTAClassifier": _E.LpKTAClassifier(p_grid=_P11),
-    "LpKTASelectorCV": _E.LpKTASelectorCV(cv=2, p_grid=_P6, random_state=0),
+    "LpKTASelector": _E.LpKTASelector(grid=_P11),
+    "LpKTAClassifier": _E.LpKTAClassifier(grid=_P11),
+    "LpKTASelectorCV": _E.LpKTASelectorCV(cv=2, grid=_P6, random_state=0),
+    "LpKTAClassifierCV": _E.LpKTAClassifierCV(cv=2, grid=_P6, random_state=0),
     "NMMKLSelector": _E.NMMKLSelector(n_features_to_select=1),
 }
 
@@ -52,7 +53,7 @@ ESTIMATORS = {
 VARIANTS = [
     _E.KNIFEClassifier(loss="logistic", lambda2=0.1, max_iter=20, random_state=0),
     _E.NMMKLSelector(n_features_to_select=1, kernel="rbf"),
-    _E.LpKTASelector(n_features_to_select=1, p_grid=_P11),
+    _E.LpKTASelector(n_features_to_select=1, grid=_P11),
 ]
 
 

@@ -19,7 +19,8 @@ from numkfs.distributed import (
     take_features,
 )
 from numkfs.kernels.alignment import feature_alignments
-from numkfs.methods.lpkta import default_p_grid, feature_selection_path, lpkta_path
+from numkfs import feature_selection_path
+from numkfs.methods.lpkta import default_p_grid, lpkta_path
 
 RTOL = 1e-12
 
@@ -134,14 +135,14 @@ def test_lpkta_path_blocked_equals_in_memory():
     grid = default_p_grid(2.0, 1.0, 0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = lpkta_path(X, y, p_grid=grid)
-        got = lpkta_path_blocked(X, y, p_grid=grid, block_size=6)
+        ref = lpkta_path(X, y, grid=grid)
+        got = lpkta_path_blocked(X, y, grid=grid, block_size=6)
     _close(got.weights, ref.weights)
     _close(got.objective, ref.objective)
     _close(got.extra["gamma"], ref.extra["gamma"])
     np.testing.assert_array_equal(got.grid, ref.grid)
     with pytest.warns(UserWarning, match=r"feature\(s\) \[5\] are constant"):
-        lpkta_path_blocked(X, y, p_grid=grid, block_size=6)
+        lpkta_path_blocked(X, y, grid=grid, block_size=6)
 
 
 # ----------------------------------------------------------------------------
@@ -184,8 +185,8 @@ def test_files_on_disk_on_cluster(client, tmp_path):
     grid = default_p_grid(2.0, 1.0, 0.1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = lpkta_path_blocked(dense_paths, y, p_grid=grid)
-        ref = lpkta_path(X, y, p_grid=grid)
+        got = lpkta_path_blocked(dense_paths, y, grid=grid)
+        ref = lpkta_path(X, y, grid=grid)
     _close(got.weights, ref.weights)
 
 
@@ -215,7 +216,7 @@ def test_joblib_dask_backend_runs_unchanged(client):
     X, y = _data(n=80, d=12)
     X = np.delete(X, 5, axis=1)
     ref = feature_alignments(X, y)
-    kw = dict(p_grid=default_p_grid(2.0, 1.0, 0.1), n_points=4, cv=3, random_state=0)
+    kw = dict(grid=default_p_grid(2.0, 1.0, 0.1), n_points=4, cv=3, random_state=0)
     seq = feature_selection_path(X, y, n_jobs=1, **kw)
     with joblib.parallel_backend("dask"):
         _close(feature_alignments_blocked(X, y, block_size=3), ref)

@@ -134,8 +134,8 @@ def test_lpkta_path_same_features_with_fgt():
     n, d = 1200, 15
     X = rng.normal(size=(n, d))
     y = np.sign(X[:, 0] ** 2 + np.sin(2 * X[:, 1]) - 1.0 + 0.3 * rng.normal(size=n))
-    pe = lpkta_path(X, y, method="exact")
-    pf = lpkta_path(X, y, method="fgt")
+    pe = lpkta_path(X, y, alignment_method="exact")
+    pf = lpkta_path(X, y, alignment_method="fgt")
     for i in range(len(pe)):
         assert np.array_equal(pe.selected(i), pf.selected(i))
     np.testing.assert_allclose(pf.weights, pe.weights, rtol=1e-6, atol=1e-12)

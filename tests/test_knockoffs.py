@@ -218,7 +218,7 @@ def test_sklearn_contract():
 
 
 # Not in the registry of tests/conftest.py (it holds exactly numkfs.estimators): checked here, ~1 s CPU.
-@parametrize_with_checks([KnockoffFilter("lpkta", random_state=0, p_grid=np.linspace(2, 1, 6))])
+@parametrize_with_checks([KnockoffFilter("lpkta", random_state=0, grid=np.linspace(2, 1, 6))])
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
 

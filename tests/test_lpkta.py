@@ -7,12 +7,11 @@ from scipy.optimize import brentq
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
-from numkfs.estimators._lpkta import LpKTAClassifier, LpKTASelector, LpKTASelectorCV
+from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, feature_selection_path
 from numkfs.methods.lpkta import (
     GeneralizedKL,
     SquaredEuclidean,
     default_p_grid,
-    feature_selection_path,
     lpkta_objective,
     lpkta_path,
     lpkta_weights,
@@ -166,7 +165,7 @@ def test_lpkta_path_on_data_dense_and_sparse():
     path = lpkta_path(X, y)
     assert path.grid_name == "p" and path.weights.shape == (101, 60)
     a = path.extra["alignments"]
-    lam1, lam2 = path.extra["lambda1"], path.extra["lambda2"]
+    lam1, lam2 = path.extra["bregman_weight"], path.extra["lp_weight"]
     np.testing.assert_allclose(path.weights[0], np.where(a / (2 * (lam1 + lam2)) >= 1e-3, a / (2 * (lam1 + lam2)), 0), rtol=1e-12)
     for k in (0, 40, 100):
         assert path.objective[k] == pytest.approx(
@@ -175,8 +174,8 @@ def test_lpkta_path_on_data_dense_and_sparse():
     assert support[path.selected(len(path) - 1)].all()
     assert np.all(np.diff(path.n_selected()) <= 0)
     Xs, ys, sup = make_dorothea_like(200, 3000, density=0.02, n_informative=10, random_state=2)
-    ps = lpkta_path(Xs, ys, lambda1=1.0, lambda2=2.0)
-    pd = lpkta_path(Xs.toarray(), ys, lambda1=1.0, lambda2=2.0)
+    ps = lpkta_path(Xs, ys, bregman_weight=1.0, lp_weight=2.0)
+    pd = lpkta_path(Xs.toarray(), ys, bregman_weight=1.0, lp_weight=2.0)
     np.testing.assert_allclose(ps.weights, pd.weights, rtol=1e-9, atol=1e-14)
 
 
@@ -232,10 +231,60 @@ def test_selector_and_classifier_behaviour():
     Xs = sp.csr_matrix(X)
     clf_s = LpKTAClassifier().fit(Xs[:200], y[:200])
     np.testing.assert_allclose(clf_s.decision_function(Xs[200:]), clf.decision_function(X[200:]), atol=1e-8)
-    cv_sel = LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 11), scoring="accuracy", random_state=0).fit(X, y)
-    assert cv_sel.curve_.scores.shape == (11, 3) == cv_sel.cv_scores_.shape
+    cv_sel = LpKTASelectorCV(cv=3, grid=np.linspace(2, 1, 11), scoring="accuracy", random_state=0).fit(X, y)
+    assert cv_sel.cv_scores_.shape == (11, 3)
     mean = cv_sel.cv_scores_.mean(axis=1)
-    assert mean[cv_sel.best_index_] == mean.max() == cv_sel.curve_.score.max()
+    assert mean[cv_sel.best_index_] == mean.max()
+    # the same scores as the selection curve over every point (one way to cross-validate the kernel model)
+    curve = feature_selection_path(X, y, cv=3, grid=np.linspace(2, 1, 11), n_points=None, baseline=False,
+                                   scoring="accuracy")
+    np.testing.assert_array_equal(curve.scores, cv_sel.cv_scores_)
+
+
+def test_classifier_cv_chooses_p_then_fits_the_svm():
+    """LpKTAClassifierCV: the point of LpKTASelectorCV (hinge loss of the SVM on
+    the folds), then LpKTAClassifier's SVM at that point."""
+    X, y, support = make_madelon_like(240, 20, n_redundant=4, random_state=6)
+    grid = np.linspace(2, 1, 21)
+    clf = LpKTAClassifierCV(cv=3, grid=grid, cv_rule="1se").fit(X[:160], y[:160])
+    sel = LpKTASelectorCV(cv=3, grid=grid, cv_rule="1se").fit(X[:160], y[:160])
+    assert clf.best_index_ == sel.best_index_ and clf.path_.score_name == "neg_hinge_loss"
+    np.testing.assert_array_equal(clf.cv_scores_, sel.cv_scores_)
+    fixed = LpKTAClassifier(p=clf.p_, grid=grid).fit(X[:160], y[:160])
+    np.testing.assert_allclose(clf.decision_function(X[160:]), fixed.decision_function(X[160:]), rtol=1e-12)
+    assert support[clf.support_mask_].all() and clf.score(X[160:], y[160:]) > 0.75
+    for est in (LpKTASelector(), LpKTAClassifier()):  # the estimators without CV take no cv
+        assert not {"cv", "cv_rule", "scoring", "n_jobs", "random_state"} & set(est.get_params())
+
+
+def test_former_names_warn_and_still_work():
+    """lp-KTA's renamed parameters (issue #27): lambda1 -> bregman_weight,
+    lambda2 -> lp_weight, p_grid -> grid, and lpkta_path's method / rtol ->
+    alignment_method / alignment_rtol; each old name warns and gives the same answer."""
+    X, y, _ = make_madelon_like(80, 8, n_redundant=2, random_state=7)
+    grid = np.linspace(2, 1, 6)
+    new = lpkta_path(X, y, bregman_weight=0.3, lp_weight=0.2, grid=grid, alignment_method="fgt",
+                     alignment_rtol=1e-6)
+    with pytest.warns(FutureWarning) as record:
+        old = lpkta_path(X, y, lambda1=0.3, lambda2=0.2, p_grid=grid, method="fgt", rtol=1e-6)
+    assert {str(w.message).split("'")[1] for w in record} == {"lambda1", "lambda2", "p_grid", "method", "rtol"}
+    np.testing.assert_array_equal(old.weights, new.weights)
+    with pytest.raises(TypeError, match="not both"):
+        lpkta_path(X, y, grid=grid, p_grid=grid)
+    with pytest.warns(FutureWarning, match="lambda1"):
+        assert lpkta_objective(new.weights[2], new.extra["alignments"], grid[2], lambda1=0.3, lambda2=0.2) == \
+            lpkta_objective(new.weights[2], new.extra["alignments"], grid[2], 0.3, 0.2)
+    sel = LpKTASelectorCV(cv=2, grid=grid, bregman_weight=0.3, lp_weight=0.2).fit(X, y)
+    with pytest.warns(FutureWarning, match="p_grid"):
+        old_sel = LpKTASelectorCV(cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2).fit(X, y)
+    np.testing.assert_array_equal(old_sel.cv_scores_, sel.cv_scores_)
+    with pytest.warns(FutureWarning, match="lambda2"):
+        curve = feature_selection_path(X, y, cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2, n_points=None,
+                                       baseline=False, scoring="neg_hinge_loss")
+    np.testing.assert_array_equal(curve.scores, sel.cv_scores_)
+    # n_grid = 101 is the former default grid, value for value
+    np.testing.assert_array_equal(lpkta_path(X, y, n_grid=101).grid, default_p_grid())
+    assert len(lpkta_path(X, y, n_grid=11).grid) == 11
 
 
 # The registry's small instances (tests/conftest.py); no check warns.
@@ -248,7 +297,7 @@ def test_scoring_models_above_the_low_rank_threshold_match_the_exact_ones(monkey
     """Above LOWRANK_MIN_SAMPLES the kernel models run on low-rank features: kernel
     ridge regression is the exact one (push-through identity) to the factors' tolerance;
     the SVM is LinearSVC's squared-hinge optimum on Φ; LpKTAClassifier keeps O(n R)."""
-    import numkfs.methods.lpkta as lp
+    import numkfs.estimators._lpkta_scoring as lp
     from sklearn.svm import LinearSVC
 
     from numkfs.kernels.lowrank import learned_kernel_features
@@ -261,9 +310,9 @@ def test_scoring_models_above_the_low_rank_threshold_match_the_exact_ones(monkey
     path = lpkta_path(X[:200], yr[:200])
     idx = [0, 50, 100]
     args = (X[:200], yr[:200], X[200:], yr[200:], path, idx, "rbf", None, 1.0)
-    exact = lp._kernel_model_scores(*args, scoring="neg_mean_squared_error")
+    exact = lp.kernel_model_scores(*args, scoring="neg_mean_squared_error")
     monkeypatch.setattr(lp, "LOWRANK_MIN_SAMPLES", 50)
-    low = lp._kernel_model_scores(*args, scoring="neg_mean_squared_error")
+    low = lp.kernel_model_scores(*args, scoring="neg_mean_squared_error")
     np.testing.assert_allclose(low, exact, rtol=1e-5)
     # the classifier: the decision values of LinearSVC on the same features
     clf = LpKTAClassifier(C=2.0).fit(X[:200], yc[:200])

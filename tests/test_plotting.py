@@ -213,7 +213,7 @@ def test_estimators_fitted_on_a_dataframe_keep_column_names_in_path():
     yc = (y > np.median(y)).astype(int)
     df = pd.DataFrame(X, columns=["temp", "wind", "hum", "vis"])
     fast = {"cv": 2, "n_Ms": 2, "n_points": 3, "n_features_to_select": 2, "max_steps": 50,
-            "D_max": 1.0, "p_grid": [2.0, 1.5, 1.0]}
+            "D_max": 1.0}  # n_grid=3: lp-KTA's p = 2, 1.5, 1
     checked = []
     for name in numkfs.__all__:
         cls = getattr(numkfs, name)

@@ -64,7 +64,7 @@ def _knife_path(X, y):
 
 def _lpkta_path(X, y):
     from numkfs.methods.lpkta import lpkta_path
-    return _path_out(lpkta_path(X, y, p_grid=np.linspace(2, 1, 11)))
+    return _path_out(lpkta_path(X, y, grid=np.linspace(2, 1, 11)))
 
 
 def _nmmkl_path(X, y):
@@ -475,7 +475,7 @@ def test_lpkta_newton_near_eta_zero(kw):
     from numkfs.methods.lpkta import lpkta_path
 
     X, y = _reg_data(4)
-    path = lpkta_path(X, (y > 0).astype(int), p_grid=np.linspace(2, 1, 21), **kw)
+    path = lpkta_path(X, (y > 0).astype(int), grid=np.linspace(2, 1, 21), **kw)
     assert np.all(np.isfinite(path.weights)) and np.all(path.weights >= 0)
 
 

@@ -89,7 +89,7 @@ def test_lpkta_regression_target_is_scored_as_regression():
     assert target_type(y) == "regression"  # whole-number floats, 214 distinct values
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # no "least populated class has only 1 member"
-        res = select(X[:200], y[:200], "lpkta", cv=3, p_grid=np.linspace(2, 1, 11))
+        res = select(X[:200], y[:200], "lpkta", cv=3, grid=np.linspace(2, 1, 11))
     assert res.task == "regression"
     assert res.score_name == "neg_mean_squared_error"
     assert "R^2" not in res.summary() and "mean squared error" in res.summary()
@@ -99,9 +99,9 @@ def test_lpkta_regression_target_is_scored_as_regression():
 
 def test_lpkta_classification_scores_are_named():
     X, y = load_wine(return_X_y=True)
-    sel = numkfs.LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 6), random_state=0).fit(X, y)
+    sel = numkfs.LpKTASelectorCV(cv=3, grid=np.linspace(2, 1, 6), random_state=0).fit(X, y)
     assert sel.path_.score_name == "neg_hinge_loss"
-    acc = numkfs.LpKTASelectorCV(cv=3, p_grid=np.linspace(2, 1, 6), scoring="accuracy", random_state=0).fit(X, y)
+    acc = numkfs.LpKTASelectorCV(cv=3, grid=np.linspace(2, 1, 6), scoring="accuracy", random_state=0).fit(X, y)
     assert acc.path_.score_name == "accuracy"
     assert np.all((acc.cv_scores_ >= 0) & (acc.cv_scores_ <= 1)) and np.all(sel.cv_scores_ <= 0)
 
@@ -129,7 +129,7 @@ def test_lpkta_selector_returns_exactly_k():
 def test_select_n_features_exact(method, k):
     if method == "lpkta":
         X, y = load_breast_cancer(return_X_y=True)
-        kw = dict(p_grid=np.linspace(2, 1, 11))
+        kw = dict(grid=np.linspace(2, 1, 11))
     else:
         X, y = load_diabetes(return_X_y=True)
         kw = dict(n_lambdas=15)
@@ -313,5 +313,6 @@ def test_cv_variants_replace_cv_inside_fixed_point_estimators():
     with pytest.raises(TypeError, match="cv"):  # COSSORegressor fits one budget; COSSORegressorCV chooses it
         numkfs.COSSORegressor(cv=3).fit(X, y)
     Xw, yw = load_wine(return_X_y=True)
-    with pytest.warns(FutureWarning, match="LpKTASelectorCV"):
-        numkfs.LpKTASelector(cv=3, p_grid=np.linspace(2, 1, 3), random_state=0).fit(Xw, yw)
+    for cls in (numkfs.LpKTASelector, numkfs.LpKTAClassifier):  # their CV variants: LpKTASelectorCV, LpKTAClassifierCV
+        with pytest.raises(TypeError, match="cv"):
+            cls(cv=3).fit(Xw, yw)

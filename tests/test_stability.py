@@ -157,7 +157,7 @@ def test_plot_draws_every_feature_the_threshold_and_no_word_over_another():
 
 
 # Not in the registry of tests/conftest.py (it holds exactly numkfs.estimators): checked here, ~2 s CPU.
-@parametrize_with_checks([StabilitySelection("lpkta", n_resamples=2, random_state=0, p_grid=np.linspace(2, 1, 6))])
+@parametrize_with_checks([StabilitySelection("lpkta", n_resamples=2, random_state=0, grid=np.linspace(2, 1, 6))])
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
 

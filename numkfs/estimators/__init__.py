@@ -19,6 +19,7 @@ __getattr__, __dir__, __all__ = _attach(
         "L1KRRegressor": "_l1kr",
         "L1KRRegressorCV": "_l1kr",
         "LpKTAClassifier": "_lpkta",
+        "LpKTAClassifierCV": "_lpkta",
         "LpKTASelector": "_lpkta",
         "LpKTASelectorCV": "_lpkta",
         "NMMKLSelector": "_nmmkl",

@@ -10,11 +10,17 @@
 * :class:`LpKTAClassifier`: the selector followed by an SVM
   (scikit-learn ``SVC``, precomputed kernel) on the learned kernel
   :math:`\\sum_i \\eta_i \\tilde K_i`.
+* :class:`LpKTAClassifierCV`: the point chosen by cross-validation, then
+  the SVM.
+
+The CV estimators share the one ``fit`` of every numkfs ``*CV`` estimator
+(:class:`~numkfs.estimators._cv.PathCVMixin`): on each fold the alignments
+and the path are recomputed on the training rows and the kernel model
+(``numkfs.estimators._lpkta_scoring``) is scored on the held-out rows.
 """
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,52 +28,61 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._validation import Interval, InstanceOf, NoneOr, Options
+from .._threads import limit_threads, thread_limits
+from .._validation import DEPRECATED, DEPRECATED_OPTION, Interval, InstanceOf, NoneOr, Options, renamed, target_type
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
-from ..methods.lpkta import (
-    KERNEL_MODEL_SCORINGS,
-    Bregman,
-    _check_grid,
-    default_p_grid,
-    LowRankKernelModel,
-    feature_selection_path,
-    lpkta_path,
-    svm_kernel_scale,
-)
-from ..model_selection import CV_RULES, index_for_count, record_cv, target_type
+from ..methods.lpkta import Bregman, lpkta_path
+from ..model_selection import CV_RULES, index_for_count
+from . import _lpkta_scoring as _scoring
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
+from ._cv import PathCVMixin, cv_data
+from ._lpkta_scoring import KERNEL_MODEL_SCORINGS, LowRankKernelModel, fold_path, kernel_model_scores, svm_kernel_scale
 
-__all__ = ["LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier"]
+__all__ = ["LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier", "LpKTAClassifierCV"]
 
 _ACCEPT_SPARSE = ["csc", "csr", "coo"]
+
+_BREGMAN_WEIGHT = [NoneOr, Interval(numbers.Real, 0, None, closed="neither")]
+_LP_WEIGHT = [NoneOr, Interval(numbers.Real, 0, None, closed="left")]
+_GRID = [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of decreasing p values")]
 
 _CONSTRAINTS = {
     "kernel": [Options({"rbf", "linear"})],
     "gamma": [NoneOr, Interval(numbers.Real, 0, None, closed="neither"), Options({"scale"}),
               InstanceOf((np.ndarray, list, tuple), "an array of positive floats")],
-    "lambda1": [NoneOr, Interval(numbers.Real, 0, None, closed="neither")],
-    "lambda2": [NoneOr, Interval(numbers.Real, 0, None, closed="left")],
+    "bregman_weight": _BREGMAN_WEIGHT,
+    "lp_weight": _LP_WEIGHT,
     "bregman": [Options({"euclidean", "kl"}), InstanceOf((Bregman,), "a Bregman instance")],
     "x0": [NoneOr, Interval(numbers.Real, 0, None, closed="left")],
-    "p": [NoneOr, Interval(numbers.Real, 1, None, closed="left")],
-    "n_features_to_select": [NoneOr, Interval(numbers.Integral, 1, None, closed="left")],
-    "cv": [NoneOr, Interval(numbers.Integral, 2, None, closed="left"),
-           InstanceOf((object,), "a cross-validation splitter")],
-    "C": [Interval(numbers.Real, 0, None, closed="neither")],
-    "p_grid": [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of decreasing p values")],
+    "grid": _GRID,
+    "n_grid": [Interval(numbers.Integral, 2, None, closed="left")],
     "eps": [Interval(numbers.Real, 0, float(np.exp(-1.0)), closed="left")],
     "predictor": [Options({"warm", "first", "second"})],
-    "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
-    "cv_rule": [Options(set(CV_RULES))],
-    "scoring": [NoneOr, Options(set(KERNEL_MODEL_SCORINGS))],
     "alignment_method": [Options({"auto", "exact", "fgt"})],
     "alignment_rtol": [Interval(numbers.Real, 1e-14, 1, closed="left")],
+    # former names (FutureWarning)
+    "lambda1": [DEPRECATED_OPTION, *_BREGMAN_WEIGHT],
+    "lambda2": [DEPRECATED_OPTION, *_LP_WEIGHT],
+    "p_grid": [DEPRECATED_OPTION, *_GRID],
 }
 
+_SELECTOR_CONSTRAINTS = {
+    **_CONSTRAINTS,
+    "p": [NoneOr, Interval(numbers.Real, 1, None, closed="left")],
+    "n_features_to_select": [NoneOr, Interval(numbers.Integral, 1, None, closed="left")],
+}
 
-def _is_regression(y) -> bool:
-    return target_type(y) == "regression"
+_C = [Interval(numbers.Real, 0, None, closed="neither")]
+
+_CV_CONSTRAINTS = {
+    "cv": [Interval(numbers.Integral, 2, None, closed="left"), InstanceOf((object,), "a cross-validation splitter")],
+    "cv_rule": [Options(set(CV_RULES))],
+    "scoring": [NoneOr, Options(set(KERNEL_MODEL_SCORINGS))],
+    "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
+    "random_state": [NoneOr, Interval(numbers.Integral, 0, None)],
+    "C": _C,
+}
 
 
 class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
@@ -80,7 +95,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         \min_{\eta \ge 0}\ \lambda_1 \sum_i B_F(\eta_i)
         + \lambda_2 \sum_i \eta_i^p - \sum_i \eta_i\, y^\top \tilde K_i y ;
 
-    features with :math:`\eta_i > 0` are selected.
+    features with :math:`\eta_i > 0` are selected.  To choose the point by
+    cross-validation, use :class:`LpKTASelectorCV`.
 
     Parameters
     ----------
@@ -88,8 +104,9 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         Per-feature base kernel.
     gamma : None, float or array
         RBF bandwidths (default :math:`1/\operatorname{var}(x_i)` per feature).
-    lambda1, lambda2 : float, optional
-        Default :math:`\max_i a_i / 2`.
+    bregman_weight, lp_weight : float, optional
+        :math:`\lambda_1` and :math:`\lambda_2`, the weights of the Bregman
+        term and of the lp term; default :math:`\max_i a_i / 2` each.
     bregman : {"euclidean", "kl"} or Bregman
         The Bregman divergence :math:`B_F` of the penalty (by name or object).
     x0 : float, optional
@@ -101,51 +118,37 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         the first point with at least this many features, ranked by η
         (:func:`numkfs.model_selection.index_for_count`; a warning says so
         when the path or ties force another count).
-    cv : int or splitter, optional
-        Deprecated here (use :class:`LpKTASelectorCV`): choose the point by
-        cross-validation.
-    C : float
-        Penalty of the kernel model scored with ``cv`` (SVM ``C``; kernel
-        ridge penalty ``1/C``).
-    p_grid : array, optional
-        Default 2, 1.99, ..., 1.
+    grid : array, optional
+        The p values of the path (strictly decreasing, in [1, ∞)); default
+        ``n_grid`` values from 2 down to 1.
+    n_grid : int, default=101
+        Number of p values of the default grid (101: 2, 1.99, ..., 1).
     eps : float in [0, 1/e)
         Juncture elimination threshold.
     predictor : {"warm", "first", "second"}
         Predictor of the per-feature path tracker.
-    random_state : None or int
-        Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
-        scikit-learn, and a splitter carries its own seed.
-    n_jobs : int, optional
-        joblib workers over the CV folds.
-    cv_rule : {"best", "1se"}, default="best"
-        With ``cv``: how the point is chosen from the CV scores
-        (:func:`numkfs.model_selection.choose_index`).
-    scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
-        With ``cv``: the held-out score; default ``"neg_hinge_loss"`` for
-        class labels, ``"neg_mean_squared_error"`` for a continuous target.
     alignment_method : {"auto", "exact", "fgt"}, default="auto"
         Alignments by the exact O(n²) pair loop or the O(n) fast Gauss
         transform (``"auto"``: the transform from 1,024 rows), see
         :func:`~numkfs.kernels.alignment.feature_alignments`.
     alignment_rtol : float, default=1e-10
         Relative tolerance of the fast Gauss transform.
+    lambda1, lambda2, p_grid : optional
+        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------
     path_ : FeaturePath
-        With ``chosen_index`` and ``cv_rule`` (``"fixed"``, ``"n_features"``,
-        or the CV rule with ``cv_scores`` and ``score_name``).
+        With ``chosen_index`` and ``cv_rule`` (``"fixed"`` or ``"n_features"``).
     feature_weights_ : ndarray (n_features,)
         η at the chosen point (only the requested number of features
         non-zero with ``n_features_to_select``).
     p_ : float
     alignments_ : ndarray (n_features,)
-    curve_ : SelectionCurve or None
-        CV scores along the path (when ``cv`` is given).
     best_index_ : int
         The chosen point (``path_.chosen_index``).
-    cv_scores_ : ndarray of shape (n_points, n_folds) or None
+    cv_scores_ : None
+        No cross-validation here (see :class:`LpKTASelectorCV`).
     n_features_selected_ : int
     converged_ : bool
         Whether every per-feature Newton corrector met its tolerance.
@@ -168,74 +171,63 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     _method = "lpkta"
 
-    _parameter_constraints = dict(_CONSTRAINTS, random_state=[NoneOr, Interval(numbers.Integral, 0, None)])
+    _parameter_constraints = _SELECTOR_CONSTRAINTS
 
     path = staticmethod(lpkta_path)
 
-    def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
-                 x0=None, p=None, n_features_to_select=None, cv=None, C=1.0, p_grid=None, eps=1e-3,
-                 predictor="second", random_state=None, n_jobs=None, cv_rule="best", scoring=None,
-                 alignment_method="auto", alignment_rtol=1e-10):
-        self.n_jobs = n_jobs
-        self.alignment_method = alignment_method
-        self.alignment_rtol = alignment_rtol
-        self.cv_rule = cv_rule
-        self.scoring = scoring
+    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, p=None, n_features_to_select=None, *, grid=None, n_grid=101, eps=1e-3,
+                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, lambda1=DEPRECATED,
+                 lambda2=DEPRECATED, p_grid=DEPRECATED):
         self.kernel = kernel
         self.gamma = gamma
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
+        self.bregman_weight = bregman_weight
+        self.lp_weight = lp_weight
         self.bregman = bregman
         self.x0 = x0
         self.p = p
         self.n_features_to_select = n_features_to_select
-        self.cv = cv
-        self.C = C
-        self.p_grid = p_grid
+        self.grid = grid
+        self.n_grid = n_grid
         self.eps = eps
         self.predictor = predictor
-        self.random_state = random_state
+        self.alignment_method = alignment_method
+        self.alignment_rtol = alignment_rtol
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.p_grid = p_grid
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
-    def _fit_path(self, X, y):
-        self._validate_params()
-        grid = default_p_grid() if self.p_grid is None else _check_grid(self.p_grid)
+    # -- shared by every lp-KTA estimator ----------------------------------
+    def _path_params(self):
+        """Keyword arguments of :func:`numkfs.lpkta_path` (former names resolved)."""
+        caller = type(self).__name__
+        return dict(
+            kernel=self.kernel, gamma=self.gamma,
+            bregman_weight=renamed(self.bregman_weight, self.lambda1, new="bregman_weight", old="lambda1",
+                                   caller=caller, stacklevel=5),
+            lp_weight=renamed(self.lp_weight, self.lambda2, new="lp_weight", old="lambda2", caller=caller,
+                              stacklevel=5),
+            bregman=self.bregman, x0=self.x0,
+            grid=renamed(self.grid, self.p_grid, new="grid", old="p_grid", caller=caller, stacklevel=5),
+            n_grid=self.n_grid, eps=self.eps, predictor=self.predictor,
+            alignment_method=self.alignment_method, alignment_rtol=self.alignment_rtol,
+        )
+
+    def _alignments(self, X, y):
+        """``(X, alignments, details)``: sparse X as CSC, the alignments on all its rows."""
         if sp.issparse(X):
             X = sp.csc_matrix(X, dtype=np.float64)
         a, det = feature_alignments(X, y, kernel=self.kernel, gamma=self.gamma, return_details=True,
                                     method=self.alignment_method, rtol=self.alignment_rtol)
-        kw = dict(kernel=self.kernel, gamma=self.gamma, lambda1=self.lambda1, lambda2=self.lambda2,
-                  bregman=self.bregman, x0=self.x0, p_grid=grid, eps=self.eps,
-                  predictor=self.predictor, method=self.alignment_method, rtol=self.alignment_rtol)
-        path = lpkta_path(X, y, alignments=a, feature_names=getattr(self, "feature_names_in_", None), **kw)
-        self.curve_ = None
-        weights = None
-        if self.cv is not None:
-            if type(self) is LpKTASelector:
-                warnings.warn("LpKTASelector(cv=...) moves to LpKTASelectorCV; the cv parameter of "
-                              "LpKTASelector will be removed in the next release.", FutureWarning, stacklevel=3)
-            regression = _is_regression(y)
-            scoring = self.scoring or ("neg_mean_squared_error" if regression else "neg_hinge_loss")
-            if regression != (scoring == "neg_mean_squared_error"):
-                raise ValueError(f"{type(self).__name__}: scoring={scoring!r} does not fit a "
-                                 f"{'continuous' if regression else 'class-label'} target.")
-            kw.pop("p_grid")
-            self.curve_ = feature_selection_path(X, y, p_grid=grid, cv=self.cv, C=self.C, n_points=None,
-                                                 baseline=False, scoring=scoring, random_state=self.random_state,
-                                                 n_jobs=self.n_jobs, **kw)
-            k = record_cv(path, self.curve_.scores, rule=self.cv_rule, score_name=scoring)
-        elif getattr(self, "n_features_to_select", None) is not None:
-            k, mask = index_for_count(path, self.n_features_to_select)
-            weights = np.where(mask, path.weights[k], 0.0)
-            path.chosen_index, path.cv_rule, path.chosen_support = k, "n_features", mask
-        else:
-            p_wanted = getattr(self, "p", None)
-            k = len(path) - 1 if p_wanted is None else int(np.argmin(np.abs(path.grid - p_wanted)))
-            path.chosen_index, path.cv_rule = k, "fixed"
+        return X, a, det
+
+    def _store_point(self, path, k, a, det, weights=None):
+        """The fitted attributes at point ``k`` of ``path``."""
         self.path_ = path
         self.alignments_ = a
         self.traces_ = det.traces
@@ -247,6 +239,24 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         self.feature_weights_ = (path.weights[k] if weights is None else weights).copy()
         # the per-feature Newton correctors stop on a relative gradient residual
         self.converged_ = bool(path.extra.get("max_G_residual", 0.0) <= 1e-8)
+
+    def _fit_path(self, X, y):
+        """The path on all the rows and the point chosen by ``p`` or
+        ``n_features_to_select``; returns X (sparse as CSC)."""
+        self._validate_params()
+        kw = self._path_params()
+        X, a, det = self._alignments(X, y)
+        path = lpkta_path(X, y, alignments=a, feature_names=getattr(self, "feature_names_in_", None), **kw)
+        weights = None
+        if getattr(self, "n_features_to_select", None) is not None:
+            k, mask = index_for_count(path, self.n_features_to_select)
+            weights = np.where(mask, path.weights[k], 0.0)
+            path.chosen_index, path.cv_rule, path.chosen_support = k, "n_features", mask
+        else:
+            p_wanted = getattr(self, "p", None)
+            k = len(path) - 1 if p_wanted is None else int(np.argmin(np.abs(path.grid - p_wanted)))
+            path.chosen_index, path.cv_rule = k, "fixed"
+        self._store_point(path, k, a, det, weights)
         return X
 
     def fit(self, X, y):
@@ -264,12 +274,57 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         self
         """
         X, y = validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
-                             ensure_min_samples=2)
+                                   ensure_min_samples=2)
         self._fit_path(X, y)
         return self
 
 
-class LpKTASelectorCV(LpKTASelector):
+class _LpKTAPathCV(PathCVMixin):
+    """The cross-validation hooks of the lp-KTA ``*CV`` estimators: on each
+    fold the alignments and the path on the training rows, the kernel model
+    on the learned kernel scored on the held-out rows."""
+
+    path = staticmethod(lpkta_path)
+    _cv_grid_param = "grid"
+    _cv_method = "lp-KTA"
+
+    def _cv_validate(self, X, y):
+        return validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
+                                   ensure_min_samples=2)
+
+    def _cv_data(self, X, y):
+        X, y = self._cv_validate(X, y)
+        regression = target_type(y) == "regression"
+        scoring = self.scoring or ("neg_mean_squared_error" if regression else "neg_hinge_loss")
+        if regression != (scoring == "neg_mean_squared_error"):
+            raise ValueError(f"{type(self).__name__}: scoring={scoring!r} does not fit a "
+                             f"{'continuous' if regression else 'class-label'} target.")
+        kw = self._path_params()
+        X, a, det = self._alignments(X, y)
+        # the folds take rows: CSR
+        X_split = sp.csr_matrix(X) if sp.issparse(X) else X
+        return cv_data(X, y, scoring=scoring, stratify=not regression, X_split=X_split, y_split=np.asarray(y),
+                       kw=kw, a=a, det=det)
+
+    def _cv_path_params(self, data, outer, *, full):
+        if not full:
+            return dict(data.kw)
+        return dict(data.kw, alignments=data.a, feature_names=getattr(self, "feature_names_in_", None))
+
+    def _cv_threads(self, data):
+        return limit_threads(*thread_limits("lpkta", data.X.shape[0]))
+
+    def _cv_fold_scores(self, data, train, test, grid, outer):
+        Xtr, ytr, Xte, yte = self._cv_fold_data(data, train, test)
+        path, traces = fold_path(Xtr, ytr, dict(data.kw, grid=grid))
+        return kernel_model_scores(Xtr, ytr, Xte, yte, path, np.arange(len(path)), self.kernel, self.gamma, self.C,
+                                   traces=traces, scoring=data.scoring)
+
+    def _cv_store(self, data, paths, values, k, i):
+        self._store_point(paths[k], i, data.a, data.det)
+
+
+class LpKTASelectorCV(_LpKTAPathCV, LpKTASelector):
     r"""Feature selection by the Generalized lp-KTA path, with the point on
     the path chosen by K-fold cross-validation.
 
@@ -281,9 +336,9 @@ class LpKTASelectorCV(LpKTASelector):
 
     Parameters
     ----------
-    kernel, gamma, lambda1, lambda2, bregman, x0, C, p_grid, eps, predictor, random_state, n_jobs
+    kernel, gamma, bregman_weight, lp_weight, bregman, x0
         As in :class:`LpKTASelector`.
-    alignment_method, alignment_rtol
+    grid, n_grid, eps, predictor, alignment_method, alignment_rtol
         As in :class:`LpKTASelector`.
     cv : int or splitter, default=5
         Folds (stratified for class labels).
@@ -294,6 +349,16 @@ class LpKTASelectorCV(LpKTASelector):
         Default ``"neg_hinge_loss"`` (the SVM's own loss on the held-out
         rows) for class labels, ``"neg_mean_squared_error"`` for a continuous
         target.
+    C : float, default=1.0
+        Penalty of the kernel model scored on the folds (SVM ``C``; kernel
+        ridge penalty ``1/C``).
+    n_jobs : int, optional
+        joblib workers over the CV folds.
+    random_state : None or int
+        Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
+        scikit-learn, and a splitter carries its own seed.
+    lambda1, lambda2, p_grid : optional
+        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------
@@ -304,7 +369,7 @@ class LpKTASelectorCV(LpKTASelector):
     feature_weights_ : ndarray of shape (n_features,)
         η at the chosen point.
     p_ : float
-    curve_ : SelectionCurve
+    alignments_ : ndarray (n_features,)
     n_features_selected_ : int
     converged_ : bool
 
@@ -323,47 +388,49 @@ class LpKTASelectorCV(LpKTASelector):
     ((101, 3), 'neg_hinge_loss')
     """
 
-    def __init__(self, kernel="rbf", gamma=None, lambda1=None, lambda2=None, bregman="euclidean",
-                 x0=None, cv=5, C=1.0, p_grid=None, eps=1e-3, predictor="second", random_state=None,
-                 n_jobs=None, cv_rule="best", scoring=None, alignment_method="auto", alignment_rtol=1e-10):
-        self.alignment_method = alignment_method
-        self.alignment_rtol = alignment_rtol
+    _parameter_constraints = {**_CONSTRAINTS, **_CV_CONSTRAINTS}
+
+    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
+                 predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
+                 alignment_rtol=1e-10, lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
         self.kernel = kernel
         self.gamma = gamma
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
+        self.bregman_weight = bregman_weight
+        self.lp_weight = lp_weight
         self.bregman = bregman
         self.x0 = x0
+        self.grid = grid
+        self.n_grid = n_grid
         self.cv = cv
+        self.cv_rule = cv_rule
+        self.scoring = scoring
         self.C = C
-        self.p_grid = p_grid
         self.eps = eps
         self.predictor = predictor
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.cv_rule = cv_rule
-        self.scoring = scoring
-
-    _parameter_constraints = {k: v for k, v in LpKTASelector._parameter_constraints.items()
-                              if k not in ("p", "n_features_to_select")}
-    _parameter_constraints["cv"] = [Interval(numbers.Integral, 2, None, closed="left"),
-                                    InstanceOf((object,), "a cross-validation splitter")]
+        self.alignment_method = alignment_method
+        self.alignment_rtol = alignment_rtol
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.p_grid = p_grid
 
 
 class LpKTAClassifier(ClassifierMixin, LpKTASelector):
     r"""Generalized lp-KTA selection followed by an SVM on the learned kernel.
 
     The SVM (``sklearn.svm.SVC``, precomputed kernel, penalty ``C``; the
-    kernel is rescaled to trace n, see
-    :func:`numkfs.methods.lpkta.svm_kernel_scale`) uses
+    kernel is rescaled to trace n) uses
 
     .. math::
 
         k(x, x') = \sum_{i:\ \eta_i > 0} \eta_i\, \tilde k_i(x, x')
 
     with each :math:`\tilde k_i` centred and trace-normalised on the
-    training data.  The parameters are those of :class:`LpKTASelector`
-    (here ``cv`` is not deprecated and ``C`` is also the SVM's penalty).
+    training data.  The point of the path is chosen by ``p`` or
+    ``n_features_to_select`` (default: p = 1); to choose it by
+    cross-validation, use :class:`LpKTAClassifierCV`.
 
     Parameters
     ----------
@@ -371,8 +438,9 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         Per-feature base kernel.
     gamma : None, float or array
         RBF bandwidths (default :math:`1/\operatorname{var}(x_i)` per feature).
-    lambda1, lambda2 : float, optional
-        Default :math:`\max_i a_i / 2`.
+    bregman_weight, lp_weight : float, optional
+        :math:`\lambda_1` and :math:`\lambda_2`, the weights of the Bregman
+        term and of the lp term; default :math:`\max_i a_i / 2` each.
     bregman : {"euclidean", "kl"} or Bregman
         The Bregman divergence :math:`B_F` of the penalty (by name or object).
     x0 : float, optional
@@ -384,53 +452,42 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         the first point with at least this many features, ranked by η
         (:func:`numkfs.model_selection.index_for_count`; a warning says so
         when the path or ties force another count).
-    cv : int or splitter, optional
-        Choose the path point by cross-validation with ``scoring`` (not
-        deprecated for this classifier).
-    C : float
-        Penalty ``C`` of the final SVM, and of the kernel model scored with
-        ``cv``.
-    p_grid : array, optional
-        Default 2, 1.99, ..., 1.
+    C : float, default=1.0
+        Penalty ``C`` of the SVM.
+    grid : array, optional
+        The p values of the path; default ``n_grid`` values from 2 down to 1.
+    n_grid : int, default=101
+        Number of p values of the default grid.
     eps : float in [0, 1/e)
         Juncture elimination threshold.
     predictor : {"warm", "first", "second"}
         Predictor of the per-feature path tracker.
-    random_state : None or int
-        Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
-        scikit-learn, and a splitter carries its own seed.
-    n_jobs : int, optional
-        joblib workers over the CV folds.
-    cv_rule : {"best", "1se"}, default="best"
-        With ``cv``: how the point is chosen from the CV scores
-        (:func:`numkfs.model_selection.choose_index`).
-    scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
-        With ``cv``: the held-out score; default ``"neg_hinge_loss"`` for
-        class labels, ``"neg_mean_squared_error"`` for a continuous target.
     alignment_method : {"auto", "exact", "fgt"}, default="auto"
         Alignments by the exact O(n²) pair loop or the O(n) fast Gauss
         transform (``"auto"``: the transform from 1,024 rows), see
         :func:`~numkfs.kernels.alignment.feature_alignments`.
     alignment_rtol : float, default=1e-10
         Relative tolerance of the fast Gauss transform.
-
+    lambda1, lambda2, p_grid : optional
+        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------
-    svm_ : sklearn.svm.SVC or numkfs.methods.lpkta.LowRankKernelModel
-        ``SVC`` on the precomputed learned kernel; above
-        ``numkfs.methods.lpkta.LOWRANK_MIN_SAMPLES`` (2,000) rows, a linear
-        SVM (squared hinge loss, the same C) on low-rank features of that
-        kernel (:func:`numkfs.kernels.lowrank.learned_kernel_features`), so
-        memory stays O(n R) instead of n².
+    svm_ : sklearn.svm.SVC or LowRankKernelModel
+        ``SVC`` on the precomputed learned kernel; above 2,000 rows
+        (``LOWRANK_MIN_SAMPLES`` of ``numkfs.estimators._lpkta_scoring``), a
+        linear SVM (squared hinge loss, the same C) on low-rank features of
+        that kernel (:func:`numkfs.kernels.lowrank.learned_kernel_features`),
+        so memory stays O(n R) instead of n².
     low_rank_ : bool
         Whether the low-rank form was used.
     kernel_scale_ : float
-        The factor that brings the learned kernel to trace n
-        (:func:`numkfs.methods.lpkta.svm_kernel_scale`).
+        The factor that brings the learned kernel to trace n.
     classes_ : ndarray
     support_mask_ : ndarray of bool
         Features used by the kernel.
+    path_, feature_weights_, p_, alignments_, best_index_, converged_
+        As in :class:`LpKTASelector`.
 
     References
     ----------
@@ -447,31 +504,57 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
     True
     """
 
+    _parameter_constraints = {**_SELECTOR_CONSTRAINTS, "C": _C}
+
+    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, p=None, n_features_to_select=None, *, C=1.0, grid=None, n_grid=101, eps=1e-3,
+                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, lambda1=DEPRECATED,
+                 lambda2=DEPRECATED, p_grid=DEPRECATED):
+        super().__init__(kernel=kernel, gamma=gamma, bregman_weight=bregman_weight, lp_weight=lp_weight,
+                         bregman=bregman, x0=x0, p=p, n_features_to_select=n_features_to_select, grid=grid,
+                         n_grid=n_grid, eps=eps, predictor=predictor, alignment_method=alignment_method,
+                         alignment_rtol=alignment_rtol, lambda1=lambda1, lambda2=lambda2, p_grid=p_grid)
+        self.C = C
+
+    def _validate_classes(self, X, y):
+        X, y = validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
+                                   ensure_min_samples=2)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if np.unique(y).shape[0] < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes in y; found 1 class.")
+        return X, y
+
     def fit(self, X, y):
         """Fit the path, choose the point, then fit the SVM.
+
+        Parameters
+        ----------
+        X : array-like or sparse of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+        y : array-like of shape (n_samples,)
+            Class labels.
 
         Returns
         -------
         self
         """
+        X, y = self._validate_classes(X, y)
+        X = self._fit_path(X, y)
+        return self._fit_svm(X, y)
+
+    def _fit_svm(self, X, y):
+        """The SVM on the learned kernel at the chosen point (``feature_weights_``)."""
         from sklearn.svm import SVC
 
-        X, y = validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
-                             ensure_min_samples=2)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if np.unique(y).shape[0] < 2:
-            raise ValueError("LpKTAClassifier needs at least 2 classes in y; found 1 class.")
-        X = self._fit_path(X, y)
         mask = self.feature_weights_ > 0
         self.support_mask_ = mask
         self._Xsel = X[:, mask] if mask.any() else X[:, :0]
         self._eta = self.feature_weights_[mask]
         self._gsel = self.gamma_[mask] if self.gamma_ is not None else None
         self._tr = self.traces_[mask]
-        from ..methods import lpkta as _lpkta  # the threshold as it is now (tests and benchmarks move it)
-
-        self.low_rank_ = X.shape[0] > _lpkta.LOWRANK_MIN_SAMPLES and self._eta.size > 0
+        # the threshold as it is now (tests and benchmarks move it)
+        self.low_rank_ = X.shape[0] > _scoring.LOWRANK_MIN_SAMPLES and self._eta.size > 0
         if self.low_rank_:
             Phi, self._features = learned_kernel_features(self._Xsel, self._eta, kernel=self.kernel,
                                                           gamma=self._gsel, traces=self._tr)
@@ -505,15 +588,128 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         return X[:, self.support_mask_] if self.support_mask_.any() else X[:, :0]
 
     def decision_function(self, X):
-        """SVM decision values on the learned kernel."""
+        """SVM decision values on the learned kernel.
+
+        Parameters
+        ----------
+        X : array-like or sparse of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
         if getattr(self, "low_rank_", False):
             return self.svm_.decision_function(self._features.transform(self._selected_columns(X)))
         K = self._test_kernel(X)
         return self.svm_.decision_function(K)
 
     def predict(self, X):
-        """Predicted class labels."""
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : array-like or sparse of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         if getattr(self, "low_rank_", False):
             return self.svm_.predict(self._features.transform(self._selected_columns(X)))
         K = self._test_kernel(X)
         return self.svm_.predict(K)
+
+
+class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
+    r"""Generalized lp-KTA with the point on the path chosen by K-fold
+    cross-validation, followed by an SVM on the learned kernel.
+
+    The point is chosen as by :class:`LpKTASelectorCV` (on every fold the
+    alignments and the path on the training rows, the SVM on the learned
+    kernel scored on the held-out rows, ``cv_rule``); the fitted classifier
+    is :class:`LpKTAClassifier`'s SVM on all the rows at that point.
+
+    Parameters
+    ----------
+    kernel, gamma, bregman_weight, lp_weight, bregman, x0
+        As in :class:`LpKTAClassifier`.
+    grid, n_grid, eps, predictor, alignment_method, alignment_rtol
+        As in :class:`LpKTAClassifier`.
+    cv : int or splitter, default=5
+        Folds (stratified).
+    cv_rule : {"best", "1se"}, default="best"
+        ``"best"``: the highest mean score; ``"1se"``: the sparsest point
+        within one standard error of it.
+    scoring : {"neg_hinge_loss", "accuracy"}, optional
+        The held-out score of the SVM; default ``"neg_hinge_loss"``.
+    C : float, default=1.0
+        Penalty ``C`` of the SVM, on the folds and in the final fit.
+    n_jobs : int, optional
+        joblib workers over the CV folds.
+    random_state : None or int
+        Unused: an int ``cv`` gives unshuffled StratifiedKFold, as in
+        scikit-learn, and a splitter carries its own seed.
+    lambda1, lambda2, p_grid : optional
+        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
+
+    Attributes
+    ----------
+    path_ : FeaturePath
+        With ``cv_scores``, ``score_name``, ``cv_rule`` and ``chosen_index``.
+    best_index_ : int
+    cv_scores_ : ndarray of shape (n_points, n_folds)
+    p_ : float
+    feature_weights_ : ndarray of shape (n_features,)
+    svm_, low_rank_, kernel_scale_, classes_, support_mask_
+        As in :class:`LpKTAClassifier`.
+
+    References
+    ----------
+    P. Jawanpuria, M. Varma and J. S. Nath. On p-norm path following in
+    multiple kernel learning for non-linear feature selection. *ICML*, 2014.
+
+    Examples
+    --------
+    >>> from numkfs import LpKTAClassifierCV
+    >>> from numkfs.datasets import make_madelon_like
+    >>> X, y, _ = make_madelon_like(180, 12, n_redundant=3, random_state=0)
+    >>> clf = LpKTAClassifierCV(cv=3).fit(X[:120], y[:120])
+    >>> clf.cv_scores_.shape, bool(clf.score(X[120:], y[120:]) > 0.7)
+    ((101, 3), True)
+    """
+
+    _parameter_constraints = {**_CONSTRAINTS, **_CV_CONSTRAINTS}
+
+    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
+                 predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
+                 alignment_rtol=1e-10, lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.bregman_weight = bregman_weight
+        self.lp_weight = lp_weight
+        self.bregman = bregman
+        self.x0 = x0
+        self.grid = grid
+        self.n_grid = n_grid
+        self.cv = cv
+        self.cv_rule = cv_rule
+        self.scoring = scoring
+        self.C = C
+        self.eps = eps
+        self.predictor = predictor
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.alignment_method = alignment_method
+        self.alignment_rtol = alignment_rtol
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.p_grid = p_grid
+
+    _cv_validate = LpKTAClassifier._validate_classes
+
+    def _cv_store(self, data, paths, values, k, i):
+        super()._cv_store(data, paths, values, k, i)
+        self._fit_svm(data.X, data.y)

@@ -19,7 +19,7 @@ from .cosso import COSSOFit, cosso, cosso_path
 from .garrote import garrote_path, garrote_step
 from .knife import KNIFEResult, knife, knife_path
 from .l1kr import l1kr_cv_path, l1kr_path
-from .lpkta import feature_selection_path, lpkta_path
+from .lpkta import lpkta_path
 from .nmmkl import NMMKLResult, nmmkl, nmmkl_path
 
 __all__ = [
@@ -28,7 +28,6 @@ __all__ = [
     "NMMKLResult",
     "cosso",
     "cosso_path",
-    "feature_selection_path",
     "garrote_path",
     "garrote_step",
     "knife",
