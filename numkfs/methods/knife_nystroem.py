@@ -20,7 +20,7 @@ The losses are sums, as in KNIFE, so :math:`\lambda_1` keeps its meaning
 (no factor n).
 
 The algorithm is KNIFE's, run by the same driver (:class:`_KnifeNystroem`
-subclasses :class:`numkfs.methods.knife._Knife`; the fit, line search,
+subclasses :class:`numkfs.methods.knife._problem._Knife`; the fit, line search,
 extrapolation, L-BFGS-B finish, restarts, path, top search and CV are
 shared):
 
@@ -104,7 +104,7 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
 def knife_model(X, y, *, approximation="exact", n_components=None, landmarks="uniform", random_state=None,
                 caller="knife", **kw):
     """The KNIFE problem object for ``approximation`` (after :func:`resolve_approximation`):
-    :class:`numkfs.methods.knife._Knife` or :class:`_KnifeNystroem` with landmarks drawn
+    :class:`numkfs.methods.knife._problem._Knife` or :class:`_KnifeNystroem` with landmarks drawn
     from ``random_state``; ``kw`` are :class:`_Knife`'s keywords.  The memory check names
     ``n_components``."""
     approximation, m = resolve_approximation(approximation, X.shape[0], n_components, caller)
@@ -138,7 +138,7 @@ class _LowRankKernel:
 class _KnifeNystroem(_Knife):
     """KNIFE's problem through the landmarks ``X[landmarks]`` (see the module docstring).
 
-    The interface is :class:`numkfs.methods.knife._Knife`'s; the kernel
+    The interface is :class:`numkfs.methods.knife._problem._Knife`'s; the kernel
     objects it passes around are :class:`_LowRankKernel` handles and the
     coefficient vectors have one entry per landmark."""
 
@@ -209,7 +209,7 @@ class _KnifeNystroem(_Knife):
         return act, A, u0, c
 
     def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None):
-        """:meth:`numkfs.methods.knife._Knife.fit` (α: one coefficient per landmark), with the BLAS
+        """:meth:`numkfs.methods.knife._problem._Knife.fit` (α: one coefficient per landmark), with the BLAS
         threads of numkfs's thread policy for this method (set from the main thread only: the
         limit is process-wide)."""
         alpha = np.zeros(self.n_components) if alpha is None else alpha
