@@ -300,3 +300,12 @@ def test_every_registry_estimator_meets_the_scikit_learn_checks():
                              and sub.args and isinstance(sub.args[0], ast.Constant)]
     missing = [name for name in ESTIMATORS if not name.startswith(tuple(prefixes))]
     assert prefixes and not missing, f"not in any parametrize_with_checks(checked(...)): {missing}"
+
+
+def test_the_bad_input_battery_covers_every_estimator_that_predicts_or_transforms():
+    """tests/test_robustness.py's entries name every non-CV estimator of the
+    registry (each built by ``conftest.make``); a new one must be added there."""
+    from conftest import names
+    from test_robustness import ENTRIES
+
+    assert {e.name for e in ENTRIES if e.kind != "path"} == set(names(cv=False))
