@@ -34,7 +34,7 @@ def G(eta, a, p, lam1, lam2, br):
 
 
 def test_closed_forms_euclidean_p2_and_p1():
-    eta, info = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, eps=0.0)
+    eta, info = lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, eps=0.0)
     # p = 2: η = a / (2 (λ1 + λ2)) for a > 0
     np.testing.assert_allclose(eta[0], np.maximum(A, 0) / (2 * (LAM1 + LAM2)), rtol=1e-13, atol=1e-300)
     # p = 1: η = max(0, (a - λ2) / (2 λ1)); |G| <= 1e-14 · (terms ~ 1) bounds the
@@ -46,7 +46,7 @@ def test_closed_forms_euclidean_p2_and_p1():
 @pytest.mark.parametrize("bregman", [SquaredEuclidean(), SquaredEuclidean(0.3), GeneralizedKL(), GeneralizedKL(0.5)])
 @pytest.mark.parametrize("predictor", ["warm", "first", "second"])
 def test_newton_solution_satisfies_G_zero(bregman, predictor):
-    eta, info = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=1e-3,
+    eta, info = lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, bregman=bregman, eps=1e-3,
                               predictor=predictor)
     assert np.all(eta >= 0)
     for k, p in enumerate(GRID):
@@ -61,7 +61,7 @@ def test_newton_solution_satisfies_G_zero(bregman, predictor):
 
 def test_kl_matches_bracketed_root():
     br = GeneralizedKL(1.0)
-    eta, _ = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=br, eps=0.0)
+    eta, _ = lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, bregman=br, eps=0.0)
     for k in (0, 37, 99):
         p = GRID[k]
         for i in (0, 5, 403, 404):
@@ -71,7 +71,7 @@ def test_kl_matches_bracketed_root():
 
 
 def test_all_predictors_give_the_same_path():
-    paths = [lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, eps=1e-3, predictor=o)[0]
+    paths = [lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, eps=1e-3, predictor=o)[0]
              for o in ("warm", "first", "second")]
     np.testing.assert_allclose(paths[0], paths[1], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(paths[0], paths[2], rtol=1e-12, atol=1e-15)
@@ -82,7 +82,7 @@ def test_path_derivatives_match_finite_differences():
     for br in (SquaredEuclidean(), GeneralizedKL()):
         h = 1e-4
         for p in grid:
-            e0, _ = lpkta_weights(A[:50], [p + h, p, p - h], lambda1=LAM1, lambda2=LAM2, bregman=br, eps=0.0)
+            e0, _ = lpkta_weights(A[:50], [p + h, p, p - h], bregman_weight=LAM1, lp_weight=LAM2, bregman=br, eps=0.0)
             u = np.log(e0[:, (e0 > 0).all(0)])
             logx0 = np.log(br.x0) if br.x0 > 0 else 0.0
             v = np.array([path_derivatives(ui, p, LAM1, LAM2, br.code, br.x0, logx0) for ui in u[1]])
@@ -95,7 +95,7 @@ def test_path_derivatives_match_finite_differences():
 @pytest.mark.parametrize("eps", [0.0, 1e-3, 0.2])
 @pytest.mark.parametrize("bregman", ["euclidean", "kl"])
 def test_theorem2_monotonicity_and_nested_supports(eps, bregman):
-    eta, _ = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=eps)
+    eta, _ = lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, bregman=bregman, eps=eps)
     for k in range(len(GRID) - 1):
         cur, nxt = eta[k], eta[k + 1]
         low = (cur > 0) & (cur < np.exp(-1))
@@ -111,8 +111,8 @@ def test_theorem2_monotonicity_and_nested_supports(eps, bregman):
 @pytest.mark.parametrize("bregman", [SquaredEuclidean(), SquaredEuclidean(0.05), GeneralizedKL(0.01)])
 def test_lemma1_bound_approximate_vs_exact(bregman):
     eps = 0.02
-    exact, _ = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=0.0)
-    approx, info = lpkta_weights(A, GRID, lambda1=LAM1, lambda2=LAM2, bregman=bregman, eps=eps)
+    exact, _ = lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, bregman=bregman, eps=0.0)
+    approx, info = lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2, bregman=bregman, eps=eps)
     dev = np.array([lpkta_objective(approx[k], A, p, LAM1, LAM2, bregman)
                     - lpkta_objective(exact[k], A, p, LAM1, LAM2, bregman) for k, p in enumerate(GRID)])
     # each objective is a sum of 3 x len(A) terms: its round-off is at most len(A) ε times the sum of
@@ -147,15 +147,15 @@ def test_native_newton_agrees_with_conic_solver(bregman, x0):
 
 def test_parameter_errors():
     with pytest.raises(ValueError, match="eps"):
-        lpkta_weights(A, GRID, lambda1=1.0, lambda2=1.0, eps=0.5)
+        lpkta_weights(A, GRID, bregman_weight=1.0, lp_weight=1.0, eps=0.5)
     with pytest.raises(ValueError, match="decreasing"):
-        lpkta_weights(A, [1.0, 2.0], lambda1=1.0, lambda2=1.0)
+        lpkta_weights(A, [1.0, 2.0], bregman_weight=1.0, lp_weight=1.0)
     with pytest.raises(ValueError, match=">= 1"):
-        lpkta_weights(A, [2.0, 0.5], lambda1=1.0, lambda2=1.0)
-    with pytest.raises(ValueError, match="lambda1"):
-        lpkta_weights(A, GRID, lambda1=0.0, lambda2=1.0)
+        lpkta_weights(A, [2.0, 0.5], bregman_weight=1.0, lp_weight=1.0)
+    with pytest.raises(ValueError, match="bregman_weight"):
+        lpkta_weights(A, GRID, bregman_weight=0.0, lp_weight=1.0)
     with pytest.raises(ValueError, match="bregman"):
-        lpkta_weights(A, GRID, lambda1=1.0, lambda2=1.0, bregman="hellinger")
+        lpkta_weights(A, GRID, bregman_weight=1.0, lp_weight=1.0, bregman="hellinger")
     with pytest.raises(ValueError, match="x0"):
         GeneralizedKL(0.0)
 
@@ -259,7 +259,8 @@ def test_classifier_cv_chooses_p_then_fits_the_svm():
 
 def test_former_names_warn_and_still_work():
     """lp-KTA's renamed parameters (issue #27): lambda1 -> bregman_weight,
-    lambda2 -> lp_weight, p_grid -> grid, and lpkta_path's method / rtol ->
+    lambda2 -> lp_weight, p_grid -> grid (lpkta_path, feature_selection_path,
+    lpkta_objective, lpkta_weights, the estimators), and lpkta_path's method / rtol ->
     alignment_method / alignment_rtol; each old name warns and gives the same answer."""
     X, y, _ = make_madelon_like(80, 8, n_redundant=2, random_state=7)
     grid = np.linspace(2, 1, 6)
@@ -282,6 +283,9 @@ def test_former_names_warn_and_still_work():
         curve = feature_selection_path(X, y, cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2, n_points=None,
                                        baseline=False, scoring="neg_hinge_loss")
     np.testing.assert_array_equal(curve.scores, sel.cv_scores_)
+    with pytest.warns(FutureWarning, match="lpkta_weights: 'lambda1'"):
+        eta, _ = lpkta_weights(A, p_grid=GRID, lambda1=LAM1, lambda2=LAM2)
+    np.testing.assert_array_equal(eta, lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2)[0])
     # n_grid = 101 is the former default grid, value for value
     np.testing.assert_array_equal(lpkta_path(X, y, n_grid=101).grid, default_p_grid())
     assert len(lpkta_path(X, y, n_grid=11).grid) == 11
@@ -348,7 +352,7 @@ def test_non_finite_alignments_are_refused_by_feature(bad):
                                          r"'x' \(index 3\): -?(nan|inf)\."):
         lpkta_path(X, y, alignments=a)
     with pytest.raises(ValueError, match=r"lpkta_weights: the alignments must be finite; .*index 1: -?(nan|inf)"):
-        lpkta_weights(a, [2.0, 1.0], lambda1=0.1, lambda2=0.1)
+        lpkta_weights(a, [2.0, 1.0], bregman_weight=0.1, lp_weight=0.1)
     # the finite alignments still give a finite path
     path = lpkta_path(X, y, alignments=np.where(np.isfinite(a), a, 0.0))
     assert np.all(np.isfinite(path.weights)) and path.weights[-1, 0] > 0

@@ -291,7 +291,7 @@ def lpkta_path(
     lam2 = _default_lambda(a) if lp_weight is None else lp_weight
     grid = _default_grid(n_grid) if grid is None else _check_grid(grid)
     br = _bregman(bregman, x0)
-    eta, info = lpkta_weights(a, grid, lambda1=lam1, lambda2=lam2, bregman=br, eps=eps,
+    eta, info = lpkta_weights(a, grid, bregman_weight=lam1, lp_weight=lam2, bregman=br, eps=eps,
                               predictor=predictor, tol=tol)
     t2 = time.perf_counter()
     objective = info.pop("objective")

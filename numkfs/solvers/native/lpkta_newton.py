@@ -43,6 +43,7 @@ import numpy as np
 
 from ..._jit import jit, pjit, prange
 from ..._threads import parallel_tasks
+from ..._validation import DEPRECATED, renamed
 from ...kernels.fastexp import fast_exp
 
 __all__ = [
@@ -446,20 +447,43 @@ def _check_alignments(a, caller, feature_names=None):
                      "finite per-feature values of numkfs.kernels.alignment.feature_alignments.")
 
 
-def _check_grid(p_grid):
-    g = np.asarray(p_grid, dtype=float).ravel()
+def _check_grid(grid):
+    g = np.asarray(grid, dtype=float).ravel()
     if g.size == 0:
-        raise ValueError("p_grid must not be empty.")
+        raise ValueError("the grid of p values must not be empty.")
     if not np.all(np.isfinite(g)) or g.min() < 1.0:
-        raise ValueError(f"p_grid values must be finite and >= 1; got min {g.min()!r}.")
+        raise ValueError(f"the grid's p values must be finite and >= 1; got min {g.min()!r}.")
     if g.size > 1 and not np.all(np.diff(g) < 0):
-        raise ValueError("p_grid must be strictly decreasing (the path goes from p0 down to pe).")
+        raise ValueError("the grid of p values must be strictly decreasing (the path goes from p0 down to pe).")
     return g
 
 
-def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, eps=1e-3,
-                  predictor="second", tol=1e-14, max_iter=100):
+def lpkta_weights(a, grid=None, *, bregman_weight=None, lp_weight=None, bregman="euclidean", x0=None, eps=1e-3,
+                  predictor="second", tol=1e-14, max_iter=100, p_grid=DEPRECATED, lambda1=DEPRECATED,
+                  lambda2=DEPRECATED):
     r"""The path of weights :math:`\eta(p)` for given alignments (no data).
+
+    Parameters
+    ----------
+    a : array of shape (n_features,)
+        The alignments.
+    grid : array
+        The p values, strictly decreasing, in [1, ∞).
+    bregman_weight, lp_weight : float
+        :math:`\lambda_1 > 0` and :math:`\lambda_2 \ge 0`, the weights of the
+        Bregman term and of the lp term.
+    bregman : {"euclidean", "kl"} or Bregman
+    x0 : float, optional
+        Centre of the Bregman divergence.
+    eps : float in [0, 1/e)
+        Juncture elimination threshold.
+    predictor : {"warm", "first", "second"}
+    tol : float
+        Relative tolerance of the Newton corrector.
+    max_iter : int
+        Newton steps per point and feature.
+    p_grid, lambda1, lambda2
+        Deprecated names of ``grid``, ``bregman_weight`` and ``lp_weight``.
 
     Returns
     -------
@@ -469,14 +493,19 @@ def lpkta_weights(a, p_grid, *, lambda1, lambda2, bregman="euclidean", x0=None, 
         ``newton_iterations`` (total), ``max_G_residual``,
         ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
     """
+    grid = renamed(grid, p_grid, new="grid", old="p_grid", caller="lpkta_weights")
+    lambda1 = renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller="lpkta_weights")
+    lambda2 = renamed(lp_weight, lambda2, new="lp_weight", old="lambda2", caller="lpkta_weights")
+    if grid is None or lambda1 is None or lambda2 is None:
+        raise TypeError("lpkta_weights: grid, bregman_weight and lp_weight are required.")
     a = np.ascontiguousarray(a, dtype=float)
     _check_alignments(a, "lpkta_weights")
-    g = _check_grid(p_grid)
+    g = _check_grid(grid)
     br = _bregman(bregman, x0)
     if not (isinstance(lambda1, numbers.Real) and lambda1 > 0 and np.isfinite(lambda1)):
-        raise ValueError(f"lambda1 must be a positive float; got {lambda1!r}.")
+        raise ValueError(f"bregman_weight must be a positive float; got {lambda1!r}.")
     if not (isinstance(lambda2, numbers.Real) and lambda2 >= 0 and np.isfinite(lambda2)):
-        raise ValueError(f"lambda2 must be a non-negative float; got {lambda2!r}.")
+        raise ValueError(f"lp_weight must be a non-negative float; got {lambda2!r}.")
     if not (0.0 <= eps < math.exp(-1.0)):
         raise ValueError(f"eps must be in [0, 1/e) for the monotonicity theorem to hold; got {eps!r}.")
     if predictor not in _PREDICTORS:
@@ -588,7 +617,7 @@ def _native_lpkta(problem: LpKTAProblem, *, tol, warm_start=True, max_iter=200):
     import time
 
     t0 = time.perf_counter()
-    eta, info = lpkta_weights(problem.a, [problem.p], lambda1=problem.lambda1, lambda2=problem.lambda2,
+    eta, info = lpkta_weights(problem.a, [problem.p], bregman_weight=problem.lambda1, lp_weight=problem.lambda2,
                               bregman=problem.bregman, x0=problem.x0, eps=0.0, tol=tol, max_iter=max_iter)
     elapsed = time.perf_counter() - t0
     w = eta[0]
