@@ -132,7 +132,7 @@ def test_select_n_features_exact(method, k):
         kw = dict(grid=np.linspace(2, 1, 11))
     else:
         X, y = load_diabetes(return_X_y=True)
-        kw = dict(n_lambdas=15)
+        kw = dict(n_grid=15)
     res = select(X, y, method, n_features=k, cv=3, **kw)
     assert res.n_selected == k == int(res.selected.sum())
     assert res.cv_rule == "n_features" and res.path.chosen_index == res.index
