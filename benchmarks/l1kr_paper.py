@@ -82,7 +82,7 @@ def speed_section(lines):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t, c = time.perf_counter(), time.process_time()
-            p = l1kr_path(X, y, lam=lam)
+            p = l1kr_path(X, y, lambda1=lam)
             wall, cpu = time.perf_counter() - t, time.process_time() - c
         ex = p.extra
         res = max(l1kr_kkt_residual(p, i) for i in np.linspace(0, p.n_points - 1, 40).astype(int))
@@ -97,7 +97,7 @@ def speed_section(lines):
     lines += ["", "The tracker runs on one thread (Numba and BLAS) by default at this size: see the thread rows below.",
               "Wall time is inflated when other jobs hold the cores; CPU time is the work done."]
     # one Jacobian call: numba/BLAS vs numpy reference, 1 and 2 threads
-    path = l1kr_path(X, y, lam=1e-2, D_max=30.0)
+    path = l1kr_path(X, y, lambda1=1e-2, D_max=30.0)
     i = int(np.argmax(path.extra["n_active"]))
     P = [int(q) for q in path.extra["active"][i]]
     Xs, ys, *_ = _standardize(X, y)
@@ -138,7 +138,7 @@ def integrator_section(lines):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             t = time.perf_counter()
-            p = l1kr_path(X, y, lam=1e-2, D_max=10.0, max_steps=1500 if "integrator" not in kw else 300, **kw)
+            p = l1kr_path(X, y, lambda1=1e-2, D_max=10.0, max_iter=1500 if "integrator" not in kw else 300, **kw)
             wall = time.perf_counter() - t
         ex = p.extra
         res = max(l1kr_kkt_residual(p, i) for i in np.linspace(0, p.n_points - 1, 30).astype(int))
@@ -169,7 +169,7 @@ def run_trials(n_trials, cv, lams, settings, jsonl, trial_start=0):
                                             random_state=1000 * which + trial)
             Xtr, ytr, Xte, yte = X[:200], y[:200], X[200:], y[200:]
             t = time.perf_counter()
-            est = L1KRRegressorCV(lam=list(lams), cv=cv, n_grid=N_GRID, random_state=trial).fit(Xtr, ytr)
+            est = L1KRRegressorCV(lambda1=list(lams), cv=cv, n_grid=N_GRID, random_state=trial).fit(Xtr, ytr)
             t_fit = time.perf_counter() - t
             w = est.feature_weights_
             ex = est.path_.extra

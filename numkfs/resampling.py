@@ -21,8 +21,8 @@ preprocessing of its estimators (KNIFE's estimators standardise X and
 centre a numeric y), the settings computed on the full data and re-used on
 every subsample (COSSO's λ0 by GCV, KNIFE's bandwidth γ), and how the grid
 is read (L1KR traces its path adaptively in D; it is read on the grid by
-:func:`~numkfs.methods.l1kr.l1kr_path_at`, and, as in
-:func:`~numkfs.methods.l1kr_cv_path`, a path on ``m`` of the ``n`` rows is
+:func:`~numkfs.methods.l1kr.l1kr_path_at`, and, as in the folds of
+:class:`~numkfs.L1KRRegressorCV`, a path on ``m`` of the ``n`` rows is
 traced with ``λ m / n`` and read at ``D m / n``).
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ class PathSpec:
         At most this many points of a grid read from an adaptive path.
     scalar : tuple of str
         Keywords the estimator may hold as a grid of values but the path
-        takes as one (L1KR's ``lam``).
+        takes as one (L1KR's ``lambda1``).
     multiclass : str or None
         Function giving one-vs-rest paths on a shared grid (their largest
         weight per feature is the path's weight).
@@ -130,8 +130,10 @@ PATH_SPECS = {
                       ("LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier", "LpKTAClassifierCV"),
                       ("classification", "regression")),
     "l1kr": PathSpec("l1kr_path", None, ("L1KRRegressor", "L1KRRegressorCV"), ("regression",),
-                     defaults={"lam": 0.01}, read_at="l1kr_path_at", reach="D_max", n_scaled=("grid", "lam"),
-                     max_grid=50, scalar=("lam",)),
+                     defaults={"lambda1": 0.01}, read_at="l1kr_path_at", reach="D_max",
+                     n_scaled=("grid", "lambda1"), max_grid=50, scalar=("lambda1",),
+                     fixed={"grid": None, "n_grid": None},  # the traced path, read at the grid by l1kr_path_at
+                     renamed={"lam": "lambda1", "C": "norm_bound", "max_steps": "max_iter", "D_grid": "grid"}),
     "garrote": PathSpec("garrote_path", "grid", ("GarroteRegressor", "GarroteRegressorCV"), ("regression",),
                         defaults={"n_grid": 50}, renamed={"lambda2s": "grid", "n_lambdas": "n_grid"}),
     "cosso": PathSpec("cosso_path", "grid", ("COSSORegressor", "COSSORegressorCV"), ("regression",),

@@ -439,7 +439,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
             kw.setdefault("n_grid", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
         kw.setdefault("verbose", verbose)
     elif method == "l1kr":
-        cls = getattr(E, "L1KRRegressorCV", E.L1KRRegressor)
+        cls = E.L1KRRegressorCV
         kw = dict(params)
         solver = "homotopy (native)"
     elif method == "lpkta":

@@ -14,7 +14,7 @@ from numkfs.estimators import L1KRRegressor, L1KRRegressorCV
 from numkfs.kernels.ard import _reference_dK, ard_grad_columns, ard_kernel
 from numkfs.methods.l1kr import (
     EVENT_E1,
-    l1kr_cv_path,
+    l1kr_model_predict,
     l1kr_kkt_residual,
     l1kr_path,
     l1kr_path_at,
@@ -31,13 +31,13 @@ def friedman():
 @pytest.fixture(scope="module")
 def path_lambda(friedman):
     X, y, support = friedman
-    return l1kr_path(X, y, lam=1e-2, max_steps=1500, true_support=support)
+    return l1kr_path(X, y, lambda1=1e-2, max_iter=1500, true_support=support)
 
 
 @pytest.fixture(scope="module")
 def path_C(friedman):
     X, y, _ = friedman
-    return l1kr_path(X, y, fix="C", C=1.0, D_max=15.0, max_steps=1500)
+    return l1kr_path(X, y, fix="norm_bound", norm_bound=1.0, D_max=15.0, max_iter=1500)
 
 
 def _turning_problem():
@@ -140,7 +140,7 @@ def test_no_better_point_nearby_lbfgsb(path_lambda):
 
 def test_path_followed_through_a_turn_in_D():
     X, y = _turning_problem()
-    path = l1kr_path(X, y, lam=1e-2, max_steps=1500)
+    path = l1kr_path(X, y, lambda1=1e-2, max_iter=1500)
     D = path.grid
     peak = int(np.argmax(np.maximum.accumulate(D) - D > 0.3))  # first point well past the turn
     assert peak > 0, "the constructed path must turn back in D"
@@ -159,8 +159,8 @@ def test_path_followed_through_a_turn_in_D():
 
 def test_qr_and_lu_tangents_give_the_same_path(friedman):
     X, y, _ = friedman
-    p1 = l1kr_path(X, y, lam=1e-2, D_max=5.0, tangent="lu")
-    p2 = l1kr_path(X, y, lam=1e-2, D_max=5.0, tangent="qr")
+    p1 = l1kr_path(X, y, lambda1=1e-2, D_max=5.0, tangent="lu")
+    p2 = l1kr_path(X, y, lambda1=1e-2, D_max=5.0, tangent="qr")
     assert [e[1:] for e in p1.extra["events"]] == [e[1:] for e in p2.extra["events"]]
     b1, _ = l1kr_path_at(p1, [1.0, 3.0, 4.9])
     b2, _ = l1kr_path_at(p2, [1.0, 3.0, 4.9])
@@ -171,8 +171,8 @@ def test_scipy_integrator_stays_on_the_same_path(friedman):
     """The solve_ivp tracker (RK45 on the tangent ODE + Newton when the
     residual exceeds tol) finds the same events as the PC tracker."""
     X, y, _ = friedman
-    p_pc = l1kr_path(X, y, lam=1e-2, D_max=0.3)
-    p_rk = l1kr_path(X, y, lam=1e-2, D_max=0.3, integrator="RK45", max_steps=400)
+    p_pc = l1kr_path(X, y, lambda1=1e-2, D_max=0.3)
+    p_rk = l1kr_path(X, y, lambda1=1e-2, D_max=0.3, integrator="RK45", max_iter=400)
     assert p_rk.extra["finished"] == "D_max"
     assert [e[1:] for e in p_rk.extra["events"]] == [e[1:] for e in p_pc.extra["events"]]
     assert max(l1kr_kkt_residual(p_rk, i) for i in range(0, p_rk.n_points, 5)) < 1e-8
@@ -181,7 +181,7 @@ def test_scipy_integrator_stays_on_the_same_path(friedman):
 
 def test_cv_path_and_prediction(friedman):
     X, y, support = friedman
-    cvp = l1kr_cv_path(X, y, lam=1e-2, cv=3, n_grid=12, random_state=0, D_max=60.0)
+    cvp = L1KRRegressorCV(lambda1=1e-2, cv=3, n_grid=12, D_max=60.0).fit(X, y).path_
     assert cvp.cv_scores.shape == (12, 3)
     full = cvp.extra["full_path"]
     best = cvp.best_index
@@ -215,8 +215,8 @@ def test_budget_D_scales_with_n():
     no interpolation between stored points, whose spacing differs between
     the two): the same events at D and 2D, the same predictions."""
     X, y, _ = make_friedman_noise(1, n_samples=40, random_state=5)
-    p1 = l1kr_path(X, y, lam=1e-2, D_max=12.0)
-    p2 = l1kr_path(np.vstack([X, X]), np.concatenate([y, y]), lam=2e-2, D_max=24.0)
+    p1 = l1kr_path(X, y, lambda1=1e-2, D_max=12.0)
+    p2 = l1kr_path(np.vstack([X, X]), np.concatenate([y, y]), lambda1=2e-2, D_max=24.0)
     e1, e2 = p1.extra["events"], p2.extra["events"]
     assert [e[1:] for e in e1] == [e[1:] for e in e2] and len(e1) >= 5
     i1, i2 = [e[0] for e in e1], [e[0] for e in e2]
@@ -238,24 +238,21 @@ def test_cv_reads_fold_paths_at_the_equivalent_budget():
 
     tr, te = np.arange(30), np.arange(30, 45)
     splitter = PredefinedSplit(np.r_[np.full(30, -1), np.zeros(15)])  # one fold: train 0..29, test 30..44
-    kw = dict(lam=1e-2, D_max=15.0)
+    kw = dict(lambda1=1e-2, D_max=15.0)
     G = np.array([0.0, 2.0, 5.0, 9.0, 14.0])
-    cvp = l1kr_cv_path(X, y, cv=splitter, D_grid=G, **kw)
+    cvp = L1KRRegressorCV(cv=splitter, grid=G, **kw).fit(X, y).path_
     # the fold's problem is the full-data one on 30 rows: λ·30/45, read at D·30/45
     # (traced as the CV traces its paths)
     from numkfs.methods.l1kr import CV_MAX_ANGLE, CV_TOL
 
     cv_trace = dict(tol=CV_TOL, max_angle=CV_MAX_ANGLE)
-    p = l1kr_path(X[tr], y[tr], lam=1e-2 * 30 / 45, D_max=15.0 * 30 / 45, **cv_trace)
+    p = l1kr_path(X[tr], y[tr], lambda1=1e-2 * 30 / 45, D_max=15.0 * 30 / 45, **cv_trace)
     want = -((l1kr_predict(p, X[te], D=G * 30 / 45) - y[te]) ** 2).mean(axis=1)
     assert np.allclose(cvp.cv_scores[:, 0], want, rtol=1e-10)
-    old = l1kr_cv_path(X, y, cv=splitter, D_grid=G, D_scaling="none", **kw)
+    # the same path on 30 rows, read at the same D (the CV before 2026-11): other scores
     p_old = l1kr_path(X[tr], y[tr], **kw, **cv_trace)
     want_old = -((l1kr_predict(p_old, X[te], D=G) - y[te]) ** 2).mean(axis=1)
-    assert np.allclose(old.cv_scores[:, 0], want_old, rtol=1e-10)
-    assert not np.allclose(cvp.cv_scores[1:, 0], old.cv_scores[1:, 0], rtol=1e-3)
-    with pytest.raises(ValueError, match="D_scaling"):
-        l1kr_cv_path(X, y, cv=splitter, D_grid=G, D_scaling="sqrt", **kw)
+    assert not np.allclose(cvp.cv_scores[1:, 0], want_old[1:], rtol=1e-3)
 
 
 def test_plot_against_D_and_arc_length(path_lambda):
@@ -272,8 +269,8 @@ def test_bad_parameters(friedman):
     X, y, _ = friedman
     with pytest.raises(ValueError, match="'fix' parameter of l1kr_path"):
         l1kr_path(X, y, fix="D")
-    with pytest.raises(ValueError, match="'lam' parameter"):
-        l1kr_path(X, y, lam=-1.0)
+    with pytest.raises(ValueError, match="'lambda1' parameter"):
+        l1kr_path(X, y, lambda1=-1.0)
 
 
 def test_constant_y_gives_one_point_path(friedman):
@@ -341,7 +338,7 @@ def small_cv_fit():
     X, y, support = make_friedman_noise(1, n_samples=50, random_state=4)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        est = L1KRRegressorCV(cv=3, n_grid=8, lam=0.1, D_max=30.0, random_state=0).fit(X, y)
+        est = L1KRRegressorCV(cv=3, n_grid=8, lambda1=0.1, D_max=30.0, random_state=0).fit(X, y)
     return X, y, est, rec
 
 
@@ -356,7 +353,7 @@ def test_cv_estimator_contract_attributes(small_cv_fit):
     assert est.n_features_selected_ == path.n_selected()[est.best_index_]
     assert est.full_path_.extra["finished"] in ("stationary point", "D_max")
     # "1se": the sparsest point within one standard error of the best
-    est2 = L1KRRegressorCV(cv=3, n_grid=8, lam=0.1, D_max=30.0, random_state=0, cv_rule="1se").fit(X, y)
+    est2 = L1KRRegressorCV(cv=3, n_grid=8, lambda1=0.1, D_max=30.0, random_state=0, cv_rule="1se").fit(X, y)
     m, S = est2.path_.mean_cv_score, est2.path_.cv_scores
     b = int(np.argmax(m))
     se = S[b].std(ddof=1) / np.sqrt(S.shape[1])
@@ -366,24 +363,59 @@ def test_cv_estimator_contract_attributes(small_cv_fit):
     assert m[est2.best_index_] >= m[b] - se
 
 
-def test_old_name_warns_and_keeps_its_attributes(small_cv_fit):
+def test_regressor_keeps_one_point_of_the_path(small_cv_fit):
+    """L1KRRegressor: the path at one λ₁, the model at D (default: the end
+    of the traced path), pruned; at the CV's D it is the CV's model (to the
+    CV's looser tracing tolerances)."""
     X, y, est, _ = small_cv_fit
-    with pytest.warns(FutureWarning, match="L1KRRegressorCV"):
-        old = L1KRRegressor(cv=3, n_grid=8, lam=0.1, D_max=30.0, random_state=0).fit(X, y)
-    assert old.path_ is old.full_path_ and old.cv_path_.cv_scores is not None  # the former meanings
-    assert np.array_equal(old.feature_weights_, est.feature_weights_)
-    assert np.allclose(old.predict(X[:4]), est.predict(X[:4]), rtol=1e-12)
-    assert np.array_equal(old.get_support(), est.get_support())
+    one = L1KRRegressor(lambda1=0.1, D_max=30.0, D=est.D_).fit(X, y)
+    assert one.D_ == est.D_ and one.lambda_ == est.lambda_ and "cv" not in one.get_params()
+    assert np.array_equal(one.get_support(), est.get_support())
+    assert np.allclose(one.feature_weights_, est.feature_weights_, rtol=1e-2, atol=1e-3 * est.D_)
+    assert np.allclose(one.predict(X[:4]), est.predict(X[:4]), rtol=1e-2)
+    end = L1KRRegressor(lambda1=0.1, D_max=30.0).fit(X, y)
+    assert end.D_ == end.path_.grid[-1] and end.path_.extra["finished"] in ("stationary point", "D_max")
+    assert end.n_features_selected_ <= (end.path_.weights[-1] > 0).sum()
+    assert np.array_equal(end.predict(X[:3]), l1kr_model_predict(end.path_, X[:3], end.feature_weights_,
+                                                                 end.dual_coef_))
 
 
-def test_eps_renamed_gradient_tol_and_gaussian_is_rbf(friedman):
+def test_renamed_parameters_warn_and_gaussian_is_rbf(friedman):
+    """One test per renamed parameter: lam -> lambda1, C -> norm_bound,
+    max_steps -> max_iter, fix="lambda"/"C" -> "lambda1"/"norm_bound",
+    D_grid -> grid; the eps alias of gradient_tol is gone."""
     X, y, _ = friedman
-    p = l1kr_path(X, y, lam=1e-2, gradient_tol=1e-4, D_max=3.0)
-    with pytest.warns(FutureWarning, match="'eps' was renamed 'gradient_tol'"):
-        q = l1kr_path(X, y, lam=1e-2, eps=1e-4, kernel="gaussian", D_max=3.0)
+    p = l1kr_path(X, y, lambda1=1e-2, gradient_tol=1e-4, D_max=3.0)
+    with pytest.warns(FutureWarning, match="'lam' is renamed 'lambda1'"):
+        q = l1kr_path(X, y, lam=1e-2, gradient_tol=1e-4, kernel="gaussian", D_max=3.0)
     assert np.array_equal(p.weights, q.weights) and q.extra["kernel"] == "rbf"
-    with pytest.warns(FutureWarning, match="gradient_tol"):
-        L1KRRegressorCV(eps=1e-4, cv=2, n_grid=3, D_max=1.0, lam=0.1, random_state=0).fit(X[:30], y[:30])
+    with pytest.warns(FutureWarning, match="'max_steps' is renamed 'max_iter'"):
+        q = l1kr_path(X, y, lambda1=1e-2, gradient_tol=1e-4, D_max=3.0, max_steps=3000)
+    assert np.array_equal(p.weights, q.weights)
+    c = l1kr_path(X, y, fix="norm_bound", norm_bound=2.0, D_max=1.0)
+    with pytest.warns(FutureWarning) as rec:
+        q = l1kr_path(X, y, fix="C", C=2.0, D_max=1.0)
+    assert {str(w.message).split(": ", 1)[1] for w in rec} == {
+        "fix='C' is renamed fix='norm_bound'; fix='C' will stop working in the next release.",
+        "'C' is renamed 'norm_bound'; 'C' will stop working in the next release."}
+    assert np.array_equal(c.weights, q.weights) and q.extra["fix"] == "norm_bound"
+    with pytest.warns(FutureWarning, match="fix='lambda' is renamed fix='lambda1'"):
+        q = l1kr_path(X, y, fix="lambda", lambda1=1e-2, gradient_tol=1e-4, D_max=3.0)
+    assert np.array_equal(p.weights, q.weights)
+    with pytest.raises(TypeError, match="give 'lambda1' or its former name 'lam', not both"):
+        l1kr_path(X, y, lambda1=0.5, lam=0.1)
+    with pytest.raises(TypeError, match="eps"):
+        l1kr_path(X, y, eps=1e-4)
+    G = [0.0, 0.5, 1.0]
+    new = L1KRRegressorCV(grid=G, cv=2, D_max=1.0, lambda1=0.1).fit(X[:30], y[:30])
+    with pytest.warns(FutureWarning) as rec:
+        old = L1KRRegressorCV(D_grid=G, cv=2, D_max=1.0, lam=0.1, C=1.0, max_steps=3000, fix="lambda").fit(
+            X[:30], y[:30])
+    assert {str(w.message).split(": ", 1)[1].split(";")[0] for w in rec} == {
+        "'D_grid' is renamed 'grid'", "'lam' is renamed 'lambda1'", "'C' is renamed 'norm_bound'",
+        "'max_steps' is renamed 'max_iter'", "fix='lambda' is renamed fix='lambda1'"}
+    assert np.array_equal(old.cv_scores_, new.cv_scores_) and np.array_equal(old.path_.grid, G)
+    assert "eps" not in new.get_params() and "eps" not in L1KRRegressor().get_params()
     with pytest.raises(ValueError, match="'kernel' parameter"):
         l1kr_path(X, y, kernel="laplacian")
 
@@ -396,29 +428,29 @@ def test_h0_is_validated(friedman, h0):
         l1kr_path(X, y, h0=h0)
 
 
-@pytest.mark.parametrize("name", ["tol", "lam", "C"])
+@pytest.mark.parametrize("name", ["tol", "lambda1", "norm_bound"])
 def test_step_and_size_parameters_must_be_finite(friedman, name):
     X, y, _ = friedman
     with pytest.raises(ValueError, match=f"'{name}' parameter of l1kr_path must be a finite float > 0"):
         l1kr_path(X, y, **{name: float("inf")})
 
 
-def test_max_steps_warns_convergence_and_marks_the_point(friedman):
+def test_max_iter_warns_convergence_and_marks_the_point(friedman):
     from sklearn.exceptions import ConvergenceWarning
 
     X, y, _ = friedman
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        p = l1kr_path(X, y, lam=1e-2, max_steps=15)
+        p = l1kr_path(X, y, lambda1=1e-2, max_iter=15)
     conv = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
-    assert len(conv) == 1 and "path point 15" in str(conv[0].message) and "within max_steps=15" in str(conv[0].message)
+    assert len(conv) == 1 and "path point 15" in str(conv[0].message) and "within max_iter=15" in str(conv[0].message)
     assert not any(issubclass(w.category, RuntimeWarning) for w in rec)
-    assert p.extra["finished"] == "max_steps"
+    assert p.extra["finished"] == "max_iter"
     assert p.converged.tolist() == [True] * 15 + [False]
     # the CV estimator: fold paths warn too (nothing is swallowed), and
     # converged_ is False at the grid points beyond the unconverged end
     with pytest.warns(ConvergenceWarning, match="L1KR did not converge"):
-        est = L1KRRegressorCV(cv=2, n_grid=6, lam=1e-2, max_steps=15, random_state=0).fit(X, y)
+        est = L1KRRegressorCV(cv=2, n_grid=6, lambda1=1e-2, max_iter=15, random_state=0).fit(X, y)
     assert not est.converged_[-1]
 
 
@@ -426,7 +458,7 @@ def test_a_traced_path_emits_no_runtime_warning(friedman):
     X, y, _ = friedman
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        p = l1kr_path(X, y, fix="C", C=1.0, D_max=15.0, max_steps=1500)
+        p = l1kr_path(X, y, fix="norm_bound", norm_bound=1.0, D_max=15.0, max_iter=1500)
     assert p.converged.all()
 
 
@@ -440,7 +472,7 @@ def test_singular_jacobian_gives_one_clear_warning():
     y = X[:, 0] + 0.1 * rng.standard_normal(20)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        p = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_steps=200)
+        p = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_iter=200)
     assert [w.category for w in rec] == [PathDegeneracyWarning]
     assert p.extra["finished"] == "singular Jacobian" and not p.converged[-1] and p.converged[:-1].all()
 
@@ -450,15 +482,15 @@ def test_cv_at_the_D_max_edge_names_D_max():
 
     X, y, _ = make_friedman_noise(1, n_samples=50, random_state=4)
     with pytest.warns(GridEdgeWarning, match="'D_max'"):
-        est = L1KRRegressorCV(cv=3, n_grid=6, lam=0.1, D_max=1.0, random_state=0).fit(X, y)
+        est = L1KRRegressorCV(cv=3, n_grid=6, lambda1=0.1, D_max=1.0, random_state=0).fit(X, y)
     assert est.best_index_ == 5
 
 
 @pytest.mark.slow
-def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
+def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lambda1():
     """On diabetes CV picked the largest λ offered, silently.  Now the λ
     grid is extended beyond the chosen end (geometrically, twice); if the
-    choice is still at that end, a GridEdgeWarning names 'lam'.  Here λ in
+    choice is still at that end, a GridEdgeWarning names 'lambda1'.  Here λ in
     [3, 10] is too large: CV chooses 3, then 0.9, then 0.27.
 
     With λ in [0.01, 0.1] the evenly spaced D grid (before 2026-12) had no
@@ -473,15 +505,15 @@ def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
     d = load_dataset("diabetes_raw")
     idx = np.random.default_rng(0).permutation(d.target.size)[:100]
     X, y = d.data[idx], d.target[idx]
-    with pytest.warns(GridEdgeWarning, match="smallest λ tried.*'lam'"):
-        est = L1KRRegressorCV(lam=[3.0, 10.0], cv=3, n_grid=10, random_state=0).fit(X, y)
+    with pytest.warns(GridEdgeWarning, match="smallest λ tried.*'lambda1'"):
+        est = L1KRRegressorCV(lambda1=[3.0, 10.0], cv=3, n_grid=10, random_state=0).fit(X, y)
     assert np.allclose(est.lambdas_, [3.0, 10.0, 0.9, 0.27])
     best = [p.mean_cv_score.max() for p in est.cv_paths_]
     assert best[0] > best[1] and max(best[2:]) > best[0]  # the offered grid's best was at its edge
     assert est.lambda_ == pytest.approx(0.27) and est.path_ is est.cv_paths_[3]
     with warnings.catch_warnings():
         warnings.simplefilter("error", GridEdgeWarning)
-        est = L1KRRegressorCV(lam=[0.01, 0.1], cv=3, n_grid=10, random_state=0).fit(X, y)
+        est = L1KRRegressorCV(lambda1=[0.01, 0.1], cv=3, n_grid=10, random_state=0).fit(X, y)
     assert np.allclose(est.lambdas_, [0.01, 0.1, 1.0])
     best = [p.mean_cv_score.max() for p in est.cv_paths_]
     assert best[1] > max(best[0], best[2]) and est.lambda_ == pytest.approx(0.1)
@@ -491,11 +523,10 @@ def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lam():
 EXPECTED_FAILED = {}
 
 
-# The registry's small instances (tests/conftest.py), the former name L1KRRegressor too, whose
-# fit warns FutureWarning by design.  Their budgets are small (D_max=2, max_steps=200): the path
-# may stop at max_steps (ConvergenceWarning) and the chosen D sit at D_max (GridEdgeWarning),
+# The registry's small instances (tests/conftest.py).  Their budgets are small (D_max=2,
+# max_iter=200): the path
+# may stop at max_iter (ConvergenceWarning) and the chosen D sit at D_max (GridEdgeWarning),
 # expected on the checks' random data, not defects.
-@pytest.mark.filterwarnings("ignore:L1KRRegressor was renamed L1KRRegressorCV:FutureWarning")
 @pytest.mark.filterwarnings("ignore:L1KR did not converge:sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.filterwarnings("ignore::numkfs.model_selection.GridEdgeWarning")
 @parametrize_with_checks(checked("L1KR"), expected_failed_checks=lambda est: EXPECTED_FAILED)
@@ -532,8 +563,8 @@ def test_small_lambda_starts_within_the_rounding_floor():
 
     d = load_dataset("diabetes_raw")
     lam = 1e-6
-    with pytest.warns(ConvergenceWarning, match="max_steps=1"):
-        path = l1kr_path(d.data, d.target, lam=lam, max_steps=1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        path = l1kr_path(d.data, d.target, lambda1=lam, max_iter=1)
     ys = path.extra["y_train"]
     n = ys.size
     alpha0 = path.extra["alpha"][0]
@@ -554,7 +585,7 @@ def test_small_lambda_path_is_traced_to_D_max(friedman):
     eps = np.finfo(float).eps
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        path = l1kr_path(X, y, lam=1e-6, D_max=1e-6)
+        path = l1kr_path(X, y, lambda1=1e-6, D_max=1e-6)
     assert path.extra["finished"] == "D_max" and path.converged.all()
     assert path.grid[-1] == pytest.approx(1e-6, rel=1e-8)
     entered = [f for _, name, f in path.extra["events"] if name in ("start", "E1")]
@@ -602,14 +633,19 @@ def test_default_grid_follows_the_events_on_raw_diabetes():
     assert len(ev & set(path.grid)) >= 3
 
 
-def test_cv_grid_is_bounded_by_n_grid_and_keeps_its_ends(friedman):
+def test_default_grid_is_bounded_by_n_grid_and_keeps_its_ends(friedman):
+    """l1kr_path(n_grid=...): the grid that follows the events (the one
+    L1KRRegressorCV cross-validates), traced to D_max."""
+    from numkfs.methods.l1kr import CV_MAX_ANGLE, CV_TOL
+
     X, y, _ = friedman
-    fine = l1kr_cv_path(X, y, lam=1e-2, cv=3, D_max=20.0, random_state=0)
+    kw = dict(lambda1=1e-2, D_max=20.0, tol=CV_TOL, max_angle=CV_MAX_ANGLE)
+    fine = l1kr_path(X, y, n_grid=50, **kw)
     assert fine.n_points <= 50 and fine.grid[0] == 0.0 and fine.grid[-1] == pytest.approx(20.0)
     assert np.all(np.diff(fine.grid) > 0)
     assert all(diff <= allowed for diff, allowed in _support_steps(fine))
     # n_grid bounds the grid (its events alone are more than 8 points here): points merge, the ends stay
-    coarse = l1kr_cv_path(X, y, lam=1e-2, cv=3, D_max=20.0, n_grid=8, random_state=0)
+    coarse = l1kr_path(X, y, n_grid=8, **kw)
     ev = {D for i, name, _ in coarse.extra["full_path"].extra["events"] if name == "E1"
           for D in [coarse.extra["full_path"].grid[i]]}
     assert len(ev) > 8
@@ -620,13 +656,15 @@ def test_cv_grid_is_bounded_by_n_grid_and_keeps_its_ends(friedman):
 def test_estimator_takes_an_explicit_D_grid(friedman):
     X, y, _ = friedman
     G = np.array([0.0, 0.5, 2.0, 6.0, 15.0])
-    est = L1KRRegressorCV(D_grid=G, lam=0.1, cv=3, random_state=0).fit(X, y)
+    est = L1KRRegressorCV(grid=G, lambda1=0.1, cv=3, random_state=0).fit(X, y)
     assert np.array_equal(est.path_.grid, G) and est.cv_scores_.shape == (5, 3)
-    ref = l1kr_cv_path(X, y, lam=0.1, cv=3, D_grid=G, random_state=0)
-    assert np.allclose(est.cv_scores_, ref.cv_scores, rtol=1e-12)
+    from numkfs.methods.l1kr import CV_MAX_ANGLE, CV_TOL
+
+    ref = l1kr_path(X, y, lambda1=0.1, grid=G, tol=CV_TOL, max_angle=CV_MAX_ANGLE)
+    assert np.array_equal(est.path_.weights, ref.weights)
     assert est.D_ == G[est.best_index_] and est.full_path_.grid.max() == pytest.approx(15.0)
-    with pytest.raises(ValueError, match="D_grid"):
-        l1kr_cv_path(X, y, lam=0.1, cv=3, D_grid=[0.0, -1.0])
+    with pytest.raises(ValueError, match="grid"):
+        l1kr_path(X, y, lambda1=0.1, grid=[0.0, -1.0])
 
 
 @pytest.mark.slow
@@ -640,9 +678,9 @@ def test_early_stopping_keeps_the_choice_and_traces_less():
     d = load_dataset("diabetes_raw")
     idx = np.random.default_rng(0).permutation(d.target.size)[:100]
     X, y = d.data[idx], d.target[idx]
-    kw = dict(lam=0.1, cv=3, random_state=0)
-    early = l1kr_cv_path(X, y, **kw)
-    whole = l1kr_cv_path(X, y, early_stopping=False, **kw)
+    kw = dict(lambda1=0.1, cv=3, random_state=0)
+    early = L1KRRegressorCV(**kw).fit(X, y).path_
+    whole = L1KRRegressorCV(early_stopping=False, **kw).fit(X, y).path_
     assert early.extra["stopped_early"] and not whole.extra["stopped_early"]
     assert whole.extra["full_path"].extra["finished"] == "stationary point"
     assert early.extra["full_path"].grid.max() < 0.1 * whole.extra["full_path"].grid.max()
@@ -654,7 +692,7 @@ def test_early_stopping_keeps_the_choice_and_traces_less():
 
 
 def test_cv_paths_agree_with_a_tight_trace_at_grid_points(friedman):
-    """Issue #29: the paths l1kr_cv_path traces (tol=CV_TOL, max_angle=
+    """Issue #29: the paths L1KRRegressorCV traces (tol=CV_TOL, max_angle=
     CV_MAX_ANGLE) are read at the grid by linear interpolation between stored
     points.  Between two points whose tangents differ by at most θ the chord
     lies within (segment length) θ / 8 of the arc (the sagitta of an arc
@@ -664,8 +702,8 @@ def test_cv_paths_agree_with_a_tight_trace_at_grid_points(friedman):
     from numkfs.methods.l1kr import CV_MAX_ANGLE, CV_TOL, _path_at
 
     X, y, _ = friedman
-    fast = l1kr_path(X, y, lam=1e-2, D_max=15.0, tol=CV_TOL, max_angle=CV_MAX_ANGLE)
-    tight = l1kr_path(X, y, lam=1e-2, D_max=15.0, tol=1e-12, max_angle=0.05, max_steps=5000)
+    fast = l1kr_path(X, y, lambda1=1e-2, D_max=15.0, tol=CV_TOL, max_angle=CV_MAX_ANGLE)
+    tight = l1kr_path(X, y, lambda1=1e-2, D_max=15.0, tol=1e-12, max_angle=0.05, max_iter=5000)
     assert fast.extra["n_steps"] < 0.5 * tight.extra["n_steps"]
     assert [e[1:] for e in fast.extra["events"]] == [e[1:] for e in tight.extra["events"]]
     D = np.geomspace(1e-3, 15.0, 40)

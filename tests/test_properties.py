@@ -45,7 +45,7 @@ def estimators():
 
 
 SELECT_METHODS = ["knife", "lpkta", "nmmkl", "l1kr", "garrote", "cosso"]
-SELECT_PARAMS = {"knife": {"n_grid": 4, "max_iter": 15}, "l1kr": {"n_grid": 3, "D_max": 2.0, "max_steps": 200},
+SELECT_PARAMS = {"knife": {"n_grid": 4, "max_iter": 15}, "l1kr": {"n_grid": 3, "D_max": 2.0, "max_iter": 200},
                  "garrote": {"n_grid": 5}, "cosso": {"n_grid": 3, "max_iter": 20},
                  "lpkta": {"grid": np.linspace(2, 1, 5)}, "nmmkl": {}}
 

@@ -74,7 +74,7 @@ def _nmmkl_path(X, y):
 
 def _l1kr_path(X, y):
     from numkfs.methods.l1kr import l1kr_path
-    return _path_out(l1kr_path(X, y, D_max=2.0, max_steps=200))
+    return _path_out(l1kr_path(X, y, D_max=2.0, max_iter=200))
 
 
 def _garrote_path(X, y):
@@ -484,7 +484,7 @@ def test_l1kr_degenerate_jacobian_duplicated_column():
 
     X, y = _reg_data(5)
     with pytest.warns(UserWarning):
-        path = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_steps=200)
+        path = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_iter=200)
     assert np.all(np.isfinite(path.weights))
 
 
@@ -575,6 +575,6 @@ def test_n_by_n_allocations_checked_other_methods(what, small_memory):
             elif what == "l1kr_path":
                 from numkfs.methods.l1kr import l1kr_path
 
-                l1kr_path(X, y, D_max=0.5, max_steps=20)
+                l1kr_path(X, y, D_max=0.5, max_iter=20)
             else:
                 make("LpKTAClassifier").fit(X, (y > 0).astype(int))

@@ -186,7 +186,7 @@ def test_garrote_default_grid_is_refined_where_the_support_jumps():
 @pytest.mark.parametrize("estimator, path_function, grid", [
     ("KNIFERegressorCV", "knife_path", "grid"), ("KNIFEClassifierCV", "knife_path", "grid"),
     ("GarroteRegressorCV", "garrote_path", "grid"), ("COSSORegressorCV", "cosso_path", "grid"),
-    ("LpKTASelectorCV", "lpkta_path", "grid"), ("L1KRRegressorCV", "l1kr_cv_path", "D_grid")])
+    ("LpKTASelectorCV", "lpkta_path", "grid"), ("L1KRRegressorCV", "l1kr_path", "grid")])
 def test_every_cv_estimator_takes_its_path_functions_grid(estimator, path_function, grid):
     import inspect
 

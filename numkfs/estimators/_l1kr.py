@@ -1,46 +1,289 @@
 """scikit-learn estimators for L1KR (:func:`numkfs.methods.l1kr.l1kr_path`):
-:class:`L1KRRegressorCV` (the path point chosen by cross-validation) and
-:class:`L1KRRegressor` (its former name, kept one release)."""
+:class:`L1KRRegressor` (the model at one budget D of the path traced at one
+ridge penalty λ₁) and :class:`L1KRRegressorCV` (the budget D, and λ₁, chosen
+by cross-validation)."""
 from __future__ import annotations
 
+import functools
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Interval, NoneOr, Options, InstanceOf
+from .._threads import limit_threads, thread_limits
+from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
+from ..methods.l1kr import (
+    CV_MAX_ANGLE,
+    CV_TOL,
+    FIX_OPTIONS,
+    L1KR_KERNELS,
+    l1kr_model_predict,
+    l1kr_objective,
+    l1kr_path,
+    l1kr_path_at,
+    l1kr_predict,
+    l1kr_prune,
+    renamed_fix,
+)
+from ..model_selection import (
+    CV_RULES,
+    GridEdgeWarning,
+    check_grid_edge,
+    choose_index,
+    cross_val_path,
+    make_cv,
+    path_scores,
+)
+from ..paths import FeaturePath
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
+from ._cv import PathCVMixin, as_grid, cv_data
 
-__all__ = ["L1KRRegressorCV", "L1KRRegressor"]
+__all__ = ["L1KRRegressor", "L1KRRegressorCV"]
 
-#: Largest number of times the λ grid is extended when CV chooses one of its ends.
+#: Largest number of times the λ₁ grid is extended when CV chooses one of its ends.
 MAX_LAMBDA_EXTENSIONS = 2
 
+#: Early stopping of :class:`L1KRRegressorCV`'s default grid: tracing stops
+#: once the mean CV score over the last ``EARLY_STOP_POINTS`` grid points (all
+#: beyond the best point, and reaching at least ``EARLY_STOP_EXTENT`` times its
+#: D) is below the best mean score by more than ``EARLY_STOP_SE`` standard
+#: errors of the best point's fold scores.
+EARLY_STOP_POINTS, EARLY_STOP_EXTENT, EARLY_STOP_SE = 5, 3.0, 3.0
 
-class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
-    r"""ARD kernel ridge regression on the L1KR feature-selection path, with
-    the path point (and λ) chosen by K-fold cross-validation.
+_POSITIVE = [Interval(Real, 0, None, closed="neither")]
+_COMMON = {
+    "kernel": [Options(L1KR_KERNELS)],
+    "degree": [Interval(Integral, 1, None)],
+    "fix": [Options([*FIX_OPTIONS, "lambda", "C"])],
+    "lambda1": _POSITIVE,
+    "norm_bound": _POSITIVE,
+    "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
+    "prune_tol": [Interval(Real, 0, 1, closed="left")],
+    "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
+    "max_iter": [Interval(Integral, 1, None)],
+    "lam": [DEPRECATED_OPTION, *_POSITIVE],
+    "C": [DEPRECATED_OPTION, *_POSITIVE],
+    "max_steps": [DEPRECATED_OPTION, Interval(Integral, 1, None)],
+}
+
+
+class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
+    r"""ARD kernel ridge regression at one point of the L1KR feature-selection path.
 
     .. math::
 
         \min_{\alpha, \beta \ge 0, \alpha_0} \|y - K(\beta)\alpha - \alpha_0 1\|^2
-        + \lambda \alpha^\top K(\beta) \alpha
+        + \lambda_1 \alpha^\top K(\beta) \alpha
         \quad\text{s.t.}\quad \|\beta\|_1 \le D
 
-    (``fix="lambda"``; with ``fix="C"`` the constraint ``αᵀKα ≤ C`` replaces
-    the penalty, as in the paper).  The path in D is traced by homotopy
-    (:func:`~numkfs.methods.l1kr.l1kr_path`); every CV fold traces its own
-    path, scored on a common grid of D
-    (:func:`~numkfs.methods.l1kr.l1kr_cv_path`; a fold's path on n_train
-    rows is traced with the equivalent λ and read at ``D · n_train / n``,
-    the same kernel in the units of X).  The default grid follows the
-    events of the path on all of the data (the D where features enter or
-    leave), refined until no two consecutive points differ in support by
-    more than ``max(2, a quarter of the larger support)``, with at most
-    ``n_grid`` points; the paths are traced in stages and stop once the CV
-    can no longer choose a further point (early stopping).  The point chosen
-    by ``cv_rule``
+    (``fix="lambda1"``; with ``fix="norm_bound"`` the constraint
+    ``αᵀKα ≤ C`` replaces the penalty, as in the paper).  The path in D is
+    traced by homotopy at the ridge penalty ``lambda1``
+    (:func:`~numkfs.methods.l1kr.l1kr_path`) from β = 0 to its stationary
+    point (or ``D_max``), and the model is the path's point at the budget
+    ``D``: by default the end of the traced path (the stationary point, or
+    ``D_max`` when given).  The features the model does not need are then
+    dropped (:func:`~numkfs.methods.l1kr.l1kr_prune`: removing them, with α
+    refitted, raises the ridge objective by less than ``prune_tol`` of
+    ``Σ (y - ȳ)²``); the selected features are those with β > 0.  To choose
+    D (and λ₁) by cross-validation use :class:`L1KRRegressorCV`.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "poly"}, default="rbf"
+        ARD Gaussian (``"gaussian"``, the paper's name, is an alias) or
+        normalised ARD polynomial kernel (the β are its bandwidths).
+    degree : int, default=2
+        Degree of the normalised polynomial kernel.
+    fix : {"lambda1", "norm_bound"}, default="lambda1"
+        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed
+        (former options ``"lambda"`` and ``"C"``: FutureWarning).
+    lambda1 : float, default=0.01
+        Ridge penalty λ₁ (for centred, unit-norm y) when ``fix="lambda1"``.
+    norm_bound : float, default=1.0
+        Bound on αᵀKα (units of ``||y - ȳ||²``) when ``fix="norm_bound"``.
+    gradient_tol : float, default=1e-6
+        Stop the path when the projected gradient is below ``gradient_tol``.
+    prune_tol : float, default=1e-3
+        Features whose joint removal from the model costs less than this
+        fraction of ``Σ (y - ȳ)²`` in the ridge objective are dropped
+        (:func:`~numkfs.methods.l1kr.l1kr_prune`); 0 keeps every feature
+        with β > 0.
+    D : float, optional
+        The budget ``||β||₁`` of the model, in the units of the path
+        (β on columns centred and scaled to unit norm); β is interpolated
+        along the path there (:func:`~numkfs.methods.l1kr.l1kr_path_at`;
+        beyond the traced path, its end).  Default: the end of the traced
+        path.
+    D_max : float, optional
+        Stop the path at ``||β||₁ = D_max``.
+    max_iter : int, default=3000
+        Continuation-step budget of the path.
+    lam, C, max_steps : optional
+        Former names of ``lambda1``, ``norm_bound`` and ``max_iter``
+        (FutureWarning).
+
+    Attributes
+    ----------
+    path_ : FeaturePath
+        The traced path (events, arc length...).
+    D_ : float
+        The budget of the model.
+    feature_weights_ : ndarray of shape (n_features,)
+        β at ``D_`` (on columns centred and scaled to unit norm), the
+        unneeded features removed (``prune_tol``).
+    n_features_selected_ : int
+        Number of features with β > 0 in ``feature_weights_``.
+    lambda_ : float
+        λ₁ at the model's point (``lambda1`` when it is fixed).
+    dual_coef_ : ndarray of shape (n_samples,)
+        α (for the standardised y).
+    converged_ : bool
+        Every point of the traced path satisfies the KKT system to the
+        tracker's tolerance (False when it stopped at a limit: ``max_iter``,
+        a step underflow, a singular Jacobian).
+    n_iter_ : int
+        Continuation steps of the traced path (at most ``max_iter``).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has column names.
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
+    Examples
+    --------
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> from numkfs.estimators import L1KRRegressor
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> est = L1KRRegressor(D=15.0, D_max=20.0).fit(X, y)
+    >>> est.D_, est.predict(X[:2]).shape
+    (15.0, (2,))
+    """
+
+    _method = "l1kr"
+
+    _parameter_constraints = {**_COMMON, "D": [Interval(Real, 0, None, closed="left"), NoneOr]}
+
+    def __init__(self, kernel="rbf", degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
+                 prune_tol=1e-3, D=None, D_max=None, max_iter=3000, lam=DEPRECATED, C=DEPRECATED,
+                 max_steps=DEPRECATED):
+        self.kernel = kernel
+        self.degree = degree
+        self.fix = fix
+        self.lambda1 = lambda1
+        self.norm_bound = norm_bound
+        self.gradient_tol = gradient_tol
+        self.prune_tol = prune_tol
+        self.D = D
+        self.D_max = D_max
+        self.max_iter = max_iter
+        self.lam = lam
+        self.C = C
+        self.max_steps = max_steps
+
+    def _resolved(self, stacklevel):
+        """``fix``, ``lambda1``, ``norm_bound`` and ``max_iter`` under their
+        current names (the former ones warn ``FutureWarning``)."""
+        name = type(self).__name__
+        fix = renamed_fix(self.fix, name, stacklevel=stacklevel + 1)
+        lambda1 = renamed(self.lambda1, self.lam, new="lambda1", old="lam", caller=name, default=0.01,
+                          stacklevel=stacklevel)
+        norm_bound = renamed(self.norm_bound, self.C, new="norm_bound", old="C", caller=name, default=1.0,
+                             stacklevel=stacklevel)
+        max_iter = renamed(self.max_iter, self.max_steps, new="max_iter", old="max_steps", caller=name,
+                           default=3000, stacklevel=stacklevel)
+        return fix, lambda1, norm_bound, max_iter
+
+    def fit(self, X, y):
+        """Trace the path at ``lambda1`` and keep its point at ``D``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+        y : array-like of shape (n_samples,)
+            Target values.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        self._validate_params()
+        fix, lambda1, norm_bound, max_iter = self._resolved(stacklevel=4)
+        X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64, ensure_min_samples=2)
+        path = l1kr_path(X, y, self.kernel, degree=self.degree, fix=fix, lambda1=float(lambda1),
+                         norm_bound=norm_bound, gradient_tol=self.gradient_tol, D_max=self.D_max, max_iter=max_iter,
+                         feature_names=getattr(self, "feature_names_in_", None))
+        if self.D is None:
+            beta, lam, D = path.weights[-1].copy(), float(path.extra["lambda"][-1]), float(path.grid[-1])
+        else:
+            betas, lams = l1kr_path_at(path, [self.D])
+            beta, lam, D = betas[0], float(lams[0]), float(self.D)
+        self.path_ = path
+        self.D_ = D
+        self.feature_weights_ = l1kr_prune(path, beta, lam, self.prune_tol)[0]
+        self.lambda_ = lam
+        _, _, self.dual_coef_ = l1kr_objective(path, self.feature_weights_, self.lambda_)
+        self.converged_ = bool(path.converged.all())
+        self.n_iter_ = int(path.extra["n_steps"])
+        return self
+
+    def predict(self, X):
+        """Kernel ridge prediction of the fitted model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data, one row per sample and one column per feature.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions, in the units of y.
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data_named(self, X, reset=False, dtype=np.float64)
+        return l1kr_model_predict(self._traced_path(), X, self.feature_weights_, self.dual_coef_)
+
+    def _traced_path(self):
+        return self.path_
+
+
+class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
+    r"""ARD kernel ridge regression on the L1KR feature-selection path, with
+    the path point (and λ₁) chosen by K-fold cross-validation.
+
+    .. math::
+
+        \min_{\alpha, \beta \ge 0, \alpha_0} \|y - K(\beta)\alpha - \alpha_0 1\|^2
+        + \lambda_1 \alpha^\top K(\beta) \alpha
+        \quad\text{s.t.}\quad \|\beta\|_1 \le D
+
+    (``fix="lambda1"``; with ``fix="norm_bound"`` the constraint ``αᵀKα ≤ C``
+    replaces the penalty, as in the paper).  The path in D is traced by
+    homotopy on all the rows and read at a grid of D
+    (:func:`~numkfs.methods.l1kr.l1kr_path` with ``n_grid``); every CV fold
+    traces its own path (:func:`~numkfs.methods.l1kr.l1kr_path` with
+    ``grid``), with the equivalent λ₁ on n_train rows (``λ₁ · n_train / n``;
+    with ``fix="norm_bound"``, ``C · n / n_train``), and reads it at
+    ``D · n_train / n``, the same kernel in the units of X (columns are
+    scaled to unit norm on the rows each path is traced on, so the same
+    kernel has β ∝ n).  The default grid follows the events of the path on
+    all of the data (the D where features enter or leave), refined until no
+    two consecutive points differ in support by more than
+    ``max(2, a quarter of the larger support)``, with at most ``n_grid``
+    points.  The paths are traced in stages, every fold's path resumed where
+    it stopped, and with ``early_stopping`` tracing stops once the CV can no
+    longer choose a further point: the mean CV score over the last
+    ``EARLY_STOP_POINTS`` points, beyond the best one and at least
+    ``EARLY_STOP_EXTENT`` times its D, is below the best by more than
+    ``EARLY_STOP_SE`` standard errors.  The point chosen by ``cv_rule``
     (:func:`numkfs.model_selection.choose_index`) is taken on the path of
     all the data.  The model at each grid point drops the features it does
     not need (:func:`~numkfs.methods.l1kr.l1kr_prune`: removing them, with α
@@ -48,9 +291,9 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     ``Σ (y - ȳ)²``), in every fold alike; the selected features are those
     with β > 0 in that model.
 
-    When several λ are given and CV chooses the smallest or the largest, the
-    λ grid is extended (geometrically, up to twice) beyond that end; if the
-    choice is still at the end, or at the end of a D range limited by
+    When several λ₁ are given and CV chooses the smallest or the largest,
+    the λ₁ grid is extended (geometrically, up to twice) beyond that end; if
+    the choice is still at the end, or at the end of a D range limited by
     ``D_max``, a :class:`~numkfs.model_selection.GridEdgeWarning` names the
     parameter to widen.
 
@@ -61,14 +304,15 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         normalised ARD polynomial kernel.
     degree : int, default=2
         Degree of the normalised polynomial kernel.
-    fix : {"lambda", "C"}, default="lambda"
-        Which of λ (ridge penalty) and C (RKHS-norm bound) is held fixed.
-    lam : float or sequence of float, default=0.01
-        Ridge penalty λ (for centred, unit-norm y) when ``fix="lambda"``.
-        With several values, one path per λ is traced (and per fold, on the
-        same folds) and CV chooses (λ, D) jointly.
-    C : float, default=1.0
-        Bound on αᵀKα (units of ``||y - ȳ||²``) when ``fix="C"``.
+    fix : {"lambda1", "norm_bound"}, default="lambda1"
+        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed
+        (former options ``"lambda"`` and ``"C"``: FutureWarning).
+    lambda1 : float or sequence of float, default=0.01
+        Ridge penalty λ₁ (for centred, unit-norm y) when ``fix="lambda1"``.
+        With several values, one path per λ₁ is traced (and per fold, on
+        the same folds) and CV chooses (λ₁, D) jointly.
+    norm_bound : float, default=1.0
+        Bound on αᵀKα (units of ``||y - ȳ||²``) when ``fix="norm_bound"``.
     gradient_tol : float, default=1e-6
         Stop the path when the projected gradient is below ``gradient_tol``.
     prune_tol : float, default=1e-3
@@ -78,7 +322,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         feature with β > 0.
     D_max : float, optional
         Stop every path at ``||β||₁ = D_max``.
-    max_steps : int, default=3000
+    max_iter : int, default=3000
         Continuation-step budget of each path.
     cv : int or CV splitter, default=5
         Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
@@ -89,36 +333,42 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     scoring : {"neg_mean_squared_error"}, default="neg_mean_squared_error"
         The CV score (higher is better), in the squared units of y.
     n_grid : int, default=50
-        Upper bound on the number of points of the default D grid, which
+        Upper bound on the number of points of the default D grid (and its
+        density, ``n_grid / 10`` points per decade between events), which
         follows the events of the path on all of the data and refines where
-        the support jumps (:func:`~numkfs.methods.l1kr.l1kr_cv_path`);
-        ignored with ``D_grid``.
-    D_grid : array-like of shape (n_points,), optional
+        the support jumps; ignored with ``grid``.
+    grid : array-like of shape (n_points,), optional
         An explicit grid of budgets ``||β||₁`` (in the units of the path on
-        all of the data), the same for every λ; passed to
-        :func:`~numkfs.methods.l1kr.l1kr_cv_path`.  The paths are traced to
-        its largest value (or ``D_max``).
+        all of the data), the same for every λ₁, used as given.  The paths
+        are traced to its largest value (or ``D_max``), without early
+        stopping.
+    early_stopping : bool, default=True
+        Stop tracing once the CV can no longer choose a further point (see
+        above); False traces every path to its stationary point (or
+        ``D_max``).
     n_jobs : int, optional
-        joblib workers over CV folds.
+        joblib workers over CV folds (threads by default: the fold paths are
+        resumed from stage to stage, which a process-based backend cannot
+        do, so there each stage retraces them).
     random_state : int, Generator or None
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.
-    eps : float, optional
-        Deprecated name of ``gradient_tol``; accepted with a
-        ``FutureWarning`` until the next release.
+    lam, C, max_steps, D_grid : optional
+        Former names of ``lambda1``, ``norm_bound``, ``max_iter`` and
+        ``grid`` (FutureWarning).
 
     Attributes
     ----------
     path_ : FeaturePath
-        The D grid of the chosen λ: the model at each D (β of the full-data
+        The D grid of the chosen λ₁: the model at each D (β of the full-data
         path, pruned), ``cv_scores``, ``chosen_index``, ``cv_rule``,
         ``score_name`` and ``converged``.
     full_path_ : FeaturePath
         The path traced on all the training data (events, arc length...).
     cv_paths_ : list of FeaturePath
-        One D grid per λ tried (``lambdas_``).
+        One D grid per λ₁ tried (``lambdas_``).
     lambdas_ : ndarray
-        Every λ tried, in the order traced (the given ones, then extensions).
+        Every λ₁ tried, in the order traced (the given ones, then extensions).
     best_index_ : int
         The chosen point of ``path_``.
     cv_scores_ : ndarray of shape (n_points, n_folds)
@@ -126,6 +376,9 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     converged_ : ndarray of bool of shape (n_points,)
         Per point of ``path_``: the full-data path reached it, between points
         that satisfy the KKT system to the tracker's tolerance.
+    n_iter_ : int
+        Continuation steps of the path traced on all the data (for the chosen
+        λ₁; at most ``max_iter``).
     D_ : float
         The chosen budget ||β||₁.
     feature_weights_ : ndarray of shape (n_features,)
@@ -134,7 +387,7 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     n_features_selected_ : int
         Number of features with β > 0 in ``feature_weights_``.
     lambda_ : float
-        λ at the chosen point.
+        λ₁ at the chosen point.
     dual_coef_ : ndarray of shape (n_samples,)
         α (for the standardised y).
     n_features_in_ : int
@@ -151,177 +404,239 @@ class L1KRRegressorCV(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     >>> from numkfs.datasets import make_friedman_noise
     >>> from numkfs.estimators import L1KRRegressorCV
     >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
-    >>> est = L1KRRegressorCV(cv=3, n_grid=10, D_max=20.0, random_state=0).fit(X, y)
+    >>> est = L1KRRegressorCV(cv=3, n_grid=10, D_max=20.0).fit(X, y)
     >>> est.predict(X[:2]).shape
     (2,)
     """
 
-    _method = "l1kr"
-
     _parameter_constraints = {
-        "kernel": [Options(["rbf", "gaussian", "poly"])],
-        "degree": [Interval(Integral, 1, None)],
-        "fix": [Options(["lambda", "C"])],
-        "lam": [Interval(Real, 0, None, closed="neither"), InstanceOf((list, tuple, np.ndarray), "a sequence of floats")],
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
-        "prune_tol": [Interval(Real, 0, 1, closed="left")],
-        "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
-        "max_steps": [Interval(Integral, 1, None)],
+        **_COMMON,
+        "lambda1": [*_POSITIVE, InstanceOf((list, tuple, np.ndarray), "a sequence of floats")],
+        "lam": [DEPRECATED_OPTION, *_POSITIVE, InstanceOf((list, tuple, np.ndarray), "a sequence of floats")],
         "cv": [Interval(Integral, 2, None), InstanceOf((object,), "a CV splitter")],
-        "cv_rule": [Options(["best", "1se"])],
+        "cv_rule": [Options(CV_RULES)],
         "scoring": [Options(["neg_mean_squared_error"])],
         "n_grid": [Interval(Integral, 2, None)],
-        "D_grid": [InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
+        "grid": [InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
+        "early_stopping": [InstanceOf((bool, np.bool_), "a bool")],
         "n_jobs": [Interval(Integral, None, None), NoneOr],
         "random_state": [Interval(Integral, 0, None), NoneOr, InstanceOf((np.random.Generator,), "a Generator")],
-        "eps": [Interval(Real, 0, 1, closed="neither"), NoneOr],
+        "D_grid": [DEPRECATED_OPTION, InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
     }
 
-    def __init__(self, kernel="rbf", degree=2, fix="lambda", lam=0.01, C=1.0, gradient_tol=1e-6,
-                 prune_tol=1e-3, D_max=None, max_steps=3000, cv=5, cv_rule="best",
-                 scoring="neg_mean_squared_error", n_grid=50, D_grid=None, n_jobs=None, random_state=None,
-                 eps=None):
+    path = staticmethod(l1kr_path)
+    _cv_grid_param = "grid"
+    _cv_method = "L1KR"
+    #: the fold paths are resumed stage by stage: threads keep them
+    _cv_prefer = "threads"
+
+    def __init__(self, kernel="rbf", degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
+                 prune_tol=1e-3, D_max=None, max_iter=3000, cv=5, cv_rule="best",
+                 scoring="neg_mean_squared_error", n_grid=50, grid=None, early_stopping=True, n_jobs=None,
+                 random_state=None, lam=DEPRECATED, C=DEPRECATED, max_steps=DEPRECATED, D_grid=DEPRECATED):
         self.kernel = kernel
         self.degree = degree
         self.fix = fix
-        self.lam = lam
-        self.C = C
+        self.lambda1 = lambda1
+        self.norm_bound = norm_bound
         self.gradient_tol = gradient_tol
         self.prune_tol = prune_tol
         self.D_max = D_max
-        self.max_steps = max_steps
+        self.max_iter = max_iter
         self.cv = cv
         self.cv_rule = cv_rule
         self.scoring = scoring
         self.n_grid = n_grid
-        self.D_grid = D_grid
+        self.grid = grid
+        self.early_stopping = early_stopping
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.eps = eps
+        self.lam = lam
+        self.C = C
+        self.max_steps = max_steps
+        self.D_grid = D_grid
 
-    # ------------------------------------------------------------------
-    def _lambda_grid(self):
-        if self.fix != "lambda":
-            return np.array([1.0])
-        lams = np.atleast_1d(np.asarray(self.lam, dtype=float)).ravel()
-        if lams.size == 0 or not np.all(np.isfinite(lams)) or not np.all(lams > 0):
-            raise ValueError(f"The 'lam' parameter of {type(self).__name__} must be a positive finite float or a "
-                             f"non-empty sequence of them; got {self.lam!r}.")
-        return lams
-
-    def fit(self, X, y):
-        """Trace the path(s), cross-validate (λ,) D, keep the chosen point.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, one row per sample and one column per feature.
-        y : array-like of shape (n_samples,)
-            Target values: the response, or the class labels of a classifier.
-
-        Returns
-        -------
-        self
-        """
-        from ..methods.l1kr import _renamed_eps, l1kr_cv_path, l1kr_objective
-        from ..model_selection import check_grid_edge, choose_index, make_cv
-
-        self._validate_params()
-        gradient_tol = _renamed_eps(self.gradient_tol, self.eps, type(self).__name__)
+    # -- PathCVMixin hooks ------------------------------------------------
+    def _cv_data(self, X, y):
+        name = type(self).__name__
+        fix, lambda1, norm_bound, max_iter = self._resolved(stacklevel=5)
+        grid = renamed(self.grid, self.D_grid, new="grid", old="D_grid", caller=name, stacklevel=5)
         X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64, ensure_min_samples=2)
-        names = getattr(self, "feature_names_in_", None)
-        lams = self._lambda_grid()
+        if fix == "lambda1":
+            lambdas = np.atleast_1d(np.asarray(lambda1, dtype=float)).ravel()
+            if lambdas.size == 0 or not np.all(np.isfinite(lambdas)) or not np.all(lambdas > 0):
+                raise ValueError(f"The 'lambda1' parameter of {name} must be a positive finite float or a "
+                                 f"non-empty sequence of them; got {lambda1!r}.")
+        else:
+            lambdas = np.array([1.0])
         make_cv(self.cv, y, classifier=False)  # refuses more folds than rows, with a clear message
-        seed = self.random_state
-        if seed is None or isinstance(seed, np.random.Generator):
-            seed = int(np.random.default_rng(seed).integers(2**31 - 1))  # the same folds for every λ
+        return cv_data(X, y, scoring=self.scoring, fix=fix, lambdas=[float(v) for v in lambdas],
+                       norm_bound=norm_bound, max_iter=max_iter, grid=None if grid is None else as_grid(grid),
+                       folds={})
 
-        def run(lam):
-            return l1kr_cv_path(
-                X, y, self.kernel, degree=self.degree, fix=self.fix, lam=float(lam), C=self.C,
-                gradient_tol=gradient_tol, prune_tol=self.prune_tol, D_max=self.D_max,
-                max_steps=self.max_steps, n_grid=self.n_grid, D_grid=self.D_grid, cv=self.cv, n_jobs=self.n_jobs,
-                random_state=seed,
-                feature_names=names,
-            )
+    def _cv_outer(self, data):
+        """The λ₁ values, one path each."""
+        self._n_lambdas_given = len(data.lambdas)  # for _cv_extend
+        return list(data.lambdas)
 
-        tried = [float(v) for v in lams]
-        cv_paths = [run(v) for v in tried]
-        k, idx = _choose_lambda(cv_paths, self.cv_rule, choose_index)
-        if len(set(tried)) >= 2:
-            # CV chose an end of the λ grid: extend it beyond that end
-            for _ in range(MAX_LAMBDA_EXTENSIONS):
-                grid = np.unique(tried)
-                lam_k = tried[k]
-                if lam_k == grid[0]:
-                    new = lam_k * grid[0] / grid[1]
-                elif lam_k == grid[-1]:
-                    new = lam_k * grid[-1] / grid[-2]
-                else:
-                    break
-                tried.append(float(new))
-                cv_paths.append(run(new))
-                k, idx = _choose_lambda(cv_paths, self.cv_rule, choose_index)
-            grid = np.unique(tried)
-            if tried[k] in (grid[0], grid[-1]):
-                side = "smallest" if tried[k] == grid[0] else "largest"
-                from ..model_selection import GridEdgeWarning
+    def _cv_path_params(self, data, outer, *, full):
+        """``l1kr_path``'s arguments at λ₁ = ``outer`` (a fold scales λ₁ or C
+        and D by its share of the rows, :class:`_L1KRFolds`)."""
+        params = dict(kernel=self.kernel, degree=self.degree, fix=data.fix, lambda1=float(outer),
+                      norm_bound=data.norm_bound, gradient_tol=self.gradient_tol, max_iter=data.max_iter,
+                      prune_tol=self.prune_tol, tol=CV_TOL, max_angle=CV_MAX_ANGLE)
+        if full:
+            params["feature_names"] = getattr(self, "feature_names_in_", None)
+        return params
 
-                warnings.warn(f"{type(self).__name__}: cross-validation chose the {side} λ tried ({tried[k]:.4g}, "
-                              f"after extending the grid {MAX_LAMBDA_EXTENSIONS} times); the score may still "
-                              "improve beyond it: widen the grid with 'lam'.", GridEdgeWarning, stacklevel=2)
-        self.lambdas_ = np.asarray(tried)
-        self.cv_paths_ = cv_paths
-        path = cv_paths[k]
-        path.cv_rule = self.cv_rule
-        path.chosen_index = idx
+    def _cv_full_path(self, data, outer):
+        """The full-data path read at the grid; the default grid's tracing is
+        staged and scores the folds at every stage (:class:`_L1KRFolds`)."""
+        folds = data.folds[outer] = _L1KRFolds(self, data, outer)
+        params = self._cv_path_params(data, outer, full=True)
+        if data.grid is not None:
+            reach = float(data.grid.max()) if self.D_max is None else float(self.D_max)
+            folds.reach = reach = max(reach, 1e-12)
+            return self.path(data.X, data.y, grid=data.grid, D_max=reach, **params)
+        return self.path(data.X, data.y, n_grid=self.n_grid, D_max=self.D_max, stop=folds.stop, keep=folds.keep,
+                         **params)
+
+    def _cv_fold_scores(self, data, train, test, grid, outer):
+        """The fold's scores at ``grid`` (its staged path, :class:`_L1KRFolds`)."""
+        return data.folds[outer].fold(train, test, grid)
+
+    def _cv_choose(self, paths, values):
+        return _choose_lambda(paths, self.cv_rule)
+
+    def _cv_extend(self, paths, values, k):
+        """A λ₁ beyond the end of the grid CV chose (at most
+        ``MAX_LAMBDA_EXTENSIONS`` times), or None."""
+        n_given = self._n_lambdas_given
+        if len(set(values[:n_given])) < 2:
+            return None
+        grid = np.unique(values)
+        lam_k = values[k]
+        if lam_k not in (grid[0], grid[-1]):
+            return None
+        if len(values) - n_given < MAX_LAMBDA_EXTENSIONS:
+            return float(lam_k * grid[0] / grid[1] if lam_k == grid[0] else lam_k * grid[-1] / grid[-2])
+        side = "smallest" if lam_k == grid[0] else "largest"
+        warnings.warn(f"{type(self).__name__}: cross-validation chose the {side} λ tried ({lam_k:.4g}, after "
+                      f"extending the grid {MAX_LAMBDA_EXTENSIONS} times); the score may still improve beyond "
+                      "it: widen the grid with 'lambda1'.", GridEdgeWarning, stacklevel=3)
+        return None
+
+    def _cv_store(self, data, paths, values, k, i):
+        path = paths[k]
+        path.chosen_index = i
+        for v, p in zip(values, paths):
+            p.extra["fold_steps"] = data.folds[v].fold_steps() if v in data.folds else []
         full = path.extra["full_path"]
-        if idx == path.n_points - 1 and full.extra["finished"] == "D_max":
-            check_grid_edge(path, idx, parameter="D_max")
+        if i == path.n_points - 1 and full.extra["finished"] == "D_max":
+            check_grid_edge(path, i, parameter="D_max", stacklevel=4)
+        self.lambdas_ = np.asarray(values, dtype=float)
+        self.cv_paths_ = paths
         self.path_ = path
         self.full_path_ = full
-        self.best_index_ = int(idx)
+        self.best_index_ = int(i)
         self.cv_scores_ = path.cv_scores
         self.converged_ = np.asarray(path.extra["converged"], dtype=bool)
-        self.D_ = float(path.grid[idx])
-        self.feature_weights_ = path.weights[idx].copy()  # β at D_, pruned
-        self.lambda_ = float(path.extra["lambda"][idx])
+        self.D_ = float(path.grid[i])
+        self.feature_weights_ = path.weights[i].copy()  # β at D_, pruned
+        self.lambda_ = float(path.extra["lambda"][i])
         _, _, self.dual_coef_ = l1kr_objective(full, self.feature_weights_, self.lambda_)
-        return self
-
-    def predict(self, X):
-        """Kernel ridge prediction at the chosen path point.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, one row per sample and one column per feature.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        from sklearn.utils.validation import check_is_fitted
-
-        from ..methods.l1kr import _predict_one
-
-        check_is_fitted(self, "dual_coef_")
-        X = validate_data_named(self, X, reset=False, dtype=np.float64)
-        full = self._traced_path()
-        ex = full.extra
-        Z = (X - ex["x_mean"]) / ex["x_scale"]
-        return _predict_one(full, Z, self.feature_weights_, self.dual_coef_)
+        self.n_iter_ = int(full.extra["n_steps"])
 
     def _traced_path(self):
         return self.full_path_
 
 
-def _choose_lambda(cv_paths, rule, choose_index):
-    """(which λ, which point): ``rule`` over every (λ, D) pair.  ``"best"``:
-    the highest mean score (ties to the sparser point, then the larger λ);
+class _L1KRFolds:
+    """The CV folds of one λ₁ of :class:`L1KRRegressorCV`: per fold (its
+    held-out rows) the path on its training rows, read at the grid with
+    ``l1kr_path(grid=..., resume=...)`` (resumed from stage to stage), and
+    the scores of the grid points read so far."""
+
+    def __init__(self, estimator, data, outer):
+        self.estimator, self.data = estimator, data
+        self.params = estimator._cv_path_params(data, outer, full=False)
+        self.states = {}
+        self.reach = None
+        self.last = None
+
+    def fold(self, train, test, grid, reach=None):
+        """Scores of one fold at ``grid`` (units of the full-data path), its
+        path traced on to ``reach`` (default: the last stage's, or the user
+        grid's)."""
+        data, est = self.data, self.estimator
+        X, y = data.X, data.y
+        st = self.states.setdefault(test.tobytes(), {"path": None, "scores": {}})
+        if reach is None:
+            if st["path"] is not None and all(D in st["scores"] for D in grid):
+                return np.array([st["scores"][D] for D in grid])
+            reach = self.reach
+        r = len(train) / X.shape[0]
+        kw = dict(self.params)
+        if data.fix == "lambda1":
+            # the problem equivalent to the full-data one on n_train rows
+            kw["lambda1"] = kw["lambda1"] * r
+        else:
+            kw["norm_bound"] = kw["norm_bound"] / r
+        target = reach if est.D_max is None else min(reach, est.D_max)
+        # columns are scaled to unit norm, so a standardised value is ~
+        # 1/sqrt(n): the same kernel (in the units of X) has β ∝ n.  The grid
+        # is in the units of the full-data path; a fold's path is read at the
+        # equivalent budget D·n_train/n.
+        gp = est.path(X[train], y[train], grid=np.asarray(grid) * r, D_max=max(target * r, 1e-300),
+                      resume=st["path"], **kw)
+        st["path"] = gp
+        read = np.flatnonzero(gp.extra["read"])
+        if read.size:
+            with limit_threads(*thread_limits("l1kr", len(train))):
+                pred = l1kr_predict(gp, X[test], index=read)
+            for D, s in zip(np.asarray(grid)[read], path_scores(y[test], pred.T, data.scoring)):
+                st["scores"][D] = float(s)
+        return np.array([st["scores"][D] for D in grid])
+
+    def stop(self, grid, reach):
+        """``l1kr_path``'s ``stop``: score the folds at the grid so far; early
+        stopping (:func:`_stop_early`)."""
+        est, data = self.estimator, self.data
+        self.reach = reach
+        scores = cross_val_path(functools.partial(self.fold, grid=grid, reach=reach), data.X_split, data.y_split,
+                                est.cv, n_jobs=est.n_jobs, prefer=est._cv_prefer, method=est._cv_method,
+                                min_train=est._cv_min_train)
+        self.last = scores
+        return est.early_stopping and _stop_early(grid, scores)
+
+    def keep(self, grid, weights):
+        """``l1kr_path``'s ``keep``: the points the CV rules choose."""
+        probe = FeaturePath(grid=grid, weights=weights, cv_scores=self.last)
+        return {choose_index(probe, "best"), choose_index(probe, "1se")}
+
+    def fold_steps(self):
+        """Continuation steps of each fold's path."""
+        return [int(st["path"].extra["full_path"].extra["n_steps"]) for st in self.states.values()
+                if st["path"] is not None]
+
+
+def _stop_early(D, scores):
+    """Whether the CV can no longer choose a point beyond the grid ``D``
+    scored so far (see ``EARLY_STOP_*``)."""
+    mean = np.nanmean(scores, axis=1)
+    b = int(np.nanargmax(mean))
+    if len(D) - 1 - b < EARLY_STOP_POINTS or D[-1] < EARLY_STOP_EXTENT * D[b]:
+        return False
+    s = scores[b][np.isfinite(scores[b])]
+    se = float(np.std(s, ddof=1) / np.sqrt(s.size)) if s.size > 1 else 0.0
+    return float(np.mean(mean[-EARLY_STOP_POINTS:])) < mean[b] - EARLY_STOP_SE * se
+
+
+def _choose_lambda(cv_paths, rule):
+    """(which λ₁, which point): ``rule`` over every (λ₁, D) pair.  ``"best"``:
+    the highest mean score (ties to the sparser point, then the larger λ₁);
     ``"1se"``: the sparsest point within one standard error of the overall
-    best, ties to the higher score, then the larger λ."""
+    best, ties to the higher score, then the larger λ₁."""
     picks = [choose_index(p, rule) for p in cv_paths]
     if len(cv_paths) == 1:
         return 0, picks[0]
@@ -342,59 +657,3 @@ def _choose_lambda(cv_paths, rule, choose_index):
         return best_k, ib
     _, _, _, q, i = min(cands)
     return q, i
-
-
-class L1KRRegressor(L1KRRegressorCV):
-    """Former name of :class:`L1KRRegressorCV` (the same estimator: the path
-    point is chosen by cross-validation); fitting it warns
-    ``FutureWarning``.  It will be removed in the next release.
-
-    The attributes keep their former meaning: ``path_`` is the traced path
-    (``full_path_`` of :class:`L1KRRegressorCV`) and ``cv_path_`` the D grid
-    with the CV scores (``path_`` of :class:`L1KRRegressorCV`).
-
-    Parameters
-    ----------
-    kernel, degree, fix, lam, C, gradient_tol, prune_tol, D_max, max_steps, cv, cv_rule, scoring, n_grid, \
-D_grid, n_jobs, random_state, eps
-        As in :class:`L1KRRegressorCV`.
-
-    References
-    ----------
-    F. Li and C. Sminchisescu, "The feature selection path in kernel
-    methods", AISTATS 2010.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from numkfs.datasets import make_friedman_noise
-    >>> from numkfs.estimators import L1KRRegressor
-    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     est = L1KRRegressor(cv=3, n_grid=10, D_max=20.0, random_state=0).fit(X, y)
-    >>> est.predict(X[:2]).shape
-    (2,)
-    """
-
-    def fit(self, X, y):
-        """As :meth:`L1KRRegressorCV.fit`, with a ``FutureWarning``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data, one row per sample and one column per feature.
-        y : array-like of shape (n_samples,)
-            Target values: the response, or the class labels of a classifier.
-
-        Returns
-        -------
-        self
-        """
-        warnings.warn("L1KRRegressor was renamed L1KRRegressorCV (it chooses the path point by cross-validation, "
-                      "like scikit-learn's *CV estimators); L1KRRegressor will be removed in the next release.",
-                      FutureWarning, stacklevel=2)
-        super().fit(X, y)
-        self.cv_path_ = self.path_
-        self.path_ = self.full_path_
-        return self

@@ -18,7 +18,7 @@ function           method                                        returns
 from .cosso import COSSOFit, cosso, cosso_path
 from .garrote import garrote_path, garrote_step
 from .knife import KNIFEResult, knife, knife_path
-from .l1kr import l1kr_cv_path, l1kr_path
+from .l1kr import l1kr_path
 from .lpkta import lpkta_path
 from .nmmkl import NMMKLResult, nmmkl, nmmkl_path
 
@@ -32,7 +32,6 @@ __all__ = [
     "garrote_step",
     "knife",
     "knife_path",
-    "l1kr_cv_path",
     "l1kr_path",
     "lpkta_path",
     "nmmkl",

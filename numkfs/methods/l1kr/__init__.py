@@ -14,9 +14,9 @@ Stationarity gives ``(H K + λ I) α = y`` and ``-∂L/∂β_i = λ g_i`` with
 there) the KKT conditions on the active set P are ``g_i = η = max_j g_j`` for
 i in P.  Two versions of the system are traced:
 
-* ``fix="C"`` (the paper): unknowns (α, β_P, λ), equations
+* ``fix="norm_bound"`` (the paper): unknowns (α, β_P, λ), equations
   ``(HK + λI)α = y``, ``λ (g_{P_k} - g_{P_{k+1}}) = 0``, ``(αᵀKα - C)/C = 0``;
-* ``fix="lambda"`` (users think in ridge penalties): λ is given, C is free,
+* ``fix="lambda1"`` (users think in ridge penalties): λ is given, C is free,
   unknowns (α, β_P), the same equations without the last one.  Its
   stationary points are those of ``min ||y - Kα - α0||² + λ αᵀKα`` under
   ``||β||₁ ≤ D``.
@@ -24,7 +24,7 @@ i in P.  Two versions of the system are traced:
 Both have one unknown more than equations: a curve, traced in arc length
 ``s`` of (α, β_P[, λ]).  The λ-version's path in β does not depend on the scale
 of y, the C-version's does through C; C is therefore expressed for the
-unit-norm y (``C`` in units of ``||y - ȳ||²``).
+unit-norm y (``norm_bound`` in units of ``||y - ȳ||²``).
 
 Decisions where the paper is silent or cannot be followed literally
 -----------------------------------------------------------------
@@ -62,8 +62,8 @@ Decisions where the paper is silent or cannot be followed literally
   tolerance on β separates them.  What separates them is what the model
   loses without them: :func:`l1kr_prune` removes the features whose joint
   removal (α refitted) raises the ridge objective by less than ``prune_tol``
-  of ``Σ (y - ȳ)²``; :func:`l1kr_cv_path` scores and reports those pruned
-  models.
+  of ``Σ (y - ȳ)²``; :func:`l1kr_path` read at a grid (``grid``,
+  ``n_grid``) reports those pruned models.
 * **Events** are located by the paper's interpolating line search
   (regula falsi on the event functions, bisection when it stalls; its
   probes evaluate the event functions, not the Jacobian) to ``LOCATE_RTOL``
@@ -82,32 +82,24 @@ The implementation is split along its concerns:
 * :mod:`~numkfs.methods.l1kr.path`: :func:`l1kr_path`;
 * :mod:`~numkfs.methods.l1kr.evaluate`: KKT residual, objective, pruning,
   β at budgets D and prediction;
-* :mod:`~numkfs.methods.l1kr.cv`: staged tracing, the event-following D
-  grid and its cross-validation.
+* :mod:`~numkfs.methods.l1kr.grid`: the path traced in stages and read at a
+  grid of budgets D, the default grid following its events.
+
+Cross-validation over D (and λ₁) is :class:`numkfs.L1KRRegressorCV`'s.
 """
 from __future__ import annotations
 
-from .cv import (
-    CV_MAX_ANGLE,
-    CV_TOL,
-    EARLY_STOP_EXTENT,
-    EARLY_STOP_POINTS,
-    EARLY_STOP_SE,
-    FIRST_STAGE_D,
-    REFINE_DEPTH,
-    STAGE_GROWTH,
-    l1kr_cv_path,
-)
 from .evaluate import (
     _path_at,
-    _predict_one,
     l1kr_kkt_residual,
+    l1kr_model_predict,
     l1kr_objective,
     l1kr_path_at,
     l1kr_predict,
     l1kr_prune,
 )
-from .path import l1kr_path
+from .grid import CV_MAX_ANGLE, CV_TOL, FIRST_STAGE_D, REFINE_DEPTH, STAGE_GROWTH
+from .path import FIX_OPTIONS, l1kr_path, renamed_fix
 from .system import (
     EVENT_DMAX,
     EVENT_E1,
@@ -121,12 +113,11 @@ from .system import (
     PRUNE_TOL,
     PathDegeneracyWarning,
     PathTrackingError,
-    _renamed_eps,
     _standardize,
     _System,
     _tangent_and_corrector,
 )
 from .tracker import LOCATE_RTOL, _Recorder
 
-__all__ = ["l1kr_path", "l1kr_cv_path", "l1kr_kkt_residual", "l1kr_path_at", "l1kr_predict", "l1kr_objective",
-           "l1kr_prune"]
+__all__ = ["l1kr_path", "l1kr_kkt_residual", "l1kr_path_at", "l1kr_predict", "l1kr_model_predict", "l1kr_objective",
+           "l1kr_prune", "renamed_fix"]

@@ -7,21 +7,53 @@ import numpy as np
 from ..._threads import limit_threads, thread_limits
 from ...kernels.ard import ard_kernel
 from ...paths import FeaturePath
-from .system import PRUNE_TOL, _System
+from .system import FIX_CODES, PRUNE_TOL, _System
 
 
 def l1kr_kkt_residual(path: FeaturePath, i: int) -> float:
-    """KKT residual of stored point ``i``: max-norm of the equations on its
-    active set, of the violations ``λ(g_j - η)_+`` (inactive j) and of
-    ``(-β)_+``.  Recomputed from scratch from the stored (α, β, λ)."""
+    """KKT residual of a stored point of a traced L1KR path.
+
+    The max-norm of the equations on the point's active set, of the
+    violations ``λ(g_j - η)_+`` (inactive j) and of ``(-β)_+``, recomputed
+    from scratch from the stored (α, β, λ).
+
+    Parameters
+    ----------
+    path : FeaturePath
+        A path of :func:`l1kr_path` as traced (not read at a grid).
+    i : int
+        The stored point.
+
+    Returns
+    -------
+    float
+        The residual (below the path's ``tol``, or its rounding floor, at
+        every converged point).
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
+    Examples
+    --------
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> path = l1kr_path(X, y, D_max=20.0)
+    >>> from numkfs.methods.l1kr import l1kr_kkt_residual
+    >>> bool(l1kr_kkt_residual(path, path.n_points - 1) < 1e-8)
+    True
+    """
     ex = path.extra
     Xs, ys = ex["X_train"], ex["y_train"]
-    sysm = _System(Xs, ys, ex["kernel"], ex["degree"], ex["fix"], ex["lam_fixed"], ex["C_fixed"])
+    fix = FIX_CODES[ex["fix"]]
+    sysm = _System(Xs, ys, ex["kernel"], ex["degree"], fix, ex["lam_fixed"], ex["C_fixed"])
     P = [int(q) for q in ex["active"][i]]
     beta = path.weights[i]
     alpha = ex["alpha"][i]
     lam = ex["lambda"][i]
-    z = np.concatenate([alpha, beta[P], [lam] if ex["fix"] == "C" else []])
+    z = np.concatenate([alpha, beta[P], [lam] if fix == "C" else []])
     info = sysm.full(z, P)
     g = info["g"]
     eta = g[P].mean()
@@ -32,8 +64,45 @@ def l1kr_kkt_residual(path: FeaturePath, i: int) -> float:
 
 
 def l1kr_objective(path: FeaturePath, beta, lam) -> tuple:
-    """(loss, αᵀKα, α) of the stationary α for β and λ on the standardised
-    training data: ``α = (HK(β) + λI)⁻¹ y``."""
+    """The ridge fit at given kernel weights: ``α = (HK(β) + λI)⁻¹ y``.
+
+    On the standardised training data of the path (centred, unit-norm y).
+
+    Parameters
+    ----------
+    path : FeaturePath
+        A path of :func:`l1kr_path` (its ``extra`` holds the standardised
+        training data).
+    beta : ndarray of shape (n_features,)
+        The kernel weights β.
+    lam : float
+        The ridge penalty λ.
+
+    Returns
+    -------
+    loss : float
+        ``||y - Kα - α₀||²`` (of the unit-norm y).
+    norm : float
+        ``αᵀKα``.
+    alpha : ndarray of shape (n_samples,)
+        α.
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
+    Examples
+    --------
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> path = l1kr_path(X, y, D_max=20.0)
+    >>> from numkfs.methods.l1kr import l1kr_objective
+    >>> loss, norm, alpha = l1kr_objective(path, path.weights[-1], path.extra["lambda"][-1])
+    >>> alpha.shape, bool(0 <= loss < 1)
+    ((60,), True)
+    """
     ex = path.extra
     Xs, ys = ex["X_train"], ex["y_train"]
     K = ard_kernel(Xs, beta, ex["kernel"], ex["degree"])
@@ -98,13 +167,18 @@ def l1kr_prune(path: FeaturePath, beta, lam, prune_tol: float = PRUNE_TOL) -> tu
     increase : float
         ``R(pruned) - R(β)``, below ``prune_tol``.
 
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
     Examples
     --------
     >>> from numkfs import l1kr_path
     >>> from numkfs.datasets import make_friedman_noise
     >>> from numkfs.methods.l1kr import l1kr_path_at, l1kr_prune
     >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
-    >>> path = l1kr_path(X, y, lam=0.01, D_max=20.0)
+    >>> path = l1kr_path(X, y, lambda1=0.01, D_max=20.0)
     >>> beta, lam = l1kr_path_at(path, [20.0])
     >>> pruned, increase = l1kr_prune(path, beta[0], lam[0])
     >>> bool(increase < 1e-3 and (pruned > 0).sum() <= (beta[0] > 0).sum())
@@ -134,7 +208,7 @@ def l1kr_prune(path: FeaturePath, beta, lam, prune_tol: float = PRUNE_TOL) -> tu
 
 
 def l1kr_path_at(path: FeaturePath, D) -> tuple:
-    """β and λ at budgets ``D`` (array), interpolated linearly along the path.
+    """β and λ at budgets ``D``, interpolated linearly along a traced path.
 
     Where the path crosses a value of D several times (it turned back), the
     crossing with the lowest interpolated training objective is used (the
@@ -142,9 +216,33 @@ def l1kr_path_at(path: FeaturePath, D) -> tuple:
     last point the last point is used (the stationary point, when the path
     ended there).
 
+    Parameters
+    ----------
+    path : FeaturePath
+        A path of :func:`l1kr_path` as traced.
+    D : array-like of shape (n_D,)
+        Budgets ``||β||₁``.
+
     Returns
     -------
-    beta : ndarray (len(D), n_features); lam : ndarray (len(D),)
+    beta : ndarray of shape (n_D, n_features)
+    lam : ndarray of shape (n_D,)
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
+    Examples
+    --------
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> path = l1kr_path(X, y, D_max=20.0)
+    >>> from numkfs.methods.l1kr import l1kr_path_at
+    >>> beta, lam = l1kr_path_at(path, [5.0, 20.0])
+    >>> beta.shape, [round(float(b), 6) for b in beta.sum(axis=1)]
+    ((2, 10), [5.0, 20.0])
     """
     betas, lams, _ = _path_at(path, D)
     return betas, lams
@@ -181,25 +279,101 @@ def _path_at(path, D):
 
 
 def l1kr_predict(path: FeaturePath, X_new, D=None, index=None) -> np.ndarray:
-    """Predictions (original units of y) at stored point ``index`` or at
-    budgets ``D`` (interpolated with :func:`l1kr_path_at`, α recomputed).
+    """Predictions (original units of y) of the models along an L1KR path.
+
+    Parameters
+    ----------
+    path : FeaturePath
+        A path of :func:`l1kr_path` (traced or read at a grid).
+    X_new : array-like of shape (n_new, n_features)
+        The rows to predict, in the units of the training X.
+    D : array-like, optional
+        Budgets to read the path at (:func:`l1kr_path_at`, α recomputed).
+    index : int or array-like of int, optional
+        Stored points of the path (β and λ as stored, α recomputed).  With
+        neither ``D`` nor ``index``: every point of the path.
 
     Returns
     -------
-    ndarray of shape (n_D, n_new) (or (n_new,) for one index)
+    ndarray of shape (n_points, n_new)
+        One row per budget or point; (n_new,) for one int ``index``.
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
+    Examples
+    --------
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> from numkfs.methods.l1kr import l1kr_predict
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> gp = l1kr_path(X, y, D_max=20.0, grid=[5.0, 20.0])
+    >>> l1kr_predict(gp, X[:3]).shape, l1kr_predict(gp, X[:3], index=1).shape
+    ((2, 3), (3,))
     """
     ex = path.extra
     Z = (np.asarray(X_new, dtype=float) - ex["x_mean"]) / ex["x_scale"]
-    if index is not None:
+    if index is not None and np.ndim(index) == 0:
         beta = path.weights[index]
         _, _, alpha = l1kr_objective(path, beta, ex["lambda"][index])
         return _predict_one(path, Z, beta, alpha)
-    betas, lams = l1kr_path_at(path, D)
+    if D is None:
+        index = np.arange(path.n_points) if index is None else np.asarray(index, dtype=int)
+        betas, lams = path.weights[index], np.asarray(ex["lambda"])[index]
+    else:
+        betas, lams = l1kr_path_at(path, D)
     out = np.empty((betas.shape[0], Z.shape[0]))
     for k in range(betas.shape[0]):
         _, _, alpha = l1kr_objective(path, betas[k], lams[k])
         out[k] = _predict_one(path, Z, betas[k], alpha)
     return out
+
+
+def l1kr_model_predict(path: FeaturePath, X_new, beta, alpha) -> np.ndarray:
+    """Predictions (original units of y) of the kernel model (β, α) on the
+    standardised training data of an L1KR path.
+
+    ``ŷ = ȳ + s_y (K(β; Z, X_s) α + α₀)`` with ``Z`` the standardised
+    ``X_new`` and ``α₀ = -mean(K(β) α)`` (the centred y has mean 0).
+
+    Parameters
+    ----------
+    path : FeaturePath
+        A path of :func:`l1kr_path` (its ``extra`` holds the standardised
+        training data and the scales).
+    X_new : array-like of shape (n_new, n_features)
+        The rows to predict, in the units of the training X.
+    beta : ndarray of shape (n_features,)
+        The kernel weights β.
+    alpha : ndarray of shape (n_samples,)
+        The dual coefficients α (e.g. from :func:`l1kr_objective`).
+
+    Returns
+    -------
+    ndarray of shape (n_new,)
+
+    References
+    ----------
+    F. Li and C. Sminchisescu, "The feature selection path in kernel
+    methods", AISTATS 2010.
+
+    Examples
+    --------
+    >>> from numkfs import l1kr_path
+    >>> from numkfs.datasets import make_friedman_noise
+    >>> from numkfs.methods.l1kr import l1kr_model_predict, l1kr_objective
+    >>> X, y, _ = make_friedman_noise(1, n_samples=60, random_state=0)
+    >>> path = l1kr_path(X, y, D_max=20.0)
+    >>> beta, lam = path.weights[-1], path.extra["lambda"][-1]
+    >>> alpha = l1kr_objective(path, beta, lam)[2]
+    >>> l1kr_model_predict(path, X[:3], beta, alpha).shape
+    (3,)
+    """
+    ex = path.extra
+    Z = (np.asarray(X_new, dtype=float) - ex["x_mean"]) / ex["x_scale"]
+    return _predict_one(path, Z, np.asarray(beta, dtype=float), np.asarray(alpha, dtype=float))
 
 
 def _predict_one(path, Z, beta, alpha):
@@ -222,14 +396,3 @@ def _grid_models(path, D, prune_tol):
             for k in range(betas.shape[0]):
                 betas[k] = l1kr_prune(path, betas[k], lams[k], prune_tol)[0]
     return betas, lams, used
-
-
-def _predict_betas(path, X_new, betas, lams):
-    """Predictions (units of y) of the models (β_k, λ_k), α refitted."""
-    ex = path.extra
-    Z = (np.asarray(X_new, dtype=float) - ex["x_mean"]) / ex["x_scale"]
-    out = np.empty((betas.shape[0], Z.shape[0]))
-    for k in range(betas.shape[0]):
-        _, _, alpha = l1kr_objective(path, betas[k], lams[k])
-        out[k] = _predict_one(path, Z, betas[k], alpha)
-    return out

@@ -1,15 +1,76 @@
 """The public path function of L1KR, :func:`l1kr_path`: its checks, then
-the tracker (:mod:`numkfs.methods.l1kr.tracker`)."""
+the tracker (:mod:`numkfs.methods.l1kr.tracker`), read at a grid of budgets D
+when one is asked for (:mod:`numkfs.methods.l1kr.grid`)."""
 from __future__ import annotations
 
+import math
+import warnings
 from numbers import Integral, Real
 
+import numpy as np
+
 from ..._threads import limit_threads, thread_limits
-from ..._validation import Interval, NoneOr, Options, check_memory, check_X_y, validate_params
+from ..._validation import (
+    DEPRECATED,
+    Interval,
+    NoneOr,
+    Options,
+    check_memory,
+    check_X_y,
+    renamed,
+    validate_params,
+)
 from ...kernels.ard import canonical_kernel
 from ...paths import FeaturePath
-from .system import FINITE_POSITIVE, L1KR_KERNELS, _renamed_eps
+# numkfs.resampling reads l1kr_path's paths with the function of its module (PathSpec.read_at)
+from .evaluate import l1kr_path_at  # noqa: F401
+from .grid import event_grid, read_grid
+from .system import FINITE_POSITIVE, L1KR_KERNELS, PRUNE_TOL
 from .tracker import _l1kr_trace
+
+#: ``fix`` options of :func:`l1kr_path`, with the tracker's code of each.
+FIX_OPTIONS = {"lambda1": "lambda", "norm_bound": "C"}
+#: former ``fix`` options (accepted with a ``FutureWarning`` for one release).
+_FORMER_FIX = {"lambda": "lambda1", "C": "norm_bound"}
+
+
+def renamed_fix(fix, caller, stacklevel=4):
+    """The ``fix`` option under its current name (``"lambda1"`` or
+    ``"norm_bound"``); the former ``"lambda"`` and ``"C"`` are accepted with
+    a ``FutureWarning`` for one release.
+
+    Parameters
+    ----------
+    fix : str
+        The option given.
+    caller : str
+        The function or estimator, for the message.
+    stacklevel : int, default=4
+        Passed to :func:`warnings.warn`.
+
+    Returns
+    -------
+    str
+        ``"lambda1"`` or ``"norm_bound"`` (any other value is returned as
+        given, for the parameter check to refuse).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from numkfs.methods.l1kr import renamed_fix
+    >>> renamed_fix("norm_bound", "l1kr_path")
+    'norm_bound'
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     renamed_fix("C", "l1kr_path"), w[0].category.__name__
+    ('norm_bound', 'FutureWarning')
+    """
+    if isinstance(fix, str) and fix in _FORMER_FIX:
+        new = _FORMER_FIX[fix]
+        warnings.warn(f"{caller}: fix={fix!r} is renamed fix={new!r}; fix={fix!r} will stop working in the next "
+                      "release.", FutureWarning, stacklevel=stacklevel)
+        return new
+    return fix
 
 
 def l1kr_path(
@@ -18,33 +79,66 @@ def l1kr_path(
     kernel: str = "rbf",
     *,
     degree: int = 2,
-    fix: str = "lambda",
-    lam: float = 1e-3,
-    C: float = 1.0,
+    fix: str = "lambda1",
+    lambda1: float = 1e-3,
+    norm_bound: float = 1.0,
     gradient_tol: float = 1e-6,
-    eps: float | None = None,
     D_max: float | None = None,
-    max_steps: int = 3000,
+    max_iter: int = 3000,
     tol: float = 1e-10,
     integrator: str = "pc",
     tangent: str = "lu",
     h0: float | None = None,
     max_angle: float = 0.15,
+    grid=None,
+    n_grid: int | None = None,
+    prune_tol: float = PRUNE_TOL,
+    stop=None,
+    keep=None,
+    resume=None,
     n_threads: int | None = None,
     feature_names=None,
     true_support=None,
     verbose: bool = False,
+    lam=DEPRECATED,
+    C=DEPRECATED,
+    max_steps=DEPRECATED,
 ) -> FeaturePath:
-    r"""Trace the L1KR feature-selection path from β = 0.
+    r"""Trace the L1KR feature-selection path from β = 0 (and read it at a
+    grid of budgets D).
 
     .. math::
 
         \min_{\alpha, \beta \ge 0} \|y - K(\beta)\alpha - \alpha_0 1\|^2
-        + \lambda(\alpha^\top K(\beta)\alpha - C)
+        + \lambda_1(\alpha^\top K(\beta)\alpha - C)
         \quad\text{s.t.}\quad \|\beta\|_1 \le D
 
-    with C fixed and λ its multiplier (``fix="C"``, the paper), or λ fixed
-    (``fix="lambda"``).  See the module docstring for the algorithm.
+    with the norm bound C fixed and λ₁ its multiplier (``fix="norm_bound"``,
+    the paper), or the ridge penalty λ₁ fixed (``fix="lambda1"``).  See the
+    module docstring for the algorithm.
+
+    Without ``grid`` and ``n_grid`` the traced path is returned, one point
+    per continuation step.  With either, the path is read at a grid of
+    budgets D (β interpolated along it with :func:`l1kr_path_at`, the model
+    at each point pruned with :func:`l1kr_prune`):
+
+    * ``grid``: the given budgets; the path is traced to ``D_max`` (default:
+      the grid's largest value).
+    * ``n_grid``: the default grid, which follows the events of the path
+      (the D where a feature enters or leaves): D = 0 and the D of the events,
+      except an event whose neighbours' supports differ by no more than
+      :func:`~numkfs.model_selection.support_jump` allows; between them points
+      spaced geometrically, at most ``n_grid / 10`` per decade of D (ratio
+      ``10^(10 / n_grid)``), and two below the first event; where the pruned
+      models of two consecutive points still differ in support by more than
+      that, points inserted in between (halving the interval in log D, up to
+      ``REFINE_DEPTH`` times).  The path is traced in stages (budgets
+      ``FIRST_STAGE_D · n`` times ``STAGE_GROWTH`` to the power k, resumed
+      where it stopped) to its stationary point or ``D_max``, or until
+      ``stop`` says so.  The grid then holds at most ``n_grid`` points:
+      where more were read, points merge (``keep``'s, D = 0 and the last one
+      are kept; of the others first those whose neighbours stay within the
+      support step above, then those in the densest stretch of log D).
 
     Parameters
     ----------
@@ -57,24 +151,23 @@ def l1kr_path(
         alias) or normalised ARD polynomial kernel.
     degree : int
         Degree of the polynomial kernel.
-    fix : {"lambda", "C"}
-        Which of λ (ridge penalty) and C (RKHS-norm bound) is held fixed.
-    lam : float
-        The ridge penalty when ``fix="lambda"`` (for unit-norm centred y).
-    C : float
-        The bound on αᵀKα when ``fix="C"``, in units of ``||y - ȳ||²``.
+    fix : {"lambda1", "norm_bound"}
+        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed.
+        The former options ``"lambda"`` and ``"C"`` are accepted with a
+        ``FutureWarning`` until the next release.
+    lambda1 : float
+        The ridge penalty when ``fix="lambda1"`` (for unit-norm centred y).
+    norm_bound : float
+        The bound C on αᵀKα when ``fix="norm_bound"``, in units of
+        ``||y - ȳ||²``.
     gradient_tol : float
         Stop when the projected gradient ``max_i |∂L/∂β_i| = λη`` falls below
         ``gradient_tol`` (the loss is that of the unit-norm centred y; the
         paper's ε = 1e-3 on Friedman #1's raw y is about 2e-7 on this scale).
-    eps : float, optional
-        Deprecated name of ``gradient_tol`` (``eps`` means other things
-        elsewhere in numkfs); accepted with a ``FutureWarning`` until the
-        next release.
     D_max : float, optional
         Stop when ``||β||₁`` reaches ``D_max`` (the path may turn back in D
         before that).
-    max_steps : int
+    max_iter : int
         Budget of accepted continuation steps.
     tol : float
         KKT residual (max-norm of the equations) required at every stored
@@ -94,6 +187,30 @@ def l1kr_path(
     max_angle : float
         Largest angle (radians) between consecutive tangents in an accepted
         step; the step length is adapted towards a third of it.
+    grid : array-like of shape (n_points,), optional
+        Budgets ``||β||₁ >= 0`` to read the path at, as given.
+    n_grid : int, optional
+        Read the path at the default grid (above), of at most ``n_grid``
+        points (>= 2).  Ignored with ``grid``.
+    prune_tol : float, default=1e-3
+        With ``grid`` or ``n_grid``: the model at each grid point drops the
+        features it does not need (:func:`l1kr_prune`: together they lower
+        the ridge objective by less than ``prune_tol`` of ``Σ (y - ȳ)²``);
+        0 keeps every feature with β > 0.
+    stop : callable, optional
+        With ``n_grid``: called after each stage of tracing as
+        ``stop(grid, reach)`` (the grid so far and the largest D reached);
+        a true value ends the tracing there (e.g. early stopping of a
+        cross-validation, :class:`~numkfs.L1KRRegressorCV`).
+    keep : callable, optional
+        With ``n_grid``: ``keep(grid, weights)`` gives the indices of grid
+        points that merging must keep (e.g. the points a CV rule chooses).
+    resume : FeaturePath, optional
+        With ``grid``: a path this function returned with ``grid`` on the
+        same data and parameters; its trace is continued to the new
+        ``D_max`` (instead of traced again from β = 0) and only the grid
+        points it did not read are read (all of them where the path turned
+        back below the D it had reached), ``extra["read"]`` saying which.
     n_threads : int, optional
         Threads for Numba and BLAS inside the tracker.  Default: numkfs's
         thread policy (:mod:`numkfs._threads`), 1 when n < 1000: at n = 200
@@ -104,6 +221,9 @@ def l1kr_path(
     verbose : bool
         Report each event (through :func:`numkfs._progress.report`: standard
         error and the ``numkfs`` logger by default).
+    lam, C, max_steps : optional
+        Former names of ``lambda1``, ``norm_bound`` and ``max_iter``,
+        accepted with a ``FutureWarning`` until the next release.
 
     Returns
     -------
@@ -118,18 +238,29 @@ def l1kr_path(
         ``n_jacobian_evals``, ``time``, ``time_per_jacobian``, ``n_steps``,
         ``n_rejected``; the list ``events`` of (index, name, feature); and
         the standardisation (``X_train``, ``y_train``, ``x_mean``, ``x_scale``,
-        ``y_mean``, ``y_scale``, ``kernel``, ``degree``, ``fix``).
+        ``y_mean``, ``y_scale``, ``kernel``, ``degree``, ``fix``, the tracker's
+        ``lam_fixed`` and ``C_fixed``).
         ``converged`` (also ``extra["converged"]``) is False at a point
         whose KKT residual could not be brought below ``tol`` and at the
-        last point when the path stopped at a limit (``max_steps``, step
+        last point when the path stopped at a limit (``max_iter``, step
         underflow, singular Jacobian; ``extra["finished"]`` says which).
         β is exactly 0 for the features not on the active set (``tol`` 0);
         :func:`l1kr_prune` removes the ones the model does not need.
 
+        With ``grid`` or ``n_grid``, the path read at the grid: ``grid`` the
+        budgets D (increasing), ``weights`` β of the pruned model at each,
+        and ``extra`` ``lambda`` (λ at each point), ``converged`` (per point:
+        the traced path reached it, between points that satisfy the KKT
+        system to ``tol``), ``full_path`` (the traced path, as far as it was
+        traced), ``stopped_early`` (``stop`` ended the tracing), ``used``
+        (the traced points each D was read between), ``user_grid``,
+        ``prune_tol`` and the standardisation as above; with ``grid`` also
+        ``trace`` (for ``resume``) and ``read``.
+
     Warns
     -----
     ConvergenceWarning
-        The path stopped at ``max_steps``, the continuation step underflowed,
+        The path stopped at ``max_iter``, the continuation step underflowed,
         or an event point could not be solved to ``tol`` (naming the point).
     PathDegeneracyWarning
         The KKT Jacobian became singular, or every feature left.
@@ -149,37 +280,57 @@ def l1kr_path(
     'start'
     >>> bool(path.converged.all()), path.extra["finished"]
     (True, 'D_max')
+    >>> gp = l1kr_path(X, y, D_max=30.0, grid=[0.0, 10.0, 30.0])
+    >>> gp.grid.tolist(), gp.weights.shape
+    ([0.0, 10.0, 30.0], (3, 10))
     """
-    args, limits = _path_arguments(X, y, kernel, degree, fix, lam, C, gradient_tol, eps, D_max, max_steps, tol,
-                                   integrator, tangent, h0, max_angle, n_threads, feature_names, true_support, verbose)
-    with limit_threads(*limits):
-        return _l1kr_path(*args)
+    fix = renamed_fix(fix, "l1kr_path")
+    lambda1 = renamed(lambda1, lam, new="lambda1", old="lam", caller="l1kr_path", default=1e-3)
+    norm_bound = renamed(norm_bound, C, new="norm_bound", old="C", caller="l1kr_path", default=1.0)
+    max_iter = renamed(max_iter, max_steps, new="max_iter", old="max_steps", caller="l1kr_path", default=3000)
+    args, limits = _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol, D_max, max_iter,
+                                   tol, integrator, tangent, h0, max_angle, n_threads, feature_names, true_support,
+                                   verbose)
+    if grid is None and n_grid is None:
+        with limit_threads(*limits):
+            return _l1kr_path(*args)
+    if not (isinstance(prune_tol, Real) and math.isfinite(prune_tol) and prune_tol >= 0):
+        raise ValueError(f"l1kr_path: prune_tol must be a finite float >= 0; got {prune_tol!r}.")
+    if grid is not None:
+        grid = np.asarray(grid, dtype=float)
+        if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+            raise ValueError(f"l1kr_path: grid must be a non-empty 1-D array of finite budgets >= 0; got {grid!r}.")
+        if resume is not None and not (isinstance(resume, FeaturePath) and "trace" in resume.extra):
+            raise ValueError("l1kr_path: resume must be a path returned by l1kr_path(grid=...).")
+        return read_grid(args, limits, grid, D_max, prune_tol, resume)
+    if not (isinstance(n_grid, Integral) and not isinstance(n_grid, bool) and n_grid >= 2):
+        raise ValueError(f"l1kr_path: n_grid must be an int >= 2; got {n_grid!r}.")
+    return event_grid(args, limits, D_max, args[0].shape[0], n_grid, prune_tol, stop, keep)
 
 
-def _path_arguments(X, y, kernel, degree, fix, lam, C, gradient_tol, eps, D_max, max_steps, tol, integrator, tangent,
-                    h0, max_angle, n_threads, feature_names, true_support, verbose):
+def _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol, D_max, max_iter, tol, integrator,
+                    tangent, h0, max_angle, n_threads, feature_names, true_support, verbose):
     """:func:`l1kr_path`'s checks: the arguments of :func:`_l1kr_trace` and
     the thread limits to trace under."""
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="l1kr_path")
-    gradient_tol = _renamed_eps(gradient_tol, eps, "l1kr_path")
     n = X.shape[0]
     # K, the Jacobian's n x n block and its factorisation live at once
     check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of l1kr_path")
     validate_params(
-        dict(kernel=kernel, degree=degree, fix=fix, lam=lam, C=C, gradient_tol=gradient_tol, D_max=D_max,
-             max_steps=max_steps, tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent,
+        dict(kernel=kernel, degree=degree, fix=fix, lambda1=lambda1, norm_bound=norm_bound, gradient_tol=gradient_tol,
+             D_max=D_max, max_iter=max_iter, tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent,
              n_threads=n_threads, h0=h0),
         {
             "kernel": [Options(L1KR_KERNELS)],
             "degree": [Interval(Integral, 1, None)],
-            "fix": [Options(["lambda", "C"])],
-            "lam": [FINITE_POSITIVE],
-            "C": [FINITE_POSITIVE],
+            "fix": [Options(list(FIX_OPTIONS))],
+            "lambda1": [FINITE_POSITIVE],
+            "norm_bound": [FINITE_POSITIVE],
             "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
             "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
-            "max_steps": [Interval(Integral, 1, None)],
+            "max_iter": [Interval(Integral, 1, None)],
             "tol": [FINITE_POSITIVE],
             "h0": [FINITE_POSITIVE, NoneOr],
             "integrator": [Options(["pc", "RK45", "RK23", "DOP853", "LSODA"])],
@@ -191,8 +342,8 @@ def _path_arguments(X, y, kernel, degree, fix, lam, C, gradient_tol, eps, D_max,
     )
     kernel = canonical_kernel(kernel)
     limits = thread_limits("l1kr", n) if n_threads is None else (n_threads, n_threads)
-    return (X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_steps, tol, integrator, tangent, h0, max_angle,
-            feature_names, true_support, verbose), limits
+    return (X, y, kernel, degree, FIX_OPTIONS[fix], lambda1, norm_bound, gradient_tol, D_max, max_iter, tol, integrator,
+            tangent, h0, max_angle, feature_names, true_support, verbose), limits
 
 
 def _l1kr_path(*args):

@@ -19,7 +19,7 @@ from ...kernels.ard import ard_grad_columns, ard_grad_contractions, ard_hessian_
 EVENT_NONE, EVENT_START, EVENT_E1, EVENT_E2, EVENT_STOP, EVENT_DMAX = 0, 1, 2, 3, 4, 5
 EVENT_NAMES = {0: "", 1: "start", 2: "E1", 3: "E2", 4: "stationary", 5: "D_max"}
 
-#: Default ``prune_tol`` of :func:`l1kr_cv_path` and :func:`l1kr_prune`: the
+#: Default ``prune_tol`` of :func:`l1kr_path` (read at a grid) and :func:`l1kr_prune`: the
 #: features whose removal together raises the ridge objective by less than
 #: this fraction of ``Σ (y - ȳ)²`` are dropped from a grid point's model.
 PRUNE_TOL = 1e-3
@@ -56,13 +56,11 @@ class _FinitePositive:
 FINITE_POSITIVE = _FinitePositive()
 
 
-def _renamed_eps(gradient_tol, eps, caller):
-    """``eps`` is the deprecated name of ``gradient_tol`` (one release)."""
-    if eps is None:
-        return gradient_tol
-    warnings.warn(f"{caller}: 'eps' was renamed 'gradient_tol' (the stopping threshold on the projected "
-                  "gradient); 'eps' will stop working in the next release.", FutureWarning, stacklevel=3)
-    return eps
+#: The ``fix`` option (``extra["fix"]`` of a path) of each of the tracker's
+#: codes: ``"lambda"`` (λ fixed) and ``"C"`` (the norm bound fixed).
+FIX_NAMES = {"lambda": "lambda1", "C": "norm_bound"}
+#: The tracker's code of each ``fix`` option.
+FIX_CODES = {v: k for k, v in FIX_NAMES.items()}
 
 
 # --------------------------------------------------------------------------

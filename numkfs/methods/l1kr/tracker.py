@@ -13,6 +13,7 @@ from ..._validation import NumericalWarning, warn_not_converged
 from ...kernels.ard import ard_grad_columns
 from ...paths import FeaturePath
 from .system import (
+    FIX_NAMES,
     EVENT_DMAX,
     EVENT_E1,
     EVENT_NAMES,
@@ -44,8 +45,8 @@ def _l1kr_trace(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_step
     :class:`~numkfs.paths.FeaturePath`) when it stops.  Where it stopped at
     ``D_max``, ``send(D)`` with a larger D resumes it from that point (the
     point stays on the path, as an ordinary one) and yields again at the next
-    stop; any other stop is final.  :func:`l1kr_cv_path` traces its paths
-    in stages this way (:class:`_StagedPath`)."""
+    stop; any other stop is final.  ``l1kr_path(grid=..., n_grid=...)``
+    traces its paths in stages this way (:class:`_StagedPath`)."""
     t_start = time.perf_counter()
     Xs, ys, xm, xsc, ym, ysc = _standardize(X, y)
     sysm = _System(Xs, ys, kernel, int(degree), fix, float(lam), float(C))
@@ -64,7 +65,7 @@ def _l1kr_trace(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_step
     i0 = int(np.argmax(g0))
     P = [i0]
     scalars = dict(X_train=Xs, y_train=ys, x_mean=xm, x_scale=xsc, y_mean=ym, y_scale=ysc, kernel=kernel,
-                   degree=int(degree), fix=fix, lam_fixed=float(lam), C_fixed=float(C), integrator=integrator)
+                   degree=int(degree), fix=FIX_NAMES[fix], lam_fixed=float(lam), C_fixed=float(C), integrator=integrator)
     if g0[i0] <= 0 or (fix == "lambda" and lam * g0[i0] < gradient_tol):
         # β = 0 is already stationary (e.g. constant y): a one-point path
         z = np.concatenate([alpha0 * lam if fix == "lambda" else np.zeros(n), [0.0]])
@@ -205,10 +206,10 @@ def _l1kr_trace(X, y, kernel, degree, fix, lam, C, gradient_tol, D_max, max_step
             trk.reset()
             h = max(h_used * 0.5, 1e-6 * (1.0 + np.linalg.norm(z)))
         else:
-            finished = "max_steps"
+            finished = "max_iter"
             rec.rows[-1]["converged"] = False
-            warn_not_converged("L1KR", max_iter=max_steps, what="continuation steps", where=_where(rec), limit="max_steps",
-                               hint="increase max_steps or set D_max (the path ends there, short of a "
+            warn_not_converged("L1KR", max_iter=max_steps, what="continuation steps", where=_where(rec), limit="max_iter",
+                               hint="increase max_iter or set D_max (the path ends there, short of a "
                                     "stationary point)")
     except PathTrackingError as exc:
         # e.g. duplicated columns (two features with identical gradients) or
