@@ -717,3 +717,28 @@ def test_cv_paths_agree_with_a_tight_trace_at_grid_points(friedman):
     b_tight, _ = l1kr_path_at(tight, D)
     bound = sagitta(fast, CV_MAX_ANGLE) + sagitta(tight, 0.05) + 1e-6
     assert np.all(np.linalg.norm(b_fast - b_tight, axis=1) <= bound)
+
+
+def test_grid_reading_resumes_and_stops(friedman):
+    """l1kr_path(grid=..., resume=...): the trace goes on from where it
+    stopped and only the new grid points are read; l1kr_path(n_grid=...,
+    stop=...): the staged tracing ends when stop says so.  A path read at a
+    grid pickles (without its running trace)."""
+    import pickle
+
+    X, y, _ = friedman
+    first = l1kr_path(X, y, lambda1=1e-2, grid=[0.0, 1.0, 2.0])
+    assert first.extra["read"].all() and first.extra["full_path"].grid.max() == pytest.approx(2.0)
+    more = l1kr_path(X, y, lambda1=1e-2, grid=[0.0, 1.0, 2.0, 4.0], resume=first)
+    assert more.extra["read"].tolist() == [False, False, False, True]
+    assert np.array_equal(more.weights[:3], first.weights)
+    assert more.extra["full_path"].grid.max() == pytest.approx(4.0)
+    assert more.extra["full_path"].n_points > first.extra["full_path"].n_points
+    again = pickle.loads(pickle.dumps(more))  # the trace is dropped: resuming it retraces from beta = 0
+    assert np.array_equal(again.weights, more.weights)
+    assert l1kr_path(X, y, lambda1=1e-2, grid=[1.0, 5.0], resume=again).extra["read"].all()
+    with pytest.raises(ValueError, match="resume"):
+        l1kr_path(X, y, grid=[1.0], resume=first.extra["full_path"])
+    seen = []
+    short = l1kr_path(X, y, lambda1=1e-2, n_grid=20, stop=lambda grid, reach: seen.append(reach) or len(seen) == 2)
+    assert len(seen) == 2 and short.extra["stopped_early"] and short.grid[-1] == pytest.approx(seen[-1])
