@@ -186,7 +186,7 @@ def _gridded(full, D_grid, betas, lams, used, *, user_grid, prune_tol, stopped_e
     return out
 
 
-def read_grid(args, limits, D_grid, D_max, prune_tol, resume):
+def _read_grid(args, limits, D_grid, D_max, prune_tol, resume):
     """``l1kr_path(grid=...)``: the path traced to ``D_max`` (default: the
     grid's largest value) and read at ``D_grid``; with ``resume`` (an earlier
     such path on the same data) its trace is continued and only the grid
@@ -219,7 +219,7 @@ def read_grid(args, limits, D_grid, D_max, prune_tol, resume):
                     trace=trace, read=read)
 
 
-def event_grid(args, limits, D_max, n, n_grid, prune_tol, stop, keep):
+def _event_grid(args, limits, D_max, n, n_grid, prune_tol, stop, keep):
     """``l1kr_path(n_grid=...)``: the path traced in stages (to ``D_max`` at
     most), read on the grid that follows its events (see :func:`l1kr_path`);
     ``n`` rows."""

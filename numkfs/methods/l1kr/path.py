@@ -24,7 +24,7 @@ from ...kernels.ard import canonical_kernel
 from ...paths import FeaturePath
 # numkfs.resampling reads l1kr_path's paths with the function of its module (PathSpec.read_at)
 from .evaluate import l1kr_path_at  # noqa: F401
-from .grid import event_grid, read_grid
+from .grid import _event_grid, _read_grid
 from .system import FINITE_POSITIVE, L1KR_KERNELS, PRUNE_TOL
 from .tracker import _l1kr_trace
 
@@ -302,10 +302,10 @@ def l1kr_path(
             raise ValueError(f"l1kr_path: grid must be a non-empty 1-D array of finite budgets >= 0; got {grid!r}.")
         if resume is not None and not (isinstance(resume, FeaturePath) and "trace" in resume.extra):
             raise ValueError("l1kr_path: resume must be a path returned by l1kr_path(grid=...).")
-        return read_grid(args, limits, grid, D_max, prune_tol, resume)
+        return _read_grid(args, limits, grid, D_max, prune_tol, resume)
     if not (isinstance(n_grid, Integral) and not isinstance(n_grid, bool) and n_grid >= 2):
         raise ValueError(f"l1kr_path: n_grid must be an int >= 2; got {n_grid!r}.")
-    return event_grid(args, limits, D_max, args[0].shape[0], n_grid, prune_tol, stop, keep)
+    return _event_grid(args, limits, D_max, args[0].shape[0], n_grid, prune_tol, stop, keep)
 
 
 def _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol, D_max, max_iter, tol, integrator,
