@@ -54,7 +54,7 @@ class PathCVMixin:
     Subclasses set
 
     * ``path``: the method's path function, as a ``staticmethod``;
-    * ``_cv_grid_param``: the name of its grid parameter (``"lambda2s"``...);
+    * ``_cv_grid_param``: the name of its grid parameter (``"grid"`` in every method);
     * ``_cv_method``: the method's name for messages;
 
     and implement :meth:`_cv_data`, :meth:`_cv_path_params`,
