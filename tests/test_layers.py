@@ -168,6 +168,12 @@ def _private_method_imports(path, source=None):
     return found
 
 
+@pytest.mark.parametrize("path", _modules("estimators"), ids=lambda p: p.name)
+def test_estimators_use_only_public_names_of_the_methods(path):
+    bad = _private_method_imports(path)
+    assert not bad, f"estimators/{path.name} uses private names of numkfs.methods: {bad}"
+
+
 def test_the_private_import_check_can_fail():
     """The check above sees a private name, a private module and a private attribute."""
     src = ("from ..methods.l1kr import _predict_one, l1kr_path\n"
@@ -200,9 +206,18 @@ CV_NAMES = [n for n in __import__("numkfs.estimators", fromlist=["__all__"]).__a
 NON_CV_NAMES = [n for n in __import__("numkfs.estimators", fromlist=["__all__"]).__all__ if not n.endswith("CV")]
 
 
-def _public_callables():
-    """Every public estimator class and path function: (qualified name, object).
-    An import error becomes one failing case (the other layer tests still run)."""
+@pytest.mark.parametrize("name", NON_CV_NAMES)
+def test_estimators_that_do_not_cross_validate_take_no_cv(name):
+    params = _params(_estimator_classes()[name])
+    assert "cv" not in params, f"{name} does not cross-validate but takes cv"
+
+
+def _public_callables(deep=False):
+    """Every public estimator class and path function (the callables of the
+    ``__all__`` of ``numkfs``, ``numkfs.methods``, ``numkfs.estimators``; with
+    ``deep``, of the public modules of ``numkfs.methods`` too): (qualified
+    name, object).  An import error becomes one failing case (the other layer
+    tests still run)."""
     import inspect
 
     try:
@@ -210,9 +225,17 @@ def _public_callables():
         import numkfs.methods
     except Exception as exc:  # noqa: BLE001 - reported by the test
         return [("import numkfs.methods, numkfs.estimators", exc)]
+    import importlib
+    import pkgutil
+
+    modules = [numkfs, numkfs.methods, numkfs.estimators]
+    if deep:  # numkfs.methods.l1kr, numkfs.methods.l1kr.path...
+        modules += [importlib.import_module(m.name)
+                    for m in pkgutil.walk_packages(numkfs.methods.__path__, "numkfs.methods.")
+                    if not any(part.startswith("_") for part in m.name.split("."))]
     out = {}
-    for mod in (numkfs, numkfs.methods, numkfs.estimators):
-        for name in mod.__all__:
+    for mod in modules:
+        for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)
             if inspect.isfunction(obj) or (inspect.isclass(obj) and hasattr(obj, "fit")):
                 out.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
@@ -227,6 +250,13 @@ def _old_names_in_use(obj, old=OLD_NAMES):
     from numkfs._validation import DEPRECATED
 
     return [f"{n}={p.default!r}" for n, p in _params(obj).items() if n in old and p.default != DEPRECATED]
+
+
+@pytest.mark.parametrize("qualname,obj", _public_callables(), ids=lambda v: v if isinstance(v, str) else "")
+def test_old_names_are_only_deprecated_aliases(qualname, obj):
+    bad = _old_names_in_use(obj)
+    assert not bad, f"{qualname} has old parameter names (the new one must be the parameter, the old an " \
+                    f"alias defaulting to 'deprecated'): {bad}"
 
 
 def test_the_old_names_check_can_fail():
@@ -252,6 +282,16 @@ def _of_method(key):
     return [(q, o) for q, o in _public_callables() if isinstance(o, Exception) or _method_of(o) == key]
 
 
+@pytest.mark.parametrize("qualname,obj", _public_callables(deep=True), ids=lambda v: v if isinstance(v, str) else "")
+def test_C_is_only_an_svm_box_constraint(qualname, obj):
+    from numkfs._validation import DEPRECATED
+
+    C = _params(obj).get("C")
+    if C is not None and C.default != DEPRECATED:  # a former name kept one release is allowed
+        assert _method_of(obj) in ("nmmkl", "lpkta"), \
+            f"{qualname} has a parameter C: C is only the SVM box constraint (NMMKL, lp-KTA's scoring SVM)"
+
+
 @pytest.mark.parametrize("qualname,obj", _public_callables(), ids=lambda v: v if isinstance(v, str) else "")
 def test_a_kernel_with_a_bandwidth_comes_with_gamma(qualname, obj):
     params = _params(obj)
@@ -270,6 +310,18 @@ def test_lpkta_weights_are_not_called_lambda(qualname, obj):
     assert not bad, f"{qualname}: {bad}"
 
 
+@pytest.mark.parametrize("qualname,obj", _of_method("l1kr"),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_l1kr_says_lambda1_and_norm_bound(qualname, obj):
+    """L1KR's ridge penalty is ``lambda1``, its RKHS-norm bound ``norm_bound``,
+    and ``eps`` (lp-KTA's juncture threshold elsewhere) is gone."""
+    params = _params(obj)
+    assert "eps" not in params, f"{qualname} still takes eps"
+    if "fix" in params:
+        assert {"lambda1", "norm_bound"} <= set(params), f"{qualname}: {list(params)}"
+        assert params["fix"].default in ("lambda1", "norm_bound"), params["fix"].default
+
+
 def test_garrote_path_has_no_eps():
     import numkfs
 
@@ -279,6 +331,15 @@ def test_garrote_path_has_no_eps():
 #: the vocabulary a CV estimator shares with its path function, name for name
 SHARED = ("grid", "n_grid", "kernel", "gamma", "lambda1", "lambda2", "lambda_min_ratio", "bregman_weight",
           "lp_weight", "norm_bound", "eps", "alignment_method", "alignment_rtol", "max_iter", "tol")
+
+
+@pytest.mark.parametrize("name", CV_NAMES)
+def test_cv_estimators_name_parameters_as_their_path_function(name):
+    cls = _estimator_classes()[name]
+    assert cls._cv_grid_param == "grid", f"{name}'s explicit path grid is {cls._cv_grid_param!r}, not 'grid'"
+    own = set(_params(cls)) & set(SHARED)
+    missing = sorted(own - set(_params(cls.path)))
+    assert not missing, f"{name} takes {missing}, which its path function {cls.path.__name__} does not"
 
 
 # --------------------------------------------------------------------------
