@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import make, names
 from sklearn.datasets import make_classification
 
 from numkfs import KNIFEClassifierCV, KNIFERegressorCV
@@ -183,16 +184,17 @@ def test_garrote_default_grid_is_refined_where_the_support_jumps():
     assert est.lambda2_ == est.path_.grid[est.best_index_]
 
 
-@pytest.mark.parametrize("estimator, path_function, grid", [
-    ("KNIFERegressorCV", "knife_path", "grid"), ("KNIFEClassifierCV", "knife_path", "grid"),
-    ("GarroteRegressorCV", "garrote_path", "grid"), ("COSSORegressorCV", "cosso_path", "grid"),
-    ("LpKTASelectorCV", "lpkta_path", "grid"), ("L1KRRegressorCV", "l1kr_path", "grid")])
-def test_every_cv_estimator_takes_its_path_functions_grid(estimator, path_function, grid):
+@pytest.mark.parametrize("estimator", names(cv=True))
+def test_every_cv_estimator_takes_its_path_functions_grid(estimator):
+    """Every CV estimator of the registry (tests/conftest.py) takes the explicit
+    grid of its path function, by the same name, ``grid``."""
     import inspect
 
     import numkfs
 
-    fn = getattr(numkfs, path_function, None) or getattr(sys.modules["numkfs.methods.l1kr"], path_function)
-    assert grid in inspect.signature(fn).parameters
-    est = getattr(numkfs, estimator)()
-    assert grid in est.get_params() and est.get_params()[grid] is None  # default: the method's own grid
+    cls = type(make(estimator))
+    fn = cls.path
+    assert getattr(numkfs, fn.__name__) is fn  # the method's public path function
+    assert cls._cv_grid_param == "grid" and "grid" in inspect.signature(fn).parameters
+    est = cls()
+    assert "grid" in est.get_params() and est.get_params()["grid"] is None  # default: the method's own grid
