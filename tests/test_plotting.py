@@ -200,11 +200,13 @@ def test_few_features_legend_outside_with_distinct_colours():
 
 @pytest.mark.slow
 def test_estimators_fitted_on_a_dataframe_keep_column_names_in_path():
-    """Every estimator with a ``path_`` names its features after the columns."""
-    import inspect
+    """Every estimator with a ``path_`` names its features after the columns:
+    the registry's (tests/conftest.py) and the two selectors over them."""
     import warnings
 
     pd = __import__("pytest").importorskip("pandas")
+    from conftest import make, names, task_of
+
     import numkfs
     from numkfs.datasets import make_sinusoid
 
@@ -212,22 +214,18 @@ def test_estimators_fitted_on_a_dataframe_keep_column_names_in_path():
     X = X[:, :4]
     yc = (y > np.median(y)).astype(int)
     df = pd.DataFrame(X, columns=["temp", "wind", "hum", "vis"])
-    fast = {"cv": 2, "n_Ms": 2, "n_points": 3, "n_features_to_select": 2, "D_max": 1.0}  # n_grid=3: lp-KTA's p = 2, 1.5, 1
+    fits = [(name, make(name), y if task_of(name) == "regression" else yc) for name in names()]
+    fits += [(name, getattr(numkfs, name)(), y) for name in ("StabilitySelection", "KnockoffFilter")]
     checked = []
-    for name in numkfs.__all__:
-        cls = getattr(numkfs, name)
-        if not (inspect.isclass(cls) and hasattr(cls, "fit")):
-            continue
-        params = cls().get_params()
-        est = cls(**{k: v for k, v in fast.items() if k in params}, **({"max_iter": 50} if "L1KR" in name else {}))
-        target = yc if ("Classifier" in name or "KTA" in name or "NMMKL" in name) else y
+    for name, est, target in fits:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(df, target)
         if hasattr(est, "path_"):
             assert list(est.path_.feature_names) == ["temp", "wind", "hum", "vis"], name
             checked.append(name)
-    assert {"KNIFERegressorCV", "LpKTASelector", "LpKTAClassifier", "L1KRRegressor"} <= set(checked)
+    assert {"KNIFERegressorCV", "LpKTASelector", "LpKTAClassifier", "L1KRRegressor", "LpKTAClassifierCV",
+            "StabilitySelection"} <= set(checked)
 
 
 def test_many_selected_features_name_the_20_largest():
