@@ -4,7 +4,18 @@
 ``_validation``; ``solvers/`` never imports a method and its registry names
 no native module (each native module registers its solver and self-check);
 nothing in ``methods/``, ``solvers/`` or ``kernels/`` prints or draws a bar
-(verbose messages go through :mod:`numkfs._progress`).
+(verbose messages go through :mod:`numkfs._progress`); no method
+cross-validates or fits an SVM, and estimators use the methods' public names
+only.
+
+Issue #27 besides: no module is over 800 lines; every ``*CV`` estimator fits
+through :class:`numkfs.estimators._cv.PathCVMixin` over its method's public
+path function, and only they take ``cv``; one vocabulary (``grid``,
+``n_grid``, ``lambda1``, ``gamma`` with a bandwidth kernel, ``C`` only as an
+SVM box constraint; the former names only as aliases defaulting to
+``"deprecated"``); every estimator of the registry (``tests/conftest.py``) is
+checked against scikit-learn's contract.  Each check is shown to fail on a
+probe.
 """
 import ast
 import pathlib
@@ -22,8 +33,9 @@ def _modules(package):
     return sorted((ROOT / package).rglob("*.py"))
 
 
-def _imports(path):
-    """Absolute dotted names of everything ``path`` imports (relative imports resolved)."""
+def _imports(path, source=None):
+    """Absolute dotted names of everything ``path`` imports (relative imports
+    resolved); ``source``: its text, if not read from the file."""
     rel = path.relative_to(ROOT.parent).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
@@ -31,7 +43,7 @@ def _imports(path):
     else:
         parts = parts[:-1]  # the package the module is in
     out = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
         if isinstance(node, ast.Import):
             out += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -116,6 +128,35 @@ def test_verbose_messages_go_to_the_reporter():
     with reporting_to(lambda source, message: quiet.append(message)):
         solve_nmmkl(Z, y, 2, 1.0, 1.0, verbose=False)
     assert quiet == []
+
+
+#: what a method module may not import: the cross-validation of the selection
+#: contract, scikit-learn's folds and SVMs, the estimators (fold logic lives in
+#: the estimators' hooks, issue #27)
+CV_NAMES_FOR_ESTIMATORS = ("cross_val_path", "make_cv", "check_folds", "fold_data", "record_cv", "choose_index",
+                           "path_scores", "check_scoring")
+CV_MODULES = ("sklearn.svm", "sklearn.model_selection", "numkfs.estimators", "numkfs.selection")
+
+
+def _cross_validates(path, source=None):
+    found = []
+    for m in _imports(path, source):
+        if m.startswith(CV_MODULES) or (m.startswith("numkfs.model_selection.")
+                                        and m.rsplit(".", 1)[1] in CV_NAMES_FOR_ESTIMATORS):
+            found.append(m)
+    return found
+
+
+@pytest.mark.parametrize("path", _modules("methods"), ids=lambda p: str(p.relative_to(ROOT / "methods")))
+def test_methods_neither_cross_validate_nor_fit_an_svm(path):
+    bad = _cross_validates(path)
+    assert not bad, f"methods/{path.relative_to(ROOT / 'methods')} imports {bad}"
+
+
+def test_the_cross_validation_check_can_fail():
+    src = "from ..model_selection import cross_val_path, refine_walk\ndef f():\n    from sklearn.svm import SVC\n"
+    found = _cross_validates(ROOT / "methods" / "probe.py", source=src)
+    assert found == ["numkfs.model_selection.cross_val_path", "sklearn.svm", "sklearn.svm.SVC"], found
 
 
 # --------------------------------------------------------------------------
