@@ -14,8 +14,8 @@ path function, and only they take ``cv``; one vocabulary (``grid``,
 ``n_grid``, ``lambda1``, ``gamma`` with a bandwidth kernel, ``C`` only as an
 SVM box constraint; the former names only as aliases defaulting to
 ``"deprecated"``); every estimator of the registry (``tests/conftest.py``) is
-checked against scikit-learn's contract.  Each check is shown to fail on a
-probe.
+checked against scikit-learn's contract.  The source-parsing checks are
+shown to fail on a probe.
 """
 import ast
 import pathlib
