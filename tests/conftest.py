@@ -16,6 +16,12 @@ is built from it:
 A test that needs another setting (``cv=3``, another ``random_state``)
 asks :func:`make` for it; the other parameters stay the registry's.
 
+A new public estimator goes here, and nowhere else:
+``test_selection_contract.py`` checks that the registry holds every name of
+``numkfs.estimators.__all__``, ``test_layers.py`` that each one is in a
+``parametrize_with_checks`` list and, unless it cross-validates, in the
+bad-input battery.
+
 Imported by the tests as ``from conftest import ...`` (pytest puts this
 folder on ``sys.path``; ``benchmarks/robustness.py`` does the same).
 """
