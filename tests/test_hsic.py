@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from numkfs import hsic_pvalues, hsic_test
-from numkfs.hsic import TARGET_TOL
+from numkfs.hsic import TARGET_TOL, VAR_RTOL
 from numkfs.kernels import pivoted_cholesky
 from numkfs.kernels.fgt import FGT_H, _KAPPA, _log_tail, fgt_order
 from numkfs.kernels.rowsums import rbf_row_moments
@@ -104,22 +104,25 @@ def _row_sum_bound(s, rtol):
     return per.sum(axis=1)
 
 
-def test_fgt_row_moments_within_their_bound():
+@pytest.mark.parametrize("rtol", [1e-10, VAR_RTOL])
+def test_fgt_row_moments_within_their_bound(rtol):
+    """R2 within the per-point bound; Q (on the row sums' boxes, read at sqrt(2) s with
+    box width sqrt(2) h) within rtol of itself, at the statistic's and the variance's rtol."""
     rng = np.random.default_rng(1)
     n = 1500
     X = np.c_[rng.normal(size=n), rng.standard_t(1.5, size=n), rng.integers(0, 5, n), rng.uniform(size=n)]
     g = 1.0 / X.var(axis=0)
-    R2f, Qf = rbf_row_moments(X, g, fgt=True, rtol=1e-10)
+    R2f, Qf = rbf_row_moments(X, g, fgt=True, rtol=rtol)
     R2e, Qe = rbf_row_moments(X, g, fgt=False)
     for i in range(X.shape[1]):
         s = np.sqrt(g[i]) * X[:, i]
         K = np.exp(-((s[:, None] - s[None, :]) ** 2))
         r = K.sum(axis=1)
-        err = _row_sum_bound(s, 1e-10) + (EXP_REL + 4 * n * EPS) * r
+        err = _row_sum_bound(s, rtol) + (EXP_REL + 4 * n * EPS) * r
         assert abs(R2f[i] - r @ r) <= np.sum(2 * r * err + err**2)
         assert abs(R2e[i] - r @ r) <= np.sum(2 * r * (EXP_REL + 4 * n * EPS) * r)
         q = np.sum(K**2)
-        assert abs(Qf[i] - q) <= (1e-10 + 8 * n * EPS) * q  # unit weights: relative to Q itself
+        assert abs(Qf[i] - q) <= (rtol + 8 * n * EPS) * q  # unit weights: relative to Q itself
         assert abs(Qe[i] - q) <= (2 * EXP_REL + 8 * n * EPS) * q
 
 

@@ -14,19 +14,28 @@ Both are computed per feature:
 
 * by the exact pair loop (O(n²), pairs j < k once) below
   :data:`~numkfs.kernels.alignment.FGT_MIN_SAMPLES` rows;
-* by the fast Gauss transform of :mod:`numkfs.kernels.fgt` above (O(n p)):
-  :math:`Q` is its quadratic form with unit weights at :math:`\sqrt2\, s`;
-  the row sums come from the same boxes and Hermite expansion evaluated at
-  every point: box :math:`C` (centre :math:`c_C`) collects the local
+* by the fast Gauss transform of :mod:`numkfs.kernels.fgt` above (O(n p)),
+  in one pass per feature: one boxing of the points and one set of box
+  moments serve both sums.  The row sums come from the boxes and Hermite
+  expansion evaluated at every point: box :math:`C` (centre :math:`c_C`) collects the local
   coefficients :math:`L^C_m = \sum_B \sum_{n < p - m} h_{m+n}(c_C - c_B) M^B_n`
   from the boxes within the cut-off δ (the moments :math:`M^B_n` and Hermite
   functions :math:`h_k` of :mod:`numkfs.kernels.fgt`), and
   :math:`r_j = \sum_{m<p} L^C_m (c_C - s_j)^m / m!` for :math:`j \in C`.
-  Pairs of boxes with few points are summed directly.  Each pair
-  :math:`(j, k)` is then off by at most the per-pair bound of
+  :math:`Q` is the transform's quadratic form with unit weights at the
+  points :math:`\sqrt2\, s`, on the same boxes: there they have width
+  :math:`\sqrt2\, h`, centres :math:`\sqrt2\, c_C` and moments
+  :math:`2^{k/2} M^C_k` (the row sums' moments, computed to the larger of
+  the two orders), so its order and cut-off are those of
+  :func:`~numkfs.kernels.fgt.fgt_order` for the box width :math:`\sqrt2\, h`
+  (:data:`Q_BOX`) and the same tolerance, and it costs no pass over the
+  points of its own.  Pairs of boxes with few points are summed directly.
+  Each pair :math:`(j, k)` of a row sum is then off by at most the per-pair bound of
   :mod:`numkfs.kernels.fgt`: :math:`\kappa R_p(h) e^{-D^2/2}` when expanded,
   :math:`e^{-(s_j - s_k)^2}` when skipped (centres more than δ apart),
-  :math:`D \ge |s_j - s_k| - h` the distance of the box centres.
+  :math:`D \ge |s_j - s_k| - h` the distance of the box centres; :math:`Q`
+  is within ``rtol`` times itself (the bound of :mod:`numkfs.kernels.fgt`
+  at box width :math:`\sqrt2\, h`, unit weights).
 
 The public entry point is :func:`rbf_row_moments`.
 """
@@ -38,7 +47,8 @@ import numpy as np
 from .._jit import jit, pjit, prange, serial_twin
 from .._threads import parallel_or_serial
 from .fastexp import fast_exp_kernel
-from .fgt import DIRECT_MAX, FGT_H, _boxes, _fgt_core, _fgt_work, _hermite, _moments, _ring_size, fgt_order
+from .fgt import (DIRECT_MAX, FGT_H, _boxes, _direct_pair, _direct_self, _expand_pair, _fgt_work, _hermite, _moments,
+                  fgt_order)
 
 __all__ = ["rbf_row_moments"]
 
@@ -68,18 +78,21 @@ def _exact_row_moments(s):
 
 
 @jit(fast=True)
-def _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs):
+def _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, hq, s2, rs):
     """Row sums ``rs`` (in the boxes' order, ``sv``) of one column by the
-    fast Gauss transform (module docstring); ``ones`` (1, m) unit weights,
-    work arrays from ``_fgt_work``."""
+    fast Gauss transform and, from the same boxes and moments, its
+    :math:`Q = \\sum_{jk} e^{-2 (s_j - s_k)^2}` (returned; module
+    docstring); ``ones`` (1, m) unit weights, work arrays from
+    ``_fgt_work``, ``hq`` (Pq), ``s2`` (m) scratch."""
     m = s.shape[0]
     nocc = _boxes(s, ones, m, h, sv, Wv, bstart, bcent, cnt)
-    M = np.empty((nocc, 1, P))  # every box's moments (boxes on both sides are needed)
+    PM = max(P, Pq)
+    M = np.empty((nocc, 1, PM))  # every box's moments (boxes on both sides are needed)
     for C in range(nocc):
         c0 = bstart[C]
         c1 = bstart[C + 1]
         if (c1 - c0) > 0:
-            _moments(sv, Wv, c0, c1, bcent[C], P, pw, M[C])
+            _moments(sv, Wv, c0, c1, bcent[C], PM, pw, M[C])
     for j in range(m):
         rs[j] = 0.0
     for C in range(nocc):
@@ -130,6 +143,38 @@ def _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, c
                     pw[j] = lk + pw[j] * (cC - sv[j])
             for j in range(c0, c1):
                 rs[j] += pw[j]
+    # Q: the quadratic form with unit weights at the points sqrt(2) s, on the same
+    # boxes (width sqrt(2) h there, centres sqrt(2) c): moments 2^(k/2) M_k, no new pass
+    r2 = np.sqrt(2.0)
+    for j in range(m):
+        s2[j] = r2 * sv[j]
+    for C in range(nocc):
+        f = 1.0
+        for k in range(Pq):
+            M[C, 0, k] *= f
+            f *= r2
+    out = np.zeros(1)
+    dq = deltaq / r2  # the cut-off between centres, in the units of s
+    for C in range(nocc):
+        c0 = bstart[C]
+        c1 = bstart[C + 1]
+        nC = c1 - c0
+        if nC * nC <= direct_max:
+            _direct_self(s2, Wv, c0, c1, out, pw)
+        else:
+            _hermite(0.0, Pq, hq)
+            _expand_pair(M[C], M[C], hq, Pq, out, 1.0)
+        B = C - 1
+        while B >= 0 and bcent[C] - bcent[B] <= dq:
+            b0 = bstart[B]
+            b1 = bstart[B + 1]
+            if (b1 - b0) * nC <= direct_max:
+                _direct_pair(s2, Wv, b0, b1, c0, c1, out, 2.0, pw)
+            else:
+                _hermite(r2 * (bcent[B] - bcent[C]), Pq, hq)
+                _expand_pair(M[B], M[C], hq, Pq, out, 2.0)
+            B -= 1
+    return out[0]
 
 
 @jit(inline=True)
@@ -153,7 +198,7 @@ def _exact_block(T, mean, root, ntask, R2, Q):
 
 
 @pjit
-def _fgt_block(T, mean, root, h, P, delta, direct_max, nring, ntask, R2, Q):
+def _fgt_block(T, mean, root, h, P, delta, Pq, deltaq, direct_max, ntask, R2, Q):
     """:func:`_exact_block` by the fast Gauss transform: each task's work
     arrays allocated once."""
     k, n = T.shape
@@ -163,24 +208,24 @@ def _fgt_block(T, mean, root, h, P, delta, direct_max, nring, ntask, R2, Q):
         rs = np.empty(n)
         ones = np.ones((1, n))
         loc = np.empty(P)
-        out = np.empty(1)
-        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n, 1, P, nring)
+        hq = np.empty(Pq)
+        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n, 1, P, 1)
         for i in range(b * k // ntask, (b + 1) * k // ntask):
             _centred(T, mean, root, i, s)
-            _fgt_row_sums(s, ones, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, rs)
+            Q[i] = _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bstart, bcent, cnt,
+                                 loc, hk, hq, s2, rs)
             r2 = 0.0
             for j in range(n):
                 r2 += rs[j] * rs[j]
             R2[i] = r2
-            for j in range(n):
-                s2[j] = s[j] * np.sqrt(2.0)
-            _fgt_core(s2, ones, n, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out)
-            Q[i] = out[0]
 
 
 _exact_block_serial = serial_twin(_exact_block)
 _fgt_block_serial = serial_twin(_fgt_block)
 
+
+#: Width of the row sums' boxes at the points :math:`\sqrt2\, s` of ``Q``'s kernel.
+Q_BOX = float(np.sqrt(2.0) * FGT_H)
 
 #: Columns per block copied feature-major before the parallel loop.
 ROW_BLOCK = 8
@@ -211,7 +256,7 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
 
     n, d = X.shape
     P, delta = fgt_order(float(rtol))
-    nring = _ring_size(FGT_H, delta)
+    Pq, deltaq = fgt_order(float(rtol), Q_BOX)
     R2 = np.empty(d)
     Q = np.empty(d)
     root = np.sqrt(np.asarray(gamma, dtype=np.float64))
@@ -223,8 +268,8 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
         ntask = int(min(i1 - i0, numba.get_num_threads()))
         if fgt:
             run = parallel_or_serial(_fgt_block, _fgt_block_serial, n)
-            run(T, T.mean(axis=1), root[i0:i1], float(FGT_H), int(P), float(delta), int(DIRECT_MAX), int(nring),
-                ntask, R2[i0:i1], Q[i0:i1])
+            run(T, T.mean(axis=1), root[i0:i1], float(FGT_H), int(P), float(delta), int(Pq), float(deltaq),
+                int(DIRECT_MAX), ntask, R2[i0:i1], Q[i0:i1])
         else:
             run = parallel_or_serial(_exact_block, _exact_block_serial, n)
             run(T, T.mean(axis=1), root[i0:i1], ntask, R2[i0:i1], Q[i0:i1])
