@@ -20,7 +20,9 @@ Parts (``--part``):
   accuracy and, on simulations, true and false positives.  One path per
   outer split serves all six rules, so they are compared on the same fits.
 * ``sim``: every method's ``numkfs.select`` defaults on simulations with a
-  known truth (true and false positives, CPU seconds; L1KR capped).
+  known truth, each path method with ``cv_rule="best"`` and ``"1se"`` (true
+  and false positives, CPU seconds; L1KR capped), and which of the two is
+  the method's default (``numkfs.model_selection.DEFAULT_CV_RULES``).
 * ``real``: KNIFE's CV estimators with their defaults on real data over
   repeated random splits (3/4 train): held-out error and number of
   features, against the baselines a user would try: OLS or
@@ -248,9 +250,8 @@ def part_scoring(quick=False):
 
 
 def part_sim(quick=False):
-    import multiprocessing as mp
-
     from numkfs.datasets import make_friedman_noise, make_sinusoid
+    from numkfs.model_selection import DEFAULT_CV_RULES
 
     X, y, t = make_sinusoid(n_samples=100, n_features=20, random_state=0)
     sims = [("KNIFE sinusoid 100 x 20", X, y, t)]
@@ -262,22 +263,56 @@ def part_sim(quick=False):
     methods = ["knife", "garrote", "cosso", "lpkta", "nmmkl", "l1kr"]
     if quick:
         sims, methods = sims[:2], methods[:2]
-    rows = []
+    from numkfs.selection import METHODS
+
+    rows, totals = [], {}
     for name, X, y, truth in sims:
+        task = "regression" if np.issubdtype(np.asarray(y).dtype, np.floating) else "classification"
         for m in methods:
-            r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600)
-            if r is None:
-                rows.append([name, m, "", "", "not finished (time limit)"])
-            elif isinstance(r, str):
-                rows.append([name, m, "", "", r[:80]])
-            else:
-                tp, fp = _tp_fp(r[0], truth)
-                rows.append([name, m, f"{tp}/{int(truth.sum())}", fp, f"{r[1]:.1f}"])
+            if task not in METHODS[m]:
+                continue
+            # NMMKL selects a requested number (no path, no rule): one row
+            rules = ("best", "1se") if m != "nmmkl" else ("best",)
+            cells, fewest = [], ""
+            for rule in rules:
+                r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600, cv_rule=rule, truth=truth)
+                if r is None:
+                    cells += ["", "", "not finished (time limit)"]
+                elif isinstance(r, str):
+                    cells += ["", "", r[:80]]
+                else:
+                    tp, fp = _tp_fp(r[0], truth)
+                    cells += [f"{tp}/{int(truth.sum())}", fp, f"{r[1]:.1f}"]
+                    tot = totals.setdefault((m, rule), [0, 0, 0, 0.0])
+                    tot[0] += int(truth.sum()) - tp
+                    tot[1] += fp
+                    tot[2] += int(tp == truth.sum() and fp <= 1)
+                    tot[3] += r[1]
+                    fewest = "none" if r[2] is None else r[2]
+            if m == "nmmkl":
+                cells += ["", "", ""]
+                fewest = ""
+            rows.append([name, m, "n/a (top m)" if m == "nmmkl" else DEFAULT_CV_RULES[m]] + cells + [fewest])
             print(rows[-1], flush=True)
-    return ("## Every method's `numkfs.select` defaults on simulations\n\n"
-            "Target: every true feature the method can represent, at most one false positive. "
-            "L1KR limited to 120 s a case (it is being sped up).\n\n"
-            + markdown_table(["data", "method", "TP", "FP", "CPU s"], rows) + "\n")
+    summary = [[m, r + (" (default)" if m != "nmmkl" and DEFAULT_CV_RULES[m] == r else ""), v[0], v[1], v[2],
+                f"{v[3]:.1f}"] for (m, r), v in totals.items()]
+    head = ["data", "method", "default rule", "TP best", "FP best", "CPU s best", "TP 1se", "FP 1se", "CPU s 1se",
+            "path: fewest FP with every TP"]
+    return ("## Every method's `numkfs.select` defaults on simulations, best against 1se\n\n"
+            "Target: every true feature the method can represent, at most one false positive.  Each method "
+            "through `numkfs.select` with its defaults but `cv_rule`, once with `\"best\"` and once with "
+            "`\"1se\"`; \"default rule\" is the rule `select` now uses when none is given "
+            "(`numkfs.model_selection.DEFAULT_CV_RULES`).  NMMKL has no path: it keeps its default number "
+            "of features, min(p // 2, 10).  L1KR limited to 120 s a case.  The last column reads the "
+            "path `select` fitted (with the 1se rule): the fewest false positives of a point that holds every "
+            "true feature (\"none\": no point holds them all), i.e. whether the target is reachable on "
+            "that path at all.\n\n"
+            "Totals over the simulations (missed: true features not selected; cases met: every true feature "
+            "and at most one false positive):\n\n"
+            + markdown_table(["method", "rule", "missed", "false positives", "cases met", "CPU s"], summary)
+            + "\n\nPer simulation:\n\n" + markdown_table(head, rows)
+            + f"\n\nThe `select` calls ran in their own processes: {sum(v[3] for v in totals.values()):.0f} CPU s "
+            "in all (not in the count of this process below).\n")
 
 
 def _baselines(task, n_classes=2):
@@ -378,7 +413,7 @@ def part_real(quick=False):
             + markdown_table(["data", "model", "held-out error", "features", "CPU s"], rows) + "\n")
 
 
-def _select_worker(method, X, y, q):
+def _select_worker(method, X, y, q, cv_rule=None, truth=None):
     import warnings as w
 
     w.simplefilter("ignore")
@@ -386,17 +421,26 @@ def _select_worker(method, X, y, q):
         import numkfs
 
         c = time.process_time()
-        res = numkfs.select(X, y, method=method)
-        q.put((np.asarray(res.selected, dtype=bool), time.process_time() - c))
+        res = numkfs.select(X, y, method=method, cv_rule=cv_rule)
+        cpu = time.process_time() - c
+        q.put((np.asarray(res.selected, dtype=bool), cpu, _fewest_fp(res.path, truth)))
     except Exception as e:  # noqa: BLE001 - the table says what failed
         q.put(f"failed: {type(e).__name__}: {e}")
 
 
-def _run_select(method, X, y, limit):
+def _fewest_fp(path, truth):
+    """The fewest false positives of a point of ``path`` that holds every true feature (None: no such point)."""
+    if path is None or truth is None:
+        return None
+    fps = [int(np.sum(s & ~truth)) for s in (path.selected(i) for i in range(len(path.grid))) if s[truth].all()]
+    return min(fps) if fps else None
+
+
+def _run_select(method, X, y, limit, cv_rule=None, truth=None):
     import multiprocessing as mp
 
     q = mp.get_context("fork").Queue()
-    p = mp.get_context("fork").Process(target=_select_worker, args=(method, X, y, q))
+    p = mp.get_context("fork").Process(target=_select_worker, args=(method, X, y, q, cv_rule, truth))
     p.start()
     p.join(limit)
     if p.is_alive():

@@ -139,8 +139,11 @@ def _cmd_select(args) -> int:
             plt.close(ax.figure)
         print(f"\nplot written to {args.plot}")
     if args.json:
+        from .model_selection import default_cv_rule
+
         params = {"method": args.method, "task": res.task, "n_features": args.n_features, "cv": args.cv,
-                  "cv_rule": args.cv_rule, "scoring": args.scoring, "seed": args.seed, "target": target}
+                  "cv_rule": default_cv_rule(args.method, args.cv_rule), "scoring": args.scoring,
+                  "seed": args.seed, "target": target}
         if args.stability or args.fdr is not None:
             params.update(stability=args.stability, fdr=args.fdr, n_resamples=args.n_resamples,
                           threshold=args.threshold)
@@ -314,6 +317,7 @@ def _cmd_cross_check(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     from .datasets import dataset_names
+    from .model_selection import DEFAULT_CV_RULES
 
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
     parser.add_argument("--version", action="version", version=f"numkfs {__version__}")
@@ -333,9 +337,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", choices=["regression", "classification"], help="default: inferred from the target")
     p.add_argument("--n-features", type=_positive_int, dest="n_features", help="number of features to select (>= 1)")
     p.add_argument("--cv", type=_folds, default=5, help="cross-validation folds (>= 2, default 5)")
-    p.add_argument("--cv-rule", choices=["best", "1se"], default="best", dest="cv_rule",
+    rules = ", ".join(f"{m} {r}" for m, r in DEFAULT_CV_RULES.items() if m != "nmmkl")
+    p.add_argument("--cv-rule", choices=["best", "1se"], default=None, dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
-                        "error of it (default best)")
+                        f"error of it (default: the method's rule: {rules})")
     p.add_argument("--scoring", choices=["accuracy"], default=None,
                    help="classification: score by accuracy instead of the default held-out loss")
     p.add_argument("--stability", action="store_true",

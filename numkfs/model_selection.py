@@ -20,7 +20,9 @@ module, so that every method turns its path into features the same way:
 * **Rule.**  :func:`choose_index` with ``cv_rule="best"`` (highest mean
   score) or ``"1se"`` (glmnet's ``lambda.1se``: the sparsest point whose
   mean score is within one standard error of the best); ties go to the
-  sparser point whichever way the grid runs.  :func:`index_for_count`
+  sparser point whichever way the grid runs.  :func:`numkfs.select` uses
+  each method's rule of :data:`DEFAULT_CV_RULES` when none is given
+  (:func:`default_cv_rule`).  :func:`index_for_count`
   honours a requested number of features exactly, and warns naming the
   features when ties make that count arbitrary (:func:`tied_features`).
 * **Support.**  The features with ``|weight| > path.tol`` at the chosen
@@ -54,10 +56,11 @@ from . import _ties
 from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, support_jump  # grids
 from ._ties import tied_features, warn_ties  # ties at a requested count
 
-__all__ = ["CV_RULES", "MAX_FLOAT_CLASSES", "SCORINGS", "TIE_RTOL", "target_type", "GridEdgeWarning", "check_folds",
-           "check_grid_edge", "check_scoring", "choose_index", "cross_val_path", "fold_data", "index_for_count",
-           "make_cv", "numba_threads_for", "parallel_map", "path_scores", "record_cv", "refine_walk", "show_progress",
-           "support_jump", "tied_features", "warn_ties"]
+__all__ = ["CV_RULES", "DEFAULT_CV_RULES", "MAX_FLOAT_CLASSES", "SCORINGS", "TIE_RTOL", "target_type",
+           "GridEdgeWarning", "check_folds", "check_grid_edge", "check_scoring", "choose_index", "cross_val_path",
+           "default_cv_rule", "fold_data", "index_for_count", "make_cv", "numba_threads_for", "parallel_map",
+           "path_scores", "record_cv", "refine_walk", "show_progress", "support_jump", "tied_features",
+           "warn_ties"]
 
 #: The rules that turn CV scores into a chosen point.
 CV_RULES = ("best", "1se")
@@ -80,6 +83,57 @@ SCORINGS = {
     "garrote": {"regression": ("neg_mean_squared_error",)},
     "cosso": {"regression": ("neg_mean_squared_error",)},
 }
+
+
+#: The rule :func:`numkfs.select` (and ``numkfs select``) uses for each method when no
+#: ``cv_rule`` is given, chosen on the simulations of ``benchmarks/selection_quality.py``
+#: (true and false positives against the known truth; see the selection guide):
+#: ``"1se"`` where the best CV score sits on a flat stretch of the path that keeps
+#: noise features (garrote, COSSO, L1KR, lp-KTA, whose best point is often near p = 2,
+#: the dense end), ``"best"`` for KNIFE (its best point already keeps at most one noise feature,
+#: and it predicted best).  NMMKL selects a requested number and has no path: its
+#: entry only keeps the table complete.  The estimators' own default stays ``"best"``.
+DEFAULT_CV_RULES = {
+    "knife": "best",
+    "lpkta": "1se",
+    "nmmkl": "best",
+    "l1kr": "1se",
+    "garrote": "1se",
+    "cosso": "1se",
+}
+
+
+def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
+    """The rule that chooses ``method``'s point: ``cv_rule``, or the method's
+    default of :data:`DEFAULT_CV_RULES` when None.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`DEFAULT_CV_RULES` (any case).
+    cv_rule : {"best", "1se"} or None
+        The rule asked for.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        When ``cv_rule`` is not one of :data:`CV_RULES`.
+
+    Examples
+    --------
+    >>> from numkfs.model_selection import default_cv_rule
+    >>> default_cv_rule("garrote"), default_cv_rule("knife"), default_cv_rule("garrote", "best")
+    ('1se', 'best', 'best')
+    """
+    if cv_rule is None:
+        return DEFAULT_CV_RULES[str(method).lower()]
+    if cv_rule not in CV_RULES:
+        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {cv_rule!r}.")
+    return cv_rule
 
 
 def check_scoring(method: str, task: str, scoring: str | None) -> str:

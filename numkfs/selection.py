@@ -5,7 +5,8 @@ and turned into features by the selection contract of
 :mod:`numkfs.model_selection`: fold-wise preprocessing, a score named by
 what it is (negative mean squared error for regression; a held-out loss for
 classification by default, accuracy on request), ``cv_rule="best"`` or
-``"1se"``, an exact count with ``n_features``, and the support read from
+``"1se"`` (by default each method's rule of
+:data:`numkfs.model_selection.DEFAULT_CV_RULES`), an exact count with ``n_features``, and the support read from
 the path by the method's one tolerance.  NMMKL has no path to
 cross-validate: it selects the requested number of features, and the score
 is the K-fold score of a linear SVM on them (standardised inside each fold),
@@ -265,7 +266,7 @@ def _with_contract(cls, kwargs, **contract):
 
 
 def select(X, y, method: str = "knife", *, task: str | None = None, n_features: int | None = None,
-           cv: int = 5, cv_rule: str = "best", scoring: str | None = None, feature_names=None, random_state=0,
+           cv: int = 5, cv_rule: str | None = None, scoring: str | None = None, feature_names=None, random_state=0,
            verbose: bool = False, stability: bool = False, fdr: float | None = None,
            **params) -> SelectionResult:
     """Select features with one of numkfs's methods.
@@ -287,9 +288,17 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         instead of the point chosen by ``cv_rule``.
     cv : int
         Folds of the cross-validation.
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se"}, optional
         How the path point is chosen from the CV scores
-        (:func:`numkfs.model_selection.choose_index`).
+        (:func:`numkfs.model_selection.choose_index`).  Default: the
+        method's rule in :data:`numkfs.model_selection.DEFAULT_CV_RULES`,
+        chosen by the true and false positives on simulations with a known
+        truth: ``"1se"`` for the garrote, COSSO, L1KR and lp-KTA (their best
+        CV score lies on a flat stretch of the path that keeps noise
+        features; the sparsest point within one standard error keeps far
+        fewer), ``"best"`` for KNIFE (its best point keeps at most one noise
+        feature there, and it predicted best).  The estimators' own default is
+        ``"best"``.  Not used by NMMKL, which selects a number of features.
     scoring : str, optional
         The held-out score where the method offers a choice
         (classification: ``"accuracy"`` or the default continuous loss).
@@ -341,13 +350,12 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     >>> bool(res.selected[[0, 3]].all()), res.score_name
     (True, 'neg_mean_squared_error')
     """
-    from .model_selection import CV_RULES, check_scoring
+    from .model_selection import check_scoring, default_cv_rule
 
     method = method.lower()
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-    if cv_rule not in CV_RULES:
-        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {cv_rule!r}.")
+    cv_rule = default_cv_rule(method, cv_rule)  # None: the method's rule; anything else is checked
     X, y, feature_names = _coerce_inputs(X, y, feature_names)
     task = task or infer_task(y)
     if task not in METHODS[method]:

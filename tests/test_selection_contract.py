@@ -316,3 +316,58 @@ def test_cv_variants_replace_cv_inside_fixed_point_estimators():
     for cls in (numkfs.LpKTASelector, numkfs.LpKTAClassifier):  # their CV variants: LpKTASelectorCV, LpKTAClassifierCV
         with pytest.raises(TypeError, match="cv"):
             cls(cv=3).fit(Xw, yw)
+
+
+# --------------------------------------------------------------------------
+# select()'s rule when none is given: the method's entry of DEFAULT_CV_RULES
+
+
+def test_default_cv_rules_cover_every_method_with_a_known_rule():
+    from numkfs.model_selection import CV_RULES, DEFAULT_CV_RULES, SCORINGS, default_cv_rule
+    from numkfs.selection import METHODS
+
+    assert set(DEFAULT_CV_RULES) == set(METHODS) == set(SCORINGS)
+    assert set(DEFAULT_CV_RULES.values()) <= set(CV_RULES)
+    assert all(default_cv_rule(m.upper()) == r for m, r in DEFAULT_CV_RULES.items())
+    assert default_cv_rule("garrote", "best") == "best"
+    with pytest.raises(ValueError, match="cv_rule must be one of"):
+        select(np.eye(4), np.arange(4.0), "garrote", cv_rule="min")
+
+
+def test_select_without_a_rule_uses_the_methods_declared_rule():
+    # the KNIFE sinusoid (5 true features of 20): the garrote's best CV point keeps noise features,
+    # its 1se point (the declared default) does not; select() with no rule must be the 1se fit exactly
+    from numkfs.datasets import make_sinusoid
+    from numkfs.model_selection import DEFAULT_CV_RULES
+
+    X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    assert DEFAULT_CV_RULES["garrote"] == "1se"
+    default = select(X, y, "garrote")
+    one_se = select(X, y, "garrote", cv_rule="1se")
+    best = select(X, y, "garrote", cv_rule="best")
+    assert default.cv_rule == default.path.cv_rule == "1se"
+    assert default.index == one_se.index and np.array_equal(default.selected, one_se.selected)
+    np.testing.assert_array_equal(default.weights, one_se.weights)
+    # the two rules read the same path and scores, and differ here
+    np.testing.assert_array_equal(best.path.cv_scores, one_se.path.cv_scores)
+    assert best.index == choose_index(best.path, "best") and one_se.index == choose_index(best.path, "1se")
+    assert default.n_selected < best.n_selected
+    # the 1se point: within one standard error of the best mean score, and it keeps every true feature
+    S = best.path.cv_scores
+    mean, se = np.nanmean(S, axis=1), np.nanstd(S, axis=1, ddof=1) / np.sqrt(S.shape[1])
+    assert mean[default.index] >= mean[best.index] - se[best.index]
+    assert default.selected[truth].all() and default.selected[~truth].sum() <= 1
+    # KNIFE's declared rule is "best": no rule given is the best point
+    assert DEFAULT_CV_RULES["knife"] == "best"
+
+
+def test_cli_cv_rule_default_is_the_methods_rule(tmp_path):
+    import json
+
+    from numkfs.cli import build_parser, main
+
+    assert build_parser().parse_args(["select", "ozone"]).cv_rule is None
+    js = tmp_path / "out.json"
+    assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "--json", str(js), "-q"]) == 0
+    res = json.loads(js.read_text())
+    assert res["cv_rule"] == res["parameters"]["cv_rule"] == "1se"
