@@ -11,8 +11,9 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs import FeaturePath, KnockoffFilter
-from numkfs.knockoffs import (PSD_MARGIN, e_bh, entry_points, equicorrelated_s, gaussian_knockoffs,
-                              knockoff_threshold, sdp_s)
+from numkfs.knockoffs import (PSD_MARGIN, SAMPLE_ROWS_PER_FEATURE, e_bh, entry_points, equicorrelated_s,
+                              gaussian_knockoffs, knockoff_statistics, knockoff_threshold, sdp_s)
+from numkfs.resampling import method_path
 from numkfs.solvers import cross_check
 from numkfs.solvers.knockoff_sdp import KnockoffSDP
 
@@ -189,6 +190,58 @@ def test_fewer_rows_than_features_say_which_covariance_is_used():
     assert np.linalg.eigvalsh(2 * kf.correlation_ - np.diag(kf.s_))[0] >= -_roundoff(kf.correlation_)
 
 
+def test_sample_correlation_from_two_rows_per_feature_ledoit_wolf_below():
+    """The rule of SAMPLE_ROWS_PER_FEATURE: at n = 2p the sample correlation itself; at n = 2p - 1
+    Ledoit-Wolf's (scikit-learn's, rescaled to unit diagonal), with a warning, and its correlations
+    shrunk towards 0 (why it is not used when the sample correlation is well conditioned)."""
+    from sklearn.covariance import LedoitWolf
+
+    assert SAMPLE_ROWS_PER_FEATURE == 2
+    p = 10
+    for n, rule in ((2 * p, "sample"), (2 * p - 1, "ledoit-wolf")):
+        X, y, _ = _linear_gaussian(5, n=n, p=p, k=2, amplitude=1.0)
+        if rule == "sample":
+            kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+            expected = np.corrcoef(X, rowvar=False)
+        else:
+            with pytest.warns(UserWarning, match="Ledoit-Wolf"):
+                kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+            Z = (X - X.mean(axis=0)) / X.std(axis=0)
+            S = LedoitWolf(assume_centered=True).fit(Z).covariance_
+            expected = S / np.sqrt(np.outer(np.diag(S), np.diag(S)))
+            off = ~np.eye(p, dtype=bool)
+            assert np.all(np.abs(kf.correlation_[off]) < np.abs(np.corrcoef(X, rowvar=False)[off]))
+        assert kf.covariance_estimator_ == rule
+        # entries of a correlation: round-off of a length-n inner product, n eps
+        assert np.abs(kf.correlation_ - expected).max() <= 10 * n * EPS
+    # chosen explicitly: Ledoit-Wolf at any n (no warning), the sample correlation only with n > p
+    X, y, _ = _linear_gaussian(5, n=4 * p, p=p, k=2, amplitude=1.0)
+    kf = KnockoffFilter("lpkta", covariance="ledoit-wolf", random_state=0).fit(X, y)
+    assert kf.covariance_estimator_ == "ledoit-wolf"
+    with pytest.raises(ValueError, match="covariance='sample'"):
+        KnockoffFilter("lpkta", covariance="sample").fit(X[:p], y[:p])
+
+
+@pytest.mark.parametrize("selector", ["lpkta", "garrote"])
+def test_statistic_flips_sign_when_a_feature_is_swapped_with_its_knockoff(selector):
+    """Antisymmetry (the property knockoff+ needs): swapping X_j and X~_j for j in a set S flips W_j
+    on S and leaves the other W_k unchanged (up to the path solver's round-off: the columns enter
+    the method in another order)."""
+    X, y, _ = _linear_gaussian(6, n=150, p=10, k=3, amplitude=0.8)
+    C = np.corrcoef(X, rowvar=False)
+    Xk = gaussian_knockoffs(X, sdp_s(C)[0], C, random_state=7)
+    p = X.shape[1]
+    W = knockoff_statistics(method_path(selector, np.hstack([X, Xk]), y), p)
+    swap = np.array([0, 3, 4, 8])
+    Xs, Xks = X.copy(), Xk.copy()
+    Xs[:, swap], Xks[:, swap] = Xk[:, swap], X[:, swap]
+    Ws = knockoff_statistics(method_path(selector, np.hstack([Xs, Xks]), y), p)
+    flip = np.ones(p)
+    flip[swap] = -1.0
+    assert np.count_nonzero(W) >= 5  # the check is not vacuous
+    assert np.abs(Ws - flip * W).max() <= 1e-8 * np.abs(W).max()
+
+
 def test_classification_target():
     X, y, _ = _linear_gaussian(2)
     labels = (y > np.median(y)).astype(int)
@@ -196,7 +249,8 @@ def test_classification_target():
     assert kf.statistics_.shape == (20,) and np.isfinite(kf.statistics_).all()
 
 
-@pytest.mark.parametrize("param, value", [("fdr", 0.0), ("fdr", 1.0), ("n_draws", 0), ("knockoffs", "fixed-x")])
+@pytest.mark.parametrize("param, value", [("fdr", 0.0), ("fdr", 1.0), ("n_draws", 0), ("knockoffs", "fixed-x"),
+                                          ("covariance", "oas")])
 def test_bad_parameters_are_named(param, value):
     X, y, _ = _linear_gaussian(0, n=30, p=4, k=1)
     with pytest.raises(ValueError, match=param):
