@@ -41,7 +41,8 @@ is the sample correlation from 2 rows per feature on
 (:data:`SAMPLE_ROWS_PER_FEATURE`), Ledoit-Wolf shrinkage below: an
 estimate biased towards 0 makes a null feature beat its knockoff too often
 (measured: FDR 0.225 instead of 0.124 at q = 0.2 with 7.5 rows per
-feature), so the unbiased estimate is used wherever it is well conditioned.
+feature), so the nearly unbiased sample correlation is used wherever it is
+well conditioned (``covariance="auto"``; ``covariance`` chooses either).
 
 The statistic is antisymmetric: swapping a feature with its knockoff in
 the input swaps their entry points (the method treats columns alike), so
@@ -88,9 +89,9 @@ SDP_MAX_FEATURES = 300
 #: features, a non-linear truth, q = 0.2, 100 seeds, lp-KTA's statistic:
 #: FDR 0.225 +- 0.018 with Ledoit-Wolf at n = 300, 0.124 +- 0.015 with the
 #: sample correlation (0.162 with the true one); at n = 200, 0.189 and
-#: 0.113.  The sample correlation is unbiased, and from n = 2p its smallest
-#: eigenvalue stays away from 0 (about (1 - sqrt(p/n))^2 times the true
-#: one), so s does not collapse; it is smaller than with shrinkage, which
+#: 0.113.  The sample correlation is nearly unbiased (bias O(1/n)), and
+#: from n = 2p its smallest eigenvalue stays away from 0 (about
+#: (1 - sqrt(p/n))^2 times the true one), so s does not collapse; it is smaller than with shrinkage, which
 #: costs power (power 0.82 against 0.86 with the true correlation at
 #: n = 300; at n = 120 and 100, where Ledoit-Wolf kept the FDR at 0.14, the
 #: sample correlation had power 0.32 and 0.20 against 0.50 and 0.36:
@@ -409,7 +410,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         :data:`SDP_MAX_FEATURES` features, the closed form beyond.
     covariance : {"auto", "sample", "ledoit-wolf"}, default="auto"
         How the correlation of X is estimated: the sample correlation
-        (unbiased; needs more rows than features), Ledoit-Wolf shrinkage
+        (nearly unbiased; needs more rows than features), Ledoit-Wolf shrinkage
         (well conditioned at any n, but correlations pulled towards 0), or
         ``"auto"``: the sample correlation from
         :data:`SAMPLE_ROWS_PER_FEATURE` = 2 rows per feature on, Ledoit-Wolf
