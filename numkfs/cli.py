@@ -317,7 +317,7 @@ def _cmd_cross_check(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     from .datasets import dataset_names
-    from .model_selection import DEFAULT_CV_RULES
+    from ._cv_rules import DEFAULT_CV_RULES  # numpy-free: --help and --version stay light
 
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
     parser.add_argument("--version", action="version", version=f"numkfs {__version__}")

@@ -52,7 +52,7 @@ import contextlib
 import numpy as np
 
 from ._validation import MAX_FLOAT_CLASSES, target_type  # the rule lives below kernels/
-from . import _ties
+from . import _cv_rules, _ties
 from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, support_jump  # grids
 from ._ties import tied_features, warn_ties  # ties at a requested count
 
@@ -93,14 +93,7 @@ SCORINGS = {
 #: the dense end), ``"best"`` for KNIFE (its best point already keeps at most one noise feature,
 #: and it predicted best).  NMMKL selects a requested number and has no path: its
 #: entry only keeps the table complete.  The estimators' own default stays ``"best"``.
-DEFAULT_CV_RULES = {
-    "knife": "best",
-    "lpkta": "1se",
-    "nmmkl": "best",
-    "l1kr": "1se",
-    "garrote": "1se",
-    "cosso": "1se",
-}
+DEFAULT_CV_RULES = _cv_rules.DEFAULT_CV_RULES
 
 
 def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
