@@ -249,6 +249,22 @@ CV_NAMES = names(cv=True)
 NON_CV_NAMES = names(cv=False)
 
 
+@pytest.mark.parametrize("name", CV_NAMES)
+def test_every_cv_estimator_cross_validates_its_methods_public_path_function(name):
+    import inspect
+
+    import numkfs.methods
+
+    cls = _estimator_classes()[name]
+    assert isinstance(inspect.getattr_static(cls, "path", None), staticmethod), f"{name}.path is not a staticmethod"
+    fn = cls.path
+    assert getattr(numkfs.methods, fn.__name__, None) is fn, \
+        f"{name}.path is {fn.__module__}.{fn.__name__}, not a public path function of numkfs.methods"
+    grid = cls._cv_grid_param
+    assert grid in _params(cls), f"{name}: its grid parameter {grid!r} is not one of its parameters"
+    assert grid in _params(fn), f"{name}: its grid parameter {grid!r} is not a parameter of {fn.__name__}"
+
+
 @pytest.mark.parametrize("name", NON_CV_NAMES)
 def test_estimators_that_do_not_cross_validate_take_no_cv(name):
     params = _params(_estimator_classes()[name])
