@@ -254,8 +254,10 @@ def test_every_cv_estimator_cross_validates_its_methods_public_path_function(nam
     import inspect
 
     import numkfs.methods
+    from numkfs.estimators._cv import PathCVMixin
 
     cls = _estimator_classes()[name]
+    assert issubclass(cls, PathCVMixin), f"{name} is not a PathCVMixin (bases: {cls.__bases__})"
     assert isinstance(inspect.getattr_static(cls, "path", None), staticmethod), f"{name}.path is not a staticmethod"
     fn = cls.path
     assert getattr(numkfs.methods, fn.__name__, None) is fn, \
