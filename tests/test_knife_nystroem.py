@@ -193,6 +193,35 @@ def test_path_with_every_row_a_landmark_is_the_exact_path(small):
     assert np.allclose(path_decision_function(pn, X, Xt), path_decision_function(pe, X, Xt), atol=1e-7)
 
 
+@pytest.mark.parametrize("loss", ["squared_hinge", "huberized_hinge", "logistic"])
+def test_classifier_with_every_row_a_landmark_is_the_exact_classifier(small, loss):
+    """KNIFEClassifier end to end (standardisation, the fit, prediction through
+    K_w(X_new, landmarks) β): with n_components = n every row is a landmark
+    (uniform draw of all n rows, sorted) and the decision values, weights,
+    intercept and objective are the exact classifier's to round-off.  A defect
+    in the β-step's Newton system, the intercept's row and column, or the
+    classification losses' w-step data would show here as a disagreement far
+    above 1e-7 (the fits' tolerance is 1e-6 relative in the objective; their
+    iterates agree to about kappa eps, kappa ~ 1e4 at n = 40)."""
+    from numkfs import KNIFEClassifier
+
+    X, y = small
+    labels = np.where(y > 0, 1, -1)
+    kw = dict(loss=loss, lambda2=0.5, random_state=0)
+    ex = KNIFEClassifier(approximation="exact", **kw).fit(X, labels)
+    ny = KNIFEClassifier(approximation="nystroem", n_components=X.shape[0], **kw).fit(X, labels)
+    assert ny.approximation_ == "nystroem" and ex.approximation_ == "exact"
+    assert np.max(np.abs(ny.feature_weights_ - ex.feature_weights_)) <= 1e-7
+    assert ny.objective_ == pytest.approx(ex.objective_, rel=1e-9)
+    assert ny.n_iter_ == ex.n_iter_
+    Xt = np.vstack([X[:5], X[5:12] + 0.3])
+    de, dn = ex.decision_function(Xt), ny.decision_function(Xt)
+    assert np.max(np.abs(dn - de)) <= 1e-7 * max(1.0, np.max(np.abs(de)))
+    assert np.array_equal(ny.predict(Xt), ex.predict(Xt))
+    # not vacuous: the classifier keeps some features and drops others
+    assert 0 < np.count_nonzero(ex.feature_weights_) < X.shape[1]
+
+
 def test_fit_is_deterministic_and_warns_at_the_iteration_limit(small):
     from sklearn.exceptions import ConvergenceWarning
 
