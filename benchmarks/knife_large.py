@@ -21,9 +21,18 @@ fit (λ2 = 0.05 n, p = 20) exact and through min(n, 500) landmarks at
 n = 1000, 2000, 4000, CPU seconds in one process (written to
 ``benchmarks/results/knife_large_auto.md``).
 
-Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]``;
-``--full`` adds p = 100 and 10^6 rows.  Writes
+Part ``--classification``: ``KNIFEClassifierCV(approximation="nystroem",
+n_components=500, cv=3, n_grid=10)`` on the sin/square simulation
+(:func:`sin_square`: p = 20 standard normal features, y = sign(sin(2 x0) +
+x1² - 1 + 0.3 ε), two informative features) against ``StandardScaler`` +
+``Nystroem(n_components=500, gamma=1/p)`` + ``LinearSVC`` (no selection),
+each in a fresh process: true and false positives, test accuracy on 10^4
+fresh rows, CPU seconds.  It replaces only its own section of
 ``benchmarks/results/knife_large.md``.
+
+Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]
+[--classification --rows 5000 50000]``; ``--full`` adds p = 100 and 10^6 rows.
+Writes ``benchmarks/results/knife_large.md``.
 """
 from __future__ import annotations
 
@@ -47,6 +56,98 @@ def _data(n, p, seed):
     from numkfs.datasets import make_sinusoid
 
     return make_sinusoid(n, n_features=p, random_state=seed)
+
+
+#: Noise of :func:`sin_square`.
+SIN_SQUARE_NOISE = 0.3
+#: Section of knife_large.md that ``--classification`` writes.
+CLF_SECTION = "## Classification at scale (`--classification`)"
+
+
+def sin_square(n, p=20, seed=0):
+    """``X, y, support``: p standard normal features, y = sign(sin(2 x0) + x1² - 1 + 0.3 ε) in {-1, +1}."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    f = np.sin(2.0 * X[:, 0]) + X[:, 1] ** 2 - 1.0 + SIN_SQUARE_NOISE * rng.standard_normal(n)
+    support = np.zeros(p, dtype=bool)
+    support[:2] = True
+    return X, np.where(f > 0.0, 1, -1), support
+
+
+def run_clf_case(method, n, p=20):
+    """One classification fit in this process (``--classification``); returns a dict of measurements."""
+    import resource
+    import warnings
+
+    import numpy as np
+
+    X, y, support = sin_square(n, p, 0)
+    Xt, yt, _ = sin_square(N_TEST, p, 1)
+    load0 = os.getloadavg()[0]
+    c0, t0 = time.process_time(), time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if method == "knife":
+            from numkfs import KNIFEClassifierCV
+
+            est = KNIFEClassifierCV(approximation="nystroem", n_components=M, cv=3, n_grid=10, random_state=0)
+            est.fit(X, y)
+            sel = est.get_support()
+            extra = {"tp": int(np.sum(sel & support)), "fp": int(np.sum(sel & ~support)),
+                     "found": [int(j) for j in np.flatnonzero(sel)], "lambda2": float(est.lambda2_),
+                     "gamma": float(np.max(est.gamma_))}
+        else:
+            from sklearn.kernel_approximation import Nystroem
+            from sklearn.pipeline import make_pipeline
+            from sklearn.preprocessing import StandardScaler
+            from sklearn.svm import LinearSVC
+
+            est = make_pipeline(StandardScaler(), Nystroem(n_components=M, gamma=1.0 / p, random_state=0),
+                                LinearSVC(random_state=0))
+            est.fit(X, y)
+            extra = {"found": None}
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    acc = float(np.mean(est.predict(Xt) == yt))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return {"method": method, "n": n, "p": p, "cpu": cpu, "wall": wall, "peak_mib": peak, "accuracy": acc,
+            "warnings": sorted({type(w.message).__name__ for w in caught}), "load_before": load0,
+            "load_after": os.getloadavg()[0], **extra}
+
+
+def write_classification(results):
+    """Replace (or append) the ``--classification`` section of knife_large.md, keeping the rest."""
+    table = []
+    for r in results:
+        if "error" in r:
+            table.append([r["method"], r["n"], r["p"], "-", "-", "-", r["error"], "-", "-", "-", "-"])
+            continue
+        sel = r["found"] is not None
+        table.append([r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1), round(r["peak_mib"]),
+                      str(r["found"]) if sel else "(all, no selection)", f"{r['tp']} / 2" if sel else "-",
+                      r["fp"] if sel else "-", round(r["accuracy"], 3),
+                      f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
+    section = "\n".join([
+        CLF_SECTION, "",
+        "Sin/square simulation: p = 20 standard normal features, y = sign(sin(2 x0) + x1² - 1 + 0.3 ε) "
+        "(features 0 and 1 informative), 10^4 test rows.  `knife`: `KNIFEClassifierCV(approximation=\"nystroem\", "
+        f"n_components={M}, cv=3, n_grid=10)` (squared hinge, gamma=\"auto\", accuracy as the CV score); "
+        f"`baseline`: `StandardScaler` + `Nystroem(n_components={M}, gamma=1/p)` + `LinearSVC` (no selection).  "
+        "Each case in a fresh process.", "",
+        f"Machine: {machine_line()}", "",
+        markdown_table(["method", "n", "p", "CPU s", "wall s", "peak MiB", "features found", "TP", "FP",
+                        "test accuracy", "load"], table), ""])
+    path = RESULTS / "knife_large.md"
+    text = path.read_text() if path.exists() else ""
+    if CLF_SECTION in text:
+        head, _, tail = text.partition(CLF_SECTION)
+        nxt = tail.find("\n## ")
+        text = head + section + (tail[nxt + 1:] if nxt >= 0 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text)
+    print(section)
 
 
 def run_case(method, n, p):
@@ -116,9 +217,9 @@ def auto_crossover(rows=(1000, 2000, 4000)):
     print(text)
 
 
-def _in_child(method, n, p, timeout):
+def _in_child(method, n, p, timeout, func="run_case"):
     code = (f"import sys, json; sys.path.insert(0, {HERE!r}); import knife_large as b; "
-            f"print(json.dumps(b.run_case({method!r}, {n}, {p})))")
+            f"print(json.dumps(b.{func}({method!r}, {n}, {p})))")
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -134,7 +235,18 @@ def main():
     ap.add_argument("--full", action="store_true", help="also p = 100 and 10^6 rows")
     ap.add_argument("--timeout", type=float, default=7200.0, help="seconds per case")
     ap.add_argument("--auto", action="store_true", help="only the exact / Nyström crossover of approximation='auto'")
+    ap.add_argument("--classification", action="store_true",
+                    help="only KNIFEClassifierCV on the sin/square simulation (and its baseline) at --rows")
     args = ap.parse_args()
+    if args.classification:
+        results = []
+        for n in sorted(set(args.rows)):
+            for method in ("baseline", "knife"):
+                r = _in_child(method, n, 20, args.timeout, "run_clf_case")
+                print(json.dumps(r), flush=True)
+                results.append(r)
+        write_classification(results)
+        return
     if args.auto:
         auto_crossover()
         return
@@ -185,7 +297,11 @@ def write(results):
         "",
     ])
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "knife_large.md").write_text(text)
+    path = RESULTS / "knife_large.md"
+    old = path.read_text() if path.exists() else ""
+    if CLF_SECTION in old:  # the --classification section is kept
+        text = text.rstrip("\n") + "\n\n" + CLF_SECTION + old.partition(CLF_SECTION)[2]
+    path.write_text(text)
     print(text)
 
 
