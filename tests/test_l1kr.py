@@ -742,3 +742,19 @@ def test_grid_reading_resumes_and_stops(friedman):
     seen = []
     short = l1kr_path(X, y, lambda1=1e-2, n_grid=20, stop=lambda grid, reach: seen.append(reach) or len(seen) == 2)
     assert len(seen) == 2 and short.extra["stopped_early"] and short.grid[-1] == pytest.approx(seen[-1])
+
+
+def test_objective_and_prune_take_lambda1_and_their_former_name_lam_with_a_future_warning():
+    from numkfs.methods.l1kr import l1kr_objective, l1kr_prune
+
+    X, y, _ = make_friedman_noise(1, n_samples=40, random_state=0)
+    path = l1kr_path(X, y, D_max=5.0)
+    beta, lam = path.weights[-1], float(path.extra["lambda"][-1])
+    new = l1kr_objective(path, beta, lambda1=lam)
+    with pytest.warns(FutureWarning, match="'lam' is renamed 'lambda1'"):
+        old = l1kr_objective(path, beta, lam=lam)
+    assert new[0] == old[0] and np.array_equal(new[2], old[2])
+    with pytest.warns(FutureWarning, match="'lam' is renamed 'lambda1'"):
+        assert np.array_equal(l1kr_prune(path, beta, lam=lam)[0], l1kr_prune(path, beta, lam)[0])
+    with pytest.raises(TypeError, match="not both"):
+        l1kr_prune(path, beta, lam, lam=lam)

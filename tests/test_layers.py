@@ -431,3 +431,21 @@ def test_the_bad_input_battery_covers_every_estimator_that_predicts_or_transform
     from test_robustness import ENTRIES
 
     assert {e.name for e in ENTRIES if e.kind != "path"} == set(names(cv=False))
+
+@pytest.mark.parametrize("name", CV_NAMES)
+def test_every_cv_estimator_fits_through_the_one_base(name):
+    from numkfs.estimators._cv import PathCVMixin
+
+    cls = _estimator_classes()[name]
+    assert cls.fit is PathCVMixin.fit, f"{name}.fit is not PathCVMixin.fit (it is {cls.fit.__module__}.{cls.fit.__qualname__}" \
+                                       f" of {[c.__name__ for c in cls.__mro__ if 'fit' in vars(c)][0]})"
+
+
+@pytest.mark.parametrize("qualname,obj", [(q, o) for q, o in _public_callables(deep=True)
+                                          if q not in dict(_public_callables())],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_the_methods_public_helpers_use_the_new_names_too(qualname, obj):
+    """The public functions of ``numkfs.methods.<method>`` beyond the path
+    functions (``l1kr_prune``, ``default_Ms``...) speak the same vocabulary."""
+    bad = _old_names_in_use(obj)
+    assert not bad, f"{qualname} has old parameter names: {bad}"

@@ -85,18 +85,19 @@ class PathCVMixin:
         self
             The fitted estimator.
         """
-        self._validate_params()
-        data = self._cv_data(X, y)
-        values = list(self._cv_outer(data))
-        paths = [self._cv_one_path(data, v) for v in values]
-        while True:
-            k, i = self._cv_choose(paths, values)
-            more = self._cv_extend(paths, values, k)
-            if more is None:
-                break
-            values.append(more)
-            paths.append(self._cv_one_path(data, more))
-        self._cv_store(data, paths, values, k, i)
+        with self._cv_fit_context():
+            self._validate_params()
+            data = self._cv_data(X, y)
+            values = list(self._cv_outer(data))
+            paths = [self._cv_one_path(data, v) for v in values]
+            while True:
+                k, i = self._cv_choose(paths, values)
+                more = self._cv_extend(paths, values, k)
+                if more is None:
+                    break
+                values.append(more)
+                paths.append(self._cv_one_path(data, more))
+            self._cv_store(data, paths, values, k, i)
         return self
 
     def _cv_one_path(self, data, outer):
@@ -111,6 +112,10 @@ class PathCVMixin:
         return path
 
     # -- hooks with defaults ---------------------------------------------
+    def _cv_fit_context(self):
+        """Context around the whole fit (e.g. a warning filter; default: none)."""
+        return contextlib.nullcontext()
+
     def _cv_outer(self, data):
         """Values of a second hyperparameter, one path each (default: one path)."""
         return [None]

@@ -55,11 +55,26 @@ def _constant_columns_named_once(fit):
 
     @functools.wraps(fit)
     def wrapper(self, X, y):
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r"knife(_path|_ovr_paths)?: ", category=ConstantFeatureWarning)
+        with constant_columns_named_once():
             return fit(self, X, y)
 
     return wrapper
+
+
+def constant_columns_named_once():
+    """The context of :func:`_constant_columns_named_once` (the CV estimators'
+    ``_cv_fit_context``): the methods' own constant-column warnings ignored."""
+    ctx = warnings.catch_warnings()
+
+    class _Ctx:
+        def __enter__(self):
+            ctx.__enter__()
+            warnings.filterwarnings("ignore", message=r"knife(_path|_ovr_paths)?: ", category=ConstantFeatureWarning)
+
+        def __exit__(self, *exc):
+            return ctx.__exit__(*exc)
+
+    return _Ctx()
 
 
 class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):

@@ -22,7 +22,7 @@ from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSIO
 from ..model_selection import CV_RULES, fold_data, path_scores
 from ..paths import FeaturePath
 from ._cv import PathCVMixin, cv_data
-from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, _constant_columns_named_once
+from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
 
 __all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS"]
 
@@ -59,7 +59,9 @@ class _KNIFEPathCV(PathCVMixin):
     _cv_method = "KNIFE"
     _cv_prefer = "threads"  # the folds' work releases the GIL: no worker processes to start
 
-    fit = _constant_columns_named_once(PathCVMixin.fit)
+    def _cv_fit_context(self):
+        # the constant-column warning once, by the estimator, naming the columns by their feature names
+        return constant_columns_named_once()
 
     def _cv_threads(self, data):
         # small problems serially (Numba and BLAS); BLAS limited here, around the pool of fold threads
