@@ -24,7 +24,8 @@ n = 1000, 2000, 4000, CPU seconds in one process (written to
 Part ``--classification``: ``KNIFEClassifierCV(approximation="nystroem",
 n_components=500, cv=3, n_grid=10)`` on the sin/square simulation
 (:func:`sin_square`: p = 20 standard normal features, y = sign(sin(2 x0) +
-x1² - 1 + 0.3 ε), two informative features) against ``StandardScaler`` +
+x1² - 1 + 0.3 ε), two informative features; :func:`orange`: the skin of
+the orange, four informative of 20) against ``StandardScaler`` +
 ``Nystroem(n_components=500, gamma=1/p)`` + ``LinearSVC`` (no selection),
 each in a fresh process: true and false positives, test accuracy on 10^4
 fresh rows, CPU seconds.  It replaces only its own section of
@@ -76,15 +77,26 @@ def sin_square(n, p=20, seed=0):
     return X, np.where(f > 0.0, 1, -1), support
 
 
-def run_clf_case(method, n, p=20):
+def orange(n, p=20, seed=0):
+    """``X, y, support``: :func:`numkfs.datasets.make_orange` with p - 4 noise features (four informative)."""
+    from numkfs.datasets import make_orange
+
+    return make_orange(n, n_noise=p - 4, random_state=seed)
+
+
+#: The classification simulations of ``--classification``.
+CLF_SIMS = {"sin_square": sin_square, "orange": orange}
+
+
+def run_clf_case(method, n, p=20, sim="sin_square"):
     """One classification fit in this process (``--classification``); returns a dict of measurements."""
     import resource
     import warnings
 
     import numpy as np
 
-    X, y, support = sin_square(n, p, 0)
-    Xt, yt, _ = sin_square(N_TEST, p, 1)
+    X, y, support = CLF_SIMS[sim](n, p, 0)
+    Xt, yt, _ = CLF_SIMS[sim](N_TEST, p, 1)
     load0 = os.getloadavg()[0]
     c0, t0 = time.process_time(), time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -111,7 +123,8 @@ def run_clf_case(method, n, p=20):
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
     acc = float(np.mean(est.predict(Xt) == yt))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    return {"method": method, "n": n, "p": p, "cpu": cpu, "wall": wall, "peak_mib": peak, "accuracy": acc,
+    return {"method": method, "sim": sim, "n_true": int(support.sum()), "n": n, "p": p, "cpu": cpu, "wall": wall,
+            "peak_mib": peak, "accuracy": acc,
             "warnings": sorted({type(w.message).__name__ for w in caught}), "load_before": load0,
             "load_after": os.getloadavg()[0], **extra}
 
@@ -121,22 +134,24 @@ def write_classification(results):
     table = []
     for r in results:
         if "error" in r:
-            table.append([r["method"], r["n"], r["p"], "-", "-", "-", r["error"], "-", "-", "-", "-"])
+            table.append([r.get("sim", "sin_square"), r["method"], r["n"], r["p"], "-", "-", "-", r["error"], "-", "-",
+                          "-", "-"])
             continue
         sel = r["found"] is not None
-        table.append([r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1), round(r["peak_mib"]),
-                      str(r["found"]) if sel else "(all, no selection)", f"{r['tp']} / 2" if sel else "-",
+        table.append([r["sim"], r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1), round(r["peak_mib"]),
+                      str(r["found"]) if sel else "(all, no selection)", f"{r['tp']} / {r['n_true']}" if sel else "-",
                       r["fp"] if sel else "-", round(r["accuracy"], 3),
                       f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
     section = "\n".join([
         CLF_SECTION, "",
-        "Sin/square simulation: p = 20 standard normal features, y = sign(sin(2 x0) + x1² - 1 + 0.3 ε) "
-        "(features 0 and 1 informative), 10^4 test rows.  `knife`: `KNIFEClassifierCV(approximation=\"nystroem\", "
+        "`sin_square`: p = 20 standard normal features, y = sign(sin(2 x0) + x1² - 1 + 0.3 ε) "
+        "(features 0 and 1 informative; Bayes accuracy 0.911).  `orange`: the skin of the orange "
+        "(`make_orange`, four informative features, 16 noise features).  10^4 test rows.  `knife`: `KNIFEClassifierCV(approximation=\"nystroem\", "
         f"n_components={M}, cv=3, n_grid=10)` (squared hinge, gamma=\"auto\", accuracy as the CV score); "
         f"`baseline`: `StandardScaler` + `Nystroem(n_components={M}, gamma=1/p)` + `LinearSVC` (no selection).  "
         "Each case in a fresh process.", "",
         f"Machine: {machine_line()}", "",
-        markdown_table(["method", "n", "p", "CPU s", "wall s", "peak MiB", "features found", "TP", "FP",
+        markdown_table(["simulation", "method", "n", "p", "CPU s", "wall s", "peak MiB", "features found", "TP", "FP",
                         "test accuracy", "load"], table), ""])
     path = RESULTS / "knife_large.md"
     text = path.read_text() if path.exists() else ""
@@ -217,9 +232,10 @@ def auto_crossover(rows=(1000, 2000, 4000)):
     print(text)
 
 
-def _in_child(method, n, p, timeout, func="run_case"):
+def _in_child(method, n, p, timeout, func="run_case", **kw):
+    args = "".join(f", {k}={v!r}" for k, v in kw.items())
     code = (f"import sys, json; sys.path.insert(0, {HERE!r}); import knife_large as b; "
-            f"print(json.dumps(b.{func}({method!r}, {n}, {p})))")
+            f"print(json.dumps(b.{func}({method!r}, {n}, {p}{args})))")
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -240,9 +256,9 @@ def main():
     args = ap.parse_args()
     if args.classification:
         results = []
-        for n in sorted(set(args.rows)):
+        for sim, n in [(sim, n) for sim in CLF_SIMS for n in sorted(set(args.rows))]:
             for method in ("baseline", "knife"):
-                r = _in_child(method, n, 20, args.timeout, "run_clf_case")
+                r = _in_child(method, n, 20, args.timeout, "run_clf_case", sim=sim)
                 print(json.dumps(r), flush=True)
                 results.append(r)
         write_classification(results)
@@ -270,7 +286,7 @@ def write(results):
             continue
         found = "(all, no selection)" if r["found"] is None else str(r["found"])
         exact = "-" if r["found"] is None else ("yes" if r["found"] == r["true"] else "no")
-        table.append([r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1), round(r["peak_mib"]),
+        table.append([r["sim"], r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1), round(r["peak_mib"]),
                       found, exact, round(r["mse"], 3), f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
     ratio = []
     for p in sorted({r["p"] for r in results}):
@@ -290,7 +306,7 @@ def write(results):
         "",
         f"Machine: {machine_line()}",
         "",
-        markdown_table(["method", "n", "p", "CPU s", "wall s", "peak MiB", "features found", "exactly the 5",
+        markdown_table(["simulation", "method", "n", "p", "CPU s", "wall s", "peak MiB", "features found", "exactly the 5",
                         "test MSE", "load"], table),
         "",
         *ratio,
