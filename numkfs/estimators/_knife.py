@@ -19,6 +19,7 @@ classes, ``class_feature_weights_`` holds them all).
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 
@@ -61,20 +62,13 @@ def _constant_columns_named_once(fit):
     return wrapper
 
 
+@contextlib.contextmanager
 def constant_columns_named_once():
     """The context of :func:`_constant_columns_named_once` (the CV estimators'
     ``_cv_fit_context``): the methods' own constant-column warnings ignored."""
-    ctx = warnings.catch_warnings()
-
-    class _Ctx:
-        def __enter__(self):
-            ctx.__enter__()
-            warnings.filterwarnings("ignore", message=r"knife(_path|_ovr_paths)?: ", category=ConstantFeatureWarning)
-
-        def __exit__(self, *exc):
-            return ctx.__exit__(*exc)
-
-    return _Ctx()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"knife(_path|_ovr_paths)?: ", category=ConstantFeatureWarning)
+        yield
 
 
 class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
