@@ -167,7 +167,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     coef0 : float, default=1.0
         Constant c of the polynomial kernel.
     n_restarts : int, default=1
-        Random starts (best objective wins).
+        Starts: w = 1 (every feature in), then ``n_restarts - 1`` random
+        ones (best objective wins).
     solver : {"auto", "native", "ECOS", "SCS", "CLARABEL"}, default="auto"
         Weight-step solver.
     max_iter : int, default=100
@@ -175,9 +176,10 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     tol : float, default=1e-6
         Convergence tolerance.
     random_state : int, Generator or None, default=0
-        Seed or generator for everything random (the weights' starting
-        point and restarts); an int makes the result reproducible, so two
-        fits with the defaults agree.  ``None`` draws a fresh start each fit.
+        Seed or generator for everything random (the restarts after the
+        first, which is w = 1, and the Nyström landmarks); an int makes the
+        result reproducible, so two fits with the defaults agree.  ``None``
+        draws fresh restarts and landmarks each fit.
     verbose : bool, default=False
         Show a progress bar.
     n_jobs : int, optional
@@ -204,6 +206,9 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Mean of the training y.
     objective_ : float
     objective_history_ : ndarray
+    restart_objectives_ : ndarray (n_restarts,)
+        Final objective from every start (the first from w = 1, the others
+        random); the lowest one is the fit.
     n_iter_ : int
     scaler_ : Standardizer
     X_fit_ : ndarray
@@ -268,6 +273,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         self.intercept_ = self.y_mean_
         self.objective_ = res.objective
         self.objective_history_ = res.objective_history
+        self.restart_objectives_ = np.asarray(res.restart_objectives)
         self.n_iter_ = res.n_iter
         self.converged_ = res.converged
         self.gamma_ = res.params["gamma"]
@@ -325,6 +331,9 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     objective_ : ndarray (n_problems,)
     objective_history_ : ndarray or list of ndarray
         The history of the binary problem (a list for one-vs-rest).
+    restart_objectives_ : ndarray (n_problems, n_restarts)
+        Final objective from every start of every problem (the first from
+        w = 1, the others random).
     n_iter_ : int
         Largest number of iterations over the problems.
 
@@ -391,6 +400,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         self.objective_ = np.array([r.objective for r in results])
         hist = [r.objective_history for r in results]
         self.objective_history_ = hist[0] if len(hist) == 1 else hist
+        self.restart_objectives_ = np.array([r.restart_objectives for r in results])
         self.n_iter_ = int(max(r.n_iter for r in results))
         self.converged_ = bool(all(r.converged for r in results))
         self._params = results[0].params

@@ -98,7 +98,17 @@ def knife_gradient_w(X, y, w, alpha, intercept=0.0, *, kernel="rbf", loss="squar
 
 
 
+#: The first start's weight of every feature when no ``w0`` is given: 1, the unweighted kernel
+#: (every feature in).  A zero weight stays zero, so a random first start can lose a true
+#: feature for good at λ2 = 0.  None: a uniform random first start (the paper's; kept for tests).
+START_WEIGHT = 1.0
+
+
 def _starts(rng, p, const, n_restarts, w0):
+    """The starting weights: ``w0`` if given, else w = :data:`START_WEIGHT`;
+    then uniform random starts up to ``n_restarts``."""
+    if w0 is None and START_WEIGHT is not None:
+        w0 = np.full(p, START_WEIGHT)
     starts = []
     if w0 is not None:
         w0 = np.broadcast_to(np.asarray(w0, dtype=float), (p,)).copy()
@@ -185,8 +195,9 @@ def knife(
     delta : float
         Width of the huberized hinge.
     n_restarts : int
-        Random starts :math:`w^{(0)} \sim U(0, 1)^p` (after ``w0`` if given);
-        the lowest objective wins.
+        Number of starts: the first is ``w0`` if given, else w = 1 (the
+        unweighted kernel, every feature in); the others are random,
+        :math:`w^{(0)} \sim U(0, 1)^p`.  The lowest objective wins.
     solver : "auto", "native", "ECOS", "SCS", "CLARABEL" or a list
         Weight-step solver; "auto" is the native Numba solver (with a conic
         fall-back when it is not accurate).

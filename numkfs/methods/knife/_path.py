@@ -242,7 +242,8 @@ def knife_path(
         points (plus the continuation of ``gamma="auto"``).  0 keeps the
         grid as it is.  A given ``grid`` is never refined.
     n_restarts : int
-        Random starts at the first grid point (the best starts the path).
+        Starts at the first grid point: w = 1 (every feature in), then
+        ``n_restarts - 1`` random ones; the best starts the path.
     stop_at_zero : bool, default=False
         End the path at the first point where every weight is zero (fewer
         points than the grid).

@@ -85,6 +85,10 @@ _EXTRAPOLATION_MAX = 64.0
 #: Iterations of the alternation after which an unconverged fit is finished by L-BFGS-B on the
 #: reduced objective (None: never; the paper's alternation to the end, kept for tests).
 _POLISH_AFTER = 8
+#: The lower bound on the active weights in the finish's second run (when its first run removed
+#: a feature: a zero weight stays zero, its gradient being 0 in w); weights left at this floor are
+#: set to exactly 0 at its end (their kernel terms are O(floor^2)).
+_POLISH_FLOOR = 1e-9
 
 
 def _check_solver(solver, caller):
@@ -350,34 +354,64 @@ class _Knife:
         iterations; every point it evaluates has its optimal α (the α-step
         warm-started at the best point so far, not at the last trial point,
         which may be far off), and the best one is returned (so the objective
-        never increases)."""
+        never increases).
+
+        A projected L-BFGS-B step can put a weight on the bound 0, where F's
+        gradient in it vanishes (the weight enters squared), so the finish
+        could end in a corner the alternation would not reach.  When the
+        finish removes a feature, it is run again from the same point with
+        the active weights held at or above :data:`_POLISH_FLOOR` (those left
+        at the floor are then removed), and the lower objective is kept."""
         act = np.flatnonzero(st.w > 0.0)
+        if act.size == 0:
+            return st
+        start = (st.w, st.K, st.alpha, float(st.a0), st.objective)
+        first = self._lbfgsb_finish(st, act, lambda2, budget, tol, floor=0.0)
+        if not np.any(first[0][act] == 0.0):
+            return self._finish_state(st, first, start)
+        second = self._lbfgsb_finish(st, act, lambda2, budget, tol, floor=_POLISH_FLOOR)
+        w = second[0].copy()
+        floored = (w > 0.0) & (w <= 2.0 * _POLISH_FLOOR)
+        if np.any(floored):  # features the finish drove out: removed, at F's value there
+            w[floored] = 0.0
+            f, _, K, alpha, a0 = self.reduced_objective(w, lambda2, second[2], second[3])
+            second = (w, K, alpha, float(a0), f, second[5], second[6])
+        chosen = second if second[4] < first[4] else first
+        return self._finish_state(st, (*chosen[:5], first[5] + second[5], chosen[6]), start)
+
+    def _finish_state(self, st, result, start):
+        w, K, alpha, a0, f, nit, status = result
+        st.n_iter += nit
+        # status 1: the iteration limit; 2: no further decrease along the quasi-Newton direction
+        # (stationary to rounding, as the alternation's failed line search)
+        st.converged = status != 1
+        if f < start[4]:
+            st.w, st.K, st.alpha, st.a0, st.objective = w, K, alpha, a0, f
+            st.history.append(f)
+        return st
+
+    def _lbfgsb_finish(self, st, act, lambda2, budget, tol, *, floor):
+        """L-BFGS-B on F over [floor, 1] for the features ``act``, from ``st``; returns the best
+        point seen: (w, K, α, α0, F, iterations, scipy status)."""
         p = st.w.size
-        best = {"f": st.objective, "state": st}
+        best = {"f": st.objective, "state": (st.w, st.K, st.alpha, float(st.a0))}
         warm = {"alpha": st.alpha, "a0": st.a0}  # the α of the best point
 
         def fun(wa):
             w = np.zeros(p)
-            w[act] = np.clip(wa, 0.0, 1.0)
+            w[act] = np.clip(wa, floor, 1.0)
             w[w <= ZERO_TOL] = 0.0
             f, grad, K, alpha, a0 = self.reduced_objective(w, lambda2, warm["alpha"], warm["a0"])
             if f < best["f"]:
                 warm["alpha"], warm["a0"] = alpha, a0
                 best["f"] = f
                 best["state"] = (w, K, alpha, float(a0))
-                st.history.append(f)
             return f, grad[act]
 
-        res = scipy.optimize.minimize(fun, st.w[act], jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * act.size,
+        res = scipy.optimize.minimize(fun, np.maximum(st.w[act], floor), jac=True, method="L-BFGS-B",
+                                      bounds=[(floor, 1.0)] * act.size,
                                       options={"maxiter": budget, "maxfun": 2 * budget, "ftol": tol, "gtol": 0.0})
-        st.n_iter += int(res.nit)
-        # status 1: the iteration limit; 2: no further decrease along the quasi-Newton direction
-        # (stationary to rounding, as the alternation's failed line search)
-        st.converged = res.status != 1
-        if best["state"] is not st:
-            st.w, st.K, st.alpha, st.a0 = best["state"]
-            st.objective = best["f"]
-        return st
+        return (*best["state"], best["f"], int(res.nit), int(res.status))
 
     def _extrapolate(self, w, alpha, a0, f, w_prev, alpha_prev, a0_prev, t, lambda2):
         """One extrapolated point along the last iteration's displacement.
