@@ -282,12 +282,12 @@ def write(results):
     table = []
     for r in results:
         if "error" in r:
-            table.append([r["method"], r["n"], r["p"], "-", "-", "-", r["error"], "-", "-", "-"])
+            table.append(["sinusoid", r["method"], r["n"], r["p"], "-", "-", "-", r["error"], "-", "-", "-"])
             continue
         found = "(all, no selection)" if r["found"] is None else str(r["found"])
         exact = "-" if r["found"] is None else ("yes" if r["found"] == r["true"] else "no")
-        table.append([r["sim"], r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1), round(r["peak_mib"]),
-                      found, exact, round(r["mse"], 3), f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
+        table.append([r.get("sim", "sinusoid"), r["method"], r["n"], r["p"], round(r["cpu"], 1), round(r["wall"], 1),
+                      round(r["peak_mib"]), found, exact, round(r["mse"], 3), f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
     ratio = []
     for p in sorted({r["p"] for r in results}):
         k = {r["n"]: r for r in results if r["method"] == "knife" and r["p"] == p and "error" not in r}

@@ -124,6 +124,71 @@ def test_gram_by_blocks_matches_dense():
     assert np.array_equal(G, G.T)
 
 
+def test_gram_with_one_weight_for_every_row_matches_dense():
+    """The squared loss's constant curvature (d = 2 everywhere) and d = None take the copy-free
+    branch (slices of K_nm, the weight as the rank-k update's factor): the same matrix up to the
+    rounding of a sum of n products."""
+    rng = np.random.default_rng(1)
+    K = rng.normal(size=(37, 6))
+    for d, ref in ((None, K.T @ K), (np.full(37, 2.0), 2.0 * K.T @ K)):
+        G = lowrank_gram(K, d, block_rows=5)
+        assert np.max(np.abs(G - ref)) <= 50 * EPS * 37 * np.abs(K).max() ** 2 * 2.0
+        assert np.array_equal(G, G.T)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_lowrank_kernels_write_into_a_buffer_and_take_the_product(kernel):
+    """``out``: the rbf kernel's Numba form writes K_nm into the given array (it is returned, every
+    entry overwritten: the buffer starts as NaN); the BLAS forms (poly) allocate.  ``beta``: K_nm β
+    from the kernel's pass, equal to the product afterwards up to the rounding of m terms."""
+    from numkfs.kernels.weighted import weighted_kernel
+    from numkfs.kernels.weighted_lowrank import lowrank_kernels
+
+    rng = np.random.default_rng(2)
+    X, w = rng.normal(size=(50, 4)), np.array([1.0, 0.5, 0.0, 0.8])
+    Z, beta = X[:12], rng.normal(size=12)
+    buf = np.full((50, 12), np.nan)
+    Knm, Kmm, Kb = lowrank_kernels(X, Z, w, kernel, gamma=0.3, beta=beta, out=buf)
+    assert (Knm is buf) == (kernel == "rbf")
+    ref = weighted_kernel(X, w, kernel, Y=Z, gamma=0.3)
+    assert np.max(np.abs(Knm - ref)) <= 1e3 * EPS * np.abs(ref).max()
+    assert np.max(np.abs(Kmm - weighted_kernel(Z, w, kernel, gamma=0.3))) <= 1e3 * EPS * np.abs(ref).max()
+    assert np.max(np.abs(Kb - Knm @ beta)) <= 12 * 4 * EPS * np.abs(Knm).max() * np.abs(beta).sum()
+    with pytest.raises(ValueError, match="beta"):
+        lowrank_kernels(X, Z, w, kernel, beta=beta[:5])
+
+
+def test_blocks_are_recycled_and_stay_correct(small):
+    """At most LIVE_KERNELS n x m arrays exist however many weight vectors a fit visits: a new
+    K_nm is written into the array of the handle it displaces, that handle's blocks are dropped
+    (recomputed, equal, when asked again) and every held block equals a fresh computation."""
+    from numkfs.kernels.weighted_lowrank import lowrank_kernels
+    from numkfs.methods.knife_nystroem import LIVE_KERNELS
+
+    X, y = small
+    _, ny = _models(X, y, "squared", select_landmarks(X, 15, random_state=0))
+    rng = np.random.default_rng(4)
+    ws = [rng.uniform(0.2, 1.0, X.shape[1]) for _ in range(LIVE_KERNELS + 3)]
+    alpha = rng.normal(size=15)
+    handles, arrays = [], set()
+    for w in ws:
+        K = ny.kernel_matrix(w, alpha)
+        handles.append(K)
+        arrays.add(id(K.nm))
+        held = [h for h in handles if h.nm is not None]
+        assert len(held) == min(len(handles), LIVE_KERNELS)
+        for h in held:
+            ref = lowrank_kernels(X, ny.Z, h.w, "rbf", gamma=ny.gamma)
+            assert np.array_equal(h.nm, ref[0]) and np.array_equal(h.mm, ref[1])
+        # K α from the kernel's pass, remembered for the new handle
+        assert np.max(np.abs(ny.k_alpha(K, alpha) - K.nm @ alpha)) <= 15 * 4 * EPS * np.abs(alpha).sum()
+    assert len(arrays) == LIVE_KERNELS  # the later blocks re-used the first arrays
+    first = handles[0]
+    assert first.nm is None
+    nm, mm = ny.blocks(first)
+    assert np.array_equal(nm, lowrank_kernels(X, ny.Z, first.w, "rbf", gamma=ny.gamma)[0])
+
+
 # --------------------------------------------------------------------------
 # landmarks, parameters, memory
 
@@ -169,6 +234,29 @@ def test_memory_check_names_n_components(monkeypatch):
     model = knife_model(X, y, approximation="nystroem", n_components=300, random_state=0, kernel="rbf",
                         loss="squared", lambda1=1.0, gamma=0.1, degree=2, coef0=1.0, delta=1.0, solver="auto")
     assert model.Z.shape == (300, 10)
+
+
+def test_memory_estimate_counts_the_blocks_the_fit_holds(monkeypatch):
+    """The rbf kernel (in place, recycled arrays) needs LIVE_KERNELS n x m blocks; the polynomial
+    kernel, formed through BLAS, two more: a limit between the two admits the first and refuses
+    the second, naming n_components.  At 10^6 x 20 with 500 landmarks the rbf fit needs under
+    12 GiB (three 3.7 GiB blocks)."""
+    import numkfs._validation as v
+    from numkfs.methods.knife_nystroem import LIVE_KERNELS, memory_estimate
+
+    n, p, m = 400, 10, 300
+    rbf, poly = memory_estimate(n, p, m), memory_estimate(n, p, m, "poly")
+    assert rbf == 8.0 * (LIVE_KERNELS * n * m + 6 * m * m + 4 * n * p)
+    assert poly - rbf == 8.0 * 2 * n * m
+    assert memory_estimate(10 ** 6, 20, 500) < 12 * 2.0 ** 30
+    assert memory_estimate(10 ** 6, 40, 500) - memory_estimate(10 ** 6, 40, 500, "poly") == 0.0  # p > 32: BLAS
+    monkeypatch.setattr(v, "_available_memory", lambda: (rbf + poly) / 2 / 0.8)
+    X, y, _ = make_sinusoid(n, random_state=0)
+    kw = dict(approximation="nystroem", n_components=m, random_state=0, loss="squared", lambda1=1.0, gamma=0.1,
+              degree=2, coef0=1.0, delta=1.0, solver="auto")
+    assert knife_model(X, y, kernel="rbf", **kw).n_components == m
+    with pytest.raises(MemoryError, match=f"n_components={m}"):
+        knife_model(X, y, kernel="poly", **kw)
 
 
 # --------------------------------------------------------------------------

@@ -370,8 +370,9 @@ def weighted_kernel_product(
     return _kernel_and_product(X, w, kernel, None, gamma, degree, coef0, method, alpha)
 
 
-def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha):
-    """``(K, K @ alpha)``; ``alpha`` None: ``(K, None)``."""
+def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha, out=None):
+    """``(K, K @ alpha)``; ``alpha`` None: ``(K, None)``.  ``out``: a C-contiguous float64 array of
+    K's shape that the Numba loops write K into (the BLAS forms allocate their own)."""
     _check_kernel(kernel)
     _check_method(method)
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -388,7 +389,9 @@ def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha):
     Xw = Xa * wa
     Yw = Xw if symmetric else Ya * wa
     if _choose(method, kind, act.size) == "numba":
-        K = np.empty((n, m))
+        usable = (out is not None and out.shape == (n, m) and out.dtype == np.float64
+                  and out.flags.c_contiguous and out.flags.writeable)
+        K = out if usable else np.empty((n, m))
         Ka = np.empty(0 if alpha is None else n)  # size 0: no product
         a = Ka if alpha is None else alpha
         YwT = np.ascontiguousarray(Yw.T)

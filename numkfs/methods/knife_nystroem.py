@@ -39,10 +39,23 @@ shared):
   :math:`A^{mm}` the same matrix on the landmarks; the w-step QP is
   KNIFE's (:mod:`numkfs.solvers.native.knife_wstep`).
 
+The β-step forms its Newton matrix rather than running conjugate
+gradients: at m = 500 forming it costs about 20 passes over
+:math:`K_{nm}` (the rank-k update runs at BLAS speed, a pass is bound by
+memory), and with a handful of active features H is so ill-conditioned
+(condition numbers up to 1e15 on the sinusoid) that CG needed 10-30
+iterations with the Nyström preconditioner :math:`2(n/m)K_{mm}^2 +
+2\lambda_1 K_{mm}` (FALKON's) and did not converge in 40 with the last
+formed H as preconditioner (measured for issue #26).
+
 No n x n array exists: memory is O(n m + m² + n p).  The blocks of only
 the last :data:`LIVE_KERNELS` weight vectors are held; a fit state keeps a
 handle (its w and scale) and the blocks are recomputed if it is needed
-again after they were dropped (a path holds one state per point).
+again after they were dropped (a path holds one state per point).  A new
+:math:`K_{nm}` is written into the array of the handle it displaces (a
+fresh n x m allocation's page faults cost more than the rbf kernel at
+large n), and :math:`K_{nm}\alpha` is taken in the kernel's own pass;
+:func:`memory_estimate` is what the check before a fit asks for.
 """
 from __future__ import annotations
 
@@ -54,11 +67,12 @@ import scipy.linalg
 
 from .._threads import limit_threads, thread_limits
 from .._validation import check_memory
+from ..kernels.weighted import AUTO_NUMBA_MAX_FEATURES
 from ..kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
 from .knife._problem import _EPS_DECREASE, _Knife
 
 __all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "knife_model",
-           "resolve_approximation"]
+           "memory_estimate", "resolve_approximation"]
 
 #: Values of the ``approximation`` parameter.
 APPROXIMATIONS = ("exact", "nystroem", "auto")
@@ -101,6 +115,24 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
     return "nystroem", int(min(n_samples, DEFAULT_N_COMPONENTS) if n_components is None else n_components)
 
 
+def memory_estimate(n_samples: int, n_features: int, n_components: int, kernel: str = "rbf") -> float:
+    """Bytes a Nyström KNIFE fit holds at its peak: :data:`LIVE_KERNELS` n x m blocks (recycled,
+    :meth:`_KnifeNystroem.blocks`), two more n x m temporaries when the kernel is not formed in place
+    (the polynomial and linear kernels, and the rbf kernel on more than
+    :data:`numkfs.kernels.weighted.AUTO_NUMBA_MAX_FEATURES` features, go through BLAS), a few m x m
+    matrices and n x p arrays (the data, A, its active copy).
+
+    Examples
+    --------
+    >>> from numkfs.methods.knife_nystroem import memory_estimate
+    >>> round(memory_estimate(10**6, 20, 500) / 2**30, 1), round(memory_estimate(10**6, 20, 500, "poly") / 2**30, 1)
+    (11.8, 19.2)
+    """
+    n, p, m = int(n_samples), int(n_features), int(n_components)
+    in_place = kernel == "rbf" and p <= AUTO_NUMBA_MAX_FEATURES
+    return 8.0 * ((LIVE_KERNELS + (0 if in_place else 2)) * n * m + 6 * m * m + 4 * n * p)
+
+
 def knife_model(X, y, *, approximation="exact", n_components=None, landmarks="uniform", random_state=None,
                 caller="knife", **kw):
     """The KNIFE problem object for ``approximation`` (after :func:`resolve_approximation`):
@@ -114,8 +146,8 @@ def knife_model(X, y, *, approximation="exact", n_components=None, landmarks="un
         check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of {caller}")
         return _Knife(X, y, **kw)
     n, p = X.shape
-    need = 8.0 * ((LIVE_KERNELS + 2) * n * m + 6 * m * m + 4 * n * p)
-    check_memory(need, f"The Nyström kernel blocks of {caller} with n_components={m} ({n} x {m} each)")
+    check_memory(memory_estimate(n, p, m, kw.get("kernel", "rbf")),
+                 f"The Nyström kernel blocks of {caller} with n_components={m} ({n} x {m} each)")
     idx = select_landmarks(X, m, method=landmarks, random_state=random_state)
     return _KnifeNystroem(X, y, landmarks=idx, **kw)
 
@@ -160,13 +192,25 @@ class _KnifeNystroem(_Knife):
             self._Za = np.ascontiguousarray(self.Z[:, act])
         return act, Xa
 
-    def blocks(self, K):
+    def blocks(self, K, beta=None):
         """``(K_nm, K_mm)`` of the handle ``K``, recomputed if they were dropped; only the last
-        :data:`LIVE_KERNELS` handles keep theirs."""
+        :data:`LIVE_KERNELS` handles keep theirs.  A handle about to be dropped gives its n x m
+        array to the one being computed (a fresh n x m allocation costs more in page faults than
+        the kernel itself at large n), so at most :data:`LIVE_KERNELS` such arrays exist.
+        ``beta`` given (blocks computed here): ``K_nm beta`` is taken in the kernel's pass and
+        remembered (:meth:`k_alpha`)."""
         if K.nm is None:
+            self._live = [h for h in self._live if h is not K]
+            buf = None
+            if len(self._live) >= LIVE_KERNELS:  # drop the oldest first and re-use its array
+                old = self._live.pop()
+                buf, old.nm, old.mm = old.nm, None, None
             act, Xa = self.active_data(K.w)
-            K.nm, K.mm = lowrank_kernels(Xa, self._Za, K.w[act], self.kernel, gamma=K.gamma, degree=self.degree,
-                                         coef0=self.coef0)
+            out = lowrank_kernels(Xa, self._Za, K.w[act], self.kernel, gamma=K.gamma, degree=self.degree,
+                                  coef0=self.coef0, beta=beta, out=buf)
+            K.nm, K.mm = out[0], out[1]
+            if beta is not None:
+                self.k_alpha(K, beta, out[2])
         self._live = [K] + [h for h in self._live if h is not K]
         for h in self._live[LIVE_KERNELS:]:
             h.nm = h.mm = None
@@ -175,9 +219,7 @@ class _KnifeNystroem(_Knife):
 
     def kernel_matrix(self, w, alpha=None):
         K = _LowRankKernel(np.array(w, dtype=float), self.gamma)
-        self.blocks(K)
-        if alpha is not None:
-            self.k_alpha(K, alpha)
+        self.blocks(K, alpha)
         return K
 
     def k_alpha(self, K, alpha, Ka=None):
