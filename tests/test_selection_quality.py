@@ -209,3 +209,19 @@ def test_every_cv_estimator_takes_its_path_functions_grid(estimator):
     assert cls._cv_grid_param == "grid" and "grid" in inspect.signature(fn).parameters
     est = cls()
     assert "grid" in est.get_params() and est.get_params()["grid"] is None  # default: the method's own grid
+
+
+def test_cosso_default_grid_is_refined_where_the_support_jumps():
+    # the sinusoid (100 x 20): the 25 default budgets jump from 9 to 13 selected components between
+    # two budgets; refined, no two consecutive points differ by more than max(2, a quarter)
+    from numkfs import cosso_path
+
+    X, y, _ = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    raw = cosso_path(X, y, max_refine=0)
+    assert raw.n_points == 25 and _no_jump(raw)  # not vacuous: the raw grid jumps
+    path = cosso_path(X, y)
+    assert _no_jump(path) == [] and 25 < path.n_points <= 50
+    assert set(raw.grid) <= set(path.grid)  # the default budgets are all walked, in increasing order
+    assert np.all(np.diff(path.grid) > 0)
+    given = cosso_path(X, y, grid=raw.grid[8:12])  # a grid you pass is walked as given
+    np.testing.assert_array_equal(given.grid, raw.grid[8:12])

@@ -88,7 +88,8 @@ from sklearn.exceptions import ConvergenceWarning
 from .._validation import (DEPRECATED, Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, renamed,
                            validate_params, warn_not_converged)
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
-from ..paths import FeaturePath
+from ..model_selection import refine_walk
+from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers.native.garrote import GarroteStep
 from .garrote import garrote_step
 
@@ -101,6 +102,7 @@ _CONSTRAINTS = {
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="left")],
     "n_grid": [Interval(Integral, 1, None, closed="left")],
+    "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
 }
 
 
@@ -393,48 +395,54 @@ def _prepare(X, y, kernel, gamma, lambda0):
     return scaling, Z, float(lambda0)
 
 
-def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate=True):
+def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate=True, max_refine=0):
+    """The COSSO fits along the budgets ``Ms`` (warm-started), with at most ``max_refine`` budgets
+    inserted where the support jumps (:func:`numkfs.model_selection.refine_walk`); each fit's
+    budget is its ``M``."""
     # One BLAS thread: the n x n Cholesky per alternation is small, and
     # threaded BLAS on a shared 2-core machine measured 5-60x slower
     # (n = 200-1000) than one thread.  Parallelism is over CV folds (n_jobs).
     from .._threads import method_threads
 
     with method_threads("cosso", X.shape[0]):
-        return _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
+        return _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate, max_refine)
 
 
-def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate):
+def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate, max_refine):
     scaling, Z, lambda0 = _prepare(X, y, kernel, gamma, lambda0)
     const = np.all(Z == Z[:1], axis=0)
     if const.any() and not const.all():
         # a constant feature has K_j c = 0 (1ᵀc = 0): θ_j is a flat direction of the garrote step,
         # which leaves the native step's budget multiplier undetermined; it gets θ_j = 0.
         keep = np.flatnonzero(~const)
-        fits = _alternate_path(Z[:, keep], y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
+        fits = _alternate_path(Z[:, keep], y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate,
+                               max_refine)
         for fit in fits:
             theta = np.zeros(Z.shape[1])
             theta[keep] = fit.theta
             fit.theta, fit._Z = theta, Z
     else:
-        fits = _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate)
+        fits = _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate, max_refine)
     for fit in fits:
         fit._scaling = scaling
     return fits
 
 
-def _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate):
+def _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate, max_refine=0):
     n, p = Z.shape
     step = GarroteStep(np.zeros((n, p)), np.zeros(n), np.zeros(p), scale=1.0 / n, M=float(Ms[0]))
     newton_step = GarroteStep(np.zeros((n, p)), np.zeros(n), np.zeros(p), scale=1.0, M=float(Ms[0]))
-    theta = np.full(p, min(1.0, float(Ms[0]) / p))
-    fits = []
-    for M in Ms:
+
+    def fit_at(previous, M):
+        """COSSO at budget M, warm-started from the previous budget's θ (scaled into the budget)."""
+        theta = np.full(p, min(1.0, float(Ms[0]) / p)) if previous is None else previous.theta
         if theta.sum() > M:
             theta = theta * (M / theta.sum())
-        fit = _alternate(Z, y, kernel, gamma, lambda0, float(M), theta, max_iter, tol, solver, step, accelerate,
-                         newton_step)
-        fits.append(fit)
-        theta = fit.theta
+        return _alternate(Z, y, kernel, gamma, lambda0, float(M), theta, max_iter, tol, solver, step, accelerate,
+                          newton_step)
+
+    _, fits, _ = refine_walk(fit_at, [float(M) for M in Ms], fit_at(None, float(Ms[0])), max_inserted=max_refine,
+                             support=lambda fit: support_mask(fit.theta, SELECTION_TOL["cosso"]))
     return fits
 
 
@@ -607,8 +615,8 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25, 
 
 
 def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
-               n_grid: int = 25, max_iter: int = 200, tol: float = 1e-6, solver="auto", feature_names=None,
-               true_support=None, Ms=DEPRECATED, n_Ms=DEPRECATED) -> FeaturePath:
+               n_grid: int = 25, max_iter: int = 200, tol: float = 1e-6, solver="auto", max_refine=None,
+               feature_names=None, true_support=None, Ms=DEPRECATED, n_Ms=DEPRECATED) -> FeaturePath:
     r"""COSSO along increasing budgets M (warm-started).
 
     The path only: :class:`numkfs.COSSORegressorCV` chooses M on it by
@@ -622,6 +630,12 @@ def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, 
         Budgets M, solved in increasing order (default :func:`default_Ms`).
     n_grid : int, default=25
         Number of default budgets (ignored when ``grid`` is given).
+    max_refine : int, optional
+        At most this many budgets are inserted between two budgets whose
+        supports differ by more than ``max(2, a quarter of the larger)``
+        features (:func:`numkfs.model_selection.refine_walk`), so the path
+        has at most ``len(grid) + max_refine`` points.  Default: ``n_grid``
+        for the default grid, 0 for a grid you pass (walked as given).
     feature_names : sequence of str, optional
         Names of the features, stored on the path (default: the columns of a
         DataFrame ``X``).
@@ -659,15 +673,18 @@ def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, 
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso_path")
-    validate_params({"n_grid": n_grid}, _CONSTRAINTS, "cosso_path")
+    validate_params({"n_grid": n_grid, "max_refine": max_refine}, _CONSTRAINTS, "cosso_path")
+    if max_refine is None:
+        max_refine = n_grid if grid is None else 0
     if lambda0 is None:
         lambda0 = _prepare(X, y, kernel, gamma, None)[2]
     grid = (default_Ms(X, lambda0, kernel=kernel, n_grid=n_grid) if grid is None
             else np.sort(np.asarray(grid, dtype=float).ravel()))
     if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
         raise ValueError(f"cosso_path: the budgets (grid) must be finite and > 0; got {grid!r}.")
-    fits = _path_fits(X, y, grid, kernel, gamma, lambda0, max_iter, tol, solver)
+    fits = _path_fits(X, y, grid, kernel, gamma, lambda0, max_iter, tol, solver, max_refine=max_refine)
     _warn_unconverged(fits, max_iter, stacklevel=4)
+    grid = np.array([f.M for f in fits])
     return FeaturePath(
         grid=grid, weights=np.array([f.theta for f in fits]), grid_name="M", feature_names=feature_names,
         objective=np.array([f.objective for f in fits]), method="cosso", true_support=true_support,
