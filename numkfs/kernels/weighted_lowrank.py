@@ -32,8 +32,8 @@ the row blocks run serially and BLAS takes the threads.
 
 :func:`lowrank_gram` accumulates :math:`K_{nm}^\top \mathrm{diag}(d)
 K_{nm}` (the Newton matrix of the coefficient step) over row blocks with
-a symmetric rank-k update, on the rows with :math:`d_i > 0` only (on slices
-of :math:`K_{nm}`, without copies, when every :math:`d_i` is the same).
+a symmetric rank-k update, on the rows with :math:`d_i > 0` only (read from
+slices of :math:`K_{nm}` into one block buffer when every :math:`d_i > 0`).
 
 :func:`select_landmarks` chooses the m landmark rows once per fit: uniformly
 without replacement or by k-means++ seeding (:math:`D^2` sampling), both
@@ -120,8 +120,8 @@ def _check_kernel(kernel):
 
 
 def lowrank_kernels(X, Z, w, kernel: str = "rbf", *, gamma: float = 1.0, degree: int = 2, coef0: float = 1.0,
-                    beta=None, out=None):
-    r"""The blocks :math:`K_{nm}(w) = K_w(X, Z)` and :math:`K_{mm}(w) = K_w(Z, Z)` (and :math:`K_{nm}\beta`).
+                    out=None):
+    r"""The blocks :math:`K_{nm}(w) = K_w(X, Z)` and :math:`K_{mm}(w) = K_w(Z, Z)`.
 
     Parameters
     ----------
@@ -136,10 +136,6 @@ def lowrank_kernels(X, Z, w, kernel: str = "rbf", *, gamma: float = 1.0, degree:
         The kernel family.
     gamma, degree, coef0 : float, int, float
         RBF scale :math:`\gamma`; polynomial degree :math:`d` and offset :math:`c`.
-    beta : ndarray of shape (m,), optional
-        Coefficients: :math:`K_{nm}\beta` is returned too, taken from each
-        row of :math:`K_{nm}` while it is in cache (the Numba forms; one more
-        pass over :math:`K_{nm}` otherwise).
     out : ndarray of shape (n, m), optional
         A C-contiguous float64 array to write :math:`K_{nm}` into (the rbf
         kernel's Numba form on up to
@@ -153,8 +149,6 @@ def lowrank_kernels(X, Z, w, kernel: str = "rbf", *, gamma: float = 1.0, degree:
     Knm : ndarray of shape (n, m)
         ``out`` when it was written into.
     Kmm : ndarray of shape (m, m)
-    Kb : ndarray of shape (n,)
-        :math:`K_{nm}\beta`, only when ``beta`` is given.
 
     Examples
     --------
@@ -167,13 +161,8 @@ def lowrank_kernels(X, Z, w, kernel: str = "rbf", *, gamma: float = 1.0, degree:
     """
     _check_kernel(kernel)
     kw = dict(gamma=gamma, degree=degree, coef0=coef0)
-    if beta is not None:
-        beta = np.ascontiguousarray(beta, dtype=np.float64)
-        if beta.shape != (np.shape(Z)[0],):
-            raise ValueError(f"beta must have shape ({np.shape(Z)[0]},), one value per landmark; got {beta.shape}.")
-    Knm, Kb = _kernel_and_product(X, w, kernel, Z, gamma, degree, coef0, "auto", beta, out=out)
-    Kmm = weighted_kernel(Z, w, kernel, **kw)
-    return (Knm, Kmm) if beta is None else (Knm, Kmm, Kb)
+    Knm = _kernel_and_product(X, w, kernel, Z, gamma, degree, coef0, "auto", None, out=out)[0]
+    return Knm, weighted_kernel(Z, w, kernel, **kw)
 
 
 @jit(fast=True)
@@ -272,10 +261,11 @@ def lowrank_gram(Knm, d=None, *, block_rows: int = BLOCK_ROWS):
     r""":math:`K_{nm}^\top \mathrm{diag}(d)\,K_{nm}` (m x m, d >= 0) by symmetric rank-k updates over row blocks.
 
     Only the rows with :math:`d_i > 0` enter; each block is scaled by
-    :math:`\sqrt{d}` into a b x m buffer (no n x m copy).  When every
-    :math:`d_i` is the same positive number (the squared loss) the blocks
-    are slices of ``Knm`` and :math:`d_1` is the update's factor (no copy
-    at all).
+    :math:`\sqrt{d}` into one b x m buffer (no n x m copy), read from a
+    slice of ``Knm`` when every :math:`d_i > 0` (the squared loss) and
+    gathered otherwise.  The rounding is that of the products
+    :math:`\sqrt{d_i} K_{ij}` whichever way: the matrix does not depend on
+    the route.
 
     Parameters
     ----------
@@ -303,17 +293,17 @@ def lowrank_gram(Knm, d=None, *, block_rows: int = BLOCK_ROWS):
     n, m = Knm.shape
     G = np.zeros((m, m), order="F")
     d = None if d is None else np.asarray(d, dtype=np.float64)
-    const = d is None or (d.size > 0 and d[0] > 0.0 and bool(np.all(d == d[0])))
-    if const:  # every row with the same weight (the squared loss): slices of Knm, no copies
-        scale = 1.0 if d is None else float(d[0])
-        for s in range(0, n, int(block_rows)):
-            # G += scale B^T B on the upper triangle (B.T is Fortran-ordered: no copy)
-            G = scipy.linalg.blas.dsyrk(scale, Knm[s:s + int(block_rows)].T, beta=1.0, c=G, trans=0, lower=0,
-                                        overwrite_c=1)
-    else:
-        rows = np.flatnonzero(d > 0.0)
-        for s in range(0, rows.size, int(block_rows)):
-            r = rows[s:s + int(block_rows)]
-            B = Knm[r] * np.sqrt(d[r])[:, None]
-            G = scipy.linalg.blas.dsyrk(1.0, B.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
+    rows = None if d is None else np.flatnonzero(d > 0.0)
+    every = rows is None or rows.size == n  # every row enters: slices instead of gathered copies
+    count = n if rows is None else rows.size
+    buf = None if d is None else np.empty((min(int(block_rows), count), m))
+    for s in range(0, count, int(block_rows)):
+        e = min(count, s + int(block_rows))
+        if d is None:
+            B = Knm[s:e]
+        else:
+            r = slice(s, e) if every else rows[s:e]
+            B = np.multiply(Knm[r], np.sqrt(d[r])[:, None], out=buf[:e - s])
+        # G += B^T B on the upper triangle (B.T is Fortran-ordered: no copy)
+        G = scipy.linalg.blas.dsyrk(1.0, B.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
     return np.triu(G) + np.triu(G, 1).T

@@ -54,7 +54,7 @@ handle (its w and scale) and the blocks are recomputed if it is needed
 again after they were dropped (a path holds one state per point).  A new
 :math:`K_{nm}` is written into the array of the handle it displaces (a
 fresh n x m allocation's page faults cost more than the rbf kernel at
-large n), and :math:`K_{nm}\alpha` is taken in the kernel's own pass;
+large n; the values, and so the fits, are the same bit for bit);
 :func:`memory_estimate` is what the check before a fit asks for.
 """
 from __future__ import annotations
@@ -192,13 +192,11 @@ class _KnifeNystroem(_Knife):
             self._Za = np.ascontiguousarray(self.Z[:, act])
         return act, Xa
 
-    def blocks(self, K, beta=None):
+    def blocks(self, K):
         """``(K_nm, K_mm)`` of the handle ``K``, recomputed if they were dropped; only the last
         :data:`LIVE_KERNELS` handles keep theirs.  A handle about to be dropped gives its n x m
         array to the one being computed (a fresh n x m allocation costs more in page faults than
-        the kernel itself at large n), so at most :data:`LIVE_KERNELS` such arrays exist.
-        ``beta`` given (blocks computed here): ``K_nm beta`` is taken in the kernel's pass and
-        remembered (:meth:`k_alpha`)."""
+        the kernel itself at large n), so at most :data:`LIVE_KERNELS` such arrays exist."""
         if K.nm is None:
             self._live = [h for h in self._live if h is not K]
             buf = None
@@ -206,11 +204,8 @@ class _KnifeNystroem(_Knife):
                 old = self._live.pop()
                 buf, old.nm, old.mm = old.nm, None, None
             act, Xa = self.active_data(K.w)
-            out = lowrank_kernels(Xa, self._Za, K.w[act], self.kernel, gamma=K.gamma, degree=self.degree,
-                                  coef0=self.coef0, beta=beta, out=buf)
-            K.nm, K.mm = out[0], out[1]
-            if beta is not None:
-                self.k_alpha(K, beta, out[2])
+            K.nm, K.mm = lowrank_kernels(Xa, self._Za, K.w[act], self.kernel, gamma=K.gamma, degree=self.degree,
+                                         coef0=self.coef0, out=buf)
         self._live = [K] + [h for h in self._live if h is not K]
         for h in self._live[LIVE_KERNELS:]:
             h.nm = h.mm = None
@@ -219,7 +214,9 @@ class _KnifeNystroem(_Knife):
 
     def kernel_matrix(self, w, alpha=None):
         K = _LowRankKernel(np.array(w, dtype=float), self.gamma)
-        self.blocks(K, alpha)
+        self.blocks(K)
+        if alpha is not None:
+            self.k_alpha(K, alpha)
         return K
 
     def k_alpha(self, K, alpha, Ka=None):
