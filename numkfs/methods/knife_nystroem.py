@@ -247,7 +247,7 @@ class _KnifeNystroem(_Knife):
         c = self.lambda1 * (Amm.T @ alpha) + lambda2
         return act, A, u0, c
 
-    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None):
+    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None, polish=True):
         """:meth:`numkfs.methods.knife._problem._Knife.fit` (α: one coefficient per landmark), with the BLAS
         threads of numkfs's thread policy for this method (set from the main thread only: the
         limit is process-wide)."""
@@ -256,7 +256,7 @@ class _KnifeNystroem(_Knife):
         if threading.current_thread() is not threading.main_thread():
             blas = None
         with limit_threads(None, blas):
-            return super().fit(w, lambda2, alpha=alpha, a0=a0, max_iter=max_iter, tol=tol, K=K)
+            return super().fit(w, lambda2, alpha=alpha, a0=a0, max_iter=max_iter, tol=tol, K=K, polish=polish)
 
 
 def _spd_solve(H, b):

@@ -85,10 +85,6 @@ _EXTRAPOLATION_MAX = 64.0
 #: Iterations of the alternation after which an unconverged fit is finished by L-BFGS-B on the
 #: reduced objective (None: never; the paper's alternation to the end, kept for tests).
 _POLISH_AFTER = 8
-#: The lower bound on the active weights in the finish's second run (when its first run removed
-#: a feature: a zero weight stays zero, its gradient being 0 in w); weights left at this floor are
-#: set to exactly 0 at its end (their kernel terms are O(floor^2)).
-_POLISH_FLOOR = 1e-9
 
 
 def _check_solver(solver, caller):
@@ -244,9 +240,10 @@ class _Knife:
         return np.asarray(res.solution["w"], dtype=float)
 
     # -- one KNIFE fit from a start ---------------------------------------------
-    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None):
+    def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None, polish=True):
         """KNIFE from the start ``w`` (and ``alpha``, ``a0``); ``K``: the kernel at ``w`` if known
-        (a warm start from a fitted state)."""
+        (a warm start from a fitted state); ``polish=False``: the alternation to the end, without
+        the L-BFGS-B finish."""
         n = self.X.shape[0]
         w = np.clip(np.asarray(w, dtype=float), 0.0, 1.0)
         w[w <= ZERO_TOL] = 0.0
@@ -263,7 +260,7 @@ class _Knife:
         n_extrapolated = 0
         t = 1.0  # extrapolation length, in units of the last iteration's displacement
         alpha_optimal = True
-        n_alternate = max_iter if _POLISH_AFTER is None else min(max_iter, _POLISH_AFTER)
+        n_alternate = max_iter if _POLISH_AFTER is None or not polish else min(max_iter, _POLISH_AFTER)
         for n_iter in range(1, n_alternate + 1):
             f_start = f
             w_prev, alpha_prev, a0_prev = w, alpha, a0
@@ -320,7 +317,7 @@ class _Knife:
         st = _FitState(w=w, alpha=alpha, a0=float(a0), K=K, objective=f, n_iter=n_iter,
                        converged=converged, n_line_searches=n_line_searches, history=hist,
                        n_extrapolated=n_extrapolated, gamma=self.gamma)
-        if not converged and n_iter < max_iter and np.any(w > 0):
+        if polish and not converged and n_iter < max_iter and np.any(w > 0):
             st = self._polish(st, lambda2, max_iter - n_iter, tol)
         return st
 
@@ -356,28 +353,32 @@ class _Knife:
         which may be far off), and the best one is returned (so the objective
         never increases).
 
-        A projected L-BFGS-B step can put a weight on the bound 0, where F's
-        gradient in it vanishes (the weight enters squared), so the finish
-        could end in a corner the alternation would not reach.  When the
-        finish removes a feature, it is run again from the same point with
-        the active weights held at or above :data:`_POLISH_FLOOR` (those left
-        at the floor are then removed), and the lower objective is kept."""
+        A projected L-BFGS-B step can put a weight on the bound 0 in one
+        jump.  With λ2 > 0 that is a local minimum in the weight (F grows
+        like λ2 w_j away from 0).  With λ2 = 0 it need not be: F is even in
+        each weight, so its gradient vanishes at 0 whether or not a larger
+        weight is better, and the finish could end in a corner the
+        alternation would not reach (and a zero weight stays zero along the
+        path).  So at λ2 = 0, when the finish removes a feature, the
+        alternation is also run on from the same point (without the finish,
+        within the same budget), and the lower objective is kept."""
         act = np.flatnonzero(st.w > 0.0)
         if act.size == 0:
             return st
         start = (st.w, st.K, st.alpha, float(st.a0), st.objective)
-        first = self._lbfgsb_finish(st, act, lambda2, budget, tol, floor=0.0)
-        if not np.any(first[0][act] == 0.0):
+        first = self._lbfgsb_finish(st, act, lambda2, budget, tol)
+        if lambda2 > 0.0 or not np.any(first[0][act] == 0.0):
             return self._finish_state(st, first, start)
-        second = self._lbfgsb_finish(st, act, lambda2, budget, tol, floor=_POLISH_FLOOR)
-        w = second[0].copy()
-        floored = (w > 0.0) & (w <= 2.0 * _POLISH_FLOOR)
-        if np.any(floored):  # features the finish drove out: removed, at F's value there
-            w[floored] = 0.0
-            f, _, K, alpha, a0 = self.reduced_objective(w, lambda2, second[2], second[3])
-            second = (w, K, alpha, float(a0), f, second[5], second[6])
-        chosen = second if second[4] < first[4] else first
-        return self._finish_state(st, (*chosen[:5], first[5] + second[5], chosen[6]), start)
+        alt = self.fit(st.w, lambda2, alpha=st.alpha, a0=st.a0, max_iter=budget, tol=tol, K=st.K, polish=False)
+        if alt.objective < first[4]:
+            st.n_iter += alt.n_iter
+            st.converged = alt.converged
+            st.w, st.K, st.alpha, st.a0, st.objective = alt.w, alt.K, alt.alpha, alt.a0, alt.objective
+            st.history.extend(alt.history[1:])
+            st.n_line_searches += alt.n_line_searches
+            st.n_extrapolated += alt.n_extrapolated
+            return st
+        return self._finish_state(st, (*first[:5], first[5] + alt.n_iter, first[6]), start)
 
     def _finish_state(self, st, result, start):
         w, K, alpha, a0, f, nit, status = result
@@ -390,8 +391,8 @@ class _Knife:
             st.history.append(f)
         return st
 
-    def _lbfgsb_finish(self, st, act, lambda2, budget, tol, *, floor):
-        """L-BFGS-B on F over [floor, 1] for the features ``act``, from ``st``; returns the best
+    def _lbfgsb_finish(self, st, act, lambda2, budget, tol):
+        """L-BFGS-B on F over the box for the features ``act``, from ``st``; returns the best
         point seen: (w, K, α, α0, F, iterations, scipy status)."""
         p = st.w.size
         best = {"f": st.objective, "state": (st.w, st.K, st.alpha, float(st.a0))}
@@ -399,7 +400,7 @@ class _Knife:
 
         def fun(wa):
             w = np.zeros(p)
-            w[act] = np.clip(wa, floor, 1.0)
+            w[act] = np.clip(wa, 0.0, 1.0)
             w[w <= ZERO_TOL] = 0.0
             f, grad, K, alpha, a0 = self.reduced_objective(w, lambda2, warm["alpha"], warm["a0"])
             if f < best["f"]:
@@ -408,8 +409,7 @@ class _Knife:
                 best["state"] = (w, K, alpha, float(a0))
             return f, grad[act]
 
-        res = scipy.optimize.minimize(fun, np.maximum(st.w[act], floor), jac=True, method="L-BFGS-B",
-                                      bounds=[(floor, 1.0)] * act.size,
+        res = scipy.optimize.minimize(fun, st.w[act], jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * act.size,
                                       options={"maxiter": budget, "maxfun": 2 * budget, "ftol": tol, "gtol": 0.0})
         return (*best["state"], best["f"], int(res.nit), int(res.status))
 
