@@ -23,14 +23,17 @@ Parts (``--part``):
   known truth, each path method with ``cv_rule="best"`` and ``"1se"`` (true
   and false positives, CPU seconds; L1KR capped), and which of the two is
   the method's default (``numkfs.model_selection.DEFAULT_CV_RULES``).
-* ``real``: KNIFE's CV estimators with their defaults on real data over
-  repeated random splits (3/4 train): held-out error and number of
-  features, against the baselines a user would try: OLS or
-  LogisticRegression, LassoCV (L1-logistic CV for classes), an rbf SVC /
-  kernel ridge grid search on all features, SelectKBest(mutual_info) +
-  SVC.  KNIFE only (the other methods' defaults: the ``sim`` part);
-  digits and colon left out of the default run for time (two splits);
-  ``SQ_REAL=name,name`` (environment) runs some of the data sets only.
+* ``real``: every method's CV estimator with its defaults (``cv_rule``
+  the method's ``DEFAULT_CV_RULES`` rule, as ``numkfs.select`` uses) on
+  real data (breast_cancer, ionosphere, sonar, wpbc, wine, ozone, raw
+  diabetes, colon, digits) over repeated random splits (3/4 train):
+  held-out error and number of features, against the baselines a user would
+  try: OLS or LogisticRegression, LassoCV (L1-logistic CV for classes), an
+  rbf SVC / kernel ridge grid search on all features, SelectKBest(mutual_info)
+  + SVC.  Each fit in its own process, limited in CPU seconds; environment:
+  ``SQ_REAL=name,name`` runs some of the data sets only, ``SQ_SPLITS`` the
+  number of splits (3), ``SQ_LIMIT`` the CPU seconds per fit (300), ``SQ_MEMORY``
+  its address space in GiB (6).
 
 Usage: ``python benchmarks/selection_quality.py [--part knife|scoring|sim|real|all] [--quick]``;
 writes ``benchmarks/results/selection_quality.md`` (each part its own
@@ -85,11 +88,15 @@ def correlated(seed, n=300, p=30, rho=0.6):
 
 
 def real(name):
-    if name == "breast_cancer":
-        from sklearn.datasets import load_breast_cancer
+    """``(X, y, None)`` of a public data set: scikit-learn's breast_cancer, wine, digits and raw
+    diabetes, or one shipped with numkfs (:func:`numkfs.datasets.load_dataset`)."""
+    import sklearn.datasets as skd
 
-        X, y = load_breast_cancer(return_X_y=True)
-        return X, y, None
+    loaders = {"breast_cancer": skd.load_breast_cancer, "wine": skd.load_wine, "digits": skd.load_digits,
+               "diabetes": lambda return_X_y: skd.load_diabetes(return_X_y=return_X_y, scaled=False)}
+    if name in loaders:
+        X, y = loaders[name](return_X_y=True)
+        return np.asarray(X, dtype=float), y, None
     from numkfs.datasets import load_dataset
 
     d = load_dataset(name, dropna=True)
@@ -345,7 +352,12 @@ def _baselines(task, n_classes=2):
 
 
 def _n_used(est, p):
-    """Features a fitted baseline uses (non-zero coefficients, the k selected, else all)."""
+    """Features a fitted model uses (a numkfs estimator's count, a pipeline's selector, non-zero
+    coefficients of the L1 models, else all)."""
+    if hasattr(est, "n_features_selected_"):
+        return int(est.n_features_selected_)
+    if hasattr(est, "steps") and hasattr(est[0], "get_support"):
+        return int(est[0].get_support().sum())
     last = est[-1] if hasattr(est, "steps") else est
     if hasattr(last, "best_estimator_"):
         last = last.best_estimator_
@@ -357,75 +369,187 @@ def _n_used(est, p):
     return p
 
 
-def part_real(quick=False):
+#: The real data sets of part "real", in the order run (the two expensive ones, colon and digits, last).
+REAL_SETS = ["breast_cancer", "ionosphere", "sonar", "wpbc", "wine", "ozone", "diabetes", "colon", "digits"]
+#: The linear baselines of :func:`_baselines` (the target's reference).
+LINEAR = ("OLS", "LassoCV", "LogisticRegression", "L1-logistic CV")
+#: Per-fit limit of part "real", CPU seconds (``SQ_LIMIT`` overrides).
+REAL_LIMIT = 300
+#: Per-fit address space of part "real", GiB (``SQ_MEMORY`` overrides): KNIFE's one-vs-rest path on
+#: digits keeps an n x n kernel per class and point and grew past 15 GB.
+REAL_MEMORY = 6
+
+
+def _lpkta_regression_mse(est, Xtr, ytr, Xte, yte):
+    """Held-out mean squared error of the model ``LpKTASelectorCV`` scores its folds with (kernel
+    ridge, penalty 1/C, on the learned kernel at the chosen p), fitted on the training rows: the
+    selector has no ``predict``."""
+    from numkfs.estimators._lpkta_scoring import kernel_model_scores
+
+    return -kernel_model_scores(Xtr, ytr, Xte, yte, est.path_, [est.best_index_], est.kernel, est.gamma, est.C,
+                                traces=est.traces_, scoring="neg_mean_squared_error")[0]
+
+
+def _real_methods(task, p):
+    """(name, estimator, held-out error function or None for ``predict``) of every numkfs method
+    that does ``task``: the CV estimator a user would reach for, its defaults but ``cv_rule`` the
+    method's rule in ``DEFAULT_CV_RULES`` (what ``numkfs.select`` uses).  NMMKL has no CV estimator:
+    as ``numkfs.select`` does, its selector keeps min(p // 2, 10) features and a linear SVM on them
+    (standardised) is the model."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    import numkfs as nk
+    from numkfs.model_selection import DEFAULT_CV_RULES as R
+
+    if task == "regression":
+        return [("KNIFERegressorCV", nk.KNIFERegressorCV(cv_rule=R["knife"]), None),
+                ("GarroteRegressorCV", nk.GarroteRegressorCV(cv_rule=R["garrote"]), None),
+                ("COSSORegressorCV", nk.COSSORegressorCV(cv_rule=R["cosso"]), None),
+                ("L1KRRegressorCV", nk.L1KRRegressorCV(cv_rule=R["l1kr"]), None),
+                ("LpKTASelectorCV (+ its kernel ridge)", nk.LpKTASelectorCV(cv_rule=R["lpkta"]),
+                 _lpkta_regression_mse)]
+    nmmkl = make_pipeline(nk.NMMKLSelector(n_features_to_select=max(1, min(p // 2, 10))), StandardScaler(),
+                          LinearSVC(C=1.0, max_iter=20000))
+    return [("KNIFEClassifierCV", nk.KNIFEClassifierCV(cv_rule=R["knife"]), None),
+            ("LpKTAClassifierCV", nk.LpKTAClassifierCV(cv_rule=R["lpkta"]), None),
+            (f"NMMKLSelector (m = {max(1, min(p // 2, 10))}) + linear SVM", nmmkl, None)]
+
+
+def _fit_case(est, X, y, tr, te, clf, error):
+    """Fit ``est`` on rows ``tr``: (held-out error on ``te``, features used, CPU s of the fit)."""
+    c = time.process_time()
+    est.fit(X[tr], y[tr])
+    cpu = time.process_time() - c
+    if error is not None:
+        err = error(est, X[tr], y[tr], X[te], y[te])
+    else:
+        pred = est.predict(X[te])
+        err = np.mean(pred != y[te]) if clf else np.mean((pred - y[te]) ** 2)
+    return float(err), _n_used(est, X.shape[1]), cpu
+
+
+def _mean_se(v):
+    v = np.asarray(v, dtype=float)
+    return v.mean(), (v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else np.nan)
+
+
+def part_real(quick=False, write=None):
+    """Every method's default and the baselines on real data; ``write(section)`` after each data set."""
     from sklearn.base import clone
     from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
-    from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+    from numkfs.selection import infer_task
 
-    names = os.environ.get("SQ_REAL", "breast_cancer,ionosphere,sonar,wpbc,wine,ozone,diabetes").split(",")
-    n_splits = 1 if quick else 2
+    names = os.environ.get("SQ_REAL", ",".join(REAL_SETS)).split(",")
+    n_splits = int(os.environ.get("SQ_SPLITS", 1 if quick else 3))
+    limit = float(os.environ.get("SQ_LIMIT", 60 if quick else REAL_LIMIT))
+    memory = float(os.environ.get("SQ_MEMORY", REAL_MEMORY)) * 2 ** 30
     if quick:
-        names = ["ionosphere", "ozone"]
-    rows = []
+        names = ["wine", "ozone"]
+    tables, targets, cpu_total = [], [], 0.0
     for name in names:
-        if name == "diabetes":
-            from sklearn.datasets import load_diabetes
-
-            X, y = load_diabetes(return_X_y=True, scaled=False)
-            task = "regression"
-        elif name == "wine":
-            from sklearn.datasets import load_wine
-
-            X, y = load_wine(return_X_y=True)
-            task = "classification"
-        else:
-            X, y, _ = real(name)
-            task = "regression" if name == "ozone" else "classification"
+        X, y, _ = real(name)
+        task = infer_task(y)
         clf = task == "classification"
+        n_classes = len(np.unique(y)) if clf else 0
         split = (StratifiedShuffleSplit if clf else ShuffleSplit)(n_splits=n_splits, test_size=0.25, random_state=0)
-        models = [("KNIFE CV (defaults)", KNIFEClassifierCV() if clf else KNIFERegressorCV())] + _baselines(
-            task, len(np.unique(y)) if clf else 0)
-        res = {m: ([], [], []) for m, _ in models}
-        for tr, te in split.split(X, y):
-            for m, est in models:
-                e = clone(est)
-                c = time.process_time()
-                e.fit(X[tr], y[tr])
-                cpu = time.process_time() - c
-                pred = e.predict(X[te])
-                err = np.mean(pred != y[te]) if clf else np.mean((pred - y[te]) ** 2)
-                nf = e.n_features_selected_ if hasattr(e, "n_features_selected_") else _n_used(e, X.shape[1])
-                res[m][0].append(err)
-                res[m][1].append(nf)
-                res[m][2].append(cpu)
-        for m, _ in models:
-            err, nf, cpu = (np.asarray(v, dtype=float) for v in res[m])
-            se = err.std(ddof=1) / np.sqrt(err.size) if err.size > 1 else np.nan
-            rows.append([f"{name} ({X.shape[0]} x {X.shape[1]})", m,
-                         f"{err.mean():.3g} ± {se:.2g}", f"{nf.mean():.1f}", f"{cpu.mean():.1f}"])
-            print(rows[-1], flush=True)
-    return ("## KNIFE's defaults on real data against the baselines\n\n"
-            f"{n_splits} random splits (3/4 train, stratified for classes); error: misclassification rate or "
-            "mean squared error on the held-out quarter (mean ± standard error over the splits); features: "
-            "those the model uses; CPU s per fit.  Target: no worse than the best linear baseline by more "
-            "than one standard error.\n\n"
-            + markdown_table(["data", "model", "held-out error", "features", "CPU s"], rows) + "\n")
+        ours = _real_methods(task, X.shape[1])
+        models = ours + [(m, e, None) for m, e in _baselines(task, n_classes)]
+        res = {m: [] for m, _, _ in models}
+        for k, (tr, te) in enumerate(split.split(X, y)):
+            for m, est, error in models:
+                if res[m] and isinstance(res[m][-1], str):
+                    continue  # over the limit or failed on an earlier split: not tried again
+                r = _run_limited(_fit_case, (clone(est), X, y, tr, te, clf, error), cpu=limit, wall=3 * limit,
+                                 memory=memory)
+                if r is None:
+                    r = f"over the limit ({limit:.0f} CPU s) on split {k + 1}"
+                elif isinstance(r, str):
+                    r = f"{r[:120]} (split {k + 1})"
+                else:
+                    cpu_total += r[2]
+                res[m].append(r)
+                print(name, k, m, r if isinstance(r, str) else f"{r[0]:.4g} {r[1]} {r[2]:.1f}", flush=True)
+        ok = {m: [r for r in v if not isinstance(r, str)] for m, v in res.items()}
+        # the best linear baseline: the lowest mean error, on the same splits
+        lin = min((m for m in ok if m in LINEAR and len(ok[m]) == n_splits),
+                  key=lambda m: np.mean([r[0] for r in ok[m]]))
+        lin_err = np.array([r[0] for r in ok[lin]])
+        lin_mean, lin_se = _mean_se(lin_err)
+        rows = []
+        for m, _, _ in models:
+            fails = [r for r in res[m] if isinstance(r, str)]
+            if not ok[m]:
+                rows.append([m, "", "", "", "", "", fails[0]])
+                continue
+            err, nf, cpu = (np.array(v, dtype=float) for v in zip(*ok[m]))
+            mean, se = _mean_se(err)
+            diff = err - lin_err[:err.size]
+            dmean, dse = _mean_se(diff)
+            # the target by the standard error of the paired difference (the splits are shared), and by
+            # the baseline's own standard error over the splits
+            met = (dmean <= (dse if np.isfinite(dse) else 0.0), mean <= lin_mean + np.nan_to_num(lin_se))
+            note = "; ".join(fails) + (f" ({err.size} of {n_splits} splits)" if err.size < n_splits else "")
+            rows.append([m, f"{mean:.3g} ± {se:.2g}", f"{nf.mean():.1f}", f"{cpu.mean():.1f}",
+                         "" if m == lin else f"{dmean:+.3g} ± {dse:.2g}",
+                         "" if m in LINEAR else "; ".join("met" if t else "NOT met" for t in met), note])
+            if any(m == o[0] for o in ours):
+                targets.append((name, m, met, dmean, dse, lin, lin_mean, lin_se))
+        kind = f"{n_classes} classes" if clf else "regression"
+        tables.append(f"### {name} ({X.shape[0]} x {X.shape[1]}, {kind}); best linear baseline: {lin} "
+                      f"({lin_mean:.3g} ± {lin_se:.2g})\n\n"
+                      + markdown_table(["model", "held-out error", "features", "CPU s per fit",
+                                        f"minus {lin} (paired)", "target (paired; baseline's se)", "note"],
+                                       rows) + "\n")
+        if write is not None:
+            write(_real_section(tables, targets, n_splits, limit, memory, cpu_total,
+                                partial=len(tables) < len(names)))
+    return _real_section(tables, targets, n_splits, limit, memory, cpu_total)
 
 
-def _select_worker(method, X, y, q, cv_rule=None, truth=None):
-    import warnings as w
+def _real_section(tables, targets, n_splits, limit, memory, cpu_total, partial=False):
+    met = [t for t in targets if t[2][0]]
+    met_b = [t for t in targets if t[2][1]]
+    missed = [f"{t[1]} on {t[0]} ({t[3]:+.3g} ± {t[4]:.2g} against {t[5]})" for t in targets if not t[2][0]]
+    return ("## Every method's defaults on real data against the baselines\n\n"
+            f"{n_splits} random splits (3/4 train, stratified for classes, `random_state=0`); error: "
+            "misclassification rate or mean squared error on the held-out quarter (mean ± standard error over "
+            "the splits); features: those the model uses; CPU s per fit.  Each numkfs method that does the task "
+            "is the CV estimator a user would reach for, with its defaults except `cv_rule`, which is the "
+            "method's default rule of `numkfs.model_selection.DEFAULT_CV_RULES` (the rule `numkfs.select` "
+            "uses: `\"best\"` for KNIFE, `\"1se\"` for the garrote, COSSO, L1KR and lp-KTA).  "
+            "`LpKTASelectorCV` has no `predict`: its error is that of the model it scores its folds with (kernel "
+            "ridge, penalty 1/C, on the learned kernel at the chosen p) fitted on the training rows.  NMMKL has "
+            "no CV estimator: as `numkfs.select` does, `NMMKLSelector` keeps min(p // 2, 10) features and a "
+            "linear SVM (C = 1, standardised) on them is the model.  Regression (ozone, raw diabetes): KNIFE, "
+            "garrote, COSSO, L1KR, lp-KTA; classification: KNIFE, lp-KTA, NMMKL, all three also for more than "
+            f"two classes (wine, digits).  Each fit ran in its own process limited to {limit:.0f} CPU s "
+            f"(RLIMIT_CPU; wall-clock backstop {3 * limit:.0f} s) and {memory / 2 ** 30:.0f} GiB of address space "
+            "(RLIMIT_AS: a MemoryError, not the machine's OOM killer); a fit over a limit or failing is not tried "
+            "on the later splits.  Target: no worse than the best linear baseline (of OLS / LassoCV, "
+            "LogisticRegression / L1-logistic CV, the lowest mean error) by more than one standard error.  "
+            "\"minus ... (paired)\" is the mean ± standard error of the per-split difference from it (the "
+            "splits are shared); the target is read with that standard error (met when the mean difference is "
+            "at most its standard error) and, second, with the baseline's own standard error over the splits "
+            "(met when the mean error is at most the baseline's mean plus its standard error).\n\n"
+            f"Target met in {len(met)} of {len(targets)} (method, data set) cases with a result by the paired "
+            f"standard error ({len(met_b)} by the baseline's)"
+            + (f"; not met (paired): {'; '.join(missed)}" if missed else "") + ".\n\n"
+            + "\n".join(tables)
+            + (f"\n(partial: {len(tables)} data sets so far)\n" if partial else "")
+            + f"\nThe fits ran in their own processes: {cpu_total:.0f} CPU s in all (not in the count of this "
+            "process below).\n")
 
-    w.simplefilter("ignore")
-    try:
-        import numkfs
 
-        c = time.process_time()
-        res = numkfs.select(X, y, method=method, cv_rule=cv_rule)
-        cpu = time.process_time() - c
-        q.put((np.asarray(res.selected, dtype=bool), cpu, _fewest_fp(res.path, truth)))
-    except Exception as e:  # noqa: BLE001 - the table says what failed
-        q.put(f"failed: {type(e).__name__}: {e}")
+def _select_case(method, X, y, cv_rule=None, truth=None):
+    import numkfs
+
+    c = time.process_time()
+    res = numkfs.select(X, y, method=method, cv_rule=cv_rule)
+    cpu = time.process_time() - c
+    return np.asarray(res.selected, dtype=bool), cpu, _fewest_fp(res.path, truth)
 
 
 def _fewest_fp(path, truth):
@@ -436,18 +560,51 @@ def _fewest_fp(path, truth):
     return min(fps) if fps else None
 
 
-def _run_select(method, X, y, limit, cv_rule=None, truth=None):
-    import multiprocessing as mp
+def _limited_child(fn, args, conn, cpu, memory):
+    import resource
 
-    q = mp.get_context("fork").Queue()
-    p = mp.get_context("fork").Process(target=_select_worker, args=(method, X, y, q, cv_rule, truth))
-    p.start()
-    p.join(limit)
-    if p.is_alive():
-        p.terminate()
-        p.join()
-        return None
-    return q.get() if not q.empty() else "failed: no result"
+    warnings.simplefilter("ignore")
+    if cpu is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(np.ceil(cpu)), int(np.ceil(cpu)) + 30))
+    if memory is not None:  # address space: a MemoryError instead of the machine's OOM killer
+        resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
+    try:
+        out = fn(*args)
+    except Exception as e:  # noqa: BLE001 - the table says what failed
+        out = f"failed: {type(e).__name__}: {e}"
+    conn.send(out)
+    conn.close()
+
+
+def _run_limited(fn, args, *, wall, cpu=None, memory=None):
+    """``fn(*args)`` in a forked process: its value; None when over the limit (``wall`` seconds of
+    wall clock, or ``cpu`` CPU seconds of the process by RLIMIT_CPU); ``"failed: ..."`` when it raised
+    (``MemoryError`` beyond ``memory`` bytes of address space, RLIMIT_AS) or died."""
+    import multiprocessing as mp
+    import signal
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_limited_child, args=(fn, args, send, cpu, memory))
+    proc.start()
+    send.close()
+    out = None
+    try:
+        if recv.poll(wall):
+            out = recv.recv()
+    except EOFError:  # died before answering (SIGXCPU: over the CPU limit)
+        out = None
+    if proc.is_alive():
+        proc.terminate()
+    proc.join()
+    recv.close()
+    if out is None and proc.exitcode not in (None, 0, -signal.SIGXCPU, -signal.SIGTERM):
+        out = f"failed: the process died (exit code {proc.exitcode})"
+    return out
+
+
+def _run_select(method, X, y, limit, cv_rule=None, truth=None):
+    return _run_limited(_select_case, (method, X, y, cv_rule, truth), wall=limit)
 
 
 def main():
@@ -463,11 +620,20 @@ def main():
             continue
         load = os.getloadavg()[0]
         c = time.process_time()
-        section = fn(args.quick)
-        section += (f"\nRun: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {machine_line()}, load "
-                    f"average {load:.1f} at the start; {time.process_time() - c:.0f} CPU s in this process"
+        started = time.strftime('%H:%M UTC', time.gmtime())
+        if name == "real":  # written after each data set, so that a long run keeps what it measured
+            def write(partial, name=name, load=load, started=started):
+                path.write_text(_replace_section(path.read_text() if path.exists() else text, name, partial + (
+                    f"\nRun: started {started}, {machine_line()}, load average {load:.1f} at the start "
+                    f"(still running; {os.getloadavg()[0]:.1f} now).\n")))
+
+            section = fn(args.quick, write)
+        else:
+            section = fn(args.quick)
+        section += (f"\nRun: started {started}, {machine_line()} (the end), load average {load:.1f} at the start, "
+                    f"{os.getloadavg()[0]:.1f} at the end; {time.process_time() - c:.0f} CPU s in this process"
                     f"{' (--quick)' if args.quick else ''}.\n")
-        text = _replace_section(text, name, section)
+        text = _replace_section(path.read_text() if path.exists() else text, name, section)  # others' sections kept
         path.write_text(text)
         print(section, flush=True)
 
