@@ -514,3 +514,25 @@ def test_finish_does_not_remove_a_feature_the_alternation_keeps(monkeypatch):
         lost = knife(X, y, loss="huberized_hinge", lambda2=0.0)
     assert kprob._Knife._polish is fallback
     assert lost.weights[4] == 0.0 and lost.objective > plain.objective * (1 + 1e-3)
+
+
+def test_path_walk_holds_the_kernels_of_the_last_points_only(monkeypatch):
+    # every point of the walk used to keep its n x n kernel until the path was built (one-vs-rest
+    # on 1,347 digits rows: about 16 GB); the walk steps only from its last accepted point, so the
+    # kernels of the points it has left are dropped
+    seen = []
+    real = kpath.refine_walk
+
+    def spy(*args, **kwargs):
+        values, states, n_in = real(*args, **kwargs)
+        seen.append([sum(st.K is not None for st in point) for point in states])
+        return values, states, n_in
+
+    monkeypatch.setattr(kpath, "refine_walk", spy)
+    X, y, _ = make_orange(80, n_noise=6, random_state=0)
+    targets = [y, -y, np.where(_std(X)[:, 0] > 0, 1.0, -1.0)]
+    paths = knife_ovr_paths(_std(X), targets, loss="squared_hinge", n_grid=15, random_state=0)
+    assert len(seen) >= 1 and all(len(held) == paths[0].n_points for held in seen[:1])
+    for held in seen:
+        assert sum(held[:-2]) == 0  # none of the earlier points keeps a kernel
+        assert held[-1] == len(targets)  # the last point does (a walk may go on from it)

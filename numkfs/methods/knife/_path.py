@@ -112,7 +112,19 @@ def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, 
     until every weight is zero (``gamma="auto"``, whose top moves with the
     bandwidth)."""
 
+    last = {"from": None}
+
+    def release(states):
+        """A walk steps only from its last accepted point (or again from the same one, to insert
+        a point before a jump): the kernels of the points it has left are dropped, so that one
+        n x n kernel per problem is held for the previous point, not one per grid point."""
+        if last["from"] is not None and last["from"] is not states:
+            for state in last["from"]:
+                state.K = None
+        last["from"] = states
+
     def step(states, lam):
+        release(states)
         new = []
         for model, state in zip(models, states):
             if model.fast and not np.any(state.w > 0):
