@@ -31,8 +31,12 @@ each in a fresh process: true and false positives, test accuracy on 10^4
 fresh rows, CPU seconds.  It replaces only its own section of
 ``benchmarks/results/knife_large.md``.
 
+Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
+``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500 landmarks,
+the supports chosen (written to ``benchmarks/results/knife_large_agreement.md``).
+
 Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]
-[--classification --rows 5000 50000]``; ``--full`` adds p = 100 and 10^6 rows.
+[--classification --rows 5000 50000] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
 Writes ``benchmarks/results/knife_large.md``.
 """
 from __future__ import annotations
@@ -232,6 +236,43 @@ def auto_crossover(rows=(1000, 2000, 4000)):
     print(text)
 
 
+def agreement(n=1500, p=20, seeds=(0, 1)):
+    """Where both kernels run: ``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500
+    landmarks on the same data; the supports chosen (target: the same up to one feature)."""
+    import warnings
+
+    import numpy as np
+
+    from numkfs import KNIFERegressorCV
+
+    out = []
+    for seed in seeds:
+        X, y, truth = _data(n, p, seed)
+        chosen = {}
+        for approx in ("exact", "nystroem"):
+            c = time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = KNIFERegressorCV(approximation=approx, n_components=M if approx == "nystroem" else None,
+                                       cv=3, n_grid=20, random_state=0).fit(X, y)
+            chosen[approx] = set(np.flatnonzero(est.get_support()).tolist())
+            out.append([f"sinusoid {n} x {p}, seed {seed}", approx, sorted(chosen[approx]),
+                        round(time.process_time() - c, 1)])
+            print(out[-1], flush=True)
+        out[-1].append(len(chosen["exact"] ^ chosen["nystroem"]))
+        out[-2].append("")
+    text = "\n".join(["# Exact and Nyström KNIFE where both run (issue #26)", "",
+                      "Written by `benchmarks/knife_large.py --agreement`: `KNIFERegressorCV(cv=3, n_grid=20)` with "
+                      f"the exact kernel and with `approximation=\"nystroem\", n_components={M}` on the same "
+                      "sinusoid data (5 true features); target: the same support up to one feature.  "
+                      f"CPU seconds in one process, load {os.getloadavg()[0]:.1f} at the end.", "",
+                      f"Machine: {machine_line()}", "",
+                      markdown_table(["data", "approximation", "features chosen", "CPU s",
+                                      "features in one support only"], out), ""])
+    (RESULTS / "knife_large_agreement.md").write_text(text)
+    print(text)
+
+
 def _in_child(method, n, p, timeout, func="run_case", **kw):
     args = "".join(f", {k}={v!r}" for k, v in kw.items())
     code = (f"import sys, json; sys.path.insert(0, {HERE!r}); import knife_large as b; "
@@ -253,7 +294,12 @@ def main():
     ap.add_argument("--auto", action="store_true", help="only the exact / Nyström crossover of approximation='auto'")
     ap.add_argument("--classification", action="store_true",
                     help="only KNIFEClassifierCV on the sin/square simulation (and its baseline) at --rows")
+    ap.add_argument("--agreement", action="store_true",
+                    help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
+    if args.agreement:
+        agreement()
+        return
     if args.classification:
         results = []
         for sim, n in [(sim, n) for sim in CLF_SIMS for n in sorted(set(args.rows))]:
