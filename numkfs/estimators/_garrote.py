@@ -490,7 +490,9 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     lambda0 : float, optional
         Smoothing parameter (default by GCV).
     n_grid : int, default=25
-        Number of default budgets.
+        Number of default budgets (before refinement: at most ``n_grid``
+        more are inserted where the support jumps, see
+        :func:`numkfs.cosso_path`).
     cv : int or splitter, default=5
         Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
         e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
@@ -536,8 +538,10 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     >>> from numkfs.datasets import make_sinusoid
     >>> X, y, truth = make_sinusoid(n_samples=60, random_state=0)
     >>> est = COSSORegressorCV(n_grid=6, cv=3, max_iter=30, random_state=0).fit(X, y)
+    >>> est.path_.n_points  # 6 budgets, 2 inserted where the support jumped
+    8
     >>> est.path_.cv_scores.shape
-    (6, 3)
+    (8, 3)
     """
 
     _parameter_constraints = {
