@@ -506,8 +506,7 @@ def test_finish_does_not_remove_a_feature_the_alternation_keeps(monkeypatch):
 
     def finish_only(self, st, lambda2, budget, tol):
         act = np.flatnonzero(st.w > 0.0)
-        start = (st.w, st.K, st.alpha, float(st.a0), st.objective)
-        return self._finish_state(st, self._lbfgsb_finish(st, act, lambda2, budget, tol), start)
+        return self._finish_state(st, self._lbfgsb_finish(st, act, lambda2, budget, tol))
 
     with monkeypatch.context() as m:
         m.setattr(kprob._Knife, "_polish", finish_only)

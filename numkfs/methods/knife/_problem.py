@@ -365,10 +365,9 @@ class _Knife:
         act = np.flatnonzero(st.w > 0.0)
         if act.size == 0:
             return st
-        start = (st.w, st.K, st.alpha, float(st.a0), st.objective)
         first = self._lbfgsb_finish(st, act, lambda2, budget, tol)
         if lambda2 > 0.0 or not np.any(first[0][act] == 0.0):
-            return self._finish_state(st, first, start)
+            return self._finish_state(st, first)
         alt = self.fit(st.w, lambda2, alpha=st.alpha, a0=st.a0, max_iter=budget, tol=tol, K=st.K, polish=False)
         if alt.objective < first[4]:
             st.n_iter += alt.n_iter
@@ -378,15 +377,16 @@ class _Knife:
             st.n_line_searches += alt.n_line_searches
             st.n_extrapolated += alt.n_extrapolated
             return st
-        return self._finish_state(st, (*first[:5], first[5] + alt.n_iter, first[6]), start)
+        return self._finish_state(st, (*first[:5], first[5] + alt.n_iter, first[6]))
 
-    def _finish_state(self, st, result, start):
+    def _finish_state(self, st, result):
+        """``st`` updated with the finish's ``result`` (its point only if it lowered f)."""
         w, K, alpha, a0, f, nit, status = result
         st.n_iter += nit
         # status 1: the iteration limit; 2: no further decrease along the quasi-Newton direction
         # (stationary to rounding, as the alternation's failed line search)
         st.converged = status != 1
-        if f < start[4]:
+        if f < st.objective:
             st.w, st.K, st.alpha, st.a0, st.objective = w, K, alpha, a0, f
             st.history.append(f)
         return st
