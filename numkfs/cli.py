@@ -255,6 +255,8 @@ def _path_json(path):
     out = {"grid_name": getattr(path, "grid_name", None), "grid": arr(path.grid), "weights": arr(path.weights),
            "feature_names": [str(f) for f in path.feature_names] if path.feature_names is not None else None,
            "cv_scores": arr(getattr(path, "cv_scores", None)),
+           "cv_fold_sizes": (None if getattr(path, "cv_fold_sizes", None) is None
+                             else [int(v) for v in path.cv_fold_sizes]),
            "score_name": getattr(path, "score_name", None), "cv_rule": getattr(path, "cv_rule", None),
            "chosen_index": getattr(path, "chosen_index", None)}
     return json_safe(out)

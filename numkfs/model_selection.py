@@ -17,6 +17,14 @@ module, so that every method turns its path into features the same way:
   the others on request (:func:`path_scores`);
   each method offers the scores of :data:`SCORINGS` and refuses any other
   (:func:`check_scoring`).
+* **Mean and standard error.**  A point's CV score is the mean of its
+  fold scores weighted by the folds' sizes, and its standard error the
+  weighted spread over ``sqrt(n_folds - 1)``, as ``cv.glmnet`` computes them
+  (:func:`cv_mean_se`): with folds of unequal size the accuracy is the
+  fraction of all held-out rows classified correctly, so two points that
+  classify as many rows correctly tie (and the sparser wins) whichever
+  folds the rows fell in.  With equal folds these are the plain mean and
+  ``std(ddof=1) / sqrt(n_folds)``.
 * **Rule.**  :func:`choose_index` with ``cv_rule="best"`` (highest mean
   score) or ``"1se"`` (glmnet's ``lambda.1se``: the sparsest point whose
   mean score is within one standard error of the best); ties go to the
@@ -39,7 +47,8 @@ Cross-validation over a path: a method gives a ``fold_fn(train_index, test_index
 path on the training rows and returns one score per path point (higher is
 better) on the test rows.  :func:`cross_val_path` runs the folds (in
 parallel with joblib when ``n_jobs`` asks for it) and stacks the scores as
-``(n_points, n_folds)``, the layout of :attr:`FeaturePath.cv_scores`.
+``(n_points, n_folds)``, the layout of :attr:`FeaturePath.cv_scores`, with
+the folds' test sizes (:attr:`FeaturePath.cv_fold_sizes`).
 
 Thread policy: each joblib worker limits Numba to
 ``max(1, n_cores // n_workers)`` threads, so joblib workers and Numba
@@ -55,11 +64,12 @@ from ._validation import MAX_FLOAT_CLASSES, target_type  # the rule lives below 
 from . import _cv_rules, _ties
 from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, support_jump  # grids
 from ._ties import tied_features, warn_ties  # ties at a requested count
+from ._cv_mean import cv_mean_se  # a point's mean CV score and standard error
 
 __all__ = ["CV_RULES", "DEFAULT_CV_RULES", "MAX_FLOAT_CLASSES", "SCORINGS", "TIE_RTOL", "target_type",
            "GridEdgeWarning", "check_folds", "check_grid_edge", "check_scoring", "choose_index", "cross_val_path",
-           "default_cv_rule", "fold_data", "index_for_count", "make_cv", "numba_threads_for", "parallel_map",
-           "path_scores", "record_cv", "refine_walk", "show_progress", "support_jump", "tied_features",
+           "cv_mean_se", "default_cv_rule", "fold_data", "index_for_count", "make_cv", "numba_threads_for",
+           "parallel_map", "path_scores", "record_cv", "refine_walk", "show_progress", "support_jump", "tied_features",
            "warn_ties"]
 
 #: The rules that turn CV scores into a chosen point.
@@ -443,7 +453,9 @@ def choose_index(path, rule: str = "best") -> int:
     rule : {"best", "1se"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         whose mean score is at least the best mean minus one standard error
-        of the best point's fold scores (glmnet's ``lambda.1se``).  Ties go to
+        of the best point's fold scores (glmnet's ``lambda.1se``).  Means
+        and standard errors weight the folds by their sizes
+        (``path.cv_fold_sizes``, :func:`cv_mean_se`).  Ties go to
         the sparser point: fewer selected features, then the point nearer the
         sparse end of the grid, whichever way the grid runs.
 
@@ -466,22 +478,17 @@ def choose_index(path, rule: str = "best") -> int:
         raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {rule!r}.")
     if path.cv_scores is None:
         raise ValueError("choose_index: the path has no cv_scores.")
-    S = np.asarray(path.cv_scores, dtype=float)
-    valid = np.isfinite(S)
-    if not valid.any():
+    mean, se = cv_mean_se(path.cv_scores, path.cv_fold_sizes)
+    if np.all(np.isnan(mean)):
         raise ValueError("choose_index: no fold scored any path point (every CV score is NaN).")
-    counts = valid.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(counts > 0, np.nansum(np.where(valid, S, 0.0), axis=1) / np.maximum(counts, 1), -np.inf)
+    mean = np.where(np.isnan(mean), -np.inf, mean)
     best = float(np.max(mean))
     key = _sparsity_order(path)
     if rule == "best":
         threshold = best - 1e-12 * max(1.0, abs(best))
     else:
         ib = int(np.flatnonzero(mean == best)[0])
-        v = S[ib][valid[ib]]
-        se = float(np.std(v, ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
-        threshold = best - se - 1e-12 * max(1.0, abs(best))
+        threshold = best - float(se[ib]) - 1e-12 * max(1.0, abs(best))
     candidates = np.flatnonzero(mean >= threshold)
     return int(candidates[np.argmin(key[candidates])])
 
@@ -561,12 +568,13 @@ def index_for_count(path, k: int, *, warn: bool = True, feature_names=None):
     return i, mask
 
 
-def record_cv(path, scores, *, rule: str, score_name: str) -> int:
+def record_cv(path, scores, *, rule: str, score_name: str, fold_sizes=None) -> int:
     """Store cross-validation results on ``path`` and choose its point.
 
-    Sets ``path.cv_scores``, ``path.score_name``, ``path.cv_rule`` and
-    ``path.chosen_index`` (:func:`choose_index`); every CV estimator ends
-    its ``fit`` with this call, so all of them report the same way.
+    Sets ``path.cv_scores``, ``path.cv_fold_sizes``, ``path.score_name``,
+    ``path.cv_rule`` and ``path.chosen_index`` (:func:`choose_index`); every
+    CV estimator ends its ``fit`` with this call, so all of them report the
+    same way.
 
     Parameters
     ----------
@@ -579,6 +587,9 @@ def record_cv(path, scores, *, rule: str, score_name: str) -> int:
         sparsest point within one standard error of it.
     score_name : str
         Name of the score (e.g. ``"accuracy"``), stored as ``path.score_name``.
+    fold_sizes : array-like of shape (n_folds,), optional
+        Test rows per fold (:func:`cross_val_path` returns them), the
+        weights of the folds in the mean score; default: equal weights.
 
     Returns
     -------
@@ -586,6 +597,7 @@ def record_cv(path, scores, *, rule: str, score_name: str) -> int:
         The chosen index.
     """
     path.cv_scores = np.asarray(scores, dtype=float)
+    path.cv_fold_sizes = None if fold_sizes is None else np.asarray(fold_sizes, dtype=np.int64)
     path.score_name = score_name
     path.cv_rule = rule
     path.chosen_index = choose_index(path, rule)
@@ -687,13 +699,16 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
 
     Returns
     -------
-    ndarray of shape (n_points, n_folds)
+    scores : ndarray of shape (n_points, n_folds)
+    fold_sizes : ndarray of int of shape (n_folds,)
+        Test rows per fold, the folds' weights in :func:`cv_mean_se`.
     """
     from joblib import Parallel, delayed, effective_n_jobs
 
     splitter = make_cv(cv, y, classifier=classifier, random_state=random_state)
     splits = list(splitter.split(X, y))
     check_folds(splits, y, method=method, min_train=min_train, classifier=classifier)
+    sizes = np.array([len(te) for _, te in splits], dtype=np.int64)
     n_workers = min(effective_n_jobs(n_jobs), len(splits))
     threads = numba_threads_for(n_workers)
     if _PROGRESS["on"]:
@@ -706,7 +721,7 @@ def cross_val_path(fold_fn, X, y, cv=5, *, classifier: bool = False, n_jobs=None
     lengths = {len(s) for s in scores}
     if len(lengths) != 1:
         raise RuntimeError(f"folds returned different numbers of path points: {sorted(lengths)}")
-    return np.column_stack(scores)
+    return np.column_stack(scores), sizes
 
 
 def parallel_map(fn, items, n_jobs=None) -> list:

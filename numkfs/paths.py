@@ -116,6 +116,10 @@ class FeaturePath:
     chosen_support : ndarray of bool of shape (n_features,), optional
         The support chosen at ``chosen_index`` when it is not the point's
         whole support (``cv_rule="n_features"``: the k largest weights).
+    cv_fold_sizes : ndarray of int of shape (n_folds,), optional
+        Test rows in each fold of ``cv_scores``: the folds' weights in the
+        mean score and its standard error
+        (:func:`numkfs.model_selection.cv_mean_se`); default: equal weights.
     """
 
     grid: np.ndarray
@@ -133,6 +137,7 @@ class FeaturePath:
     score_name: str | None = None
     converged: np.ndarray | None = None
     chosen_support: np.ndarray | None = None
+    cv_fold_sizes: np.ndarray | None = None
 
     def __post_init__(self):
         self.grid = np.asarray(self.grid, dtype=float).ravel()
@@ -157,6 +162,12 @@ class FeaturePath:
             self.cv_scores = np.asarray(self.cv_scores, dtype=float)
             if self.cv_scores.ndim == 1:
                 self.cv_scores = self.cv_scores[:, None]
+        if self.cv_fold_sizes is not None:
+            self.cv_fold_sizes = np.asarray(self.cv_fold_sizes, dtype=np.int64).ravel()
+            n_folds = None if self.cv_scores is None else self.cv_scores.shape[1]
+            if n_folds is None or self.cv_fold_sizes.size != n_folds or np.any(self.cv_fold_sizes < 1):
+                raise ValueError(f"FeaturePath: cv_fold_sizes must give one positive size per fold of cv_scores "
+                                 f"({n_folds} folds); got {self.cv_fold_sizes.tolist()}.")
         if self.true_support is not None:
             ts = np.asarray(self.true_support).ravel()
             p = self.weights.shape[1]
@@ -213,10 +224,25 @@ class FeaturePath:
 
     @property
     def mean_cv_score(self) -> np.ndarray | None:
-        """Mean CV score per point (``None`` when no CV was run)."""
+        """Mean CV score per point, the folds weighted by ``cv_fold_sizes``
+        (:func:`numkfs.model_selection.cv_mean_se`; ``None`` when no CV was
+        run)."""
         if self.cv_scores is None:
             return None
-        return np.nanmean(self.cv_scores, axis=1)
+        from .model_selection import cv_mean_se
+
+        return cv_mean_se(self.cv_scores, self.cv_fold_sizes)[0]
+
+    @property
+    def cv_standard_error(self) -> np.ndarray | None:
+        """Standard error of :attr:`mean_cv_score` per point, the one the
+        ``"1se"`` rule uses (:func:`numkfs.model_selection.cv_mean_se`;
+        ``None`` when no CV was run)."""
+        if self.cv_scores is None:
+            return None
+        from .model_selection import cv_mean_se
+
+        return cv_mean_se(self.cv_scores, self.cv_fold_sizes)[1]
 
     @property
     def best_index(self) -> int | None:

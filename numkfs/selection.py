@@ -236,7 +236,7 @@ def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     from sklearn.metrics import hinge_loss
     from sklearn.svm import LinearSVC
 
-    from .model_selection import cross_val_path, fold_data
+    from .model_selection import cross_val_path, cv_mean_se, fold_data
 
     if not mask.any():
         return float("nan")
@@ -250,9 +250,9 @@ def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
             return [np.mean(clf.predict(Xte) == y[te])]
         return [-hinge_loss(y[te], clf.decision_function(Xte), labels=labels)]
 
-    scores = cross_val_path(fold, Xm, y, cv, classifier=True, random_state=random_state,
-                            method="the linear SVM that scores NMMKL")
-    return float(np.mean(scores[0]))
+    scores, sizes = cross_val_path(fold, Xm, y, cv, classifier=True, random_state=random_state,
+                                   method="the linear SVM that scores NMMKL")
+    return float(cv_mean_se(scores, sizes)[0][0])
 
 
 def _with_contract(cls, kwargs, **contract):
@@ -474,7 +474,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
         path = dataclasses.replace(path, chosen_index=i, cv_rule=rule, chosen_support=selected)
     if path.n_features == len(names):
         path.feature_names = np.asarray([str(f) for f in names], dtype=object)
-    score = float(np.nanmean(path.cv_scores[i]))
+    score = float(path.mean_cv_score[i])
     solver = str(getattr(est, "solver_", solver))
     return SelectionResult(method, task, names, weights, selected, score, path.score_name or "score", solver,
                            path, est, extra, i, rule)

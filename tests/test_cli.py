@@ -238,6 +238,7 @@ def test_json_has_path_and_parameters(tmp_path, capsys):
     w = np.array(path["weights"], dtype=float)
     assert w.shape == (len(path["grid"]), len(res["features"]))
     assert np.array(path["cv_scores"], dtype=float).shape == (len(path["grid"]), 3)
+    assert path["cv_fold_sizes"] == [110, 110, 110]  # ozone's 330 rows in 3 folds: the mean score's weights
     i = res["index"]
     np.testing.assert_allclose(np.where([f["selected"] for f in res["features"]], w[i], 0.0),
                                [f["weight"] for f in res["features"]], rtol=1e-12, atol=1e-15)

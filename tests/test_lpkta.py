@@ -233,12 +233,15 @@ def test_selector_and_classifier_behaviour():
     np.testing.assert_allclose(clf_s.decision_function(Xs[200:]), clf.decision_function(X[200:]), atol=1e-8)
     cv_sel = LpKTASelectorCV(cv=3, grid=np.linspace(2, 1, 11), scoring="accuracy", random_state=0).fit(X, y)
     assert cv_sel.cv_scores_.shape == (11, 3)
-    mean = cv_sel.cv_scores_.mean(axis=1)
-    assert mean[cv_sel.best_index_] == mean.max()
+    sizes = cv_sel.path_.cv_fold_sizes  # the mean pools the folds: weighted by their test rows
+    mean = cv_sel.cv_scores_ @ sizes / sizes.sum()
+    np.testing.assert_allclose(cv_sel.path_.mean_cv_score, mean, rtol=1e-14)
+    assert mean[cv_sel.best_index_] >= mean.max() - 1e-12
     # the same scores as the selection curve over every point (one way to cross-validate the kernel model)
     curve = feature_selection_path(X, y, cv=3, grid=np.linspace(2, 1, 11), n_points=None, baseline=False,
                                    scoring="accuracy")
     np.testing.assert_array_equal(curve.scores, cv_sel.cv_scores_)
+    np.testing.assert_allclose(curve.score, mean, rtol=1e-14)
 
 
 def test_classifier_cv_chooses_p_then_fits_the_svm():

@@ -14,8 +14,8 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 import numkfs
 from numkfs import FeaturePath, select
-from numkfs.model_selection import (GridEdgeWarning, choose_index, cross_val_path, index_for_count, make_cv,
-                                    path_scores, target_type)
+from numkfs.model_selection import (GridEdgeWarning, choose_index, cross_val_path, cv_mean_se, index_for_count,
+                                    make_cv, path_scores, target_type)
 from numkfs.solvers import available_solvers
 
 CONIC = [r["name"] for r in available_solvers(check=False) if r["installed"] and r["name"] in ("CLARABEL", "ECOS", "SCS")]
@@ -179,6 +179,44 @@ def test_choose_index_ties_and_1se(reverse):
         choose_index(path, "min")
 
 
+def test_cv_mean_se_weights_folds_by_size():
+    """Closed forms: accuracy weighted by fold size is the pooled accuracy of all held-out rows;
+    the standard error is cv.glmnet's, and equal folds give the plain mean and std / sqrt(K)."""
+    sizes = np.array([10, 9, 9, 9, 9])
+    correct = np.array([[8, 7, 6, 9, 4], [7, 8, 6, 9, 4]])  # the same 34 rows right, in other folds
+    S = correct / sizes
+    mean, se = cv_mean_se(S, sizes)
+    np.testing.assert_allclose(mean, [34 / 46, 34 / 46], rtol=1e-15)
+    w = sizes / sizes.sum()
+    np.testing.assert_allclose(se, np.sqrt((S - mean[:, None]) ** 2 @ w / 4), rtol=1e-14)
+    plain = np.nanmean(S, axis=1)
+    assert plain[0] != plain[1]  # the plain mean tells them apart by which fold a row fell in
+    m1, s1 = cv_mean_se(S)
+    np.testing.assert_allclose(m1, plain, rtol=1e-15)
+    np.testing.assert_allclose(s1, np.std(S, axis=1, ddof=1) / np.sqrt(5), rtol=1e-13)
+    # a fold that could not score a point is left out of its mean and of its K
+    Sn = S.copy()
+    Sn[0, 4] = np.nan
+    m2, s2 = cv_mean_se(Sn, sizes)
+    np.testing.assert_allclose(m2[0], 30 / 37, rtol=1e-15)
+    np.testing.assert_allclose(s2[0], np.sqrt((S[0, :4] - 30 / 37) ** 2 @ sizes[:4] / 37 / 3), rtol=1e-14)
+    with pytest.raises(ValueError, match="fold_sizes"):
+        cv_mean_se(S, [10, 9])
+
+
+def test_choose_index_pools_unequal_folds():
+    """Two points that classify the same rows correctly tie, and the sparser wins; the plain mean
+    of fold accuracies would keep the dense point (KNIFE on colon: 725 genes for 12)."""
+    sizes = np.array([10, 9, 9, 9, 9])
+    S = np.array([[7, 8, 6, 9, 4], [8, 7, 6, 9, 4]]) / sizes
+    W = np.array([[1.0] * 6, [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]])
+    assert choose_index(FeaturePath([0.0, 1.0], W, cv_scores=S), "best") == 0  # unweighted: 0.7422 > 0.7400
+    path = FeaturePath([0.0, 1.0], W, cv_scores=S, cv_fold_sizes=sizes)
+    assert choose_index(path, "best") == 1
+    with pytest.raises(ValueError, match="cv_fold_sizes"):
+        FeaturePath([0.0, 1.0], W, cv_scores=S, cv_fold_sizes=[10, 9])
+
+
 def test_path_scores_closed_forms():
     y = np.array(["a", "b", "b"])
     D = np.array([[2.0, -1.0], [0.5, 1.0], [-1.0, 3.0]])  # positive means "b"
@@ -287,7 +325,10 @@ def test_contract_over_every_cv_estimator(estimator, cv_data):
     assert est.n_features_selected_ == int(est.get_support().sum())
     # 1se never selects more than best, and its mean score is within one SE of the best
     assert sparse.n_features_selected_ <= est.n_features_selected_
-    mean = np.nanmean(est.cv_scores_, axis=1)
+    # the folds' test sizes, the weights of the mean score, are those of the folds that were run
+    splits = make_cv(3, y, classifier=task_of(name) == "classification").split(X, y)
+    np.testing.assert_array_equal(path.cv_fold_sizes, [len(te) for _, te in splits])
+    mean = path.mean_cv_score
     assert mean[est.best_index_] == pytest.approx(np.nanmax(mean))
     assert np.size(est.converged_) in (1, n_points)
 

@@ -169,7 +169,9 @@ def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
     X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
     path = KNIFERegressorCV(n_grid=6, cv=3).fit(X, y).path_
     ax = plot_cv_gamma(path)
-    np.testing.assert_allclose(ax.lines[0].get_ydata(), path.cv_scores.mean(axis=1))
+    sizes = path.cv_fold_sizes  # 50 rows in 3 folds (17, 17, 16): the mean weights them by size
+    assert sorted(sizes.tolist()) == [16, 17, 17]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), path.cv_scores @ sizes / 50, rtol=1e-14)
     np.testing.assert_allclose(ax.gamma_axes.lines[0].get_ydata(), path.extra["gamma"])
     assert f"{path.n_selected()[path.chosen_index]} features" in ax.get_title()
     with pytest.raises(ValueError, match="cross-validated KNIFE path"):

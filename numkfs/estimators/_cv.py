@@ -105,10 +105,11 @@ class PathCVMixin:
         path = self._cv_full_path(data, outer)
         fold = PathFold(self, data, path.grid, outer)
         with self._cv_threads(data):
-            scores = cross_val_path(fold, data.X_split, data.y_split, self.cv, classifier=data.stratify,
-                                    n_jobs=self.n_jobs, random_state=getattr(self, "random_state", None),
-                                    prefer=self._cv_prefer, method=self._cv_method, min_train=self._cv_min_train)
-        record_cv(path, scores, rule=self.cv_rule, score_name=data.scoring)
+            scores, sizes = cross_val_path(fold, data.X_split, data.y_split, self.cv, classifier=data.stratify,
+                                           n_jobs=self.n_jobs, random_state=getattr(self, "random_state", None),
+                                           prefer=self._cv_prefer, method=self._cv_method,
+                                           min_train=self._cv_min_train)
+        record_cv(path, scores, rule=self.cv_rule, score_name=data.scoring, fold_sizes=sizes)
         return path
 
     # -- hooks with defaults ---------------------------------------------

@@ -33,6 +33,7 @@ from ..model_selection import (
     check_grid_edge,
     choose_index,
     cross_val_path,
+    cv_mean_se,
     make_cv,
     path_scores,
 )
@@ -562,7 +563,7 @@ class _L1KRFolds:
         self.params = estimator._cv_path_params(data, outer, full=False)
         self.states = {}
         self.reach = None
-        self.last = None
+        self.last = None  # (scores, fold sizes) of the grid so far
 
     def fold(self, train, test, grid, reach=None):
         """Scores of one fold at ``grid`` (units of the full-data path), its
@@ -603,15 +604,14 @@ class _L1KRFolds:
         stopping (:func:`_stop_early`)."""
         est, data = self.estimator, self.data
         self.reach = reach
-        scores = cross_val_path(functools.partial(self.fold, grid=grid, reach=reach), data.X_split, data.y_split,
-                                est.cv, n_jobs=est.n_jobs, prefer=est._cv_prefer, method=est._cv_method,
-                                min_train=est._cv_min_train)
-        self.last = scores
-        return est.early_stopping and _stop_early(grid, scores)
+        self.last = cross_val_path(functools.partial(self.fold, grid=grid, reach=reach), data.X_split,
+                                   data.y_split, est.cv, n_jobs=est.n_jobs, prefer=est._cv_prefer,
+                                   method=est._cv_method, min_train=est._cv_min_train)
+        return est.early_stopping and _stop_early(grid, *self.last)
 
     def keep(self, grid, weights):
         """``l1kr_path``'s ``keep``: the points the CV rules choose."""
-        probe = FeaturePath(grid=grid, weights=weights, cv_scores=self.last)
+        probe = FeaturePath(grid=grid, weights=weights, cv_scores=self.last[0], cv_fold_sizes=self.last[1])
         return {choose_index(probe, "best"), choose_index(probe, "1se")}
 
     def fold_steps(self):
@@ -620,16 +620,15 @@ class _L1KRFolds:
                 if st["path"] is not None]
 
 
-def _stop_early(D, scores):
+def _stop_early(D, scores, fold_sizes=None):
     """Whether the CV can no longer choose a point beyond the grid ``D``
-    scored so far (see ``EARLY_STOP_*``)."""
-    mean = np.nanmean(scores, axis=1)
+    scored so far (see ``EARLY_STOP_*``); the folds weighted by their sizes
+    (:func:`numkfs.model_selection.cv_mean_se`)."""
+    mean, se = cv_mean_se(scores, fold_sizes)
     b = int(np.nanargmax(mean))
     if len(D) - 1 - b < EARLY_STOP_POINTS or D[-1] < EARLY_STOP_EXTENT * D[b]:
         return False
-    s = scores[b][np.isfinite(scores[b])]
-    se = float(np.std(s, ddof=1) / np.sqrt(s.size)) if s.size > 1 else 0.0
-    return float(np.mean(mean[-EARLY_STOP_POINTS:])) < mean[b] - EARLY_STOP_SE * se
+    return float(np.mean(mean[-EARLY_STOP_POINTS:])) < mean[b] - EARLY_STOP_SE * float(se[b])
 
 
 def _choose_lambda(cv_paths, rule):
@@ -647,10 +646,7 @@ def _choose_lambda(cv_paths, rule):
         i = choose_index(cv_paths[best_k], "best")
         return best_k, i
     ib = int(np.nanargmax(mean[best_k]))
-    s = cv_paths[best_k].cv_scores[ib]
-    s = s[np.isfinite(s)]
-    se = float(np.std(s, ddof=1) / np.sqrt(s.size)) if s.size > 1 else 0.0
-    thr = float(mean[best_k][ib]) - se
+    thr = float(mean[best_k][ib]) - float(cv_paths[best_k].cv_standard_error[ib])
     cands = [(int(p.n_selected()[i]), -float(mean[q][i]), -lam[q], q, i)
              for q, p in enumerate(cv_paths) for i in range(p.n_points) if mean[q][i] >= thr]
     if not cands:

@@ -385,7 +385,7 @@ def feature_selection_path(
     >>> curve.scores.shape[1], curve.score_name
     (3, 'accuracy')
     """
-    from ..model_selection import cross_val_path
+    from ..model_selection import cross_val_path, cv_mean_se
 
     if scoring not in KERNEL_MODEL_SCORINGS:
         raise ValueError(f"feature_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
@@ -426,7 +426,7 @@ def feature_selection_path(
         Xte, yte = test
         Xte = sp.csr_matrix(Xte) if sp.issparse(Xte) else np.asarray(Xte, dtype=float)
         s, c = scores_for(X, y, Xte, np.asarray(yte))
-        scores = s[:, None]
+        scores, sizes = s[:, None], None
         counts.append(c)
     else:
         def fold_fn(tr, te):
@@ -434,15 +434,16 @@ def feature_selection_path(
             counts.append(c)
             return s
 
-        scores = cross_val_path(fold_fn, X, y, cv, classifier=scoring != "neg_mean_squared_error",
-                                n_jobs=n_jobs, random_state=random_state, method="lp-KTA")
+        scores, sizes = cross_val_path(fold_fn, X, y, cv, classifier=scoring != "neg_mean_squared_error",
+                                       n_jobs=n_jobs, random_state=random_state, method="lp-KTA")
+    mean = cv_mean_se(scores, sizes)[0]
     base = None
     if baseline:
-        base = float(np.mean(scores[-1]))
-        scores = scores[:-1]
+        base = float(mean[-1])
+        scores, mean = scores[:-1], mean[:-1]
     n_sel = np.mean(counts, axis=0) if counts else full.n_selected()[idx]
     return SelectionCurve(
-        p=full.grid[idx], n_selected=n_sel, fraction=n_sel / d, score=np.nanmean(scores, axis=1),
+        p=full.grid[idx], n_selected=n_sel, fraction=n_sel / d, score=mean,
         scores=scores, baseline=base, path=full, score_name=scoring, index=np.asarray(idx),
     )
 

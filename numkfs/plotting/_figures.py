@@ -222,10 +222,7 @@ def plot_cv_gamma(path, ax=None):
         raise ValueError("plot_cv_gamma needs a cross-validated KNIFE path (cv_scores and extra['gamma']).")
     ax = _axes(ax)
     xs = np.asarray(path.grid, dtype=float)
-    S = np.asarray(path.cv_scores, dtype=float)
-    mean = np.nanmean(S, axis=1)
-    n = np.maximum(np.sum(np.isfinite(S), axis=1), 1)
-    se = np.nanstd(S, axis=1, ddof=1) / np.sqrt(n) if S.shape[1] > 1 else np.zeros_like(mean)
+    mean, se = path.mean_cv_score, path.cv_standard_error
     ax.plot(xs, mean, "-", color="C0", lw=1.5, label="mean CV score")
     ax.fill_between(xs, mean - se, mean + se, color="C0", alpha=0.2, lw=0)
     ax.set_xlabel(GRID_LABELS.get(path.grid_name, path.grid_name))
