@@ -9,6 +9,10 @@ Parts (``--part``):
   shuffle=False)`` (random_state 0 and 1), the KNIFE sinusoid (100 x 20),
   each with ``gamma="auto"`` (the default) and ``gamma=None`` (the former
   1/p): true and false positives, CPU seconds.
+* ``seeds``: the same targets over ten data seeds each (sin/square,
+  ``make_classification``, the sinusoid), with the defaults; the points
+  the rules "best" and "1se" choose on the same fitted path, and how many
+  seeds meet each target.
 * ``scoring``: which CV score should choose a classifier's point.  For
   binary data sets (the simulations above, breast_cancer, ionosphere,
   sonar), repeated stratified outer splits (3/4 train); on the training
@@ -35,7 +39,7 @@ Parts (``--part``):
   number of splits (3), ``SQ_LIMIT`` the CPU seconds per fit (300), ``SQ_MEMORY``
   its address space in GiB (6).
 
-Usage: ``python benchmarks/selection_quality.py [--part knife|scoring|sim|real|all] [--quick]``;
+Usage: ``python benchmarks/selection_quality.py [--part knife|seeds|scoring|sim|real|all] [--quick]``;
 writes ``benchmarks/results/selection_quality.md`` (each part its own
 section, the others kept).
 """
@@ -139,6 +143,57 @@ def part_knife(quick=False):
     return ("## KNIFE's targets at full size (gamma='auto' against the former 1/p)\n\n"
             "Targets: the sin/square simulation {x0, x1} and at most two others (two seeds); "
             "make_classification all 5 informative and at most two others; the sinusoid exactly its 5.\n\n"
+            + markdown_table(head, rows) + "\n")
+
+
+# --------------------------------------------------------------------------
+# part "seeds": the done-when targets over ten data seeds
+
+#: Data seeds of part "seeds".
+SEEDS = range(10)
+
+
+def part_seeds(quick=False):
+    from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+    from numkfs.datasets import make_sinusoid
+    from numkfs.model_selection import choose_index
+
+    def sinusoid(seed):
+        X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=seed)
+        return X, y, truth
+
+    # (name, data maker, classifier, target as (the true features all found, the most others allowed))
+    sims = [("sin/square 300 x 30", sin_square, True, 2),
+            ("make_classification 5 of 30", informative, True, 2),
+            ("KNIFE sinusoid 100 x 20", sinusoid, False, 0)]
+    seeds = list(SEEDS)[:2] if quick else list(SEEDS)
+    rows, summary = [], []
+    for name, make, clf, max_fp in sims:
+        met = {"best": 0, "1se": 0}
+        for seed in seeds:
+            X, y, truth = make(seed)
+            est = (KNIFEClassifierCV if clf else KNIFERegressorCV)()
+            c = time.process_time()
+            est.fit(X, y)
+            cpu = time.process_time() - c
+            path = est.path_
+            cells = [name, seed]
+            for rule in ("best", "1se"):
+                i = choose_index(path, rule)
+                tp, fp = _tp_fp(path.selected(i), truth)
+                ok = tp == truth.sum() and fp <= max_fp
+                met[rule] += ok
+                cells += [f"{tp}/{int(truth.sum())}", fp, "yes" if ok else "no"]
+            assert choose_index(path, "best") == est.best_index_  # the estimator's default rule is "best"
+            rows.append(cells + [f"{cpu:.1f}"])
+            print(rows[-1], flush=True)
+        summary.append([name, f"all true, at most {max_fp} others", f"{met['best']} of {len(seeds)}",
+                        f"{met['1se']} of {len(seeds)}"])
+    head = ["data", "seed", "TP best", "FP best", "met (best)", "TP 1se", "FP 1se", "met (1se)", "CPU s"]
+    return ("## KNIFE's targets over ten data seeds (the defaults; \"best\" is the estimators' rule)\n\n"
+            "`KNIFEClassifierCV()` / `KNIFERegressorCV()` with their defaults on each seed's data; "
+            "\"1se\" is read from the same fitted path (`choose_index(est.path_, \"1se\")`).\n\n"
+            + markdown_table(["data", "target", "seeds met, best", "seeds met, 1se"], summary) + "\n\n"
             + markdown_table(head, rows) + "\n")
 
 
@@ -609,12 +664,12 @@ def _run_select(method, X, y, limit, cv_rule=None, truth=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["knife", "scoring", "sim", "real", "all"], default="all")
+    ap.add_argument("--part", choices=["knife", "seeds", "scoring", "sim", "real", "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="fewer cases and splits")
     args = ap.parse_args()
     path = RESULTS / "selection_quality.md"
     text = path.read_text() if path.exists() else "# Selection quality of the defaults (issue #30)\n"
-    parts = {"knife": part_knife, "scoring": part_scoring, "sim": part_sim, "real": part_real}
+    parts = {"knife": part_knife, "seeds": part_seeds, "scoring": part_scoring, "sim": part_sim, "real": part_real}
     for name, fn in parts.items():
         if args.part not in (name, "all"):
             continue
