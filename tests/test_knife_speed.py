@@ -429,7 +429,8 @@ def test_classifier_cv_scores_are_held_out_losses(scoring):
     mu, sd = X[train].mean(0), X[train].std(0)
     Xtr, Xte = (X[train] - mu) / sd, (X[test] - mu) / sd
     ytr = np.where(labels[train] == est.classes_[1], 1.0, -1.0)
-    fp = knife_path(Xtr, ytr, loss="squared_hinge", grid=est.path_.grid, random_state=0, gamma="auto")
+    fp = knife_path(Xtr, ytr, loss="squared_hinge", lambda1=est.lambda1, grid=est.path_.grid, random_state=0,
+                    gamma="auto")
     D = km.path_decision_function(fp, Xtr, Xte)
     yte = np.where(labels[test] == est.classes_[1], 1.0, -1.0)[:, None]
     if scoring == "neg_loss":
