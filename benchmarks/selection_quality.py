@@ -159,10 +159,9 @@ def part_seeds(quick=False):
     from numkfs.model_selection import choose_index
 
     def sinusoid(seed):
-        X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=seed)
-        return X, y, truth
+        return make_sinusoid(n_samples=100, n_features=20, random_state=seed)
 
-    # (name, data maker, classifier, target as (the true features all found, the most others allowed))
+    # (name, data maker: seed -> (X, y, truth), classifier, the most others allowed with every true feature)
     sims = [("sin/square 300 x 30", sin_square, True, 2),
             ("make_classification 5 of 30", informative, True, 2),
             ("KNIFE sinusoid 100 x 20", sinusoid, False, 0)]

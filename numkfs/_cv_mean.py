@@ -55,10 +55,10 @@ def cv_mean_se(scores, fold_sizes=None):
     W = np.where(valid, w, 0.0)
     total = W.sum(axis=1)
     k = valid.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(total > 0, np.sum(np.where(valid, S, 0.0) * W, axis=1) / np.where(total > 0, total, 1.0),
-                        np.nan)
+    denom = np.where(total > 0, total, 1.0)
+    with np.errstate(invalid="ignore"):
+        mean = np.where(total > 0, np.sum(np.where(valid, S, 0.0) * W, axis=1) / denom, np.nan)
         dev = np.where(valid, S - mean[:, None], 0.0)
-        var = np.sum(W * dev ** 2, axis=1) / np.where(total > 0, total, 1.0) / np.maximum(k - 1, 1)
+        var = np.sum(W * dev ** 2, axis=1) / denom / np.maximum(k - 1, 1)
     se = np.where(k > 1, np.sqrt(var), 0.0)
     return mean, se

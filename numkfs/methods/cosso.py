@@ -435,7 +435,7 @@ def _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, acc
 
     def fit_at(previous, M):
         """COSSO at budget M, warm-started from the previous budget's θ (scaled into the budget)."""
-        theta = np.full(p, min(1.0, float(Ms[0]) / p)) if previous is None else previous.theta
+        theta = np.full(p, min(1.0, M / p)) if previous is None else previous.theta
         if theta.sum() > M:
             theta = theta * (M / theta.sum())
         return _alternate(Z, y, kernel, gamma, lambda0, float(M), theta, max_iter, tol, solver, step, accelerate,
