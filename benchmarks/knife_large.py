@@ -31,12 +31,18 @@ each in a fresh process: true and false positives, test accuracy on 10^4
 fresh rows, CPU seconds.  It replaces only its own section of
 ``benchmarks/results/knife_large.md``.
 
+Part ``--subsample``: the same ``KNIFERegressorCV`` with
+``cv_max_samples=10000`` (the path and its CV on a subsample of 10,000
+rows, then one fit on every row at the chosen λ2) at ``--rows``, e.g.
+10^5 and 10^6; it replaces only its own section of
+``benchmarks/results/knife_large.md``.
+
 Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
 ``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500 landmarks,
 the supports chosen (written to ``benchmarks/results/knife_large_agreement.md``).
 
 Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]
-[--classification --rows 5000 50000] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
+[--classification --rows 5000 50000] [--subsample --rows 100000 1000000] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
 Writes ``benchmarks/results/knife_large.md``.
 """
 from __future__ import annotations
@@ -67,6 +73,9 @@ def _data(n, p, seed):
 SIN_SQUARE_NOISE = 0.3
 #: Section of knife_large.md that ``--classification`` writes.
 CLF_SECTION = "## Classification at scale (`--classification`)"
+#: Section of knife_large.md that ``--subsample`` writes, and its ``cv_max_samples``.
+SUB_SECTION = "## The CV on a subsample (`--subsample`)"
+SUB = 10_000
 
 
 def sin_square(n, p=20, seed=0):
@@ -157,10 +166,16 @@ def write_classification(results):
         f"Machine: {machine_line()}", "",
         markdown_table(["simulation", "method", "n", "p", "CPU s", "wall s", "peak MiB", "features found", "TP", "FP",
                         "test accuracy", "load"], table), ""])
+    _replace_section(CLF_SECTION, section)
+
+
+def _replace_section(header, section):
+    """Replace (or append) the section of knife_large.md that starts with ``header``, up to the next one."""
+    RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "knife_large.md"
     text = path.read_text() if path.exists() else ""
-    if CLF_SECTION in text:
-        head, _, tail = text.partition(CLF_SECTION)
+    if header in text:
+        head, _, tail = text.partition(header)
         nxt = tail.find("\n## ")
         text = head + section + (tail[nxt + 1:] if nxt >= 0 else "")
     else:
@@ -169,8 +184,34 @@ def write_classification(results):
     print(section)
 
 
-def run_case(method, n, p):
-    """One fit in this process; returns a dict of measurements."""
+def write_subsample(results):
+    """Replace (or append) the ``--subsample`` section of knife_large.md, keeping the rest."""
+    table = []
+    for r in results:
+        if "error" in r:
+            table.append([r["n"], r["p"], "-", "-", "-", "-", "-", "-", r["error"], "-", "-", "-"])
+            continue
+        table.append([r["n"], r["p"], r.get("cv_n_samples", "-"), r.get("n_jobs") or 1, r.get("cv_rule", "best"),
+                      round(r["cpu"], 1), round(r["wall"], 1),
+                      round(r["peak_mib"]), str(r["found"]), "yes" if r["found"] == r["true"] else "no",
+                      round(r["mse"], 3), f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
+    section = "\n".join([
+        SUB_SECTION, "",
+        "Sinusoid simulation as above (p = 20, 10^4 test rows).  `KNIFERegressorCV(approximation=\"nystroem\", "
+        f"n_components={M}, cv=3, n_grid=20, cv_max_samples=CV rows, n_jobs=fold workers, cv_rule=cv_rule)`: the path and its "
+        "3-fold CV on a random subsample of that many rows (λ1 and the grid scaled by n_sub / n), then one fit "
+        "on every row at the "
+        "chosen λ2 scaled back.  Each case in a fresh process; CPU seconds of the whole fit (target at 10^6 x 20: "
+        "10 minutes on 2 cores, 1,200 CPU s).", "",
+        f"Machine: {machine_line()}", "",
+        markdown_table(["n", "p", "CV rows", "fold workers", "cv_rule", "CPU s", "wall s", "peak MiB", "features found", "exactly the 5",
+                        "test MSE", "load"], table), ""])
+    _replace_section(SUB_SECTION, section)
+
+
+def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best"):
+    """One fit in this process; returns a dict of measurements (``knife_sub``: ``cv_max_samples=sub``,
+    default :data:`SUB`, folds on ``n_jobs`` workers)."""
     import resource
 
     import numpy as np
@@ -179,13 +220,16 @@ def run_case(method, n, p):
     Xt, yt, _ = _data(N_TEST, p, 1)
     load0 = os.getloadavg()[0]
     c0, t0 = time.process_time(), time.perf_counter()
-    if method == "knife":
+    if method in ("knife", "knife_sub"):
         from numkfs import KNIFERegressorCV
 
-        est = KNIFERegressorCV(approximation="nystroem", n_components=M, cv=3, n_grid=20, random_state=0)
+        est = KNIFERegressorCV(approximation="nystroem", n_components=M, cv=3, n_grid=20, random_state=0,
+                               cv_max_samples=(sub or SUB) if method == "knife_sub" else None, n_jobs=n_jobs,
+                               cv_rule=cv_rule)
         est.fit(X, y)
         found = [int(j) for j in np.flatnonzero(est.get_support())]
-        extra = {"points": int(est.path_.n_points), "lambda2": float(est.lambda2_), "gamma": float(est.gamma_)}
+        extra = {"points": int(est.path_.n_points), "lambda2": float(est.lambda2_), "gamma": float(est.gamma_),
+                 "cv_n_samples": int(est.cv_n_samples_), "n_jobs": n_jobs, "cv_rule": cv_rule}
     else:
         from sklearn.kernel_approximation import Nystroem
         from sklearn.linear_model import RidgeCV
@@ -294,6 +338,12 @@ def main():
     ap.add_argument("--auto", action="store_true", help="only the exact / Nyström crossover of approximation='auto'")
     ap.add_argument("--classification", action="store_true",
                     help="only KNIFEClassifierCV on the sin/square simulation (and its baseline) at --rows")
+    ap.add_argument("--subsample", action="store_true",
+                    help=f"only KNIFERegressorCV with cv_max_samples={SUB} at --rows (e.g. 100000 1000000)")
+    ap.add_argument("--cv-max-samples", type=int, default=SUB, dest="cv_max_samples",
+                    help=f"with --subsample: the rows of the CV (default {SUB})")
+    ap.add_argument("--n-jobs", type=int, default=None, dest="n_jobs", help="with --subsample: workers over the folds")
+    ap.add_argument("--cv-rule", default="best", choices=["best", "1se"], dest="cv_rule", help="with --subsample")
     ap.add_argument("--agreement", action="store_true",
                     help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
@@ -311,6 +361,15 @@ def main():
         return
     if args.auto:
         auto_crossover()
+        return
+    if args.subsample:
+        results = []
+        for n in sorted(set(args.rows)):
+            r = _in_child("knife_sub", n, 20, args.timeout, sub=args.cv_max_samples, n_jobs=args.n_jobs,
+                          cv_rule=args.cv_rule)
+            print(json.dumps(r), flush=True)
+            results.append(r)
+        write_subsample(results)
         return
     rows = sorted(set(args.rows + ([1_000_000] if args.full else [])))
     ps = [20, 100] if args.full else [20]

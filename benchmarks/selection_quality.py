@@ -332,8 +332,7 @@ def part_sim(quick=False):
         for m in methods:
             if task not in METHODS[m]:
                 continue
-            # NMMKL selects a requested number (no path, no rule): one row
-            rules = ("best", "1se") if m != "nmmkl" else ("best",)
+            rules = ("best", "1se")
             cells, fewest = [], ""
             for rule in rules:
                 r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600, cv_rule=rule, truth=truth)
@@ -350,12 +349,9 @@ def part_sim(quick=False):
                     tot[2] += int(tp == truth.sum() and fp <= 1)
                     tot[3] += r[1]
                     fewest = "none" if r[2] is None else r[2]
-            if m == "nmmkl":
-                cells += ["", "", ""]
-                fewest = ""
-            rows.append([name, m, "n/a (top m)" if m == "nmmkl" else DEFAULT_CV_RULES[m]] + cells + [fewest])
+            rows.append([name, m, DEFAULT_CV_RULES[m]] + cells + [fewest])
             print(rows[-1], flush=True)
-    summary = [[m, r + (" (default)" if m != "nmmkl" and DEFAULT_CV_RULES[m] == r else ""), v[0], v[1], v[2],
+    summary = [[m, r + (" (default)" if DEFAULT_CV_RULES[m] == r else ""), v[0], v[1], v[2],
                 f"{v[3]:.1f}"] for (m, r), v in totals.items()]
     head = ["data", "method", "default rule", "TP best", "FP best", "CPU s best", "TP 1se", "FP 1se", "CPU s 1se",
             "path: fewest FP with every TP"]
@@ -363,8 +359,8 @@ def part_sim(quick=False):
             "Target: every true feature the method can represent, at most one false positive.  Each method "
             "through `numkfs.select` with its defaults but `cv_rule`, once with `\"best\"` and once with "
             "`\"1se\"`; \"default rule\" is the rule `select` now uses when none is given "
-            "(`numkfs.model_selection.DEFAULT_CV_RULES`).  NMMKL has no path: it keeps its default number "
-            "of features, min(p // 2, 10).  L1KR limited to 120 s a case.  The last column reads the "
+            "(`numkfs.model_selection.DEFAULT_CV_RULES`).  NMMKL: its number of features m chosen by CV "
+            "(`NMMKLSelectorCV`; the path is over m).  L1KR limited to 120 s a case.  The last column reads the "
             "path `select` fitted (with the 1se rule): the fewest false positives of a point that holds every "
             "true feature (\"none\": no point holds them all), i.e. whether the target is reachable on "
             "that path at all.\n\n"
@@ -447,9 +443,9 @@ def _lpkta_regression_mse(est, Xtr, ytr, Xte, yte):
 def _real_methods(task, p):
     """(name, estimator, held-out error function or None for ``predict``) of every numkfs method
     that does ``task``: the CV estimator a user would reach for, its defaults but ``cv_rule`` the
-    method's rule in ``DEFAULT_CV_RULES`` (what ``numkfs.select`` uses).  NMMKL has no CV estimator:
-    as ``numkfs.select`` does, its selector keeps min(p // 2, 10) features and a linear SVM on them
-    (standardised) is the model."""
+    method's rule in ``DEFAULT_CV_RULES`` (what ``numkfs.select`` uses).  NMMKL selects features only:
+    ``NMMKLSelectorCV`` (m chosen by CV) and a linear SVM on its selection (standardised), the model
+    its CV scores with, is the model."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
@@ -464,11 +460,11 @@ def _real_methods(task, p):
                 ("L1KRRegressorCV", nk.L1KRRegressorCV(cv_rule=R["l1kr"]), None),
                 ("LpKTASelectorCV (+ its kernel ridge)", nk.LpKTASelectorCV(cv_rule=R["lpkta"]),
                  _lpkta_regression_mse)]
-    nmmkl = make_pipeline(nk.NMMKLSelector(n_features_to_select=max(1, min(p // 2, 10))), StandardScaler(),
-                          LinearSVC(C=1.0, max_iter=20000))
+    nmmkl = make_pipeline(nk.NMMKLSelectorCV(cv_rule=R["nmmkl"]), StandardScaler(),
+                          LinearSVC(C=1.0, max_iter=20000, random_state=0))
     return [("KNIFEClassifierCV", nk.KNIFEClassifierCV(cv_rule=R["knife"]), None),
             ("LpKTAClassifierCV", nk.LpKTAClassifierCV(cv_rule=R["lpkta"]), None),
-            (f"NMMKLSelector (m = {max(1, min(p // 2, 10))}) + linear SVM", nmmkl, None)]
+            ("NMMKLSelectorCV + linear SVM", nmmkl, None)]
 
 
 def _fit_case(est, X, y, tr, te, clf, error):
@@ -575,9 +571,9 @@ def _real_section(tables, targets, n_splits, limit, memory, cpu_total, partial=F
             "method's default rule of `numkfs.model_selection.DEFAULT_CV_RULES` (the rule `numkfs.select` "
             "uses: `\"best\"` for KNIFE, `\"1se\"` for the garrote, COSSO, L1KR and lp-KTA).  "
             "`LpKTASelectorCV` has no `predict`: its error is that of the model it scores its folds with (kernel "
-            "ridge, penalty 1/C, on the learned kernel at the chosen p) fitted on the training rows.  NMMKL has "
-            "no CV estimator: as `numkfs.select` does, `NMMKLSelector` keeps min(p // 2, 10) features and a "
-            "linear SVM (C = 1, standardised) on them is the model.  Regression (ozone, raw diabetes): KNIFE, "
+            "ridge, penalty 1/C, on the learned kernel at the chosen p) fitted on the training rows.  NMMKL selects "
+            "features only: `NMMKLSelectorCV` chooses m by the 5-fold score of a linear SVM on each fold's "
+            "selection, and that linear SVM (C = 1, standardised) on its selection is the model.  Regression (ozone, raw diabetes): KNIFE, "
             "garrote, COSSO, L1KR, lp-KTA; classification: KNIFE, lp-KTA, NMMKL, all three also for more than "
             f"two classes (wine, digits).  Each fit ran in its own process limited to {limit:.0f} CPU s "
             f"(RLIMIT_CPU; wall-clock backstop {3 * limit:.0f} s) and {memory / 2 ** 30:.0f} GiB of address space "

@@ -32,6 +32,7 @@ __getattr__, __dir__, __all__ = _attach(
         "LpKTASelector": "estimators",
         "LpKTASelectorCV": "estimators",
         "NMMKLSelector": "estimators",
+        "NMMKLSelectorCV": "estimators",
         "SelectionCurve": "estimators._lpkta_scoring",
         "cosso": "methods",
         "cosso_path": "methods",

@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", choices=["regression", "classification"], help="default: inferred from the target")
     p.add_argument("--n-features", type=_positive_int, dest="n_features", help="number of features to select (>= 1)")
     p.add_argument("--cv", type=_folds, default=5, help="cross-validation folds (>= 2, default 5)")
-    rules = ", ".join(f"{m} {r}" for m, r in DEFAULT_CV_RULES.items() if m != "nmmkl")
+    rules = ", ".join(f"{m} {r}" for m, r in DEFAULT_CV_RULES.items())
     p.add_argument("--cv-rule", choices=["best", "1se"], default=None, dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
                         f"error of it (default: the method's rule: {rules})")

@@ -101,8 +101,10 @@ SCORINGS = {
 #: ``"1se"`` where the best CV score sits on a flat stretch of the path that keeps
 #: noise features (garrote, COSSO, L1KR, lp-KTA, whose best point is often near p = 2,
 #: the dense end), ``"best"`` for KNIFE (its best point already keeps at most one noise feature,
-#: and it predicted best).  NMMKL selects a requested number and has no path: its
-#: entry only keeps the table complete.  The estimators' own default stays ``"best"``.
+#: and it predicted best); ``"best"`` for NMMKL's number of features m
+#: (:class:`numkfs.NMMKLSelectorCV`: fewer missed and fewer false features than
+#: the former fixed m, where ``"1se"`` missed twice as many).  The estimators' own
+#: default stays ``"best"``.
 DEFAULT_CV_RULES = _cv_rules.DEFAULT_CV_RULES
 
 

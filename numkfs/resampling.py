@@ -138,7 +138,8 @@ PATH_SPECS = {
                         defaults={"n_grid": 50}, renamed={"lambda2s": "grid", "n_lambdas": "n_grid"}),
     "cosso": PathSpec("cosso_path", "grid", ("COSSORegressor", "COSSORegressorCV"), ("regression",),
                       shared={"lambda0": ("lambda0",)}, renamed={"Ms": "grid", "n_Ms": "n_grid"}),
-    "nmmkl": PathSpec("nmmkl_path", "m_values", ("NMMKLSelector",), ("classification",), integer_grid=True),
+    "nmmkl": PathSpec("nmmkl_path", "grid", ("NMMKLSelector", "NMMKLSelectorCV"), ("classification",),
+                      integer_grid=True, renamed={"m_values": "grid"}),
 }
 
 #: Path keywords never taken from an estimator's parameters (the data, the

@@ -7,10 +7,10 @@ what it is (negative mean squared error for regression; a held-out loss for
 classification by default, accuracy on request), ``cv_rule="best"`` or
 ``"1se"`` (by default each method's rule of
 :data:`numkfs.model_selection.DEFAULT_CV_RULES`), an exact count with ``n_features``, and the support read from
-the path by the method's one tolerance.  NMMKL has no path to
-cross-validate: it selects the requested number of features, and the score
-is the K-fold score of a linear SVM on them (standardised inside each fold),
-as in its paper.
+the path by the method's one tolerance.  NMMKL's path runs over the number
+of features m (:class:`numkfs.NMMKLSelectorCV`): each fold's selections are
+scored by a linear SVM on them (standardised inside the fold), the model of
+its paper; with ``n_features`` it keeps that many, scored the same way.
 """
 from __future__ import annotations
 
@@ -233,24 +233,16 @@ def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     """K-fold score of a linear SVM on the selected columns, standardised
     inside each fold (:func:`numkfs.model_selection.fold_data`), on the folds
     of :func:`numkfs.model_selection.cross_val_path` (one score per fold)."""
-    from sklearn.metrics import hinge_loss
-    from sklearn.svm import LinearSVC
-
-    from .model_selection import cross_val_path, cv_mean_se, fold_data
+    from .estimators._nmmkl import linear_svm_scores
+    from .model_selection import cross_val_path, cv_mean_se
 
     if not mask.any():
         return float("nan")
-    Xm = X[:, mask]
-    labels = np.unique(y)
 
     def fold(tr, te):
-        Xtr, Xte = fold_data(Xm, tr, te)
-        clf = LinearSVC(C=1.0, max_iter=20000).fit(Xtr, y[tr])
-        if scoring == "accuracy":
-            return [np.mean(clf.predict(Xte) == y[te])]
-        return [-hinge_loss(y[te], clf.decision_function(Xte), labels=labels)]
+        return linear_svm_scores(X, y, tr, te, [mask], scoring)
 
-    scores, sizes = cross_val_path(fold, Xm, y, cv, classifier=True, random_state=random_state,
+    scores, sizes = cross_val_path(fold, X[:, mask], y, cv, classifier=True, random_state=random_state,
                                    method="the linear SVM that scores NMMKL")
     return float(cv_mean_se(scores, sizes)[0][0])
 
@@ -298,7 +290,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         features; the sparsest point within one standard error keeps far
         fewer), ``"best"`` for KNIFE (its best point keeps at most one noise
         feature there, and it predicted best).  The estimators' own default is
-        ``"best"``.  Not used by NMMKL, which selects a number of features.
+        ``"best"``.  For NMMKL the rule chooses m.
     scoring : str, optional
         The held-out score where the method offers a choice
         (classification: ``"accuracy"`` or the default continuous loss).
@@ -426,9 +418,9 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     solver, extra = params.get("solver", "auto"), {}
     contract = dict(cv=cv, cv_rule=cv_rule, scoring=scoring, random_state=random_state)
 
-    if method == "nmmkl":
+    if method == "nmmkl" and n_features is not None:
         y = np.asarray(y)
-        m = n_features if n_features is not None else max(1, min(X.shape[1] // 2, 10))
+        m = n_features
         est = E.NMMKLSelector(n_features_to_select=m, **params).fit(X, y)
         selected = est.get_support()  # the top-m rule
         weights = np.asarray(est.scores_, dtype=float)
@@ -454,6 +446,9 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
         cls = E.LpKTASelectorCV
         kw = dict(params)
         solver = "per-feature Newton (native)"
+    elif method == "nmmkl":  # m chosen by CV (a requested m: above)
+        cls = E.NMMKLSelectorCV
+        kw = dict(params)
     elif method == "garrote":
         cls = E.GarroteRegressorCV
         kw = dict(params)
@@ -462,10 +457,13 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
         kw = dict(params)
     est = cls(**_with_contract(cls, kw, **contract)).fit(X, y)
     path = est.path_
+    if method == "nmmkl":
+        extra["scores"] = est.scores_
     if n_features is None:
         i = int(est.best_index_)
         selected = path.selected(i)
-        weights = np.asarray(est.feature_weights_, dtype=float)
+        # NMMKL's weights are 0/1 selections along its path in m; its scores φ rank the features
+        weights = np.asarray(est.scores_ if method == "nmmkl" else est.feature_weights_, dtype=float)
         rule = path.cv_rule or cv_rule
     else:
         i, selected = index_for_count(path, n_features, feature_names=names)

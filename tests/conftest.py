@@ -52,6 +52,7 @@ ESTIMATORS = {
     "LpKTASelectorCV": _E.LpKTASelectorCV(cv=2, grid=_P6, random_state=0),
     "LpKTAClassifierCV": _E.LpKTAClassifierCV(cv=2, grid=_P6, random_state=0),
     "NMMKLSelector": _E.NMMKLSelector(n_features_to_select=1),
+    "NMMKLSelectorCV": _E.NMMKLSelectorCV(cv=2, n_grid=3),
 }
 
 #: further settings the scikit-learn checks also run, each a different code path:

@@ -23,6 +23,7 @@ __getattr__, __dir__, __all__ = _attach(
         "LpKTASelector": "_lpkta",
         "LpKTASelectorCV": "_lpkta",
         "NMMKLSelector": "_nmmkl",
+        "NMMKLSelectorCV": "_nmmkl_cv",
     },
 )
 del _attach

@@ -12,16 +12,19 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 from __future__ import annotations
 
 import numbers
+from types import SimpleNamespace
 
 import numpy as np
+from sklearn.model_selection import train_test_split
 
 from .._threads import method_threads
-from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
-from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife_ovr_paths, knife_path,
-                             path_decision_function)
+from .._validation import (DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, check_random_state,
+                           renamed)
+from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife, knife_ovr_paths,
+                             knife_path, path_decision_function)
 from ..model_selection import CV_RULES, fold_data, path_scores
 from ..paths import FeaturePath
-from ._cv import PathCVMixin, cv_data
+from ._cv import PathCVMixin, as_grid, cv_data
 from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
 
 __all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS"]
@@ -44,7 +47,8 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "n_lambdas": [DEPRECATED_OPTION, *KNIFE_CONSTRAINTS["n_grid"]],
        "lambda2_grid": [DEPRECATED_OPTION, InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"),
                         NoneOr],
-       "n_jobs": [Interval(numbers.Integral, None, None), NoneOr]}
+       "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
+       "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), NoneOr]}
 
 #: Held-out scores of the classification CV estimator (higher is better).
 CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
@@ -70,10 +74,12 @@ class _KNIFEPathCV(PathCVMixin):
     def _cv_path_params(self, data, outer, *, full):
         params = dict(loss=self.loss, n_restarts=self.n_restarts, random_state=self.random_state,
                       **self._kernel_params())
+        params["lambda1"] = self.lambda1 * data.ratio  # the full-data problem per row (cv_max_samples)
         if self._classifier:
             params["delta"] = self.delta
         if full:
-            params.update(n_grid=data.n_grid, lambda_min_ratio=self.lambda_min_ratio, grid=data.grid,
+            grid = None if data.grid is None else as_grid(data.grid) * data.ratio
+            params.update(n_grid=data.n_grid, lambda_min_ratio=self.lambda_min_ratio, grid=grid,
                           feature_names=getattr(self, "feature_names_in_", None), verbose=self.verbose)
         return params
 
@@ -89,6 +95,51 @@ class _KNIFEPathCV(PathCVMixin):
         """The fold's rows, standardised with its training rows' statistics only."""
         Xtr, Xte = fold_data(data.X_split, train, test)
         return Xtr, data.y_split[train], Xte, data.y_split[test]
+
+    def _cv_rows(self, Xs, y, X_raw):
+        """``(Xs, y, X_raw, rows)``: the rows the path and its CV use.
+
+        All of them, or with ``cv_max_samples`` below the number of rows a
+        random subsample of that many (stratified by class for a
+        classifier, drawn with ``random_state``).  ``rows`` holds what the
+        final fit on every row needs: ``full`` (the whole data, or None)
+        and ``ratio`` = n_sub / n, by which λ1 and λ2 are scaled on the
+        subsample so that its problem, per row, is the full data's (the
+        loss is a sum over the rows)."""
+        n, m = Xs.shape[0], self.cv_max_samples
+        if m is None or m >= n:
+            return Xs, y, X_raw, dict(full=None, ratio=1.0)
+        name = type(self).__name__
+        if self.approximation_ == "nystroem" and self.n_components is not None and self.n_components > m:
+            raise ValueError(f"{name}: n_components={self.n_components} landmarks need at least as many rows "
+                             f"as the cross-validation uses; cv_max_samples={m} is fewer.")
+        seed = int(check_random_state(self.random_state).integers(2**31 - 1))
+        idx, _ = train_test_split(np.arange(n), train_size=m, random_state=seed,
+                                  stratify=y if self._classifier else None)
+        idx = np.sort(idx)
+        return Xs[idx], y[idx], X_raw[idx], dict(full=SimpleNamespace(X=Xs, y=y), ratio=m / n)
+
+    def _cv_refit_all_rows(self, data, targets):
+        """With a subsample (``cv_max_samples``): the chosen point fitted on
+        every row, λ2 scaled back by n / n_sub, warm-started from the
+        subsample's weights at the chosen point's rbf scale (one
+        :func:`~numkfs.methods.knife.knife` fit per problem; ``path_``,
+        ``cv_scores_`` and ``converged_`` stay those of the subsample)."""
+        self.cv_n_samples_ = int(data.X.shape[0])
+        if data.full is None:
+            return
+        self.lambda2_ = float(self.lambda2_ / data.ratio)
+        params = {**self._kernel_params(), "loss": self.loss}
+        if self._classifier:
+            params["delta"] = self.delta
+        W = np.atleast_2d(getattr(self, "class_feature_weights_", self.feature_weights_))
+        gammas = np.broadcast_to(np.asarray(self.gamma_, dtype=float), (len(targets),))
+        results = [knife(data.full.X, yk, **{**params, "gamma": float(g)}, lambda2=self.lambda2_, w0=w,
+                         n_restarts=self.n_restarts, random_state=self.random_state)
+                   for yk, w, g in zip(targets, W, gammas)]
+        kept = self.converged_, self.objective_history_
+        self._store(results if self._classifier else results[0], data.full.X)
+        self.converged_, self.objective_history_ = kept
 
 
 class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
@@ -141,6 +192,20 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         joblib workers over the folds: threads by default (the folds' work
         releases the GIL; no worker processes to start), any backend set
         with ``joblib.parallel_config`` (e.g. Dask) otherwise.
+    cv_max_samples : int, optional
+        At most this many rows for the path and its cross-validation (at
+        least 2; default: every row).  With fewer rows than that nothing
+        changes.  With more, a random subsample of ``cv_max_samples`` rows
+        (drawn with ``random_state``; stratified by class for the
+        classifier) carries the path and the CV, with λ1 and the λ2 grid
+        multiplied by n_sub / n: the loss is a sum over the rows, so that is
+        the same problem per row.  The chosen point is then fitted once on
+        every row at λ2 = (the chosen subsample λ2) x n / n_sub, started
+        from the subsample's weights at its rbf scale.  The CV then costs
+        what it costs at ``cv_max_samples`` rows, plus one fit on all rows.
+        Through a Nyström basis at 10^6 rows, ``cv_max_samples=20000`` runs
+        in minutes where the CV on every row takes hours; see the user
+        guide's section on large data.
     lambda2_grid, n_lambdas
         Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
@@ -148,8 +213,14 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     ----------
     path_ : FeaturePath
         With ``cv_scores`` of shape (n_points, n_folds), ``score_name``,
-        ``cv_rule``, ``chosen_index`` and ``converged``.
+        ``cv_rule``, ``chosen_index`` and ``converged``.  With
+        ``cv_max_samples`` below the number of rows: the subsample's path,
+        its grid in the subsample's scale.
+    cv_n_samples_ : int
+        The number of rows the path and its CV used.
     lambda2_ : float
+        The λ2 of the fitted model (``path_.grid[best_index_]``, times
+        n / ``cv_n_samples_`` with a subsample).
     gamma_ : float
         The rbf scale of the chosen point.
     best_index_ : int
@@ -184,9 +255,10 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio=1e-3, grid=None,
                  n_jobs=None, random_state=0, verbose=False, approximation="exact", n_components=None,
-                 lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+                 cv_max_samples=None, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
         self.approximation = approximation
         self.n_components = n_components
+        self.cv_max_samples = cv_max_samples
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -214,9 +286,12 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     def _cv_data(self, X, y):
         Xs, y, X_raw = self._check_fit_input(X, y)
         y_mean = float(y.mean())
-        # the full path on standardised X and centred y; the folds cut from the raw rows
-        return cv_data(Xs, y - y_mean, scoring=self.scoring, X_split=X_raw, y_split=y, y_mean=y_mean,
-                       **self._cv_grid())
+        Xs, y, X_raw, rows = self._cv_rows(Xs, y, X_raw)
+        if rows["full"] is not None:
+            rows["full"].y = rows["full"].y - y_mean
+        # the path on standardised X and centred y; the folds cut from the raw rows
+        return cv_data(Xs, y - float(y.mean()), scoring=self.scoring, X_split=X_raw, y_split=y, y_mean=y_mean,
+                       **rows, **self._cv_grid())
 
     def _cv_fold_data(self, data, train, test):
         """Standardised on the fold's training rows, y centred on their mean
@@ -247,6 +322,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         self.gamma_ = float(path.extra["gamma"][i])
         self._params = {**path.extra["params"], "gamma": self.gamma_}
         self.X_fit_ = Xs
+        self._cv_refit_all_rows(data, [] if data.full is None else [data.full.y])
 
 
 def _ovr_targets(y, classes):
@@ -289,9 +365,10 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         with fewer features (``benchmarks/results/selection_quality.md``).
     approximation, n_components
         As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
-    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, lambda2_grid, n_lambdas
+    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, cv_max_samples, lambda2_grid, n_lambdas
         As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
-        problem follows its own selected features).
+        problem follows its own selected features; the classes are those
+        of every row).
     scoring : {"accuracy", "neg_loss", "neg_log_loss"}, default="accuracy"
         The CV score (higher is better; see the selection contract in the user guide).
 
@@ -303,7 +380,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         ``score_name``, ``cv_rule``, ``chosen_index`` and ``converged``.
     paths_ : list of FeaturePath
         One per one-vs-rest problem.
-    lambda2_, best_index_, cv_scores_, converged_, n_features_selected_
+    lambda2_, best_index_, cv_scores_, cv_n_samples_, converged_, n_features_selected_
         As in :class:`KNIFERegressorCV` (``converged_``: every problem
         converged at the point).
     gamma_ : float or ndarray (n_problems,)
@@ -334,9 +411,10 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_grid=100, lambda_min_ratio=1e-3, grid=None, n_jobs=None,
                  random_state=0, verbose=False, approximation="exact", n_components=None,
-                 lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+                 cv_max_samples=None, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
         self.approximation = approximation
         self.n_components = n_components
+        self.cv_max_samples = cv_max_samples
         self.kernel = kernel
         self.loss = loss
         self.lambda1 = lambda1
@@ -364,10 +442,12 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
 
     def _cv_data(self, X, y):
         Xs, y, X_raw = self._check_fit_input(X, y)
-        problems = self._targets(y)
+        self._targets(y)  # the classes, from every row
+        Xs, y, X_raw, rows = self._cv_rows(Xs, y, X_raw)
+        problems = _ovr_targets(y, self.classes_)
         return cv_data(Xs, y, scoring=self.scoring, stratify=True, X_split=X_raw,
                        score_kw=dict(classes=self.classes_, loss=self.loss, delta=self.delta),
-                       problems=problems, classes=self.classes_, **self._cv_grid())
+                       problems=problems, classes=self.classes_, **rows, **self._cv_grid())
 
     def _cv_full_path(self, data, outer):
         """The binary problem's path, or the one-vs-rest paths on one grid
@@ -422,3 +502,4 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         self._set_gammas(gammas[:, i])
         self._landmarks = [p.extra["params"].get("landmarks") for p in paths]
         self.X_fit_ = data.X
+        self._cv_refit_all_rows(data, [] if data.full is None else _ovr_targets(data.full.y, self.classes_))

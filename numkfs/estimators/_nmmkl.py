@@ -14,7 +14,70 @@ from .._validation import Interval, NoneOr, Options, check_X
 from ..methods.nmmkl import NMMKL_CONSTRAINTS, nmmkl
 from ._base import NumkfsEstimator
 
-__all__ = ["NMMKLSelector"]
+__all__ = ["NMMKLSelector", "linear_svm_scores"]
+
+
+def _check_input(est, X, y):
+    """``(X, y)`` as arrays: scikit-learn's own checks first (their messages
+    are part of the estimator contract), then numkfs's (which name the bad
+    column); class labels only."""
+    name = type(est).__name__
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    validate_data(est, X, reset=True, dtype=np.float64, ensure_all_finite=False)
+    X_arr = check_X(X, caller=name)
+    y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn(f"{name}: a column-vector y was passed when a 1-D array was expected; it is raveled.",
+                      DataConversionWarning, stacklevel=3)
+        y_arr = y_arr.ravel()
+    check_classification_targets(y_arr)
+    return X_arr, y_arr
+
+
+def linear_svm_scores(X, y, train, test, masks, scoring="neg_hinge_loss"):
+    """Held-out scores (higher is better) of a linear SVM on each selection.
+
+    For each boolean mask, ``LinearSVC(C=1)`` on those columns, standardised
+    on the training rows only (:func:`numkfs.model_selection.fold_data`),
+    fitted on ``train`` and scored on ``test``: the negative multiclass
+    hinge loss (``"neg_hinge_loss"``, scikit-learn's ``hinge_loss``) or the
+    accuracy.  An empty selection scores NaN.  The model NMMKL's selections
+    are scored with (its relaxation is a linear SVM's dual).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Class labels.
+    train, test : ndarray of int
+        Row indices.
+    masks : sequence of ndarray of bool, each of shape (n_features,)
+        The selections to score.
+    scoring : {"neg_hinge_loss", "accuracy"}, default="neg_hinge_loss"
+
+    Returns
+    -------
+    ndarray of shape (len(masks),)
+    """
+    from sklearn.metrics import hinge_loss
+    from sklearn.svm import LinearSVC
+
+    from ..model_selection import fold_data
+
+    labels = np.unique(y)
+    out = np.full(len(masks), np.nan)
+    for i, mask in enumerate(masks):
+        mask = np.asarray(mask, dtype=bool)
+        if not mask.any():
+            continue
+        Xtr, Xte = fold_data(X[:, mask], train, test)
+        clf = LinearSVC(C=1.0, max_iter=20000, random_state=0).fit(Xtr, y[train])
+        if scoring == "accuracy":
+            out[i] = np.mean(clf.predict(Xte) == y[test])
+        else:
+            out[i] = -hinge_loss(y[test], clf.decision_function(Xte), labels=labels)
+    return out
 
 
 class NMMKLSelector(SelectorMixin, NumkfsEstimator):
@@ -119,18 +182,7 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
         """Solve the QCQP on (X, y) and select the features."""
         self._validate_params()
         name = type(self).__name__
-        if y is None:
-            raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-        # scikit-learn's own checks first (their messages are part of the
-        # estimator contract), then numkfs's (which name the bad column)
-        validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=False)
-        X_arr = check_X(X, caller=name)
-        y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
-            warnings.warn(f"{name}: a column-vector y was passed when a 1-D array was expected; it is raveled.",
-                          DataConversionWarning, stacklevel=2)
-            y_arr = y_arr.ravel()
-        check_classification_targets(y_arr)
+        X_arr, y_arr = _check_input(self, X, y)
         d = X_arr.shape[1]
         if self.n_features_to_select > d:
             raise ValueError(f"{name}: n_features_to_select={self.n_features_to_select} exceeds the "

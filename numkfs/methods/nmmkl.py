@@ -58,8 +58,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (Interval, NoneOr, Options, check_X, check_binary_labels, check_y, constant_columns,
-                           validate_params)
+from .._validation import (DEPRECATED, Interval, NoneOr, Options, check_X, check_binary_labels, check_y,
+                           constant_columns, renamed, validate_params)
 from .._preprocessing import Standardizer
 from ..kernels.lowrank import rbf_feature_factors
 from ..model_selection import parallel_map
@@ -67,7 +67,7 @@ from ..paths import FeaturePath
 from ..solvers import solve
 from ..solvers.native.nmmkl import NMMKLProblem, svm_dual_smo
 
-__all__ = ["nmmkl", "nmmkl_path", "NMMKLResult", "recover_p", "theorem6_bound", "nmmkl_factors",
+__all__ = ["nmmkl", "nmmkl_path", "default_m_grid", "NMMKLResult", "recover_p", "theorem6_bound", "nmmkl_factors",
            "NMMKL_CONSTRAINTS"]
 
 NMMKL_CONSTRAINTS = {
@@ -481,10 +481,27 @@ def _target_path(y_pm, *, Z, offsets, ms, C, tau, solver, tol, tie_tol):
     return out
 
 
-def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: float = 0.1, gamma="scale",
-               rank_tol: float = 1e-6, max_rank: int | None = None, standardize: bool = True,
+def default_m_grid(n_features: int, n_grid: int = 20) -> np.ndarray:
+    """The default numbers of features of :func:`nmmkl_path`: every m from 1
+    to ``n_features`` when there are at most ``n_grid`` of them, else
+    ``n_grid`` values spaced evenly in log m from 1 to ``n_features``
+    (rounded, without repeats, so possibly fewer).
+
+    Examples
+    --------
+    >>> from numkfs.methods.nmmkl import default_m_grid
+    >>> default_m_grid(4).tolist(), default_m_grid(100, 5).tolist()
+    ([1, 2, 3, 4], [1, 3, 10, 32, 100])
+    """
+    if n_features <= n_grid:
+        return np.arange(1, n_features + 1)
+    return np.unique(np.round(np.geomspace(1, n_features, n_grid)).astype(int))
+
+
+def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: float = 1.0, tau: float = 0.1,
+               gamma="scale", rank_tol: float = 1e-6, max_rank: int | None = None, standardize: bool = True,
                solver="auto", tol: float | None = None, tie_tol: float = 1e-6, multiclass: str = "vote",
-               weights: str = "selection", feature_names=None, n_jobs=None) -> FeaturePath:
+               weights: str = "selection", feature_names=None, n_jobs=None, m_values=DEPRECATED) -> FeaturePath:
     r"""NMMKL selections for several ``m``, warm-started, as a :class:`FeaturePath`.
 
     The QCQP is built once; along the path only the parameter ``m`` changes
@@ -497,8 +514,12 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
         Data, one row per sample and one column per feature.
     y : array-like of shape (n_samples,)
         Class labels (two or more classes; more: one-vs-rest).
-    m_values : sequence of int
-        Numbers of features, in the order to compute.
+    grid : sequence of int, optional
+        Numbers of features m, in the order to compute; default
+        :func:`default_m_grid` (every m up to ``n_grid`` features, else
+        ``n_grid`` values evenly spaced in log m).
+    n_grid : int, default=20
+        Size of the default grid.
     kernel : {"linear", "rbf"}, default="linear"
         Per-feature kernel, as in :func:`nmmkl`.
     C, tau : float
@@ -526,11 +547,13 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
     n_jobs : int, optional
         joblib workers: over the one-vs-rest classes (each keeps its own
         warm-started sequence over m: identical results), or, for a binary
-        problem, over contiguous chunks of ``m_values`` (each chunk
+        problem, over contiguous chunks of ``grid`` (each chunk
         warm-started from its first point: the same answers to the solver
         tolerance).
     feature_names : sequence of str, optional
         Names of the features, stored on the path.
+    m_values
+        Former name of ``grid`` (FutureWarning).
 
     Returns
     -------
@@ -556,9 +579,12 @@ def nmmkl_path(X, y, m_values, *, kernel: str = "linear", C: float = 1.0, tau: f
         names = [str(c) for c in X.columns]
     X, y, classes = _prepare(X, y, caller, standardize)
     d = X.shape[1]
-    ms = [_check_m(mv, d, caller) for mv in np.atleast_1d(m_values).tolist()]
+    grid = renamed(grid, m_values, new="grid", old="m_values", caller=caller)
+    if grid is None:
+        grid = default_m_grid(d, n_grid)
+    ms = [_check_m(mv, d, caller) for mv in np.atleast_1d(grid).tolist()]
     if not ms:
-        raise ValueError(f"{caller}: m_values is empty.")
+        raise ValueError(f"{caller}: grid is empty.")
     Z, offsets = nmmkl_factors(X, kernel, gamma, rank_tol, max_rank)
     targets = _binary_targets(y, classes, caller)
     # one warm-started sequence over m per binary target (one-vs-rest classes

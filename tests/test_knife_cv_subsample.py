@@ -1,0 +1,107 @@
+"""KNIFE CV with ``cv_max_samples``: λ2 chosen on a subsample's path (λ1 and
+the grid scaled to the subsample's size), the chosen point refitted on every
+row with λ2 scaled back (issue #26, the CV at 10^6 rows)."""
+import numpy as np
+import pytest
+
+from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+from numkfs.datasets import make_orange, make_sinusoid
+from numkfs.kernels import weighted_kernel
+from numkfs.losses import get_loss
+from numkfs.methods.knife import knife_objective
+
+N, M = 240, 120
+
+
+@pytest.fixture(scope="module")
+def sinusoid():
+    return make_sinusoid(n_samples=N, n_features=8, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def fitted(sinusoid):
+    X, y, _ = sinusoid
+    X0 = X.copy()
+    est = KNIFERegressorCV(n_grid=6, cv=3, cv_max_samples=M, random_state=0).fit(X, y)
+    assert np.array_equal(X, X0)  # the input is not modified
+    return est
+
+
+def test_chosen_lambda2_is_scaled_back_to_every_row(fitted):
+    est = fitted
+    assert est.cv_n_samples_ == M
+    # the subsample's path is the full problem per row: λ1 and λ2 times n_sub / n
+    assert est.path_.extra["params"]["lambda1"] == pytest.approx(est.lambda1 * M / N, rel=1e-15)
+    assert est.lambda2_ == pytest.approx(est.path_.grid[est.best_index_] * N / M, rel=1e-14)
+    assert est.cv_scores_.shape == (est.path_.n_points, 3)
+
+
+def test_final_model_is_fitted_on_every_row(fitted, sinusoid):
+    """The stored objective is KNIFE's objective on all n rows at the scaled
+    λ2 and the full λ1, and α is the exact ridge solution there."""
+    est = fitted
+    X, y, _ = sinusoid
+    assert est.X_fit_.shape == (N, X.shape[1]) and est.alpha_.shape == (N,)
+    Xs, yc = est.scaler_.transform(X), y - y.mean()
+    assert est.intercept_ == pytest.approx(y.mean(), rel=1e-15)
+    f = knife_objective(Xs, yc, est.feature_weights_, est.alpha_, lambda1=est.lambda1, lambda2=est.lambda2_,
+                        gamma=est.gamma_)
+    assert est.objective_ == pytest.approx(f, rel=1e-10)
+    K = weighted_kernel(Xs, est.feature_weights_, "rbf", gamma=est.gamma_)
+    g = get_loss("squared").gradient(yc, K @ est.alpha_)
+    # α-step stationarity g + 2 λ1 α = 0; cond(K + λ1 I) <= 1 + n / λ1 times machine epsilon
+    assert np.max(np.abs(g + 2 * est.lambda1 * est.alpha_)) < (1 + N / est.lambda1) * 1e-13 * np.max(np.abs(g))
+    pred = est.predict(X)
+    assert pred == pytest.approx(K @ est.alpha_ + y.mean(), rel=1e-12, abs=1e-12 * np.max(np.abs(pred)))
+
+
+def test_finds_the_sinusoid_features_from_half_the_rows(fitted, sinusoid):
+    assert np.array_equal(fitted.get_support(), sinusoid[2])
+
+
+def test_enough_rows_is_the_ordinary_cv(sinusoid):
+    X, y, _ = sinusoid
+    a = KNIFERegressorCV(n_grid=5, cv=3, random_state=0).fit(X, y)
+    b = KNIFERegressorCV(n_grid=5, cv=3, cv_max_samples=N, random_state=0).fit(X, y)
+    assert a.cv_n_samples_ == b.cv_n_samples_ == N
+    assert a.lambda2_ == b.lambda2_
+    np.testing.assert_array_equal(a.feature_weights_, b.feature_weights_)
+    np.testing.assert_array_equal(a.alpha_, b.alpha_)
+
+
+def test_a_grid_of_your_own_is_in_the_full_data_scale(sinusoid):
+    X, y, _ = sinusoid
+    grid = np.array([0.0, 5.0, 50.0, 500.0])
+    est = KNIFERegressorCV(grid=grid, cv=3, cv_max_samples=M, random_state=0).fit(X, y)
+    np.testing.assert_allclose(est.path_.grid, grid * M / N, rtol=1e-15)
+    assert np.min(np.abs(grid - est.lambda2_)) <= 1e-14 * grid[-1]
+
+
+def test_classifier_subsample_is_stratified_and_refitted():
+    X, y, _ = make_orange(n_samples=300, n_noise=3, random_state=0)
+    y3 = np.digitize(X[:, 0], [-0.6, 0.6])  # three classes from every row
+    est = KNIFEClassifierCV(n_grid=5, cv=3, cv_max_samples=150, random_state=0).fit(X, y3)
+    assert est.cv_n_samples_ == 150
+    np.testing.assert_array_equal(est.classes_, [0, 1, 2])
+    assert est.alpha_.shape == (3, 300) and est.decision_function(X).shape == (300, 3)
+    Xs = est.scaler_.transform(X)
+    gammas = np.broadcast_to(est.gamma_, (3,))
+    for k, c in enumerate(est.classes_):
+        yk = np.where(y3 == c, 1.0, -1.0)
+        f = knife_objective(Xs, yk, est.class_feature_weights_[k], est.alpha_[k], est.intercept_[k],
+                            loss="squared_hinge", lambda1=est.lambda1, lambda2=est.lambda2_, gamma=gammas[k])
+        assert est.objective_[k] == pytest.approx(f, rel=1e-10)
+    assert est.lambda2_ == pytest.approx(est.path_.grid[est.best_index_] * 2, rel=1e-14)
+
+
+@pytest.mark.parametrize("value", [1, 0, 2.5])
+def test_bad_cv_max_samples_is_named(sinusoid, value):
+    X, y, _ = sinusoid
+    with pytest.raises((ValueError, TypeError), match="cv_max_samples"):
+        KNIFERegressorCV(cv_max_samples=value).fit(X, y)
+
+
+def test_more_landmarks_than_subsampled_rows_is_named(sinusoid):
+    X, y, _ = sinusoid
+    with pytest.raises(ValueError, match="n_components=100.*cv_max_samples=50"):
+        KNIFERegressorCV(approximation="nystroem", n_components=100, cv_max_samples=50).fit(X, y)
