@@ -197,7 +197,7 @@ def write_subsample(results):
                       round(r["mse"], 3), f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
     section = "\n".join([
         SUB_SECTION, "",
-        "Sinusoid simulation as above (p = 20, 10^4 test rows).  `KNIFERegressorCV(approximation=\"nystroem\", "
+        "Sinusoid simulation as above (10^4 test rows).  `KNIFERegressorCV(approximation=\"nystroem\", "
         f"n_components={M}, cv=3, n_grid=20, cv_max_samples=CV rows, n_jobs=fold workers, cv_rule=cv_rule)`: the path and its "
         "3-fold CV on a random subsample of that many rows (λ1 and the grid scaled by n_sub / n), then one fit "
         "on every row at the "
@@ -344,6 +344,7 @@ def main():
                     help=f"with --subsample: the rows of the CV (default {SUB})")
     ap.add_argument("--n-jobs", type=int, default=None, dest="n_jobs", help="with --subsample: workers over the folds")
     ap.add_argument("--cv-rule", default="best", choices=["best", "1se"], dest="cv_rule", help="with --subsample")
+    ap.add_argument("--p", type=int, default=20, help="with --subsample: the number of features (default 20)")
     ap.add_argument("--agreement", action="store_true",
                     help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
@@ -365,7 +366,7 @@ def main():
     if args.subsample:
         results = []
         for n in sorted(set(args.rows)):
-            r = _in_child("knife_sub", n, 20, args.timeout, sub=args.cv_max_samples, n_jobs=args.n_jobs,
+            r = _in_child("knife_sub", n, args.p, args.timeout, sub=args.cv_max_samples, n_jobs=args.n_jobs,
                           cv_rule=args.cv_rule)
             print(json.dumps(r), flush=True)
             results.append(r)
