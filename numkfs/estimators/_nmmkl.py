@@ -80,7 +80,22 @@ def linear_svm_scores(X, y, train, test, masks, scoring="neg_hinge_loss"):
     return out
 
 
-class NMMKLSelector(SelectorMixin, NumkfsEstimator):
+class _NMMKLSupport(SelectorMixin):
+    """What both NMMKL selectors share: the support is ``support_``; dense
+    input, a target required."""
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.target_tags.required = True
+        return tags
+
+
+class NMMKLSelector(_NMMKLSupport, NumkfsEstimator):
     r"""Non-monotonic selection of ``n_features_to_select`` features (NMMKL).
 
     Solves the QCQP of Xu et al. (2009, eq. 8)
@@ -201,13 +216,3 @@ class NMMKLSelector(SelectorMixin, NumkfsEstimator):
         self.converged_ = bool(all(str(r.status) == "optimal" for r in results))
         self.n_features_selected_ = int(np.sum(self.support_))
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        tags.target_tags.required = True
-        return tags

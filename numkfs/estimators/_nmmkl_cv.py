@@ -13,20 +13,18 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import InstanceOf, Interval, NoneOr, Options
 from ..methods.nmmkl import default_m_grid, nmmkl_path
 from ..model_selection import CV_RULES, SCORINGS
 from ._base import NumkfsEstimator
 from ._cv import PathCVMixin, as_grid, cv_data
-from ._nmmkl import NMMKLSelector, _check_input, linear_svm_scores
+from ._nmmkl import NMMKLSelector, _check_input, _NMMKLSupport, linear_svm_scores
 
 __all__ = ["NMMKLSelectorCV"]
 
 
-class NMMKLSelectorCV(PathCVMixin, SelectorMixin, NumkfsEstimator):
+class NMMKLSelectorCV(PathCVMixin, _NMMKLSupport, NumkfsEstimator):
     r"""NMMKL selection with the number of features ``m`` chosen by K-fold CV.
 
     :class:`NMMKLSelector` keeps a number of features you give.  This
@@ -188,14 +186,3 @@ class NMMKLSelectorCV(PathCVMixin, SelectorMixin, NumkfsEstimator):
         self.scores_ = np.asarray(phi, dtype=float).copy()
         self.converged_ = None
         self.n_features_selected_ = int(self.support_.sum())
-
-    # -- selection -------------------------------------------------------------
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        tags.target_tags.required = True
-        return tags
