@@ -189,29 +189,31 @@ def write_subsample(results):
     table = []
     for r in results:
         if "error" in r:
-            table.append([r["n"], r["p"], "-", "-", "-", "-", "-", "-", r["error"], "-", "-", "-"])
+            table.append([r["n"], r["p"], r.get("n_components", M), "-", "-", "-", "-", "-", "-", r["error"], "-",
+                          "-", "-"])
             continue
-        table.append([r["n"], r["p"], r.get("cv_n_samples", "-"), r.get("n_jobs") or 1, r.get("cv_rule", "best"),
+        table.append([r["n"], r["p"], r.get("n_components", M), r.get("cv_n_samples", "-"), r.get("n_jobs") or 1,
+                      r.get("cv_rule", "best"),
                       round(r["cpu"], 1), round(r["wall"], 1),
                       round(r["peak_mib"]), str(r["found"]), "yes" if r["found"] == r["true"] else "no",
                       round(r["mse"], 3), f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
     section = "\n".join([
         SUB_SECTION, "",
         "Sinusoid simulation as above (10^4 test rows).  `KNIFERegressorCV(approximation=\"nystroem\", "
-        f"n_components={M}, cv=3, n_grid=20, cv_max_samples=CV rows, n_jobs=fold workers, cv_rule=cv_rule)`: the path and its "
+        "n_components=landmarks, cv=3, n_grid=20, cv_max_samples=CV rows, n_jobs=fold workers, cv_rule=cv_rule)`: the path and its "
         "3-fold CV on a random subsample of that many rows (λ1 and the grid scaled by n_sub / n), then one fit "
         "on every row at the "
         "chosen λ2 scaled back.  Each case in a fresh process; CPU seconds of the whole fit (target at 10^6 x 20: "
         "10 minutes on 2 cores, 1,200 CPU s).", "",
         f"Machine: {machine_line()}", "",
-        markdown_table(["n", "p", "CV rows", "fold workers", "cv_rule", "CPU s", "wall s", "peak MiB", "features found", "exactly the 5",
+        markdown_table(["n", "p", "landmarks", "CV rows", "fold workers", "cv_rule", "CPU s", "wall s", "peak MiB", "features found", "exactly the 5",
                         "test MSE", "load"], table), ""])
     _replace_section(SUB_SECTION, section)
 
 
-def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best"):
+def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best", n_components=M):
     """One fit in this process; returns a dict of measurements (``knife_sub``: ``cv_max_samples=sub``,
-    default :data:`SUB`, folds on ``n_jobs`` workers)."""
+    default :data:`SUB`, folds on ``n_jobs`` workers; ``n_components`` landmarks for KNIFE)."""
     import resource
 
     import numpy as np
@@ -223,13 +225,14 @@ def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best"):
     if method in ("knife", "knife_sub"):
         from numkfs import KNIFERegressorCV
 
-        est = KNIFERegressorCV(approximation="nystroem", n_components=M, cv=3, n_grid=20, random_state=0,
+        est = KNIFERegressorCV(approximation="nystroem", n_components=n_components, cv=3, n_grid=20, random_state=0,
                                cv_max_samples=(sub or SUB) if method == "knife_sub" else None, n_jobs=n_jobs,
                                cv_rule=cv_rule)
         est.fit(X, y)
         found = [int(j) for j in np.flatnonzero(est.get_support())]
         extra = {"points": int(est.path_.n_points), "lambda2": float(est.lambda2_), "gamma": float(est.gamma_),
-                 "cv_n_samples": int(est.cv_n_samples_), "n_jobs": n_jobs, "cv_rule": cv_rule}
+                 "cv_n_samples": int(est.cv_n_samples_), "n_jobs": n_jobs, "cv_rule": cv_rule,
+                 "n_components": n_components}
     else:
         from sklearn.kernel_approximation import Nystroem
         from sklearn.linear_model import RidgeCV
@@ -345,6 +348,8 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=None, dest="n_jobs", help="with --subsample: workers over the folds")
     ap.add_argument("--cv-rule", default="best", choices=["best", "1se"], dest="cv_rule", help="with --subsample")
     ap.add_argument("--p", type=int, default=20, help="with --subsample: the number of features (default 20)")
+    ap.add_argument("--n-components", type=int, default=M, dest="n_components",
+                    help=f"with --subsample: KNIFE's landmarks (default {M})")
     ap.add_argument("--agreement", action="store_true",
                     help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
@@ -367,7 +372,7 @@ def main():
         results = []
         for n in sorted(set(args.rows)):
             r = _in_child("knife_sub", n, args.p, args.timeout, sub=args.cv_max_samples, n_jobs=args.n_jobs,
-                          cv_rule=args.cv_rule)
+                          cv_rule=args.cv_rule, n_components=args.n_components)
             print(json.dumps(r), flush=True)
             results.append(r)
         write_subsample(results)

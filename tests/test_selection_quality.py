@@ -100,7 +100,12 @@ def test_auto_gamma_follows_the_selected_features():
     path = knife_path(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", gamma="auto", n_grid=20,
                          random_state=0)
     g, ns = path.extra["gamma"], path.n_selected()
-    assert g[0] == 1.0 / X.shape[1]
+    # the first point is the single fit at lambda2 = 0 under gamma="auto": its scale settled on its own support
+    assert g[0] == 1.0 / ns[0]
+    first = km.knife(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", lambda2=0.0, gamma="auto",
+                     random_state=0)
+    assert first.params["gamma"] == g[0]
+    np.testing.assert_array_equal(first.weights, path.weights[0])
     # each point: 1 / (features selected at the previous point), growing by at most AUTO_GAMMA_GROWTH
     expected = np.minimum(1.0 / np.maximum(ns[:-1], 1), km.AUTO_GAMMA_GROWTH * g[:-1])
     expected = np.where(ns[:-1] > 0, expected, g[:-1])

@@ -53,6 +53,12 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
 #: Held-out scores of the classification CV estimator (higher is better).
 CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 
+#: The points the CV inserts below the first positive λ2 of a default grid
+#: (as fractions of it: half-decades from 1e-3 to 10^-0.5) when it chose
+#: λ2 = 0 and that first positive point scored more than one standard error
+#: worse (:meth:`_KNIFEPathCV._cv_extend`).
+LOW_END_FRACTIONS = np.logspace(-3.0, -0.5, 6)
+
 
 class _KNIFEPathCV(PathCVMixin):
     """The cross-validation hooks both KNIFE CV estimators share (private):
@@ -71,6 +77,41 @@ class _KNIFEPathCV(PathCVMixin):
         # small problems serially (Numba and BLAS); BLAS limited here, around the pool of fold threads
         return method_threads("knife", data.X_split.shape[0], blas_in_threads=False)
 
+    def _cv_outer(self, data):
+        """One path; whether its grid is the default one (for :meth:`_cv_extend`)."""
+        self._cv_default_grid = data.grid is None
+        return [None]
+
+    def _cv_extend(self, paths, values, k):
+        """The default grid with points inserted below its first positive λ2, or None.
+
+        When the CV chose λ2 = 0 and the grid's first positive point scored
+        more than one standard error (of the λ2 = 0 point's fold scores)
+        worse, the best λ2 may lie between the two, where the default grid
+        has no point (its refinement follows support jumps, not the score).
+        The path and its CV are then computed again on the grid with
+        :data:`LOW_END_FRACTIONS` of that first positive value inserted
+        (once; the new path replaces the first, :meth:`_cv_choose`)."""
+        path = paths[-1]
+        g, i = path.grid, int(path.chosen_index)
+        if len(paths) > 1 or not self._cv_default_grid or i != 0 or len(g) < 2 or g[0] != 0.0 or g[1] <= 0.0:
+            return None
+        mean, se = path.mean_cv_score, path.cv_standard_error
+        if not mean[1] < mean[0] - se[0]:
+            return None
+        return np.concatenate([[0.0], g[1] * LOW_END_FRACTIONS, g[1:]])
+
+    def _cv_choose(self, paths, values):
+        """The last path's chosen point (the low end refined, :meth:`_cv_extend`, replaces the
+        first; its ``extra["n_inserted"]`` then counts the points inserted into the default grid)."""
+        if len(paths) > 1:
+            for key in ("n_inserted", "lambda2_top"):
+                if key in paths[0].extra:
+                    paths[-1].extra[key] = paths[0].extra[key]
+            if "n_inserted" in paths[-1].extra:
+                paths[-1].extra["n_inserted"] += len(LOW_END_FRACTIONS)
+        return len(paths) - 1, int(paths[-1].chosen_index)
+
     def _cv_path_params(self, data, outer, *, full):
         params = dict(loss=self.loss, n_restarts=self.n_restarts, random_state=self.random_state,
                       **self._kernel_params())
@@ -79,6 +120,8 @@ class _KNIFEPathCV(PathCVMixin):
             params["delta"] = self.delta
         if full:
             grid = None if data.grid is None else as_grid(data.grid) * data.ratio
+            if outer is not None:  # the low end refined (in the path's own scale), _cv_extend
+                grid = outer
             params.update(n_grid=data.n_grid, lambda_min_ratio=self.lambda_min_ratio, grid=grid,
                           feature_names=getattr(self, "feature_names_in_", None), verbose=self.verbose)
         return params
@@ -151,7 +194,13 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     than ``max(2, a quarter of the larger)`` features, at most
     ``2 * n_grid`` points, and with ``gamma="auto"`` continued by at most
     30 doublings of λ2 until every weight is zero,
-    :func:`numkfs.methods.knife.knife_path`) is re-used on every fold.  By default (``gamma="auto"``) the rbf scale
+    :func:`numkfs.methods.knife.knife_path`) is re-used on every fold.
+    When the CV chooses λ2 = 0 and the grid's first positive point scores
+    more than one standard error worse, the best λ2 may lie between the
+    two: the path and its CV are then computed once more with six points
+    inserted there (:data:`LOW_END_FRACTIONS` of that first positive
+    value, half-decades from 1e-3 to 10^-0.5), and the new path replaces
+    the first.  By default (``gamma="auto"``) the rbf scale
     follows the selected features: each path point is fitted with
     1 / (the number of features selected at the previous point), on the
     whole data and on each fold alike, so that a model that keeps a few

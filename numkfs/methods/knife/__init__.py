@@ -67,7 +67,9 @@ Decisions where the paper and the user guide leave room:
   wide a kernel (a sine of one feature among 30 is fitted as almost
   linear).  ``gamma="auto"`` (the CV estimators' default) fits each path
   point with :math:`\gamma = 1/s`, s the number of features selected at its
-  warm start (growing by at most :data:`AUTO_GAMMA_GROWTH` per point).
+  warm start (growing by at most :data:`AUTO_GAMMA_GROWTH` per point); its
+  first point is the single fit under ``"auto"``, whose scale is refitted
+  until it settles on the features that fit selects.
 * Weights that reach exactly 0 stay 0 (:math:`\partial k/\partial w_k
   \propto w_k`, "sticky"), and kernels and A are computed on the active
   features only.  Weights below ``1e-12`` are set to 0.  The linearised

@@ -135,10 +135,19 @@ class _FitFrom:
 def _best_start(model, starts, lambda2, max_iter, tol, n_jobs=None):
     """Fit from every start (in parallel with ``n_jobs``); return (best state,
     objective of every start).  The first start with the lowest objective
-    wins, whatever ``n_jobs`` is."""
+    wins, whatever ``n_jobs`` is.  Under ``gamma="auto"`` the winner is then
+    refitted, warm-started, with the scale of its selected features (growing
+    by at most ``AUTO_GAMMA_GROWTH`` a round) until the scale no longer
+    changes, at most ``AUTO_GAMMA_ROUNDS`` times: the single fit and the
+    first point of every path alike."""
     states = parallel_map(_FitFrom(model, lambda2, max_iter, tol), starts, n_jobs)
     objs = [st.objective for st in states]
-    return states[int(np.argmin(objs))], objs
+    best = states[int(np.argmin(objs))]
+    for _ in range(AUTO_GAMMA_ROUNDS if model.gamma_rule else 0):
+        if model.gamma_for(best.w, best.gamma) == best.gamma:
+            break
+        best = model.refit(best, float(lambda2), max_iter=max_iter, tol=tol)
+    return best, objs
 
 
 def knife(
@@ -252,10 +261,6 @@ def knife(
     with method_threads("knife", X.shape[0], blas_in_threads=False):
         best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
                                  max_iter, tol, n_jobs)
-        for _ in range(AUTO_GAMMA_ROUNDS if model.gamma_rule else 0):
-            if model.gamma_for(best.w, best.gamma) == best.gamma:
-                break
-            best = model.refit(best, float(lambda2), max_iter=max_iter, tol=tol)
     public["gamma"] = best.gamma
     if not best.converged:
         warn_not_converged("KNIFE", max_iter=max_iter, where=f"lambda2={float(lambda2):.4g}")

@@ -228,7 +228,9 @@ def knife_path(
         RBF scale: a number is used at every point; None is 1/p (p every
         column of X); ``"auto"`` follows the selected features: each point
         is fitted with 1 / (the number of features selected at its warm
-        start, the previous point), 1/p at the first point.  The scale of
+        start, the previous point); the first point is :func:`knife`'s
+        single fit under ``"auto"`` (from 1/p, refitted at the scale of its
+        selected features until that no longer changes).  The scale of
         each point is in ``extra["gamma"]``.
     grid : array, optional
         Increasing λ2 values; the path has one point per value.  Default:
