@@ -34,15 +34,19 @@ fresh rows, CPU seconds.  It replaces only its own section of
 Part ``--subsample``: the same ``KNIFERegressorCV`` with
 ``cv_max_samples=10000`` (the path and its CV on a subsample of 10,000
 rows, then one fit on every row at the chosen λ2) at ``--rows``, e.g.
-10^5 and 10^6; it replaces only its own section of
-``benchmarks/results/knife_large.md``.
+10^5 and 10^6 (``--p``, ``--n-components``: the features and KNIFE's
+landmarks; ``--baseline``: ``Nystroem`` + ``RidgeCV`` on every row instead);
+it replaces only its own section of ``benchmarks/results/knife_large.md``,
+or with ``--from-json`` writes that section from the JSON lines several
+earlier runs printed (one table from runs at other ``--p`` or landmarks).
 
 Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
 ``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500 landmarks,
 the supports chosen (written to ``benchmarks/results/knife_large_agreement.md``).
 
 Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]
-[--classification --rows 5000 50000] [--subsample --rows 100000 1000000] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
+[--classification --rows 5000 50000] [--subsample --rows 100000 1000000 [--p 100] [--n-components 250]
+[--baseline]] [--subsample --from-json LOG ...] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
 Writes ``benchmarks/results/knife_large.md``.
 """
 from __future__ import annotations
@@ -192,6 +196,11 @@ def write_subsample(results):
             table.append([r["n"], r["p"], r.get("n_components", M), "-", "-", "-", "-", "-", "-", r["error"], "-",
                           "-", "-"])
             continue
+        if r["method"] == "baseline":  # Nystroem + RidgeCV on every row, no selection
+            table.append([r["n"], r["p"], f"{M} (baseline)", "-", "-", "-", round(r["cpu"], 1), round(r["wall"], 1),
+                          round(r["peak_mib"]), "(all, no selection)", "-", round(r["mse"], 3),
+                          f"{r['load_before']:.1f} / {r['load_after']:.1f}"])
+            continue
         table.append([r["n"], r["p"], r.get("n_components", M), r.get("cv_n_samples", "-"), r.get("n_jobs") or 1,
                       r.get("cv_rule", "best"),
                       round(r["cpu"], 1), round(r["wall"], 1),
@@ -203,8 +212,9 @@ def write_subsample(results):
         "n_components=landmarks, cv=3, n_grid=20, cv_max_samples=CV rows, n_jobs=fold workers, cv_rule=cv_rule)`: the path and its "
         "3-fold CV on a random subsample of that many rows (λ1 and the grid scaled by n_sub / n), then one fit "
         "on every row at the "
-        "chosen λ2 scaled back.  Each case in a fresh process; CPU seconds of the whole fit (target at 10^6 x 20: "
-        "10 minutes on 2 cores, 1,200 CPU s).", "",
+        "chosen λ2 scaled back.  Rows marked baseline: `StandardScaler` + `Nystroem(n_components=500, gamma=1/p)` "
+        "+ `RidgeCV` on every row, no selection (`--subsample --baseline`).  Each case in a fresh process; CPU seconds of the "
+        "whole fit (target at 10^6 x 20: 10 minutes on 2 cores, 1,200 CPU s).", "",
         f"Machine: {machine_line()}", "",
         markdown_table(["n", "p", "landmarks", "CV rows", "fold workers", "cv_rule", "CPU s", "wall s", "peak MiB", "features found", "exactly the 5",
                         "test MSE", "load"], table), ""])
@@ -350,6 +360,11 @@ def main():
     ap.add_argument("--p", type=int, default=20, help="with --subsample: the number of features (default 20)")
     ap.add_argument("--n-components", type=int, default=M, dest="n_components",
                     help=f"with --subsample: KNIFE's landmarks (default {M})")
+    ap.add_argument("--baseline", action="store_true",
+                    help="with --subsample: the Nystroem + RidgeCV baseline instead of KNIFE, at --rows and --p")
+    ap.add_argument("--from-json", nargs="+", default=None, dest="from_json", metavar="FILE",
+                    help="with --subsample: write the section from the JSON lines these earlier runs printed "
+                         "(one table from several runs), running nothing")
     ap.add_argument("--agreement", action="store_true",
                     help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
@@ -368,11 +383,18 @@ def main():
     if args.auto:
         auto_crossover()
         return
+    if args.subsample and args.from_json:
+        results = [json.loads(line) for f in args.from_json for line in open(f) if line.startswith("{")]
+        write_subsample(results)
+        return
     if args.subsample:
         results = []
         for n in sorted(set(args.rows)):
-            r = _in_child("knife_sub", n, args.p, args.timeout, sub=args.cv_max_samples, n_jobs=args.n_jobs,
-                          cv_rule=args.cv_rule, n_components=args.n_components)
+            if args.baseline:
+                r = _in_child("baseline", n, args.p, args.timeout)
+            else:
+                r = _in_child("knife_sub", n, args.p, args.timeout, sub=args.cv_max_samples, n_jobs=args.n_jobs,
+                              cv_rule=args.cv_rule, n_components=args.n_components)
             print(json.dumps(r), flush=True)
             results.append(r)
         write_subsample(results)
