@@ -242,7 +242,8 @@ def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best", n_components=M
         found = [int(j) for j in np.flatnonzero(est.get_support())]
         extra = {"points": int(est.path_.n_points), "lambda2": float(est.lambda2_), "gamma": float(est.gamma_),
                  "cv_n_samples": int(est.cv_n_samples_), "n_jobs": n_jobs, "cv_rule": cv_rule,
-                 "n_components": n_components}
+                 "n_components": n_components, "n_inserted": int(est.path_.extra.get("n_inserted", 0)),
+                 "first_positive_lambda2": float(est.path_.grid[1]) if est.path_.n_points > 1 else None}
     else:
         from sklearn.kernel_approximation import Nystroem
         from sklearn.linear_model import RidgeCV

@@ -11,7 +11,7 @@ from numkfs.estimators._knife_cv import KNIFEClassifierCV, KNIFERegressorCV
 from numkfs.kernels.weighted import weighted_kernel
 from numkfs.losses import get_loss
 from numkfs.methods.knife import (knife, knife_gradient_w, knife_lambda2_max, knife_objective, knife_path,
-                                  path_decision_function)
+                                  lambda_min_ratio_for, path_decision_function)
 from numkfs.solvers import solve
 from numkfs.solvers.native.knife_wstep import KnifeWeightStep, solve_knife_wstep
 
@@ -249,7 +249,8 @@ def test_path_top_is_found_and_grid(sinusoid):
     # held whatever the grid's top was)
     import inspect
 
-    ratio = inspect.signature(knife_path).parameters["lambda_min_ratio"].default
+    ratio = lambda_min_ratio_for(inspect.signature(knife_path).parameters["lambda_min_ratio"].default, len(y))
+    assert ratio == 1e-3  # "auto" on fewer than 10^4 rows
     np.testing.assert_allclose(path.grid, np.concatenate([[0.0], np.geomspace(ratio * top, top, 29)]), rtol=1e-12)
     # an objective along the path, models that predict
     assert path.objective.shape == (len(path),)
@@ -304,7 +305,7 @@ def test_path_with_verbose_progress_bar(sinusoid, capsys):
     # n_grid=5: λ2 = 0, then 4 log-spaced values up to the top; stop_at_zero is off, so all 5 are walked
     assert len(path) == 5
     top = path.extra["lambda2_top"]
-    ratio = inspect.signature(knife_path).parameters["lambda_min_ratio"].default
+    ratio = lambda_min_ratio_for(inspect.signature(knife_path).parameters["lambda_min_ratio"].default, 30)
     np.testing.assert_allclose(path.grid, np.concatenate([[0.0], np.geomspace(ratio * top, top, 4)]), rtol=1e-12)
     # the bar counts those 5 points, and showing it does not change the path
     assert "5/5" in capsys.readouterr().err

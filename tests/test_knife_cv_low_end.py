@@ -1,7 +1,9 @@
 """KNIFE's CV refines the low end of its default grid when it chose λ2 = 0
 and the first positive point scored more than one standard error worse
-(``_KNIFEPathCV._cv_extend``); and the first point of a ``gamma="auto"``
-path is the single fit at λ2 = 0 (its scale settled on its own support)."""
+(``_KNIFEPathCV._cv_extend``: a second pass over λ2 = 0 and the inserted
+points, spliced into the first path); the first point of a ``gamma="auto"``
+path is the single fit at λ2 = 0 (its scale settled on its own support);
+``lambda_min_ratio="auto"`` follows the number of rows."""
 import numpy as np
 import pytest
 
@@ -31,7 +33,7 @@ def test_extend_inserts_the_low_end_only_after_a_steep_drop(drop, refined):
     assert (drop > se) == refined
     grid = est._cv_extend([path], [None], 0)
     if refined:
-        np.testing.assert_array_equal(grid, np.r_[0.0, 10.0 * LOW_END_FRACTIONS, 10.0, 100.0])
+        np.testing.assert_array_equal(grid, np.r_[0.0, 10.0 * LOW_END_FRACTIONS])  # the low end only
     else:
         assert grid is None
 
@@ -61,10 +63,24 @@ def test_regressor_cv_finds_the_optimum_below_the_first_positive_point():
     assert mean[est.best_index_] > mean[0]  # better than the lambda2 = 0 point the first CV chose
     assert est.path_.extra["n_inserted"] >= LOW_END_FRACTIONS.size
     assert est.lambda2_ == g[est.best_index_]
-    # the refined path is the path on that grid: its CV scores are those of a path walked on it
-    user = KNIFERegressorCV(cv=3, grid=g, random_state=0).fit(X, y)
-    np.testing.assert_allclose(user.path_.cv_scores, est.path_.cv_scores, rtol=1e-10, atol=1e-12)
-    assert user.best_index_ == est.best_index_
+    # the refined path is the second pass's walk of [0, inserted points] followed by the first pass's path from its
+    # first positive point on, scores included: each part equals the CV of a user grid walked as given
+    k = LOW_END_FRACTIONS.size
+    low = KNIFERegressorCV(cv=3, grid=g[:k + 1], random_state=0).fit(X, y)
+    first = KNIFERegressorCV(cv=3, grid=np.r_[g[0], g[k + 1:]], random_state=0).fit(X, y)
+    for part, sl in ((low, slice(0, k + 1)), (first, slice(k + 1, None))):
+        off = 0 if part is low else 1
+        np.testing.assert_allclose(part.path_.cv_scores[off:], est.path_.cv_scores[sl], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(part.path_.weights[off:], est.path_.weights[sl], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(part.path_.extra["alpha"][off:], est.path_.extra["alpha"][sl], rtol=1e-10,
+                                   atol=1e-12)
+        np.testing.assert_allclose(part.path_.extra["gamma"][off:], est.path_.extra["gamma"][sl], rtol=1e-12)
+    # both passes start at the same lambda2 = 0 fit
+    np.testing.assert_allclose(first.path_.cv_scores[0], low.path_.cv_scores[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(first.path_.weights[0], low.path_.weights[0], rtol=1e-10, atol=1e-12)
+    # the model kept is the spliced path's chosen point
+    np.testing.assert_allclose(est.alpha_, est.path_.extra["alpha"][est.best_index_], rtol=0, atol=0)
+    assert len(est.converged_) == est.path_.n_points == len(est.path_.extra["n_iter"])
 
 
 def test_classifier_cv_refines_the_low_end_too():
@@ -86,3 +102,67 @@ def test_auto_gamma_path_starts_at_the_single_fit():
     assert n0 < X.shape[1]  # lambda2 = 0 already drops features here: the scale moved off 1/p
     assert path.extra["gamma"][0] == single.params["gamma"] == 1.0 / n0
     np.testing.assert_array_equal(path.weights[0], single.weights)
+
+
+def test_multiclass_cv_splices_every_one_vs_rest_path():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(90, n_features=5, n_informative=3, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    est = KNIFEClassifierCV(cv=3, n_grid=4, lambda_min_ratio=0.5, random_state=0).fit(X, y)
+    g, k = est.path_.grid, LOW_END_FRACTIONS.size
+    assert est.path_.extra["n_inserted"] >= k  # the low end was refined here
+    np.testing.assert_allclose(g[1:1 + k], g[1 + k] * LOW_END_FRACTIONS, rtol=1e-12)
+    low = KNIFEClassifierCV(cv=3, grid=g[:k + 1], random_state=0).fit(X, y)
+    first = KNIFEClassifierCV(cv=3, grid=np.r_[g[0], g[k + 1:]], random_state=0).fit(X, y)
+    for part, sl, off in ((low, slice(0, k + 1), 0), (first, slice(k + 1, None), 1)):
+        np.testing.assert_allclose(part.path_.cv_scores[off:], est.path_.cv_scores[sl], rtol=1e-10, atol=1e-12)
+        for mine, theirs in zip(est.paths_, part.paths_):  # each one-vs-rest problem
+            assert mine.n_points == est.path_.n_points
+            np.testing.assert_allclose(theirs.weights[off:], mine.weights[sl], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(theirs.extra["intercept"][off:], mine.extra["intercept"][sl], rtol=1e-10,
+                                       atol=1e-12)
+    i = est.best_index_
+    np.testing.assert_array_equal(est.alpha_, np.array([p.extra["alpha"][i] for p in est.paths_]))
+    np.testing.assert_array_equal(est.path_.weights[i], np.max([p.weights[i] for p in est.paths_], axis=0))
+
+
+def test_lambda_min_ratio_auto_follows_the_rows():
+    from numkfs.methods.knife import lambda_min_ratio_for
+
+    assert lambda_min_ratio_for("auto", 9_000) == 1e-3
+    assert lambda_min_ratio_for("auto", 40_000) == pytest.approx(2.5e-4, rel=1e-15)
+    assert lambda_min_ratio_for(0.2, 40_000) == 0.2
+    # a path on more than 10^4 rows (a cheap Nystrom basis) starts its default grid at 10 / n of its top
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12_500, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(len(X))
+    path = knife_path(X, y, n_grid=3, max_refine=0, approximation="nystroem", n_components=8, random_state=0)
+    assert path.grid[1] == pytest.approx(path.extra["lambda2_top"] * 1e-3 * 10_000 / 12_500, rel=1e-12)
+    # the CV estimator on a subsample takes "auto" from every row: its grid stands for the full data's
+    est = KNIFERegressorCV(approximation="nystroem", n_components=8, n_grid=3, cv=2, cv_max_samples=300,
+                           random_state=0).fit(X, y)
+    top = est.path_.extra["lambda2_top"]
+    assert est.cv_n_samples_ == 300
+    assert est.path_.grid[1] == pytest.approx(top * 1e-3 * 10_000 / 12_500, rel=1e-12)
+
+
+def test_both_passes_share_their_nystroem_landmarks():
+    # the spliced points come from two walks; with a Generator (or None) as random_state each walk would draw
+    # its own landmarks (and the points' alpha would belong to different bases) unless the fit draws one seed
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, approximation="nystroem", n_components=30,
+                           random_state=np.random.default_rng(0)).fit(X, y)
+    passes = est._cv_problem_paths
+    assert len(passes) == 3  # the first pass, the low end, the spliced path
+    first, low = passes[0][0].extra["params"]["landmarks"], passes[1][0].extra["params"]["landmarks"]
+    assert first is not None and len(first) == 30
+    np.testing.assert_array_equal(first, low)
+    np.testing.assert_allclose(passes[0][0].weights[0], passes[1][0].weights[0], rtol=1e-10, atol=1e-12)
+    # random_state=None: one seed per fit too (whether or not the low end is refined on these rows)
+    est = KNIFERegressorCV(cv=3, n_grid=4, approximation="nystroem", n_components=30, random_state=None)
+    est._validate_params()
+    data = est._cv_data(X, y)
+    est._cv_outer(data)
+    a, b = est._cv_full_path(data, None), est._cv_full_path(data, np.array([0.0, 1.0]))
+    np.testing.assert_array_equal(a.extra["params"]["landmarks"], b.extra["params"]["landmarks"])

@@ -115,3 +115,31 @@ def test_callers_use_the_policy():
         assert "set_num_threads" not in src and "threadpool_limits" not in src, mod.__name__
         assert "_threads import" in src, mod.__name__
     assert np.isscalar(model_selection.numba_threads_for(2))
+
+
+@pytest.mark.parametrize("approximation, n_jobs", [("exact", 2), ("nystroem", None), ("nystroem", 2)])
+def test_knife_cv_limits_blas_around_its_fold_threads(approximation, n_jobs):
+    # BLAS's limit is process-wide, so the fits in fold threads leave it alone and the CV sets it around the
+    # pool: one BLAS thread with a Nystrom basis (the policy table), at most cores / workers with n_jobs workers
+    # (two fold threads with two BLAS threads each made a 10^6-row CV slower than one fold at a time)
+    from types import SimpleNamespace
+
+    from threadpoolctl import threadpool_info
+
+    from numkfs import KNIFERegressorCV
+
+    def blas():
+        return [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+
+    if not blas():
+        pytest.skip("no BLAS seen by threadpoolctl")
+    est = KNIFERegressorCV(approximation=approximation, n_jobs=n_jobs)
+    est.approximation_ = approximation
+    n = 5_000  # above the rows KNIFE runs serially at
+    assert thread_limits("knife", n) == (None, None)
+    before = blas()
+    with est._cv_threads(SimpleNamespace(X_split=np.empty((n, 3)))):
+        inside = blas()
+    assert blas() == before
+    expected = 1 if approximation == "nystroem" else threads_per_worker(2)
+    assert all(t <= expected for t in inside)

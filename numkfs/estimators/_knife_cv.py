@@ -12,17 +12,18 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 from __future__ import annotations
 
 import numbers
+import threading
 from types import SimpleNamespace
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from .._threads import method_threads
+from .._threads import limit_threads, thread_limits, threads_per_worker
 from .._validation import (DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, check_random_state,
                            renamed)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife, knife_ovr_paths,
-                             knife_path, path_decision_function)
-from ..model_selection import CV_RULES, fold_data, path_scores
+                             knife_path, lambda_min_ratio_for, path_decision_function)
+from ..model_selection import CV_RULES, fold_data, path_scores, record_cv
 from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data
 from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
@@ -60,6 +61,27 @@ CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 LOW_END_FRACTIONS = np.logspace(-3.0, -0.5, 6)
 
 
+#: Per-point entries of a KNIFE path's ``extra``.
+_PER_POINT = ("alpha", "intercept", "n_iter", "converged", "gamma")
+
+
+def _splice(first, low):
+    """The points of ``low`` (a walk of λ2 = 0 and points below ``first``'s first positive λ2),
+    then those of ``first`` from its first positive point on."""
+    def cat(a, b):
+        return np.concatenate([np.asarray(b), np.asarray(a)[1:]])
+
+    extra = dict(first.extra)
+    for key in _PER_POINT:
+        if key in first.extra:
+            extra[key] = cat(first.extra[key], low.extra[key])
+    extra["n_inserted"] = int(first.extra.get("n_inserted", 0)) + low.n_points - 1
+    return FeaturePath(grid=cat(first.grid, low.grid), weights=cat(first.weights, low.weights), grid_name="lambda2",
+                       feature_names=first.feature_names, objective=cat(first.objective, low.objective),
+                       method=first.method, extra=extra, true_support=first.true_support,
+                       converged=extra["converged"])
+
+
 class _KNIFEPathCV(PathCVMixin):
     """The cross-validation hooks both KNIFE CV estimators share (private):
     the path on all the (standardised) rows, each fold standardised on its
@@ -74,24 +96,49 @@ class _KNIFEPathCV(PathCVMixin):
         return constant_columns_named_once()
 
     def _cv_threads(self, data):
-        # small problems serially (Numba and BLAS); BLAS limited here, around the pool of fold threads
-        return method_threads("knife", data.X_split.shape[0], blas_in_threads=False)
+        """Numba and BLAS threads around the folds.
+
+        Small problems run serially (Numba and BLAS), a Nyström basis with
+        one BLAS thread (numkfs's thread policy, :mod:`numkfs._threads`).
+        The BLAS limit is process-wide, so it is set here, around the pool
+        of fold threads (a fit in a fold thread leaves it alone): with
+        ``n_jobs`` workers, at most cores / workers BLAS threads each, as
+        Numba's threads are limited per worker (in a thread other than the
+        main one the caller owns the BLAS limit)."""
+        from joblib import effective_n_jobs
+
+        method = "knife_nystroem" if getattr(self, "approximation_", "exact") == "nystroem" else "knife"
+        numba_threads, blas_threads = thread_limits(method, data.X_split.shape[0])
+        workers = effective_n_jobs(self.n_jobs)
+        if workers > 1:
+            per_worker = threads_per_worker(workers)
+            blas_threads = per_worker if blas_threads is None else min(blas_threads, per_worker)
+        if threading.current_thread() is not threading.main_thread():
+            blas_threads = None  # a fit in a thread of the caller's: the caller owns the process-wide limit
+        return limit_threads(numba_threads, blas_threads)
 
     def _cv_outer(self, data):
         """One path; whether its grid is the default one (for :meth:`_cv_extend`)."""
         self._cv_default_grid = data.grid is None
+        self._cv_problem_paths = []  # per pass: the path of each problem (one, or one per class)
+        # one seed for every path of the fit (a Generator or None drawn once): both passes of the low end
+        # (_cv_extend) then share their Nystrom landmarks and the folds do not depend on the order they run in
+        rs = self.random_state
+        self._cv_seed = int(rs) if isinstance(rs, numbers.Integral) else int(
+            check_random_state(rs).integers(2**31 - 1))
         return [None]
 
     def _cv_extend(self, paths, values, k):
-        """The default grid with points inserted below its first positive λ2, or None.
+        """The low end of the default grid to walk once more, or None.
 
         When the CV chose λ2 = 0 and the grid's first positive point scored
         more than one standard error (of the λ2 = 0 point's fold scores)
         worse, the best λ2 may lie between the two, where the default grid
         has no point (its refinement follows support jumps, not the score).
-        The path and its CV are then computed again on the grid with
-        :data:`LOW_END_FRACTIONS` of that first positive value inserted
-        (once; the new path replaces the first, :meth:`_cv_choose`)."""
+        The returned grid is λ2 = 0 and :data:`LOW_END_FRACTIONS` of that
+        first positive value: a second pass walks it (path and CV) and
+        :meth:`_cv_choose` splices it into the first path in place of its
+        λ2 = 0 point (once)."""
         path = paths[-1]
         g, i = path.grid, int(path.chosen_index)
         if len(paths) > 1 or not self._cv_default_grid or i != 0 or len(g) < 2 or g[0] != 0.0 or g[1] <= 0.0:
@@ -99,21 +146,47 @@ class _KNIFEPathCV(PathCVMixin):
         mean, se = path.mean_cv_score, path.cv_standard_error
         if not mean[1] < mean[0] - se[0]:
             return None
-        return np.concatenate([[0.0], g[1] * LOW_END_FRACTIONS, g[1:]])
+        return np.concatenate([[0.0], g[1] * LOW_END_FRACTIONS])
 
     def _cv_choose(self, paths, values):
-        """The last path's chosen point (the low end refined, :meth:`_cv_extend`, replaces the
-        first; its ``extra["n_inserted"]`` then counts the points inserted into the default grid)."""
+        """The chosen point of the path, after a second pass (:meth:`_cv_extend`) of the first
+        path with the second pass's points spliced in at its low end.
+
+        The spliced path holds the second pass's points (λ2 = 0, the same
+        fit as the first pass's, and the inserted ones) and then the first
+        pass's from its first positive point on, with their CV scores (the
+        same folds); ``extra["n_inserted"]`` counts the inserted points
+        too.  The contract's rule then chooses on it.  The points after
+        the inserted ones keep the warm starts of the first pass."""
         if len(paths) > 1:
-            for key in ("n_inserted", "lambda2_top"):
-                if key in paths[0].extra:
-                    paths[-1].extra[key] = paths[0].extra[key]
-            if "n_inserted" in paths[-1].extra:
-                paths[-1].extra["n_inserted"] += len(LOW_END_FRACTIONS)
+            spliced = [_splice(a, b) for a, b in zip(self._cv_problem_paths[0], self._cv_problem_paths[-1])]
+            self._cv_problem_paths.append(spliced)
+            first, prefix = paths[0], paths[-1]
+            path = self._cv_combine(spliced)
+            record_cv(path, np.concatenate([prefix.cv_scores, first.cv_scores[1:]]), rule=first.cv_rule,
+                      score_name=first.score_name, fold_sizes=first.cv_fold_sizes)
+            paths[-1] = path
         return len(paths) - 1, int(paths[-1].chosen_index)
 
+    def _cv_full_path(self, data, outer):
+        """The path on all the rows: of the one problem, or of every
+        one-vs-rest problem on one grid combined into one (:meth:`_cv_combine`)."""
+        params = self._cv_path_params(data, outer, full=True)
+        problems = getattr(data, "problems", [data.y])
+        if len(problems) == 1:
+            paths = [self.path(data.X, problems[0], **params)]
+        else:
+            params.pop("verbose")
+            paths = knife_ovr_paths(data.X, problems, **params)
+        self._cv_problem_paths.append(paths)
+        return self._cv_combine(paths)
+
+    def _cv_combine(self, paths):
+        """The estimator's path from its problems' paths (the one path itself)."""
+        return paths[0]
+
     def _cv_path_params(self, data, outer, *, full):
-        params = dict(loss=self.loss, n_restarts=self.n_restarts, random_state=self.random_state,
+        params = dict(loss=self.loss, n_restarts=self.n_restarts, random_state=self._cv_seed,
                       **self._kernel_params())
         params["lambda1"] = self.lambda1 * data.ratio  # the full-data problem per row (cv_max_samples)
         if self._classifier:
@@ -122,7 +195,10 @@ class _KNIFEPathCV(PathCVMixin):
             grid = None if data.grid is None else as_grid(data.grid) * data.ratio
             if outer is not None:  # the low end refined (in the path's own scale), _cv_extend
                 grid = outer
-            params.update(n_grid=data.n_grid, lambda_min_ratio=self.lambda_min_ratio, grid=grid,
+            # "auto" from every row's count: a subsample's grid stands for the full data's (per row)
+            n_all = (data.X if data.full is None else data.full.X).shape[0]
+            params.update(n_grid=data.n_grid, lambda_min_ratio=lambda_min_ratio_for(self.lambda_min_ratio, n_all),
+                          grid=grid,
                           feature_names=getattr(self, "feature_names_in_", None), verbose=self.verbose)
         return params
 
@@ -197,10 +273,13 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     :func:`numkfs.methods.knife.knife_path`) is re-used on every fold.
     When the CV chooses λ2 = 0 and the grid's first positive point scores
     more than one standard error worse, the best λ2 may lie between the
-    two: the path and its CV are then computed once more with six points
-    inserted there (:data:`LOW_END_FRACTIONS` of that first positive
-    value, half-decades from 1e-3 to 10^-0.5), and the new path replaces
-    the first.  By default (``gamma="auto"``) the rbf scale
+    two: λ2 = 0 and six points below that first positive value
+    (:data:`LOW_END_FRACTIONS` of it, half-decades from 1e-3 to 10^-0.5)
+    are then walked once more, on the whole data and on every fold, and
+    spliced into the path in place of its λ2 = 0 point; the contract's
+    rule chooses again on the spliced path (with a Nyström basis both walks
+    use the same landmarks: a ``random_state`` that is not an int is drawn
+    into one seed per fit).  By default (``gamma="auto"``) the rbf scale
     follows the selected features: each path point is fitted with
     1 / (the number of features selected at the previous point), on the
     whole data and on each fold alike, so that a model that keeps a few
@@ -231,8 +310,11 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         The CV score (higher is better); default: the method's own (see the selection contract in the user guide).
     n_grid : int, default=100
         Number of points of the default grid (before its refinement).
-    lambda_min_ratio : float, default=1e-3
-        Smallest positive λ₂ of the grid as a fraction of the largest.
+    lambda_min_ratio : float in (0, 1) or "auto", default="auto"
+        Smallest positive λ₂ of the grid as a fraction of the largest;
+        ``"auto"``: 1e-3 on up to 10^4 rows, 10 / n on more, n every row
+        also with ``cv_max_samples``
+        (:func:`numkfs.methods.knife.lambda_min_ratio_for`).
     grid : array-like, optional
         An increasing λ2 grid of your own, walked as given (no refinement),
         as in :func:`numkfs.methods.knife.knife_path`; default: the grid
@@ -253,7 +335,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         from the subsample's weights at its rbf scale.  The CV then costs
         what it costs at ``cv_max_samples`` rows, plus one fit on all rows.
         Through a Nyström basis at 10^6 x 20, ``cv_max_samples=10000`` took
-        614 CPU s (572 s on the clock, exactly the five true features of a
+        484 CPU s (451 s on the clock, exactly the five true features of a
         simulation) where the CV on every row would take several CPU hours;
         see the KNIFE guide's section on large n.
     lambda2_grid, n_lambdas
@@ -303,7 +385,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
 
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
-                 scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio=1e-3, grid=None,
+                 scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
                  n_jobs=None, random_state=0, verbose=False, approximation="exact", n_components=None,
                  cv_max_samples=None, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
         self.approximation = approximation
@@ -459,7 +541,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=3.0, gamma="auto", degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
-                 scoring="accuracy", n_grid=100, lambda_min_ratio=1e-3, grid=None, n_jobs=None,
+                 scoring="accuracy", n_grid=100, lambda_min_ratio="auto", grid=None, n_jobs=None,
                  random_state=0, verbose=False, approximation="exact", n_components=None,
                  cv_max_samples=None, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
         self.approximation = approximation
@@ -499,24 +581,18 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                        score_kw=dict(classes=self.classes_, loss=self.loss, delta=self.delta),
                        problems=problems, classes=self.classes_, **rows, **self._cv_grid())
 
-    def _cv_full_path(self, data, outer):
-        """The binary problem's path, or the one-vs-rest paths on one grid
-        (:func:`~numkfs.methods.knife.knife_ovr_paths`) combined into one:
-        the largest weight of each feature over the classes."""
-        params = self._cv_path_params(data, outer, full=True)
-        if len(data.problems) == 1:
-            paths = [self.path(data.X, data.problems[0], **params)]
-        else:
-            params.pop("verbose")
-            paths = knife_ovr_paths(data.X, data.problems, **params)
-        data.paths = paths
+    def _cv_combine(self, paths):
+        """The binary problem's path, or the one-vs-rest paths combined into
+        one: the largest weight of each feature over the classes."""
+        if len(paths) == 1:
+            return paths[0]
         W = np.max(np.stack([p.weights for p in paths]), axis=0)
         converged = np.all(np.stack([p.extra["converged"] for p in paths]), axis=0)
         gammas = np.stack([p.extra["gamma"] for p in paths])  # (n_problems, n_points)
         return FeaturePath(grid=paths[0].grid, weights=W, grid_name="lambda2", feature_names=paths[0].feature_names,
                            objective=np.sum([p.objective for p in paths], axis=0), method="KNIFE",
-                           extra=paths[0].extra if len(paths) == 1 else {"converged": converged, "gamma": gammas},
-                           converged=converged)
+                           extra={"converged": converged, "gamma": gammas,
+                                  "n_inserted": paths[0].extra.get("n_inserted", 0)}, converged=converged)
 
     def _cv_fold_scores(self, data, train, test, grid, outer):
         """Every problem's path on the fold's training rows at ``grid``
@@ -533,7 +609,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         return D[0] if len(paths) == 1 else D
 
     def _cv_store(self, data, paths, values, k, i):
-        path, paths = paths[k], data.paths
+        path, paths = paths[k], self._cv_problem_paths[-1]
         gammas = np.stack([p.extra["gamma"] for p in paths])  # (n_problems, n_points)
         self.paths_ = paths
         self.path_ = path

@@ -50,7 +50,7 @@ KNIFE_CONSTRAINTS = {
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "n_grid": [Interval(numbers.Integral, 2, None, closed="left")],
-    "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "lambda_min_ratio": [Interval(numbers.Real, 0, 1, closed="neither"), Options(("auto",))],
     "max_refine": [Interval(numbers.Integral, 0, None, closed="left"), NoneOr],
     "approximation": [Options(("exact", "nystroem", "auto"))],
     "n_components": [Interval(numbers.Integral, 1, None, closed="left"), NoneOr],
