@@ -374,6 +374,8 @@ def part_sim(quick=False):
 
 def _baselines(task, n_classes=2):
     """(name, estimator) pairs a user would try, each standardising inside a pipeline."""
+    from functools import partial
+
     from sklearn.feature_selection import SelectKBest, mutual_info_classif, mutual_info_regression
     from sklearn.kernel_ridge import KernelRidge
     from sklearn.linear_model import LassoCV, LinearRegression, LogisticRegression, LogisticRegressionCV
@@ -385,15 +387,16 @@ def _baselines(task, n_classes=2):
     grid_c, grid_g = np.logspace(-2, 3, 6), np.logspace(-4, 0, 5)
     if task == "classification":
         svc = GridSearchCV(SVC(), {"C": grid_c, "gamma": grid_g}, cv=5)
-        kbest = GridSearchCV(make_pipeline(SelectKBest(mutual_info_classif), SVC()),
+        kbest = GridSearchCV(make_pipeline(SelectKBest(partial(mutual_info_classif, random_state=0)), SVC()),
                              {"selectkbest__k": [5, 10], "svc__C": [1.0, 10.0]}, cv=5)
         return [("LogisticRegression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))),
                 ("L1-logistic CV", make_pipeline(StandardScaler(), LogisticRegressionCV(
-                    penalty="l1", solver="liblinear" if n_classes == 2 else "saga", cv=5, max_iter=2000))),
+                    penalty="l1", solver="liblinear" if n_classes == 2 else "saga", cv=5, max_iter=2000,
+                    random_state=0))),
                 ("SVC grid (30 pairs)", make_pipeline(StandardScaler(), svc)),
                 ("SelectKBest(MI) + SVC", make_pipeline(StandardScaler(), kbest))]
     kr = GridSearchCV(KernelRidge(kernel="rbf"), {"alpha": np.logspace(-3, 1, 5), "gamma": grid_g}, cv=5)
-    kbest = GridSearchCV(make_pipeline(SelectKBest(mutual_info_regression), SVR()),
+    kbest = GridSearchCV(make_pipeline(SelectKBest(partial(mutual_info_regression, random_state=0)), SVR()),
                          {"selectkbest__k": [5, 10], "svr__C": [1.0, 10.0]}, cv=5)
     return [("OLS", make_pipeline(StandardScaler(), LinearRegression())),
             ("LassoCV", make_pipeline(StandardScaler(), LassoCV(cv=5))),
