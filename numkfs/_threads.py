@@ -183,14 +183,19 @@ def limit_threads(numba_threads: int | None = None, blas_threads: int | None = N
         numba.set_num_threads(old)
 
 
-def method_threads(method: str, n_samples: int, *, blas_in_threads: bool = True):
+def method_threads(method: str, n_samples: int, *, blas_in_threads: bool = True, workers: int = 1):
     """:func:`limit_threads` with the policy of :func:`thread_limits`.
 
     ``blas_in_threads=False``: called from a thread other than the main
     thread (a joblib thread running a CV fold), leave the BLAS setting
     alone: its limit is process-wide, so the caller limits BLAS around its
-    pool of threads instead (KNIFE's CV estimators)."""
+    pool of threads instead (KNIFE's CV estimators).  ``workers``: the
+    block runs that many threads that each call BLAS (the caller's pool),
+    so BLAS gets at most :func:`threads_per_worker` threads."""
     numba_threads, blas_threads = thread_limits(method, n_samples)
+    if workers > 1:
+        per_worker = threads_per_worker(workers)
+        blas_threads = per_worker if blas_threads is None else min(blas_threads, per_worker)
     if not blas_in_threads:
         import threading
 

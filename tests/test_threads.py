@@ -143,3 +143,9 @@ def test_knife_cv_limits_blas_around_its_fold_threads(approximation, n_jobs):
     assert blas() == before
     expected = 1 if approximation == "nystroem" else threads_per_worker(2)
     assert all(t <= expected for t in inside)
+    # the shared mechanism: method_threads caps BLAS for a block that runs `workers` BLAS-calling threads
+    from numkfs._threads import method_threads
+
+    with method_threads("knife", n, workers=2):
+        assert all(t <= threads_per_worker(2) for t in blas())
+    assert blas() == before

@@ -12,13 +12,12 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 from __future__ import annotations
 
 import numbers
-import threading
 from types import SimpleNamespace
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from .._threads import limit_threads, thread_limits, threads_per_worker
+from .._threads import method_threads
 from .._validation import (DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, check_random_state,
                            renamed)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife, knife_ovr_paths,
@@ -108,14 +107,8 @@ class _KNIFEPathCV(PathCVMixin):
         from joblib import effective_n_jobs
 
         method = "knife_nystroem" if getattr(self, "approximation_", "exact") == "nystroem" else "knife"
-        numba_threads, blas_threads = thread_limits(method, data.X_split.shape[0])
-        workers = effective_n_jobs(self.n_jobs)
-        if workers > 1:
-            per_worker = threads_per_worker(workers)
-            blas_threads = per_worker if blas_threads is None else min(blas_threads, per_worker)
-        if threading.current_thread() is not threading.main_thread():
-            blas_threads = None  # a fit in a thread of the caller's: the caller owns the process-wide limit
-        return limit_threads(numba_threads, blas_threads)
+        return method_threads(method, data.X_split.shape[0], blas_in_threads=False,
+                              workers=effective_n_jobs(self.n_jobs))
 
     def _cv_outer(self, data):
         """One path; whether its grid is the default one (for :meth:`_cv_extend`)."""
