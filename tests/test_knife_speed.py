@@ -201,7 +201,7 @@ def test_ovr_paths_equal_separate_paths():
     targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
     paths = knife_ovr_paths(X, targets, loss="squared_hinge", n_grid=6, random_state=0, max_refine=0)
     tops = [km.knife_lambda2_max(X, t, loss="squared_hinge", random_state=0) for t in targets]
-    grid = kpath._default_grid(max(tops), 6, 1e-3)
+    grid = kpath._default_grid(max(tops), 6, 1e-3, len(X))
     for t, p in zip(targets, paths):
         ref = knife_path(X, t, loss="squared_hinge", grid=grid, random_state=0)
         np.testing.assert_allclose(p.grid, grid, rtol=1e-12)

@@ -128,5 +128,6 @@ from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUNDS, CL
                        KNIFE_CONSTRAINTS, REGRESSION_LOSSES, SERIAL_MAX_SAMPLES, ZERO_TOL, knife_wstep_problem)
 
 __all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "lambda_min_ratio_for", "KNIFEResult",
-           "knife_objective", "knife_gradient_w", "knife_decision_function", "path_decision_function", "knife_wstep_problem",
+           "knife_objective", "knife_gradient_w", "knife_decision_function", "path_decision_function",
+           "knife_wstep_problem",
            "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]

@@ -197,11 +197,13 @@ def lambda_min_ratio_for(lambda_min_ratio, n_samples):
     return float(lambda_min_ratio)
 
 
-def _default_grid(top, n_grid, lambda_min_ratio):
-    """0, then ``n_grid - 1`` log-spaced values ending at ``top`` (just ``top`` when n_grid = 2)."""
+def _default_grid(top, n_grid, lambda_min_ratio, n_samples):
+    """0, then ``n_grid - 1`` log-spaced values ending at ``top`` (just ``top`` when n_grid = 2), the
+    smallest :func:`lambda_min_ratio_for` ``(lambda_min_ratio, n_samples)`` times ``top``."""
     if n_grid == 2:
         return np.array([0.0, top])
-    return np.concatenate([[0.0], np.geomspace(lambda_min_ratio * top, top, n_grid - 1)])
+    ratio = lambda_min_ratio_for(lambda_min_ratio, n_samples)
+    return np.concatenate([[0.0], np.geomspace(ratio * top, top, n_grid - 1)])
 
 
 def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
@@ -287,8 +289,8 @@ def knife_path(
     lambda_min_ratio : float in (0, 1) or "auto", default="auto"
         Smallest positive λ₂ of the default grid as a fraction of ``top``;
         ``"auto"``: 1e-3 on up to 10^4 rows, 10 / n on more (``top`` grows
-        with n, the λ2 that removes the noise features does not;
-        :func:`lambda_min_ratio_for`).
+        in proportion to n, the λ2 that removes the noise features more
+        slowly; :func:`lambda_min_ratio_for`).
     max_refine : int, optional
         At most this many points are inserted into the default grid where
         two consecutive points' supports differ by more than ``max(2, a
@@ -362,7 +364,7 @@ def knife_path(
         top = np.nan
         if not user_grid:
             top = _find_top(model, st, max_iter, tol)
-            grid = _default_grid(top, n_grid, lambda_min_ratio_for(lambda_min_ratio, X.shape[0]))
+            grid = _default_grid(top, n_grid, lambda_min_ratio, X.shape[0])
         bar = progress_bar(len(grid), desc="KNIFE path", unit="λ2", show=bool(verbose))
         bar.update(1)
         refine = 0 if user_grid else (n_grid if max_refine is None else int(max_refine))
@@ -444,7 +446,7 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
         setups.append((model, st, top, public, classes))
     top = max(s[2] for s in setups)
     models = [s[0] for s in setups]
-    grid = _default_grid(top, n_grid, lambda_min_ratio_for(lambda_min_ratio, models[0].X.shape[0]))
+    grid = _default_grid(top, n_grid, lambda_min_ratio, models[0].X.shape[0])
     with method_threads("knife", models[0].X.shape[0], blas_in_threads=False):
         recs = _walk(models, [s[1] for s in setups], grid, max_iter=params["max_iter"], tol=params["tol"],
                      max_refine=n_grid if max_refine is None else int(max_refine),
