@@ -173,15 +173,36 @@ def write_classification(results):
     _replace_section(CLF_SECTION, section)
 
 
+#: Lines that begin the hand-written part of a section (its notes, the history of earlier runs).
+HAND_STARTS = ("Notes (", "### ")
+
+
+def _with_history(old, new):
+    """The section ``new`` (as the script writes it) followed by the section ``old`` it replaces:
+    ``old``'s table under "### The previous run of this table (its Machine line's date)", then
+    ``old``'s hand-written notes and history (from the first line that begins with one of
+    :data:`HAND_STARTS`), which a rewrite used to drop."""
+    lines = old.splitlines()
+    machine = next((i for i, line in enumerate(lines) if line.startswith("Machine:")), None)
+    if machine is None:
+        return new
+    hand = next((i for i in range(machine, len(lines)) if lines[i].startswith(HAND_STARTS)), len(lines))
+    when = lines[machine].rpartition(";")[2].strip()
+    previous = [f"### The previous run of this table ({when})", "", *lines[machine:hand]]
+    return "\n".join([new.rstrip("\n"), "", *previous, *lines[hand:]]).rstrip("\n") + "\n\n"
+
+
 def _replace_section(header, section):
-    """Replace (or append) the section of knife_large.md that starts with ``header``, up to the next one."""
+    """Replace (or append) the section of knife_large.md that starts with ``header``, up to the next
+    one; the replaced table and the hand-written notes under it are kept (:func:`_with_history`)."""
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "knife_large.md"
     text = path.read_text() if path.exists() else ""
     if header in text:
         head, _, tail = text.partition(header)
         nxt = tail.find("\n## ")
-        text = head + section + (tail[nxt + 1:] if nxt >= 0 else "")
+        old = header + (tail[:nxt + 1] if nxt >= 0 else tail)
+        text = head + _with_history(old, section) + (tail[nxt + 1:] if nxt >= 0 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
     path.write_text(text)
@@ -449,8 +470,10 @@ def write(results):
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "knife_large.md"
     old = path.read_text() if path.exists() else ""
-    if CLF_SECTION in old:  # the --classification section is kept
-        text = text.rstrip("\n") + "\n\n" + CLF_SECTION + old.partition(CLF_SECTION)[2]
+    top, _, rest = old.partition(CLF_SECTION)
+    text = _with_history(top, text) if top else text
+    if rest:  # the --classification section (and the ones after it) is kept
+        text = text.rstrip("\n") + "\n\n" + CLF_SECTION + rest
     path.write_text(text)
     print(text)
 

@@ -37,11 +37,16 @@ Parts (``--part``):
   + SVC.  Each fit in its own process, limited in CPU seconds; environment:
   ``SQ_REAL=name,name`` runs some of the data sets only, ``SQ_SPLITS`` the
   number of splits (3), ``SQ_LIMIT`` the CPU seconds per fit (300), ``SQ_MEMORY``
-  its address space in GiB (6).
+  its address space in GiB (6), ``SQ_MODELS=name,name`` the numkfs models whose
+  names begin so (the baselines always run).
+
+``SQ_OUT=file`` writes the results there instead (e.g. a re-run of some
+rows, to be read beside the full table).
 
 Usage: ``python benchmarks/selection_quality.py [--part knife|seeds|scoring|sim|real|all] [--quick]``;
 writes ``benchmarks/results/selection_quality.md`` (each part its own
-section, the others kept).
+section between ``<!-- part -->`` markers, the others kept; a reading written
+by hand goes outside the markers, where a re-run keeps it).
 """
 from __future__ import annotations
 
@@ -50,6 +55,7 @@ import os
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -509,6 +515,9 @@ def part_real(quick=False, write=None):
         n_classes = len(np.unique(y)) if clf else 0
         split = (StratifiedShuffleSplit if clf else ShuffleSplit)(n_splits=n_splits, test_size=0.25, random_state=0)
         ours = _real_methods(task, X.shape[1])
+        if os.environ.get("SQ_MODELS"):
+            keep = tuple(os.environ["SQ_MODELS"].split(","))
+            ours = [m for m in ours if m[0].startswith(keep)]
         models = ours + [(m, e, None) for m, e in _baselines(task, n_classes)]
         res = {m: [] for m, _, _ in models}
         for k, (tr, te) in enumerate(split.split(X, y)):
@@ -665,7 +674,7 @@ def main():
     ap.add_argument("--part", choices=["knife", "seeds", "scoring", "sim", "real", "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="fewer cases and splits")
     args = ap.parse_args()
-    path = RESULTS / "selection_quality.md"
+    path = Path(os.environ.get("SQ_OUT", RESULTS / "selection_quality.md"))
     text = path.read_text() if path.exists() else "# Selection quality of the defaults (issue #30)\n"
     parts = {"knife": part_knife, "seeds": part_seeds, "scoring": part_scoring, "sim": part_sim, "real": part_real}
     for name, fn in parts.items():
