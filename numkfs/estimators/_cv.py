@@ -31,9 +31,17 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .._cv_mean import cv_mean_se
 from ..model_selection import check_grid_edge, cross_val_path, path_scores, record_cv
 
-__all__ = ["PathCVMixin", "PathFold"]
+__all__ = ["PathCVMixin", "PathFold", "stop_early"]
+
+#: Early stopping of a path's CV (:func:`stop_early`): it stops once the mean
+#: CV score over the last ``EARLY_STOP_POINTS`` grid points (all beyond the
+#: best point, and reaching at least ``EARLY_STOP_EXTENT`` times its grid
+#: value) is below the best mean score by more than ``EARLY_STOP_SE``
+#: standard errors of the best point's fold scores.
+EARLY_STOP_POINTS, EARLY_STOP_EXTENT, EARLY_STOP_SE = 5, 3.0, 3.0
 
 
 class PathFold:
@@ -208,3 +216,34 @@ def cv_data(X, y, *, scoring, stratify=False, X_split=None, y_split=None, score_
 def as_grid(values) -> np.ndarray:
     """A user's grid as a flat float array."""
     return np.asarray(values, dtype=float).ravel()
+
+
+def stop_early(grid, scores, fold_sizes=None) -> bool:
+    """Whether the CV can no longer choose a point beyond the ``grid`` values scored so far.
+
+    True once the last :data:`EARLY_STOP_POINTS` points lie beyond the best
+    one, the grid reaches :data:`EARLY_STOP_EXTENT` times the best point's
+    value, and their mean score is below the best by more than
+    :data:`EARLY_STOP_SE` standard errors of the best point's fold scores
+    (the folds weighted by their sizes,
+    :func:`numkfs.model_selection.cv_mean_se`).  L1KR's staged tracing and
+    the KNIFE estimators' staged folds stop so.
+
+    Parameters
+    ----------
+    grid : array of shape (n_points,)
+        The grid values scored so far, increasing.
+    scores : array of shape (n_points, n_folds)
+        Their fold scores (higher is better).
+    fold_sizes : array of shape (n_folds,), optional
+        The held-out rows of each fold.
+
+    Returns
+    -------
+    bool
+    """
+    mean, se = cv_mean_se(scores, fold_sizes)
+    b = int(np.nanargmax(mean))
+    if len(grid) - 1 - b < EARLY_STOP_POINTS or grid[-1] < EARLY_STOP_EXTENT * grid[b]:
+        return False
+    return float(np.mean(mean[-EARLY_STOP_POINTS:])) < mean[b] - EARLY_STOP_SE * float(se[b])

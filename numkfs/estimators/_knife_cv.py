@@ -11,6 +11,7 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 """
 from __future__ import annotations
 
+import functools
 import numbers
 from types import SimpleNamespace
 
@@ -20,11 +21,11 @@ from sklearn.model_selection import train_test_split
 from .._threads import method_threads
 from .._validation import (DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, check_random_state,
                            renamed)
-from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife, knife_ovr_paths,
-                             knife_path, lambda_min_ratio_for, path_decision_function)
-from ..model_selection import CV_RULES, fold_data, path_scores, record_cv
+from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
+                             knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
+from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
 from ..paths import FeaturePath
-from ._cv import PathCVMixin, as_grid, cv_data
+from ._cv import PathCVMixin, as_grid, cv_data, stop_early
 from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
 
 __all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS"]
@@ -48,7 +49,13 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "lambda2_grid": [DEPRECATED_OPTION, InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"),
                         NoneOr],
        "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
-       "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), NoneOr]}
+       "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), NoneOr],
+       "early_stopping": [InstanceOf((bool, np.bool_), "a bool")]}
+
+#: The folds of a KNIFE CV walk the path's grid in stages of this many points; with
+#: ``early_stopping`` they stop at the end of the first stage after which the CV can no longer
+#: choose a later point (:func:`numkfs.estimators._cv.stop_early`).
+CV_STAGE_POINTS = 10
 
 #: Held-out scores of the classification CV estimator (higher is better).
 CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
@@ -81,6 +88,57 @@ def _splice(first, low):
                        converged=extra["converged"])
 
 
+
+def _truncated(path, end):
+    """The first ``end`` points of a KNIFE path (one problem's)."""
+    extra = dict(path.extra)
+    for key in _PER_POINT:
+        if key in extra:
+            extra[key] = np.asarray(extra[key])[:end]
+    return FeaturePath(grid=path.grid[:end], weights=path.weights[:end], grid_name="lambda2",
+                       feature_names=path.feature_names, objective=np.asarray(path.objective)[:end],
+                       method=path.method, extra=extra, true_support=path.true_support, converged=extra["converged"])
+
+
+class _StagedFolds:
+    """The folds of one KNIFE path's CV, walked in stages: per fold (keyed by
+    its held-out rows) a :class:`~numkfs.methods.knife.KNIFEGridWalk` per
+    problem (one, or one per class) on the fold's training rows, and the
+    held-out scores of the points walked so far.  ``folds(train, test,
+    end=k)`` walks the fold on to the grid's point ``k`` and returns the
+    scores of its first ``k`` points: those of ``knife_path(..., grid=grid)``
+    on the fold, point for point.  A fold whose training rows lack a class
+    scores NaN."""
+
+    def __init__(self, estimator, data, outer, grid):
+        self.estimator, self.data, self.outer, self.grid = estimator, data, outer, np.asarray(grid, dtype=float)
+        self.folds = {}
+
+    def __call__(self, train, test, end):
+        fold = self.folds.get(test.tobytes())
+        if fold is None:
+            fold = self.folds[test.tobytes()] = self._start(train, test)
+        if fold is None:
+            return np.full(end, np.nan)
+        est, data = self.estimator, self.data
+        new = [walk.walk(end) for walk in fold["walks"]]
+        if new[0] is not None:
+            decision = est._cv_predict(data, new if est._classifier else new[0], fold["X_train"], fold["X_test"],
+                                       fold["y_train"])
+            fold["scores"].extend(path_scores(fold["y_test"], decision, data.scoring, **data.score_kw))
+        return np.asarray(fold["scores"][:end], dtype=float)
+
+    def _start(self, train, test):
+        est, data = self.estimator, self.data
+        if est._classifier and len(np.unique(data.y_split[train])) < len(data.classes):
+            return None
+        Xtr, ytr, Xte, yte = est._cv_fold_data(data, train, test)
+        params = est._cv_path_params(data, self.outer, full=False)
+        targets = _ovr_targets(ytr, data.classes) if est._classifier else [ytr]
+        return dict(walks=[KNIFEGridWalk(Xtr, t, self.grid, **params) for t in targets], X_train=Xtr, y_train=ytr,
+                    X_test=Xte, y_test=yte, scores=[])
+
+
 class _KNIFEPathCV(PathCVMixin):
     """The cross-validation hooks both KNIFE CV estimators share (private):
     the path on all the (standardised) rows, each fold standardised on its
@@ -109,6 +167,31 @@ class _KNIFEPathCV(PathCVMixin):
         method = "knife_nystroem" if getattr(self, "approximation_", "exact") == "nystroem" else "knife"
         return method_threads(method, data.X_split.shape[0], blas_in_threads=False,
                               workers=effective_n_jobs(self.n_jobs))
+
+    def _cv_one_path(self, data, outer):
+        """The full-data path and its CV, the folds walked in stages of
+        :data:`CV_STAGE_POINTS` points (:class:`_StagedFolds`).  With
+        ``early_stopping``, after each stage :func:`~numkfs.estimators._cv.stop_early`
+        decides whether a later point can still be chosen; if not, the
+        folds stop and the path ends at the last point they scored (its
+        problems' paths too)."""
+        path = self._cv_full_path(data, outer)
+        n = path.n_points
+        folds = _StagedFolds(self, data, outer, path.grid)
+        ends = range(CV_STAGE_POINTS, n + CV_STAGE_POINTS, CV_STAGE_POINTS) if self.early_stopping else [n]
+        for end in ends:
+            end = min(end, n)
+            with self._cv_threads(data):
+                scores, sizes = cross_val_path(functools.partial(folds, end=end), data.X_split, data.y_split,
+                                               self.cv, classifier=data.stratify, n_jobs=self.n_jobs,
+                                               random_state=self.random_state, prefer=self._cv_prefer,
+                                               method=self._cv_method, min_train=self._cv_min_train)
+            if end < n and stop_early(path.grid[:end], scores, sizes):
+                self._cv_problem_paths[-1] = [_truncated(p, end) for p in self._cv_problem_paths[-1]]
+                path = self._cv_combine(self._cv_problem_paths[-1])
+                break
+        record_cv(path, scores, rule=self.cv_rule, score_name=data.scoring, fold_sizes=sizes)
+        return path
 
     def _cv_outer(self, data):
         """One path; whether its grid is the default one (for :meth:`_cv_extend`)."""
@@ -331,6 +414,15 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         484 CPU s (451 s on the clock, exactly the five true features of a
         simulation) where the CV on every row would take several CPU hours;
         see the KNIFE guide's section on large n.
+    early_stopping : bool, default=True
+        The folds walk the grid in stages of 10 points and stop once the
+        CV can no longer choose a later point: the mean score over the last
+        5 points, all beyond the best one and reaching 3 times its λ2, is
+        below the best by more than 3 of its standard errors (the rule by
+        which :class:`~numkfs.L1KRRegressorCV` stops).  The path on every
+        row is walked in full first; ``path_`` then ends at the last point
+        the folds scored, and the rule chooses among the points scored.
+        False: every point of the grid is scored.
     lambda2_grid, n_lambdas
         Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
@@ -380,7 +472,8 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
                  n_jobs=None, random_state=0, verbose=False, approximation="exact", n_components=None,
-                 cv_max_samples=None, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+                 cv_max_samples=None, early_stopping=True, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+        self.early_stopping = early_stopping
         self.approximation = approximation
         self.n_components = n_components
         self.cv_max_samples = cv_max_samples
@@ -490,7 +583,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         with fewer features (``benchmarks/results/selection_quality.md``).
     approximation, n_components
         As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
-    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, cv_max_samples, lambda2_grid, n_lambdas
+    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, cv_max_samples, early_stopping, lambda2_grid, n_lambdas
         As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
         problem follows its own selected features; the classes are those
         of every row).
@@ -536,7 +629,8 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_grid=100, lambda_min_ratio="auto", grid=None, n_jobs=None,
                  random_state=0, verbose=False, approximation="exact", n_components=None,
-                 cv_max_samples=None, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+                 cv_max_samples=None, early_stopping=True, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+        self.early_stopping = early_stopping
         self.approximation = approximation
         self.n_components = n_components
         self.cv_max_samples = cv_max_samples
@@ -586,16 +680,6 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                            objective=np.sum([p.objective for p in paths], axis=0), method="KNIFE",
                            extra={"converged": converged, "gamma": gammas,
                                   "n_inserted": paths[0].extra.get("n_inserted", 0)}, converged=converged)
-
-    def _cv_fold_scores(self, data, train, test, grid, outer):
-        """Every problem's path on the fold's training rows at ``grid``
-        (NaN scores when a class is missing from them)."""
-        if len(np.unique(data.y_split[train])) < len(data.classes):
-            return np.full(len(grid), np.nan)
-        Xtr, ytr, Xte, yte = self._cv_fold_data(data, train, test)
-        params = self._cv_path_params(data, outer, full=False)
-        fps = knife_ovr_paths(Xtr, _ovr_targets(ytr, data.classes), grid=grid, **params)
-        return path_scores(yte, self._cv_predict(data, fps, Xtr, Xte, ytr), data.scoring, **data.score_kw)
 
     def _cv_predict(self, data, paths, X_train, X_test, y_train):
         D = np.stack([path_decision_function(p, X_train, X_test) for p in paths])  # (k, m, n_points)

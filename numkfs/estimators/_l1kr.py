@@ -33,25 +33,18 @@ from ..model_selection import (
     check_grid_edge,
     choose_index,
     cross_val_path,
-    cv_mean_se,
     make_cv,
     path_scores,
 )
 from ..paths import FeaturePath
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
-from ._cv import PathCVMixin, as_grid, cv_data
+from ._cv import PathCVMixin, as_grid, cv_data, stop_early
 
 __all__ = ["L1KRRegressor", "L1KRRegressorCV"]
 
 #: Largest number of times the λ₁ grid is extended when CV chooses one of its ends.
 MAX_LAMBDA_EXTENSIONS = 2
 
-#: Early stopping of :class:`L1KRRegressorCV`'s default grid: tracing stops
-#: once the mean CV score over the last ``EARLY_STOP_POINTS`` grid points (all
-#: beyond the best point, and reaching at least ``EARLY_STOP_EXTENT`` times its
-#: D) is below the best mean score by more than ``EARLY_STOP_SE`` standard
-#: errors of the best point's fold scores.
-EARLY_STOP_POINTS, EARLY_STOP_EXTENT, EARLY_STOP_SE = 5, 3.0, 3.0
 
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 _COMMON = {
@@ -607,7 +600,7 @@ class _L1KRFolds:
         self.last = cross_val_path(functools.partial(self.fold, grid=grid, reach=reach), data.X_split,
                                    data.y_split, est.cv, n_jobs=est.n_jobs, prefer=est._cv_prefer,
                                    method=est._cv_method, min_train=est._cv_min_train)
-        return est.early_stopping and _stop_early(grid, *self.last)
+        return est.early_stopping and stop_early(grid, *self.last)
 
     def keep(self, grid, weights):
         """``l1kr_path``'s ``keep``: the points the CV rules choose."""
@@ -618,17 +611,6 @@ class _L1KRFolds:
         """Continuation steps of each fold's path."""
         return [int(st["path"].extra["full_path"].extra["n_steps"]) for st in self.states.values()
                 if st["path"] is not None]
-
-
-def _stop_early(D, scores, fold_sizes=None):
-    """Whether the CV can no longer choose a point beyond the grid ``D``
-    scored so far (see ``EARLY_STOP_*``); the folds weighted by their sizes
-    (:func:`numkfs.model_selection.cv_mean_se`)."""
-    mean, se = cv_mean_se(scores, fold_sizes)
-    b = int(np.nanargmax(mean))
-    if len(D) - 1 - b < EARLY_STOP_POINTS or D[-1] < EARLY_STOP_EXTENT * D[b]:
-        return False
-    return float(np.mean(mean[-EARLY_STOP_POINTS:])) < mean[b] - EARLY_STOP_SE * float(se[b])
 
 
 def _choose_lambda(cv_paths, rule):

@@ -122,12 +122,12 @@ global solution of eq. 4 with the reweighted penalty
 :math:`v_j = 0` imposed where :math:`w^*_j = 0`.
 """
 from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective
-from ._path import knife_lambda2_max, knife_ovr_paths, knife_path, lambda_min_ratio_for
+from ._path import KNIFEGridWalk, knife_lambda2_max, knife_ovr_paths, knife_path, lambda_min_ratio_for
 from ._predict import knife_decision_function, path_decision_function
 from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUNDS, CLASSIFICATION_LOSSES,
                        KNIFE_CONSTRAINTS, REGRESSION_LOSSES, SERIAL_MAX_SAMPLES, ZERO_TOL, knife_wstep_problem)
 
-__all__ = ["knife", "knife_path", "knife_ovr_paths", "knife_lambda2_max", "lambda_min_ratio_for", "KNIFEResult",
-           "knife_objective", "knife_gradient_w", "knife_decision_function", "path_decision_function",
+__all__ = ["knife", "knife_path", "knife_ovr_paths", "KNIFEGridWalk", "knife_lambda2_max", "lambda_min_ratio_for",
+           "KNIFEResult", "knife_objective", "knife_gradient_w", "knife_decision_function", "path_decision_function",
            "knife_wstep_problem",
            "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS"]

@@ -89,6 +89,11 @@ class _PathRecorder:
             [] for _ in range(8))
         self.n_inserted = 0
 
+    def drop_first(self):
+        """Without the first point (a walk continued from it records it again)."""
+        for name in ("grid", "rows", "alphas", "a0s", "objs", "iters", "conv", "gammas"):
+            del getattr(self, name)[0]
+
     def add(self, lam, st):
         self.gammas.append(st.gamma)
         self.grid.append(float(lam))
@@ -154,6 +159,7 @@ def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, 
         for lam, point in zip(values, states):
             rec.add(lam, point[k])
         rec.n_inserted = n_in
+        rec.last = states[-1][k]  # where a walk in stages goes on from (KNIFEGridWalk)
         recs.append(rec)
     return recs
 
@@ -375,6 +381,100 @@ def knife_path(
     public["lambda2"] = None
     return _to_path(rec, top=top, public=public, classes=classes, feature_names=feature_names,
                     true_support=true_support)
+
+
+
+class KNIFEGridWalk:
+    """:func:`knife_path` on a grid you give, walked in stages.
+
+    :meth:`walk` fits the points of ``grid`` before a given index that are
+    not fitted yet, each warm-started from the one before (the first from
+    :func:`knife_path`'s starts, drawn from ``random_state`` as it draws
+    them).  The points are those of ``knife_path(X, y, grid=grid, ...)``,
+    whatever the stages: the same fits from the same states.  The KNIFE CV
+    estimators walk their folds so, to stop once no later point can be
+    chosen (``early_stopping``).
+
+    Parameters
+    ----------
+    X : array (n, p)
+        Data, as in :func:`knife_path`.
+    y : array (n,)
+        Response or two class labels, as in :func:`knife_path`.
+    grid : array
+        The λ2 values, non-decreasing, walked as given (no refinement).
+    feature_names : list of str, optional
+        Names of the columns, for the paths.
+    random_state : int, Generator or None
+        As in :func:`knife_path`.
+    **params
+        The fitting keywords of :func:`knife` (kernel, loss, lambda1,
+        gamma, degree, coef0, delta, n_restarts, solver, max_iter, tol,
+        approximation, n_components).
+
+    Attributes
+    ----------
+    done : int
+        The number of points fitted so far.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.datasets import make_sinusoid
+    >>> from numkfs.methods.knife import KNIFEGridWalk, knife_path
+    >>> X, y, _ = make_sinusoid(n_samples=40, random_state=0)
+    >>> grid = [0.0, 1.0, 10.0, 100.0]
+    >>> walk = KNIFEGridWalk(X, y - y.mean(), grid, random_state=0)
+    >>> first, rest = walk.walk(2), walk.walk(4)
+    >>> whole = knife_path(X, y - y.mean(), grid=grid, random_state=0)
+    >>> bool(np.array_equal(np.vstack([first.weights, rest.weights]), whole.weights))
+    True
+    """
+
+    def __init__(self, X, y, grid, *, feature_names=None, random_state=None, **params):
+        unknown = sorted(set(params) - set(_FIT_DEFAULTS))
+        if unknown:
+            raise TypeError(f"KNIFEGridWalk got unexpected keyword argument(s) {unknown}.")
+        self.params = {**_FIT_DEFAULTS, **params, "n_grid": 100, "lambda_min_ratio": "auto",
+                       "max_refine": 0, "random_state": random_state}
+        self.X, _, self.classes, self.const, self.model, self.public = _prepare(X, y, self.params, "knife_path")
+        self.public["lambda2"] = None
+        self.rng = check_random_state(random_state)
+        self.grid = np.asarray(grid, dtype=float).ravel()
+        self.feature_names = feature_names
+        self.done = 0
+        self._last = None
+
+    def walk(self, end):
+        """Fit the points before index ``end`` not fitted yet.
+
+        Parameters
+        ----------
+        end : int
+            One past the last point to fit (at most the grid's length).
+
+        Returns
+        -------
+        FeaturePath or None
+            The new points only; None when there are none.
+        """
+        end = min(int(end), self.grid.size)
+        if end <= self.done:
+            return None
+        max_iter, tol = self.params["max_iter"], self.params["tol"]
+        with method_threads("knife", self.X.shape[0], blas_in_threads=False):
+            if self._last is None:
+                start, _ = _best_start(self.model, _starts(self.rng, self.X.shape[1], self.const,
+                                                           self.params["n_restarts"], None),
+                                       self.grid[0], max_iter, tol)
+                rec, = _walk([self.model], [start], self.grid[:end], max_iter=max_iter, tol=tol)
+            else:
+                rec, = _walk([self.model], [self._last], self.grid[self.done - 1:end], max_iter=max_iter, tol=tol)
+                rec.drop_first()
+        self._last, self.done = rec.last, end
+        _warn_path_not_converged(rec, max_iter)
+        return _to_path(rec, top=np.nan, public=dict(self.public), classes=self.classes,
+                        feature_names=self.feature_names, true_support=None)
 
 
 def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_ratio: float | str = "auto",

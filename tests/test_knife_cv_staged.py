@@ -1,0 +1,96 @@
+"""The KNIFE CV estimators walk their folds in stages and stop once no later point can be chosen.
+
+A fold's path walked in stages (``KNIFEGridWalk``) is ``knife_path(grid=...)`` point for point; the CV
+with ``early_stopping`` chooses the point the CV over the whole grid chooses, its path is the
+whole path's first points, and it stops at the first stage end where ``stop_early`` says so.
+"""
+import importlib
+
+import numpy as np
+import pytest
+
+from numkfs import KNIFEClassifierCV, KNIFERegressorCV
+from numkfs.datasets import make_sinusoid
+from numkfs.datasets._knife import make_orange
+from numkfs.estimators._cv import EARLY_STOP_POINTS, stop_early
+from numkfs.methods.knife import KNIFEGridWalk, knife_path
+
+kcv = importlib.import_module("numkfs.estimators._knife_cv")
+
+
+def _std(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+@pytest.mark.parametrize("kw", [dict(gamma="auto"), dict(gamma=None),
+                                dict(gamma="auto", approximation="nystroem", n_components=30),
+                                dict(loss="squared_hinge", lambda1=3.0)])
+def test_grid_walk_in_stages_is_the_path_on_that_grid(kw):
+    X, y, _ = make_sinusoid(90, n_features=8, random_state=0)
+    X = _std(X)
+    y = np.where(y > np.median(y), 1.0, -1.0) if "loss" in kw else y - y.mean()
+    grid = np.concatenate([[0.0], np.geomspace(0.05, 200.0, 13)])
+    whole = knife_path(X, y, grid=grid, random_state=0, **kw)
+    walk = KNIFEGridWalk(X, y, grid, random_state=0, **kw)
+    parts = [walk.walk(end) for end in (1, 4, 4, 2, 9, 14, 30)]
+    assert [p is None for p in parts] == [False, False, True, True, False, False, True]
+    parts = [p for p in parts if p is not None]
+    assert [p.n_points for p in parts] == [1, 3, 5, 5]
+    # the same fits from the same states: equal to the last bit
+    np.testing.assert_array_equal(np.concatenate([p.grid for p in parts]), whole.grid)
+    np.testing.assert_array_equal(np.vstack([p.weights for p in parts]), whole.weights)
+    np.testing.assert_array_equal(np.vstack([p.extra["alpha"] for p in parts]), whole.extra["alpha"])
+    np.testing.assert_array_equal(np.concatenate([p.extra["intercept"] for p in parts]), whole.extra["intercept"])
+    np.testing.assert_array_equal(np.concatenate([p.objective for p in parts]), whole.objective)
+    np.testing.assert_array_equal(np.concatenate([p.extra["gamma"] for p in parts]), whole.extra["gamma"])
+
+
+def test_stop_early_needs_points_beyond_the_best_far_enough_and_worse_by_three_se():
+    grid = np.concatenate([[0.0], np.geomspace(1.0, 100.0, 11)])
+    # fold scores: best at point 2 (mean 1, se 0.1), then falling well below
+    best = np.array([0.9, 1.0, 1.1])
+    scores = np.vstack([best - 0.5, best - 0.2, best, *[best - 1.0] * 9])
+    assert stop_early(grid, scores)
+    # fewer than EARLY_STOP_POINTS points beyond the best
+    assert not stop_early(grid[:2 + EARLY_STOP_POINTS], scores[:2 + EARLY_STOP_POINTS])
+    # the last points within three standard errors of the best (3 se = 0.173)
+    assert not stop_early(grid, np.vstack([scores[:3], *[best - 0.15] * 9]))
+    # the grid not yet at three times the best point's value
+    near = np.concatenate([grid[:3], grid[2] * np.linspace(1.05, 2.9, 9)])
+    assert not stop_early(near, scores)
+
+
+def _check_prefix(stopped, whole):
+    n = stopped.path_.n_points
+    assert n < whole.path_.n_points  # the rule stopped the folds on these data
+    assert n % kcv.CV_STAGE_POINTS == 0
+    np.testing.assert_array_equal(stopped.path_.grid, whole.path_.grid[:n])
+    np.testing.assert_array_equal(stopped.path_.weights, whole.path_.weights[:n])
+    np.testing.assert_array_equal(stopped.cv_scores_, whole.cv_scores_[:n])
+    # stopped at the first stage end where the rule says so
+    g, sc, sizes = stopped.path_.grid, stopped.cv_scores_, stopped.path_.cv_fold_sizes
+    assert stop_early(g, sc, sizes)
+    assert not any(stop_early(g[:k], sc[:k], sizes) for k in range(kcv.CV_STAGE_POINTS, n, kcv.CV_STAGE_POINTS))
+    assert stopped.best_index_ == whole.best_index_ and stopped.lambda2_ == whole.lambda2_
+    np.testing.assert_array_equal(stopped.get_support(), whole.get_support())
+
+
+def test_regressor_stops_early_at_the_point_the_whole_grid_chooses():
+    X, y, _ = make_sinusoid(80, n_features=8, random_state=0)
+    kw = dict(n_grid=30, cv=3, random_state=0)
+    whole = KNIFERegressorCV(early_stopping=False, **kw).fit(X, y)
+    stopped = KNIFERegressorCV(**kw).fit(X, y)
+    _check_prefix(stopped, whole)
+    np.testing.assert_array_equal(stopped.predict(X), whole.predict(X))
+
+
+def test_one_vs_rest_classifier_stops_early_with_every_problem_cut_alike():
+    X, _, _ = make_orange(90, n_noise=3, random_state=0)
+    labels = np.digitize(X[:, 0], [-0.5, 0.5])
+    kw = dict(n_grid=30, cv=3, random_state=0)
+    whole = KNIFEClassifierCV(early_stopping=False, **kw).fit(X, labels)
+    stopped = KNIFEClassifierCV(**kw).fit(X, labels)
+    _check_prefix(stopped, whole)
+    problems = stopped._cv_problem_paths[-1]
+    assert len(problems) == 3 and all(p.n_points == stopped.path_.n_points for p in problems)
+    np.testing.assert_array_equal(stopped.decision_function(X), whole.decision_function(X))
