@@ -94,3 +94,12 @@ def test_one_vs_rest_classifier_stops_early_with_every_problem_cut_alike():
     problems = stopped._cv_problem_paths[-1]
     assert len(problems) == 3 and all(p.n_points == stopped.path_.n_points for p in problems)
     np.testing.assert_array_equal(stopped.decision_function(X), whole.decision_function(X))
+
+
+@pytest.mark.parametrize("grid", [[], [0.0, 2.0, 1.0], [0.0, np.nan], [-1.0, 1.0]])
+def test_grid_walk_refuses_a_grid_knife_path_refuses(grid):
+    X, y, _ = make_sinusoid(30, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match="non-empty, non-decreasing array of finite values >= 0"):
+        KNIFEGridWalk(X, y, grid)
+    with pytest.raises(ValueError, match="non-empty, non-decreasing array of finite values >= 0"):
+        knife_path(X, y, grid=grid)

@@ -88,7 +88,6 @@ def _splice(first, low):
                        converged=extra["converged"])
 
 
-
 def _truncated(path, end):
     """The first ``end`` points of a KNIFE path (one problem's)."""
     extra = dict(path.extra)

@@ -212,6 +212,15 @@ def _default_grid(top, n_grid, lambda_min_ratio, n_samples):
     return np.concatenate([[0.0], np.geomspace(ratio * top, top, n_grid - 1)])
 
 
+def _checked_grid(grid, caller):
+    """A λ2 grid given by the caller, as a flat float array; a clear error unless it is non-empty,
+    non-decreasing and of finite values >= 0."""
+    grid = np.asarray(grid, dtype=float).ravel()
+    if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
+        raise ValueError(f"{caller}: grid must be a non-empty, non-decreasing array of finite values >= 0.")
+    return grid
+
+
 def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
     bad = [lam for lam, c in zip(rec.grid, rec.conv) if not c]
     if bad:
@@ -360,10 +369,7 @@ def knife_path(
     rng = check_random_state(random_state)
     user_grid = grid is not None
     if user_grid:
-        grid = np.asarray(grid, dtype=float).ravel()
-        if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid < 0) or np.any(np.diff(grid) < 0):
-            raise ValueError(f"{caller}: grid must be a non-empty, non-decreasing array of "
-                             f"finite values >= 0.")
+        grid = _checked_grid(grid, caller)
     with method_threads("knife", X.shape[0], blas_in_threads=False):
         lam_first = grid[0] if user_grid else 0.0
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None), lam_first, max_iter, tol)
@@ -381,7 +387,6 @@ def knife_path(
     public["lambda2"] = None
     return _to_path(rec, top=top, public=public, classes=classes, feature_names=feature_names,
                     true_support=true_support)
-
 
 
 class KNIFEGridWalk:
@@ -437,10 +442,10 @@ class KNIFEGridWalk:
             raise TypeError(f"KNIFEGridWalk got unexpected keyword argument(s) {unknown}.")
         self.params = {**_FIT_DEFAULTS, **params, "n_grid": 100, "lambda_min_ratio": "auto",
                        "max_refine": 0, "random_state": random_state}
+        self.grid = _checked_grid(grid, "KNIFEGridWalk")
         self.X, _, self.classes, self.const, self.model, self.public = _prepare(X, y, self.params, "knife_path")
         self.public["lambda2"] = None
         self.rng = check_random_state(random_state)
-        self.grid = np.asarray(grid, dtype=float).ravel()
         self.feature_names = feature_names
         self.done = 0
         self._last = None
