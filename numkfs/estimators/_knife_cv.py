@@ -71,32 +71,30 @@ LOW_END_FRACTIONS = np.logspace(-3.0, -0.5, 6)
 _PER_POINT = ("alpha", "intercept", "n_iter", "converged", "gamma")
 
 
+def _points(path, name):
+    """One per-point array of a KNIFE path: ``grid``, ``weights``, ``objective`` or an entry of
+    :data:`_PER_POINT` in its ``extra``."""
+    return np.asarray(getattr(path, name) if name in ("grid", "weights", "objective") else path.extra[name])
+
+
+def _with_points(path, points, **extra):
+    """``path`` with every per-point array replaced by ``points(name)`` (and ``extra`` entries set)."""
+    extra = {**path.extra, **{key: points(key) for key in _PER_POINT if key in path.extra}, **extra}
+    return FeaturePath(grid=points("grid"), weights=points("weights"), grid_name="lambda2",
+                       feature_names=path.feature_names, objective=points("objective"), method=path.method,
+                       extra=extra, true_support=path.true_support, converged=extra["converged"])
+
+
 def _splice(first, low):
     """The points of ``low`` (a walk of λ2 = 0 and points below ``first``'s first positive λ2),
     then those of ``first`` from its first positive point on."""
-    def cat(a, b):
-        return np.concatenate([np.asarray(b), np.asarray(a)[1:]])
-
-    extra = dict(first.extra)
-    for key in _PER_POINT:
-        if key in first.extra:
-            extra[key] = cat(first.extra[key], low.extra[key])
-    extra["n_inserted"] = int(first.extra.get("n_inserted", 0)) + low.n_points - 1
-    return FeaturePath(grid=cat(first.grid, low.grid), weights=cat(first.weights, low.weights), grid_name="lambda2",
-                       feature_names=first.feature_names, objective=cat(first.objective, low.objective),
-                       method=first.method, extra=extra, true_support=first.true_support,
-                       converged=extra["converged"])
+    return _with_points(first, lambda name: np.concatenate([_points(low, name), _points(first, name)[1:]]),
+                        n_inserted=int(first.extra.get("n_inserted", 0)) + low.n_points - 1)
 
 
 def _truncated(path, end):
     """The first ``end`` points of a KNIFE path (one problem's)."""
-    extra = dict(path.extra)
-    for key in _PER_POINT:
-        if key in extra:
-            extra[key] = np.asarray(extra[key])[:end]
-    return FeaturePath(grid=path.grid[:end], weights=path.weights[:end], grid_name="lambda2",
-                       feature_names=path.feature_names, objective=np.asarray(path.objective)[:end],
-                       method=path.method, extra=extra, true_support=path.true_support, converged=extra["converged"])
+    return _with_points(path, lambda name: _points(path, name)[:end])
 
 
 class _StagedFolds:

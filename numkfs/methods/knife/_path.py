@@ -440,8 +440,7 @@ class KNIFEGridWalk:
         unknown = sorted(set(params) - set(_FIT_DEFAULTS))
         if unknown:
             raise TypeError(f"KNIFEGridWalk got unexpected keyword argument(s) {unknown}.")
-        self.params = {**_FIT_DEFAULTS, **params, "n_grid": 100, "lambda_min_ratio": "auto",
-                       "max_refine": 0, "random_state": random_state}
+        self.params = {**_FIT_DEFAULTS, **params, "random_state": random_state}
         self.grid = _checked_grid(grid, "KNIFEGridWalk")
         self.X, _, self.classes, self.const, self.model, self.public = _prepare(X, y, self.params, "knife_path")
         self.public["lambda2"] = None
