@@ -322,9 +322,12 @@ def part_sim(quick=False):
 
     X, y, t = make_sinusoid(n_samples=100, n_features=20, random_state=0)
     sims = [("KNIFE sinusoid 100 x 20", X, y, t)]
+    unrepresentable = {}
     for k in (10, 100):
         Xf, yf, tf = make_friedman_noise(1, n_samples=200, n_noise=k, noise=1.0, random_state=0)
         sims.append((f"Friedman #1 + {k} noise", Xf, yf, np.asarray(tf, dtype=bool)))
+        # x2 enters as 20 (x2 - 0.5)^2, uncorrelated with x2 on [0, 1]: no linear model represents it
+        unrepresentable[(sims[-1][0], "garrote")] = [2]
     sims += [("sin/square 300 x 30", *sin_square(0)), ("make_classification 5 of 30", *informative(1)),
              ("make_classification 5 of 300", *informative(1, p=300)), ("correlated (rho 0.6)", *correlated(0))]
     methods = ["knife", "garrote", "cosso", "lpkta", "nmmkl", "l1kr"]
@@ -352,7 +355,10 @@ def part_sim(quick=False):
                     tot = totals.setdefault((m, rule), [0, 0, 0, 0.0])
                     tot[0] += int(truth.sum()) - tp
                     tot[1] += fp
-                    tot[2] += int(tp == truth.sum() and fp <= 1)
+                    # the target: every true feature the method can represent, at most one false positive
+                    reachable = truth.copy()
+                    reachable[unrepresentable.get((name, m), [])] = False
+                    tot[2] += int(np.all(np.asarray(r[0])[reachable]) and fp <= 1)
                     tot[3] += r[1]
                     fewest = "none" if r[2] is None else r[2]
             rows.append([name, m, DEFAULT_CV_RULES[m]] + cells + [fewest])
@@ -371,7 +377,9 @@ def part_sim(quick=False):
             "true feature (\"none\": no point holds them all), i.e. whether the target is reachable on "
             "that path at all.\n\n"
             "Totals over the simulations (missed: true features not selected; cases met: every true feature "
-            "and at most one false positive):\n\n"
+            "the method can represent and at most one false positive.  Every method can represent every true "
+            "feature here but one: the garrote, a linear model, cannot represent Friedman's x2, which enters "
+            "as 20 (x2 - 0.5)^2 and is uncorrelated with x2 on [0, 1]; it still counts as missed):\n\n"
             + markdown_table(["method", "rule", "missed", "false positives", "cases met", "CPU s"], summary)
             + "\n\nPer simulation:\n\n" + markdown_table(head, rows)
             + f"\n\nThe `select` calls ran in their own processes: {sum(v[3] for v in totals.values()):.0f} CPU s "

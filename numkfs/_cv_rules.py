@@ -12,6 +12,6 @@ DEFAULT_CV_RULES = {
     "lpkta": "1se",
     "nmmkl": "best",
     "l1kr": "1se",
-    "garrote": "1se",
+    "garrote": "best",
     "cosso": "1se",
 }

@@ -99,9 +99,11 @@ SCORINGS = {
 #: ``cv_rule`` is given, chosen on the simulations of ``benchmarks/selection_quality.py``
 #: (true and false positives against the known truth; see the selection guide):
 #: ``"1se"`` where the best CV score sits on a flat stretch of the path that keeps
-#: noise features (garrote, COSSO, L1KR, lp-KTA, whose best point is often near p = 2,
+#: noise features (COSSO, L1KR, lp-KTA, whose best point is often near p = 2,
 #: the dense end), ``"best"`` for KNIFE (its best point already keeps at most one noise feature,
-#: and it predicted best); ``"best"`` for NMMKL's number of features m
+#: and it predicted best) and for the garrote (its relaxed CV, ``GarroteRegressorCV(relax=True)``,
+#: keeps no noise feature there with either rule, and ``"best"`` predicts better on real data);
+#: ``"best"`` for NMMKL's number of features m
 #: (:class:`numkfs.NMMKLSelectorCV`: fewer missed and fewer false features than
 #: the former fixed m, where ``"1se"`` missed twice as many).  The estimators' own
 #: default stays ``"best"``.
@@ -131,7 +133,7 @@ def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
     Examples
     --------
     >>> from numkfs.model_selection import default_cv_rule
-    >>> default_cv_rule("garrote"), default_cv_rule("knife"), default_cv_rule("garrote", "best")
+    >>> default_cv_rule("cosso"), default_cv_rule("knife"), default_cv_rule("cosso", "best")
     ('1se', 'best', 'best')
     """
     if cv_rule is None:

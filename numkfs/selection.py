@@ -285,11 +285,12 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         (:func:`numkfs.model_selection.choose_index`).  Default: the
         method's rule in :data:`numkfs.model_selection.DEFAULT_CV_RULES`,
         chosen by the true and false positives on simulations with a known
-        truth: ``"1se"`` for the garrote, COSSO, L1KR and lp-KTA (their best
-        CV score lies on a flat stretch of the path that keeps noise
-        features; the sparsest point within one standard error keeps far
-        fewer), ``"best"`` for KNIFE (its best point keeps at most one noise
-        feature there, and it predicted best).  The estimators' own default is
+        truth: ``"1se"`` for COSSO, L1KR and lp-KTA (their best CV score
+        lies on a flat stretch of the path that keeps noise features; the
+        sparsest point within one standard error keeps far fewer),
+        ``"best"`` for KNIFE (its best point keeps at most one noise
+        feature there, and it predicted best) and the garrote (its relaxed
+        CV keeps no noise feature there with either rule).  The estimators' own default is
         ``"best"``.  For NMMKL the rule chooses m.
     scoring : str, optional
         The held-out score where the method offers a choice

@@ -2,6 +2,7 @@
 objective, the joint optimality conditions, GCV, recovery of an additive truth
 and the estimator contract."""
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,7 +12,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.estimators._garrote import COSSORegressor, COSSORegressorCV
 from numkfs.kernels.additive import additive_gram, additive_kc, feature_kernel, sobolev_kernel
-from numkfs.methods.cosso import _ridge_step, cosso, cosso_gcv_lambda0, cosso_path, default_Ms
+from numkfs.methods.cosso import (_ridge_step, cosso, cosso_gcv_lambda0, cosso_lambda0, cosso_path, cosso_relax,
+                                  default_Ms)
+from numkfs.model_selection import choose_index
 from numkfs.solvers import cross_check
 from numkfs.solvers.native.boxqp import solve_budget_qp
 from numkfs.solvers.native.garrote import GarroteStep
@@ -281,6 +284,95 @@ def test_additive_truth_is_recovered(additive):
     assert np.allclose(est.predict(Xg), est.intercept_ + C.sum(1))
     test_mse = np.mean((est.predict(Xg) - F.sum(1)) ** 2)
     assert test_mse < 0.6  # error of the fitted function (noise variance 1; 0.42 here)
+
+
+def _bordered_ridge(K, y, nlam):
+    """(b, c) of [[K + nλ I, 1], [1ᵀ, 0]] [c; b] = [y; 0], solved densely."""
+    n = len(y)
+    A = np.block([[K + nlam * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])
+    sol = np.linalg.solve(A, np.append(y, 0.0))
+    return sol[n], sol[:n], np.linalg.cond(A)
+
+
+def test_relaxed_refit_is_the_gcv_kernel_ridge_on_the_fits_theta(additive):
+    """cosso_relax = kernel ridge on K_θ (θ of the fit) at the λ0 minimising GCV on that kernel,
+    solved here by the dense bordered system, and predictions at new rows from it."""
+    X, y = additive
+    X, y = X[:80], y[:80]
+    fit = cosso(X, y, M=1.0, max_iter=100)
+    relaxed = cosso_relax(fit, y)
+    np.testing.assert_array_equal(relaxed.theta, fit.theta)
+    assert relaxed.M == fit.M and relaxed.n_iter == fit.n_iter
+    Z = fit._Z
+    K = additive_gram(Z, None, fit.theta)
+    lam = cosso_gcv_lambda0(K, y)[0]
+    assert relaxed.lambda0 == lam and lam != fit.lambda0
+    b, c, cond = _bordered_ridge(K, y, len(y) * lam)
+    Xn = np.random.default_rng(3).uniform(size=(50, X.shape[1]))
+    expected = b + additive_gram(fit._scaling.transform(Xn), Z, fit.theta) @ c
+    # both solves are backward stable: agreement to cond(A) ε relative to the scale of y
+    tol = 10 * cond * np.finfo(float).eps * np.abs(y).max()
+    np.testing.assert_allclose(relaxed.predict(Xn), expected, rtol=0, atol=tol)
+    assert relaxed.objective_history == [pytest.approx(
+        np.mean((y - b - K @ c) ** 2) + lam * c @ K @ c, rel=1e-8)]
+
+
+def test_relaxed_refit_depends_on_the_direction_of_theta_only(additive):
+    """Only λ0 / |θ| matters, and GCV's grid scales with the kernel: θ and 7θ refit to one function."""
+    X, y = additive
+    X, y = X[:80], y[:80]
+    fit = cosso(X, y, M=1.0, max_iter=100)
+    scaled = replace(fit, theta=7.0 * fit.theta)
+    a, b = cosso_relax(fit, y), cosso_relax(scaled, y)
+    assert b.lambda0 == pytest.approx(7.0 * a.lambda0, rel=1e-12)
+    Xn = np.random.default_rng(4).uniform(size=(30, X.shape[1]))
+    np.testing.assert_allclose(b.predict(Xn), a.predict(Xn), rtol=1e-8, atol=1e-8 * np.abs(y).max())
+
+
+def test_relaxed_refit_edges(additive):
+    X, y = additive
+    X, y = X[:40], y[:40]
+    fit = cosso(X, y, M=1.0, max_iter=50)
+    empty = replace(fit, theta=np.zeros_like(fit.theta))
+    assert cosso_relax(empty, y) is empty  # nothing to refit: the constant model
+    with pytest.raises(ValueError, match="y has 39 values; the fit was computed on 40 rows"):
+        cosso_relax(fit, y[:-1])
+    bad = y.copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        cosso_relax(fit, bad)
+
+
+@pytest.mark.filterwarnings("ignore::numkfs.model_selection.GridEdgeWarning")  # a 3-point grid
+def test_cv_scores_and_predicts_with_the_relaxed_refits(additive):
+    """relax=True: every fold's score is the held-out MSE of cosso_relax on that fold's path, and the
+    estimator predicts with the relaxed refit at the chosen budget; relax=False scores the path's fits."""
+    X, y = additive
+    X, y = X[:90], y[:90]
+    grid = [0.05, 0.2, 1.0]
+    tr, te = np.arange(30, 90), np.arange(30)  # the first of 3 unshuffled folds
+    fold = cosso_path(X[tr], y[tr], grid=grid, lambda0=cosso_lambda0(X, y), max_iter=100)  # λ0 of all the rows
+    for relax in (True, False):
+        est = COSSORegressorCV(grid=grid, cv=3, relax=relax, max_iter=100).fit(X, y)
+        models = [cosso_relax(m, y[tr]) if relax else m for m in fold.extra["models"]]
+        expected = [-np.mean((m.predict(X[te]) - y[te]) ** 2) for m in models]
+        np.testing.assert_allclose(est.cv_scores_[:, 0], expected, rtol=1e-9)
+        chosen = est.path_.extra["models"][est.best_index_]
+        reference = cosso_relax(chosen, y) if relax else chosen
+        np.testing.assert_array_equal(est.predict(X), reference.predict(X))
+        assert est.lambda0_ == reference.lambda0
+
+
+def test_relaxed_cv_keeps_exactly_the_sinusoids_components():
+    """The KNIFE sinusoid (100 x 20, 5 true): the path's own fits score within one standard error
+    with 5 to 20 components, so plain CV keeps noise ones; the relaxed refits keep exactly the 5."""
+    from numkfs.datasets import make_sinusoid
+
+    X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    est = COSSORegressorCV().fit(X, y)
+    for rule in ("best", "1se"):
+        np.testing.assert_array_equal(np.flatnonzero(est.path_.selected(choose_index(est.path_, rule))),
+                                      np.flatnonzero(truth))
 
 
 def test_path_warm_started_budgets_bind(additive):

@@ -8,7 +8,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.estimators._garrote import GarroteRegressor, GarroteRegressorCV
-from numkfs.methods.garrote import garrote_path, garrote_step
+from numkfs.methods.garrote import garrote_path, garrote_relax, garrote_step
 from numkfs.solvers import cross_check, solve
 from numkfs.solvers.native.boxqp import solve_box_qp
 from numkfs.solvers.native.garrote import (GarroteStep, LinearGarrote, berhu_penalty, garrote_lambda2_max,
@@ -281,6 +281,60 @@ def test_estimator_matches_path(data):
     assert np.array_equal(est.get_support(), path.selected(0))
     assert est.transform(X).shape[1] == est.get_support().sum()
     assert np.allclose(est.predict(X), X @ est.coef_ + est.intercept_)
+
+
+def test_relaxed_refit_is_the_garrote_at_lambda2_zero_on_the_support(data):
+    """garrote_relax = the garrote solved at λ2 = 0 on the support's columns (every weight 1: ridge),
+    by the native solver and by a conic one, and the ridge normal equations in closed form."""
+    X, y = data
+    Xs, ys = X + 3.0, y + 1.0  # the intercept by centring
+    path = garrote_path(Xs, ys, grid=[0.3 * garrote_lambda2_max(X, y, 1.0)])
+    S = path.selected(0)
+    assert 0 < S.sum() < X.shape[1]
+    coef, b = garrote_relax(Xs, ys, path.weights[0])
+    assert np.all(coef[~S] == 0)
+    for solver in ("native", "CLARABEL"):
+        ref = garrote_path(Xs[:, S], ys, grid=[0.0], solver=solver)
+        np.testing.assert_allclose(ref.weights[0], 1.0, atol=1e-6)
+        np.testing.assert_allclose(coef[S], ref.extra["coef"][0], rtol=1e-6, atol=1e-6 * np.abs(coef).max())
+    Xc = Xs[:, S] - Xs[:, S].mean(0)
+    A = Xc.T @ Xc + np.eye(S.sum())
+    # Cholesky and LU solves of one SPD system: agreement to cond(A) ε
+    np.testing.assert_allclose(coef[S], np.linalg.solve(A, Xc.T @ (ys - ys.mean())),
+                               rtol=0, atol=10 * np.linalg.cond(A) * np.finfo(float).eps * np.abs(coef).max())
+    assert b == pytest.approx(ys.mean() - Xs[:, S].mean(0) @ coef[S], rel=1e-12)
+
+
+def test_relaxed_refit_in_the_dual_when_the_support_exceeds_the_rows():
+    """More selected columns than rows: Xᵀ(XXᵀ + λ1 I)⁻¹y, the same ridge solution as the primal."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((15, 40))
+    y = X[:, :3] @ np.array([2.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(15)
+    w = np.r_[np.full(30, 0.5), np.zeros(10)]
+    coef, b = garrote_relax(X, y, w, lambda1=0.7)
+    Xc = X[:, :30] - X[:, :30].mean(0)
+    A = Xc.T @ Xc + 0.7 * np.eye(30)
+    np.testing.assert_allclose(coef[:30], np.linalg.solve(A, Xc.T @ (y - y.mean())), rtol=0,
+                               atol=10 * np.linalg.cond(A) * np.finfo(float).eps * np.abs(coef).max())
+    assert np.all(coef[30:] == 0) and np.isfinite(b)
+    empty = garrote_relax(X, y, np.zeros(40))
+    assert np.all(empty[0] == 0) and empty[1] == pytest.approx(y.mean())
+    with pytest.raises(ValueError, match="weights has 39 entries for 40 features"):
+        garrote_relax(X, y, np.zeros(39))
+
+
+@pytest.mark.parametrize("relax", [True, False])
+def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
+    X, y = data
+    est = GarroteRegressorCV(n_grid=8, cv=3, relax=relax).fit(X + 1.0, y)
+    i = est.best_index_
+    w = est.path_.weights[i]
+    coef, b = (garrote_relax(X + 1.0, y, w) if relax
+               else (est.path_.extra["coef"][i], est.path_.extra["intercept"][i]))
+    np.testing.assert_array_equal(est.coef_, coef)
+    assert est.intercept_ == b
+    np.testing.assert_array_equal(est.feature_weights_, w)
+    np.testing.assert_allclose(est.predict(X + 1.0), (X + 1.0) @ coef + b, rtol=1e-12)
 
 
 # The registry's small instances (tests/conftest.py).  On the checks' random data the CV

@@ -240,9 +240,10 @@ def test_garrote_cv_grid_runs_to_ridge_and_user_grid_edge_warns(garrote_data):
     # 10 positive values and 0, refined where the support jumps (at most n_grid values inserted)
     assert est.path_.grid[-1] == 0.0 and 11 <= est.path_.n_points <= 21
     assert est.path_.grid[0] == pytest.approx(est.path_.extra["lambda2_max"])
-    # a user grid whose smallest value is still improving: say which parameter to widen
+    # a user grid whose smallest value is still improving: say which parameter to widen (scored on the
+    # path's own fits: every point holds x1 alone, so the relaxed refits would score alike)
     with pytest.warns(GridEdgeWarning, match="'grid'"):
-        numkfs.GarroteRegressorCV(grid=[300.0, 200.0, 150.0], cv=3, random_state=0).fit(X, y)
+        numkfs.GarroteRegressorCV(grid=[300.0, 200.0, 150.0], cv=3, relax=False, random_state=0).fit(X, y)
 
 
 # --------------------------------------------------------------------------
@@ -258,15 +259,24 @@ def test_make_cv_refuses_impossible_folds():
         make_cv("bogus", np.zeros(30), classifier=False)
 
 
-def test_garrote_cv_scores_are_foldwise(garrote_data):
-    """Each fold's scores come from the path on the training rows only."""
+@pytest.mark.parametrize("relax", [True, False])
+def test_garrote_cv_scores_are_foldwise(garrote_data, relax):
+    """Each fold's scores come from the path on the training rows only: its points' relaxed refits
+    (ridge on each point's support) or the points themselves."""
+    from numkfs.methods.garrote import garrote_relax
+
     X, y = garrote_data
-    est = numkfs.GarroteRegressorCV(n_grid=6, cv=3, random_state=0).fit(X, y)
+    est = numkfs.GarroteRegressorCV(n_grid=6, cv=3, relax=relax, random_state=0).fit(X, y)
     grid = est.path_.grid
     splits = list(make_cv(3, y, classifier=False, random_state=0).split(X, y))
     for k, (tr, te) in enumerate(splits):
         fp = numkfs.garrote_path(X[tr], y[tr], 1.0, grid)
-        pred = X[te] @ fp.extra["coef"].T + fp.extra["intercept"]
+        if relax:
+            fits = [garrote_relax(X[tr], y[tr], w) for w in fp.weights]
+            coef, intercept = np.array([f[0] for f in fits]), np.array([f[1] for f in fits])
+        else:
+            coef, intercept = fp.extra["coef"], fp.extra["intercept"]
+        pred = X[te] @ coef.T + intercept
         np.testing.assert_allclose(est.cv_scores_[:, k], -np.mean((pred - y[te][:, None]) ** 2, axis=0))
 
 
@@ -376,16 +386,17 @@ def test_default_cv_rules_cover_every_method_with_a_known_rule():
 
 
 def test_select_without_a_rule_uses_the_methods_declared_rule():
-    # the KNIFE sinusoid (5 true features of 20): the garrote's best CV point keeps noise features,
-    # its 1se point (the declared default) does not; select() with no rule must be the 1se fit exactly
+    # the KNIFE sinusoid (5 true features of 20): COSSO's best CV point on its path's own fits
+    # (relax=False) keeps noise features, its 1se point (the declared default) far fewer; select() with
+    # no rule must be the 1se fit exactly
     from numkfs.datasets import make_sinusoid
     from numkfs.model_selection import DEFAULT_CV_RULES
 
     X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
-    assert DEFAULT_CV_RULES["garrote"] == "1se"
-    default = select(X, y, "garrote")
-    one_se = select(X, y, "garrote", cv_rule="1se")
-    best = select(X, y, "garrote", cv_rule="best")
+    assert DEFAULT_CV_RULES["cosso"] == "1se"
+    default = select(X, y, "cosso", relax=False)
+    one_se = select(X, y, "cosso", cv_rule="1se", relax=False)
+    best = select(X, y, "cosso", cv_rule="best", relax=False)
     assert default.cv_rule == default.path.cv_rule == "1se"
     assert default.index == one_se.index and np.array_equal(default.selected, one_se.selected)
     np.testing.assert_array_equal(default.weights, one_se.weights)
@@ -397,9 +408,13 @@ def test_select_without_a_rule_uses_the_methods_declared_rule():
     S = best.path.cv_scores
     mean, se = np.nanmean(S, axis=1), np.nanstd(S, axis=1, ddof=1) / np.sqrt(S.shape[1])
     assert mean[default.index] >= mean[best.index] - se[best.index]
-    assert default.selected[truth].all() and default.selected[~truth].sum() <= 1
-    # KNIFE's declared rule is "best": no rule given is the best point
-    assert DEFAULT_CV_RULES["knife"] == "best"
+    assert default.selected[truth].all()
+    # KNIFE's and the garrote's declared rule is "best": no rule given is the best point
+    assert DEFAULT_CV_RULES["knife"] == DEFAULT_CV_RULES["garrote"] == "best"
+    garrote = select(X, y, "garrote")
+    assert garrote.cv_rule == "best" and garrote.index == choose_index(garrote.path, "best")
+    # with its relaxed CV (the default) the garrote's best point is exactly the truth here
+    np.testing.assert_array_equal(garrote.selected, truth)
 
 
 def test_cli_cv_rule_default_is_the_methods_rule(tmp_path):
@@ -409,6 +424,7 @@ def test_cli_cv_rule_default_is_the_methods_rule(tmp_path):
 
     assert build_parser().parse_args(["select", "ozone"]).cv_rule is None
     js = tmp_path / "out.json"
-    assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "--json", str(js), "-q"]) == 0
+    # COSSO's declared rule, "1se", is not the estimators' default
+    assert main(["select", "ozone", "--method", "cosso", "--cv", "3", "--json", str(js), "-q"]) == 0
     res = json.loads(js.read_text())
     assert res["cv_rule"] == res["parameters"]["cv_rule"] == "1se"

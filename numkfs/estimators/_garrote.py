@@ -24,8 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
 from ..kernels.additive import ADDITIVE_KERNELS
-from ..methods.cosso import cosso, cosso_lambda0, cosso_path
-from ..methods.garrote import garrote_path
+from ..methods.cosso import cosso, cosso_lambda0, cosso_path, cosso_relax
+from ..methods.garrote import garrote_path, garrote_relax
 from ..model_selection import CV_RULES, check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
 from ._cv import PathCVMixin, as_grid, cv_data
@@ -176,7 +176,12 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     fold) at the same λ2 values and scores the held-out rows (negative mean
     squared error).  The point is chosen by ``cv_rule``
     (:func:`numkfs.model_selection.choose_index`) and the fitted model is the
-    full-data path's point there.  The default grid runs from
+    full-data path's point there.  With ``relax=True`` (the default) each
+    point is scored, and the chosen one predicts, by its relaxed refit
+    (:func:`numkfs.methods.garrote_relax`: the garrote at λ2 = 0 on
+    the point's support, i.e. ridge regression with λ1 on those columns),
+    so that the score measures which features a point keeps rather than how
+    much λ2 shrinks them.  The default grid runs from
     :math:`\lambda_{2,\max}` (no feature) down to ``lambda_min_ratio`` times it
     and then to λ2 = 0 (ridge regression on every feature), so both ends of
     the grid are ends of the path, refined where the support jumps by more
@@ -204,6 +209,14 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     cv_rule : {"best", "1se"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         within one standard error of it (glmnet's ``lambda.1se``).
+    relax : bool, default=True
+        Score every point, and predict with the chosen one, by the ridge
+        refit (λ1) on its support (:func:`numkfs.methods.garrote_relax`).
+        ``False`` scores the path's own fits (the former default), whose
+        error falls as noise features enter, since a large λ2 also shrinks
+        the true ones: on Friedman #1 with 100 noise features (200 rows)
+        ``"best"`` kept 17 noise features, against none relaxed
+        (``benchmarks/results/selection_quality.md``).
     solver : str or list, default="auto"
         As in :class:`GarroteRegressor`.
     tol : float, optional
@@ -227,7 +240,10 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     cv_scores_ : ndarray of shape (n_points, n_folds)
     lambda2_ : float
         λ2 at the chosen point.
-    coef_, intercept_, feature_weights_, objective_, solver_
+    coef_, intercept_
+        The chosen point's linear model: with ``relax=True`` its relaxed
+        refit on all the rows, else the full-data path's β̃ and intercept.
+    feature_weights_, objective_, solver_
         The full-data path's values at the chosen point.
     n_features_selected_ : int
     converged_ : ndarray of bool of shape (n_points,)
@@ -261,6 +277,7 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
         "cv": _CV,
         "cv_rule": _CV_RULE,
+        "relax": [_BOOL],
         "n_jobs": _N_JOBS,
         "lambda2s": [DEPRECATED_OPTION, *_GRID],
         "n_lambdas": [DEPRECATED_OPTION, Interval(Integral, 1, None, closed="left")],
@@ -269,8 +286,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
 
     def __init__(self, lambda1: float = 1.0, *, grid=None, n_grid: int = 50,
                  lambda_min_ratio: float = 1e-3, fit_intercept: bool = True, cv=5, cv_rule: str = "best",
-                 solver="auto", tol: float | None = None, n_jobs=None, random_state=None, lambda2s=DEPRECATED,
-                 n_lambdas=DEPRECATED):
+                 relax: bool = True, solver="auto", tol: float | None = None, n_jobs=None, random_state=None,
+                 lambda2s=DEPRECATED, n_lambdas=DEPRECATED):
         self.lambda1 = lambda1
         self.grid = grid
         self.n_grid = n_grid
@@ -278,6 +295,7 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         self.fit_intercept = fit_intercept
         self.cv = cv
         self.cv_rule = cv_rule
+        self.relax = relax
         self.solver = solver
         self.tol = tol
         self.n_jobs = n_jobs
@@ -313,7 +331,18 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
                 "feature_names": getattr(self, "feature_names_in_", None)}
 
     def _cv_predict(self, data, path, X_train, X_test, y_train):
-        return X_test @ path.extra["coef"].T + path.extra["intercept"]
+        coef, intercept = self._models(path, X_train, y_train)
+        return X_test @ coef.T + intercept
+
+    def _models(self, path, X, y, index=None):
+        """(coef, intercept) of the points ``index`` (default all): the relaxed refits on (X, y) with
+        ``relax``, else the path's own."""
+        index = np.arange(path.n_points) if index is None else np.atleast_1d(index)
+        if not self.relax:
+            return path.extra["coef"][index], path.extra["intercept"][index]
+        fits = [garrote_relax(X, y, path.weights[i], self.lambda1, fit_intercept=self.fit_intercept, tol=path.tol)
+                for i in index]
+        return np.array([f[0] for f in fits]), np.array([f[1] for f in fits])
 
     def _cv_store(self, data, paths, values, k, i):
         path = paths[k]
@@ -325,6 +354,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         self.cv_scores_ = path.cv_scores
         self.lambda2_ = float(path.grid[i])
         self._store(path, i)
+        coef, intercept = self._models(path, data.X, data.y, i)
+        self.coef_, self.intercept_ = coef[0], float(intercept[0])
         self.converged_ = path.converged.copy()
 
 
@@ -351,10 +382,12 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         components while keeping the smoothing GCV chose for the full model;
         it lies inside the default grid of :class:`COSSORegressorCV`
         (:func:`numkfs.methods.cosso.default_Ms`, up to 1.5 p), near the
-        budgets its 5-fold CV chooses on the KNIFE sinusoid (0.23 p to
-        0.96 p, median 0.4 p, over five replicates;
-        ``benchmarks/results/cosso_sinusoid.md``).  The best budget is
-        data-dependent: choose it by CV when it matters.
+        budgets its 5-fold CV of the path's own fits (``relax=False``)
+        chose on the KNIFE sinusoid (0.23 p to 0.96 p, median 0.4 p, over
+        five replicates), where every component is kept.  The best budget
+        is data-dependent: choose it by CV when it matters (by default
+        :class:`COSSORegressorCV` scores relaxed refits, and its budgets
+        keep far fewer components).
     kernel : {"sobolev", "rbf"}, default="sobolev"
         Per-feature kernel (COSSO's cubic-spline Sobolev kernel on inputs
         scaled to [0, 1], or a 1-D rbf on standardised inputs).
@@ -474,7 +507,12 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     (:func:`numkfs.model_selection.choose_index`).  The smoothing parameter
     λ0, when not given, is chosen once by GCV on all the rows with every
     θ_j = 1 (:func:`numkfs.methods.cosso.cosso_lambda0`) and shared by the
-    folds, as in Lin & Zhang (2006).  A choice at the smallest budget while
+    folds, as in Lin & Zhang (2006).  With ``relax=True`` (the default) each
+    point is scored, and the chosen one predicts, by its relaxed refit
+    (:func:`numkfs.methods.cosso_relax`: the same θ, λ0 re-chosen by
+    GCV on the same training rows), so that the score measures which
+    components a budget keeps rather than how much the fixed λ0 shrinks
+    them.  A choice at the smallest budget while
     features are already in, or at the largest while the budget still binds,
     raises :class:`~numkfs.model_selection.GridEdgeWarning`.
 
@@ -498,6 +536,15 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
     cv_rule : {"best", "1se"}, default="best"
         How the point is chosen from the CV scores.
+    relax : bool, default=True
+        Score every point, and predict with the chosen one, by the
+        kernel-ridge refit on its θ with λ0 re-chosen by GCV
+        (:func:`numkfs.methods.cosso_relax`).  ``False`` scores the
+        path's own fits at the shared λ0 (the former default): their error
+        falls as noise components enter, since a small budget also shrinks
+        the true ones (on the KNIFE sinusoid, 100 x 20 with 5 true features,
+        5-fold CV with ``"1se"`` keeps 4 noise features where the relaxed
+        score keeps none; ``benchmarks/results/selection_quality.md``).
     max_iter : int, default=200
         Iterations per budget.
     tol : float, default=1e-6
@@ -522,7 +569,9 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     feature_weights_ : ndarray of shape (n_features,)
         θ at the chosen M.
     M_, lambda0_, intercept_, dual_coef_, n_iter_, model_
-        As in :class:`COSSORegressor`, at the chosen M.
+        As in :class:`COSSORegressor`, at the chosen M; with ``relax=True``
+        those of the relaxed refit (``lambda0_`` the re-chosen λ0,
+        ``path_.extra["lambda0"]`` the shared one).
     n_features_selected_ : int
     converged_ : ndarray of bool of shape (n_points,)
 
@@ -550,6 +599,7 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         "n_grid": [Interval(Integral, 1, None, closed="left")],
         "cv": _CV,
         "cv_rule": _CV_RULE,
+        "relax": [_BOOL],
         "n_jobs": _N_JOBS,
         "Ms": [DEPRECATED_OPTION, NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of budgets > 0")],
         "n_Ms": [DEPRECATED_OPTION, Interval(Integral, 1, None, closed="left")],
@@ -557,8 +607,8 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     _parameter_constraints.pop("M")
 
     def __init__(self, *, grid=None, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
-                 n_grid: int = 25, cv=5, cv_rule: str = "best", max_iter: int = 200, tol: float = 1e-6,
-                 solver="auto", n_jobs=None, random_state=None, Ms=DEPRECATED, n_Ms=DEPRECATED):
+                 n_grid: int = 25, cv=5, cv_rule: str = "best", relax: bool = True, max_iter: int = 200,
+                 tol: float = 1e-6, solver="auto", n_jobs=None, random_state=None, Ms=DEPRECATED, n_Ms=DEPRECATED):
         self.grid = grid
         self.kernel = kernel
         self.gamma = gamma
@@ -566,6 +616,7 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         self.n_grid = n_grid
         self.cv = cv
         self.cv_rule = cv_rule
+        self.relax = relax
         self.max_iter = max_iter
         self.tol = tol
         self.solver = solver
@@ -600,7 +651,11 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     def _cv_predict(self, data, path, X_train, X_test, y_train):
         # (n_test, n_points) in column-major order: path_scores then sums each column as a contiguous
         # vector, as np.mean of one point's squared errors does (the same rounding)
-        return np.array([m.predict(X_test) for m in path.extra["models"]]).T
+        return np.array([self._model(m, y_train).predict(X_test) for m in path.extra["models"]]).T
+
+    def _model(self, fit, y):
+        """The point's predictor: its relaxed refit with ``relax``, else the path's fit."""
+        return cosso_relax(fit, y) if self.relax else fit
 
     def _cv_store(self, data, paths, values, k, i):
         path = paths[k]
@@ -613,5 +668,5 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         self.path_ = path
         self.best_index_ = i
         self.cv_scores_ = path.cv_scores
-        self._store(models[i])
+        self._store(self._model(models[i], data.y))
         self.converged_ = path.converged.copy()

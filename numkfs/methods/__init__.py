@@ -10,13 +10,15 @@ function           method                                        returns
 ``nmmkl``          NMMKL top-m selection (QCQP relaxation)       :class:`NMMKLResult`
 ``nmmkl_path``     NMMKL selections over m                       :class:`~numkfs.FeaturePath`
 ``garrote_path``   linear garrote path over λ2                   :class:`~numkfs.FeaturePath`
+``garrote_relax``  the garrote's ridge refit on a support        ``(coef, intercept)``
 ``cosso``          COSSO additive model at one budget M          :class:`COSSOFit`
 ``cosso_path``     COSSO path over M (with CV)                   :class:`~numkfs.FeaturePath`
+``cosso_relax``    COSSO's kernel-ridge refit, λ0 by GCV         :class:`COSSOFit`
 =================  ============================================  ==========================
 """
 # Imported eagerly, not through numkfs._lazy: knife, cosso and nmmkl are both functions and submodules here.
-from .cosso import COSSOFit, cosso, cosso_path
-from .garrote import garrote_path, garrote_step
+from .cosso import COSSOFit, cosso, cosso_path, cosso_relax
+from .garrote import garrote_path, garrote_relax, garrote_step
 from .knife import KNIFEResult, knife, knife_path
 from .l1kr import l1kr_path
 from .lpkta import lpkta_path
@@ -28,7 +30,9 @@ __all__ = [
     "NMMKLResult",
     "cosso",
     "cosso_path",
+    "cosso_relax",
     "garrote_path",
+    "garrote_relax",
     "garrote_step",
     "knife",
     "knife_path",

@@ -34,12 +34,21 @@ The same non-negative garrote step (:class:`~numkfs.solvers.native.garrote.Garro
 :func:`garrote_step`) is the w-step of that alternating form (``G[:, j] =
 x_j β_j``, ``d_j = λ1 β_j² + λ2``, ``0 ≤ w ≤ 1``) and the θ-step of COSSO
 (:mod:`numkfs.methods.cosso`).
+
+Relaxation.  λ2 decides both which weights are zero and how far the others
+are below 1, i.e. how much their coefficients are shrunk beyond the ridge
+λ1.  :func:`garrote_relax` keeps a point's support and refits the garrote
+at λ2 = 0 on it, which is ridge regression (λ1) on those columns: the
+relaxed lasso's refit (Meinshausen 2007) for the garrote.
+:class:`numkfs.GarroteRegressorCV` scores and predicts with these refits by
+default (``relax=True``).
 """
 from __future__ import annotations
 
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
 
 from .._threads import thread_policy
 from .._validation import DEPRECATED, Interval, NoneOr, check_X_y, constant_columns, renamed, validate_params
@@ -48,7 +57,7 @@ from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers import solve
 from ..solvers.native.garrote import GarroteStep, LinearGarrote, garrote_lambda2_max
 
-__all__ = ["garrote_path", "garrote_step", "garrote_lambda2_max"]
+__all__ = ["garrote_path", "garrote_relax", "garrote_step", "garrote_lambda2_max"]
 
 _PATH_CONSTRAINTS = {
     "lambda1": [Interval(Real, 0, None, closed="neither")],
@@ -194,6 +203,74 @@ def garrote_path(
         extra={"coef": B, "intercept": y_mean - B @ x_mean, "lambda1": float(lambda1),
                "lambda2_max": l2max, "solver": used, "solve_time": times},
     )
+
+
+def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = True,
+                  tol: float = SELECTION_TOL["garrote"]) -> tuple[np.ndarray, float]:
+    r"""The garrote at λ2 = 0 on the support of ``weights``: ridge regression (λ1) on those columns.
+
+    At λ2 = 0 every weight of the garrote is 1, so the problem is
+    :math:`\min_{\tilde\beta} \|y - X_S\tilde\beta_S - b\|^2 + \lambda_1\|\tilde\beta_S\|^2`
+    on the columns S with ``weights > tol`` (the path's support rule), the
+    others 0.  Solved in the primal, or the dual when S has more columns than X has rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data of the path.
+    y : array-like of shape (n_samples,)
+        Its target values.
+    weights : array-like of shape (n_features,)
+        The garrote weights w of one point (e.g. a row of
+        :func:`garrote_path`'s ``weights``).
+    lambda1 : float > 0, default=1.0
+        Ridge parameter (the path's).
+    fit_intercept : bool, default=True
+        Centre X and y (an unpenalised intercept), as the path did.
+    tol : float, default=1e-6
+        Weights above it are the support (``FeaturePath.tol`` of the path).
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,)
+        β̃, zero off the support, in the units of X.
+    intercept : float
+
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013 (eq. 4, the linear garrote).
+
+    N. Meinshausen, "Relaxed lasso", Computational Statistics & Data
+    Analysis 52(1):374-393, 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 4))
+    >>> y = 3 * X[:, 0] + 0.1 * rng.standard_normal(50)
+    >>> path = garrote_path(X, y, grid=[50.0])
+    >>> coef, b = garrote_relax(X, y, path.weights[0])
+    >>> np.flatnonzero(coef).tolist(), bool(abs(coef[0]) > abs(path.extra["coef"][0, 0]))  # less shrunk
+    ([0], True)
+    """
+    X, y = check_X_y(X, y, caller="garrote_relax")
+    validate_params({"lambda1": lambda1}, _PATH_CONSTRAINTS, "garrote_relax")
+    weights = np.asarray(weights, dtype=float).ravel()
+    if weights.shape[0] != X.shape[1]:
+        raise ValueError(f"garrote_relax: weights has {weights.shape[0]} entries for {X.shape[1]} features.")
+    Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
+    S = np.flatnonzero(support_mask(weights, tol))
+    coef = np.zeros(X.shape[1])
+    if S.size:
+        XS = Xc[:, S]
+        if S.size <= X.shape[0]:
+            coef[S] = cho_solve(cho_factor(XS.T @ XS + lambda1 * np.eye(S.size)), XS.T @ yc)
+        else:  # (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹
+            coef[S] = XS.T @ cho_solve(cho_factor(XS @ XS.T + lambda1 * np.eye(X.shape[0])), yc)
+    return coef, float(y_mean - coef @ x_mean)
 
 
 def _check_scale(Xc, yc, lambda1, caller):
