@@ -283,26 +283,30 @@ def test_estimator_matches_path(data):
     assert np.allclose(est.predict(X), X @ est.coef_ + est.intercept_)
 
 
-def test_relaxed_refit_is_the_garrote_at_lambda2_zero_on_the_support(data):
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_relaxed_refit_is_the_garrote_at_lambda2_zero_on_the_support(data, fit_intercept):
     """garrote_relax = the garrote solved at λ2 = 0 on the support's columns (every weight 1: ridge),
     by the native solver and by a conic one, and the ridge normal equations in closed form."""
     X, y = data
-    Xs, ys = X + 3.0, y + 1.0  # the intercept by centring
-    path = garrote_path(Xs, ys, grid=[0.3 * garrote_lambda2_max(X, y, 1.0)])
+    Xs, ys = (X + 3.0, y + 1.0) if fit_intercept else (X, y)  # the intercept by centring
+    path = garrote_path(Xs, ys, grid=[0.3 * garrote_lambda2_max(X, y, 1.0)], fit_intercept=fit_intercept)
     S = path.selected(0)
     assert 0 < S.sum() < X.shape[1]
-    coef, b = garrote_relax(Xs, ys, path.weights[0])
+    coef, b = garrote_relax(Xs, ys, path.weights[0], fit_intercept=fit_intercept)
     assert np.all(coef[~S] == 0)
     for solver in ("native", "CLARABEL"):
-        ref = garrote_path(Xs[:, S], ys, grid=[0.0], solver=solver)
+        ref = garrote_path(Xs[:, S], ys, grid=[0.0], solver=solver, fit_intercept=fit_intercept)
         np.testing.assert_allclose(ref.weights[0], 1.0, atol=1e-6)
         np.testing.assert_allclose(coef[S], ref.extra["coef"][0], rtol=1e-6, atol=1e-6 * np.abs(coef).max())
-    Xc = Xs[:, S] - Xs[:, S].mean(0)
+    Xc, yc = (Xs[:, S] - Xs[:, S].mean(0), ys - ys.mean()) if fit_intercept else (Xs[:, S], ys)
     A = Xc.T @ Xc + np.eye(S.sum())
     # Cholesky and LU solves of one SPD system: agreement to cond(A) ε
-    np.testing.assert_allclose(coef[S], np.linalg.solve(A, Xc.T @ (ys - ys.mean())),
+    np.testing.assert_allclose(coef[S], np.linalg.solve(A, Xc.T @ yc),
                                rtol=0, atol=10 * np.linalg.cond(A) * np.finfo(float).eps * np.abs(coef).max())
-    assert b == pytest.approx(ys.mean() - Xs[:, S].mean(0) @ coef[S], rel=1e-12)
+    if fit_intercept:
+        assert b == pytest.approx(ys.mean() - Xs[:, S].mean(0) @ coef[S], rel=1e-12)
+    else:
+        assert b == 0.0
 
 
 def test_relaxed_refit_in_the_dual_when_the_support_exceeds_the_rows():
