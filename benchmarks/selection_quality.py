@@ -589,7 +589,7 @@ def _real_section(tables, targets, n_splits, limit, memory, cpu_total, partial=F
             "the splits); features: those the model uses; CPU s per fit.  Each numkfs method that does the task "
             "is the CV estimator a user would reach for, with its defaults except `cv_rule`, which is the "
             "method's default rule of `numkfs.model_selection.DEFAULT_CV_RULES` (the rule `numkfs.select` "
-            "uses: `\"best\"` for KNIFE, `\"1se\"` for the garrote, COSSO, L1KR and lp-KTA).  "
+            "uses: `\"best\"` for KNIFE and the garrote, `\"1se\"` for COSSO, L1KR and lp-KTA).  "
             "`LpKTASelectorCV` has no `predict`: its error is that of the model it scores its folds with (kernel "
             "ridge, penalty 1/C, on the learned kernel at the chosen p) fitted on the training rows.  NMMKL selects "
             "features only: `NMMKLSelectorCV` chooses m by the 5-fold score of a linear SVM on each fold's "

@@ -58,7 +58,7 @@ def _split(a: float, b: float, floor: float):
     return float(np.sqrt(lo * hi)) if hi / lo > REFINE_MIN_RATIO else None
 
 
-def refine_walk(step, values, start, *, support, max_inserted: int = 0, stop=None):
+def refine_walk(step, values, start, *, support, max_inserted: int = 0, stop=None, check=None):
     """Walk a grid with warm starts, inserting points where the support jumps.
 
     ``step(state, value)`` fits the path's next point at ``value``
@@ -91,6 +91,12 @@ def refine_walk(step, values, start, *, support, max_inserted: int = 0, stop=Non
         ``len(values) + max_inserted`` points (0: the grid as given).
     stop : callable, optional
         ``stop(state) -> bool``: end the walk before the next point.
+    check : callable, optional
+        ``check(values, states) -> bool``, called after every point the
+        walk keeps with the values and states walked so far (the start
+        included, the lists the walk returns): True ends the walk there.
+        The points walked so far are final (points are only ever inserted
+        after the last one), so a caller can act on them in stages.
 
     Returns
     -------
@@ -134,4 +140,6 @@ def refine_walk(step, values, start, *, support, max_inserted: int = 0, stop=Non
         out_values.append(value)
         out_states.append(new)
         current_value, current = value, new
+        if check is not None and check(out_values, out_states):
+            break
     return out_values, out_states, inserted

@@ -2,7 +2,9 @@
 
 A fold's path walked in stages (``KNIFEGridWalk``) is ``knife_path(grid=...)`` point for point; the CV
 with ``early_stopping`` chooses the point the CV over the whole grid chooses, its path is the
-whole path's first points, and it stops at the first stage end where ``stop_early`` says so.
+whole path's first points, and it stops at the first stage end where ``stop_early`` says so.  The
+full-data path on the default grid is walked only as far (``knife_path``'s ``stop``): its points are
+the unstopped path's first ones.
 """
 import importlib
 
@@ -13,7 +15,8 @@ from numkfs import KNIFEClassifierCV, KNIFERegressorCV
 from numkfs.datasets import make_sinusoid
 from numkfs.datasets._knife import make_orange
 from numkfs.estimators._cv import EARLY_STOP_POINTS, stop_early
-from numkfs.methods.knife import KNIFEGridWalk, knife_path
+from numkfs.methods.knife import KNIFEGridWalk, knife_ovr_paths, knife_path
+from numkfs.model_selection import refine_walk
 
 kcv = importlib.import_module("numkfs.estimators._knife_cv")
 
@@ -103,3 +106,106 @@ def test_grid_walk_refuses_a_grid_knife_path_refuses(grid):
         KNIFEGridWalk(X, y, grid)
     with pytest.raises(ValueError, match="non-empty, non-decreasing array of finite values >= 0"):
         knife_path(X, y, grid=grid)
+
+
+def test_refine_walk_check_ends_the_walk_with_its_final_points():
+    def step(state, lam):  # feature j is selected while lam < 2 ** -j
+        return 2.0 ** -np.arange(12) > lam
+
+    grid = [0.0, 0.02, 0.1, 0.3, 0.6]
+    full = refine_walk(step, grid, step(None, 0.0), support=lambda s: s, max_inserted=10)
+    seen = []
+
+    def check(values, states):
+        seen.append(list(values))
+        return len(values) == 4
+
+    vals, states, _ = refine_walk(step, grid, step(None, 0.0), support=lambda s: s, max_inserted=10, check=check)
+    assert len(full[0]) > 4 and vals == full[0][:4]  # inserted points included, as in the whole walk
+    assert all(np.array_equal(a, b) for a, b in zip(states, full[1]))
+    assert seen == [full[0][:k] for k in (2, 3, 4)]  # once per kept point, each a prefix of the whole walk
+
+
+@pytest.mark.parametrize("kw", [dict(gamma="auto"), dict(gamma=None), dict(gamma="auto", lambda1=30.0)])
+def test_knife_path_stop_ends_it_at_the_unstopped_paths_point(kw):
+    X, y, _ = make_sinusoid(70, n_features=8, random_state=0)
+    X, y = _std(X), y - y.mean()
+    whole = knife_path(X, y, n_grid=12, random_state=0, **kw)
+    calls = []
+
+    def stop(grid):
+        calls.append(grid.copy())
+        return grid.size == whole.n_points - 2
+
+    part = knife_path(X, y, n_grid=12, random_state=0, stop=stop, **kw)
+    n = whole.n_points - 2
+    assert part.n_points == n and [c.size for c in calls] == list(range(2, n + 1))
+    np.testing.assert_array_equal(calls[-1], whole.grid[:n])
+    np.testing.assert_array_equal(part.grid, whole.grid[:n])
+    np.testing.assert_array_equal(part.weights, whole.weights[:n])
+    np.testing.assert_array_equal(part.extra["alpha"], whole.extra["alpha"][:n])
+    np.testing.assert_array_equal(part.extra["gamma"], whole.extra["gamma"][:n])
+
+
+def test_knife_ovr_paths_stop_cuts_every_problem_alike():
+    X, _, _ = make_orange(60, n_noise=3, random_state=0)
+    labels = np.digitize(X[:, 0], [-0.5, 0.5])
+    targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
+    kw = dict(loss="squared_hinge", n_grid=10, random_state=0)
+    whole = knife_ovr_paths(X, targets, **kw)
+    part = knife_ovr_paths(X, targets, stop=lambda g: g.size == 5, **kw)
+    for a, b in zip(part, whole):
+        assert a.n_points == 5
+        np.testing.assert_array_equal(a.weights, b.weights[:5])
+    with pytest.raises(ValueError, match="'stop' needs the default grid"):
+        knife_ovr_paths(X, targets, grid=[0.0, 1.0], stop=lambda g: False, **kw)
+
+
+def test_grid_walk_extended_is_the_path_on_the_longer_grid():
+    X, y, _ = make_sinusoid(60, n_features=6, random_state=0)
+    X, y = _std(X), y - y.mean()
+    grid = np.concatenate([[0.0], np.geomspace(0.05, 200.0, 9)])
+    walk = KNIFEGridWalk(X, y, grid[:4], random_state=0)
+    first = walk.walk(10)  # at most the grid it has
+    assert first.n_points == 4
+    walk.extend(grid)
+    rest = walk.walk(10)
+    whole = knife_path(X, y, grid=grid, random_state=0)
+    np.testing.assert_array_equal(np.vstack([first.weights, rest.weights]), whole.weights)
+    with pytest.raises(ValueError, match="must begin with the current one"):
+        walk.extend(grid[1:])
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_the_full_data_path_is_walked_only_to_the_stop(monkeypatch, classifier):
+    """On the default grid the full-data walk stops with the folds: the path it returns (before any
+    cut) has the stopped estimator's points, fewer than the whole walk's."""
+    walked = []
+    if classifier:
+        real = kcv.knife_ovr_paths
+
+        def spy(*args, **kw):
+            paths = real(*args, **kw)
+            walked.append(paths[0].n_points)
+            return paths
+
+        monkeypatch.setattr(kcv, "knife_ovr_paths", spy)
+        X, _, _ = make_orange(90, n_noise=3, random_state=0)
+        y, cls = np.digitize(X[:, 0], [-0.5, 0.5]), KNIFEClassifierCV
+    else:
+        real = kcv.KNIFERegressorCV.path
+
+        def spy(*args, **kw):
+            path = real(*args, **kw)
+            walked.append(path.n_points)
+            return path
+
+        monkeypatch.setattr(kcv.KNIFERegressorCV, "path", staticmethod(spy))
+        X, y, _ = make_sinusoid(80, n_features=8, random_state=0)
+        cls = KNIFERegressorCV
+    kw = dict(n_grid=30, cv=3, random_state=0)
+    stopped = cls(**kw).fit(X, y)
+    n_stopped = walked[0]
+    walked.clear()
+    whole = cls(early_stopping=False, **kw).fit(X, y)
+    assert n_stopped == stopped.path_.n_points < walked[0] == whole.path_.n_points

@@ -118,6 +118,9 @@ class _StagedFolds:
         if fold is None:
             return np.full(end, np.nan)
         est, data = self.estimator, self.data
+        for walk in fold["walks"]:
+            if walk.grid.size < self.grid.size:  # the full-data path has walked on since
+                walk.extend(self.grid)
         new = [walk.walk(end) for walk in fold["walks"]]
         if new[0] is not None:
             decision = est._cv_predict(data, new if est._classifier else new[0], fold["X_train"], fold["X_test"],
@@ -171,22 +174,42 @@ class _KNIFEPathCV(PathCVMixin):
         ``early_stopping``, after each stage :func:`~numkfs.estimators._cv.stop_early`
         decides whether a later point can still be chosen; if not, the
         folds stop and the path ends at the last point they scored (its
-        problems' paths too)."""
-        path = self._cv_full_path(data, outer)
-        n = path.n_points
-        folds = _StagedFolds(self, data, outer, path.grid)
-        ends = range(CV_STAGE_POINTS, n + CV_STAGE_POINTS, CV_STAGE_POINTS) if self.early_stopping else [n]
-        for end in ends:
-            end = min(end, n)
+        problems' paths too).  On the default grid the stages follow the
+        full-data path as it is walked (``knife_path``'s ``stop``), which
+        then stops there too; a grid of your own is walked in full first."""
+        folds = _StagedFolds(self, data, outer, [])
+        last = {}
+
+        def score(grid, end):
+            folds.grid = np.asarray(grid, dtype=float)
             with self._cv_threads(data):
-                scores, sizes = cross_val_path(functools.partial(folds, end=end), data.X_split, data.y_split,
-                                               self.cv, classifier=data.stratify, n_jobs=self.n_jobs,
-                                               random_state=self.random_state, prefer=self._cv_prefer,
-                                               method=self._cv_method, min_train=self._cv_min_train)
-            if end < n and stop_early(path.grid[:end], scores, sizes):
-                self._cv_problem_paths[-1] = [_truncated(p, end) for p in self._cv_problem_paths[-1]]
-                path = self._cv_combine(self._cv_problem_paths[-1])
-                break
+                last["cv"] = cross_val_path(functools.partial(folds, end=end), data.X_split, data.y_split,
+                                            self.cv, classifier=data.stratify, n_jobs=self.n_jobs,
+                                            random_state=self.random_state, prefer=self._cv_prefer,
+                                            method=self._cv_method, min_train=self._cv_min_train)
+            last["end"] = end
+            return last["cv"]
+
+        def stop(grid):
+            """After every point of the full-data walk: a stage of the folds every
+            :data:`CV_STAGE_POINTS` points, and the rule."""
+            if grid.size % CV_STAGE_POINTS:
+                return False
+            return stop_early(grid, *score(grid, grid.size))
+
+        staged = self.early_stopping and data.grid is None and outer is None
+        path = self._cv_full_path(data, outer, stop=stop if staged else None)
+        n = path.n_points
+        if self.early_stopping and not staged:
+            for end in range(CV_STAGE_POINTS, n, CV_STAGE_POINTS):
+                if stop_early(path.grid[:end], *score(path.grid, end)):
+                    self._cv_problem_paths[-1] = [_truncated(p, end) for p in self._cv_problem_paths[-1]]
+                    path = self._cv_combine(self._cv_problem_paths[-1])
+                    n = end
+                    break
+        if last.get("end") != n:
+            score(path.grid, n)
+        scores, sizes = last["cv"]
         record_cv(path, scores, rule=self.cv_rule, score_name=data.scoring, fold_sizes=sizes)
         return path
 
@@ -241,10 +264,13 @@ class _KNIFEPathCV(PathCVMixin):
             paths[-1] = path
         return len(paths) - 1, int(paths[-1].chosen_index)
 
-    def _cv_full_path(self, data, outer):
+    def _cv_full_path(self, data, outer, stop=None):
         """The path on all the rows: of the one problem, or of every
-        one-vs-rest problem on one grid combined into one (:meth:`_cv_combine`)."""
+        one-vs-rest problem on one grid combined into one (:meth:`_cv_combine`);
+        ``stop`` as in :func:`~numkfs.methods.knife.knife_path` (default grid only)."""
         params = self._cv_path_params(data, outer, full=True)
+        if stop is not None:
+            params["stop"] = stop
         problems = getattr(data, "problems", [data.y])
         if len(problems) == 1:
             paths = [self.path(data.X, problems[0], **params)]
@@ -416,10 +442,11 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         CV can no longer choose a later point: the mean score over the last
         5 points, all beyond the best one and reaching 3 times its λ2, is
         below the best by more than 3 of its standard errors (the rule by
-        which :class:`~numkfs.L1KRRegressorCV` stops).  The path on every
-        row is walked in full first; ``path_`` then ends at the last point
-        the folds scored, and the rule chooses among the points scored.
-        False: every point of the grid is scored.
+        which :class:`~numkfs.L1KRRegressorCV` stops).  On the default
+        grid the path on every row is walked in the same stages and stops
+        there too (a ``grid`` you give is walked in full first); ``path_``
+        ends at the last point the folds scored, and the rule chooses
+        among the points scored.  False: every point of the grid is scored.
     lambda2_grid, n_lambdas
         Former names of ``grid`` and ``n_grid`` (FutureWarning).
 

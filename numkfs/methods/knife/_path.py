@@ -106,7 +106,7 @@ class _PathRecorder:
 
 
 def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, max_refine=0,
-          extend_to_zero=False):
+          extend_to_zero=False, stop=None):
     """Warm-started fits along ``grid`` of one or several problems (one-vs-rest) on the same grid;
     ``starts[k]`` is problem k's fit at ``grid[0]``.  Returns one :class:`_PathRecorder` per problem.
 
@@ -115,9 +115,18 @@ def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, 
     ``extend_to_zero``: a path still selecting features at the end of the
     grid is continued by doubling λ2 (at most :data:`AUTO_EXTEND_MAX` times)
     until every weight is zero (``gamma="auto"``, whose top moves with the
-    bandwidth)."""
+    bandwidth).  ``stop(grid) -> bool``: called after every point with the
+    λ2 values walked so far (the continuation included); True ends the walk
+    there."""
 
     last = {"from": None}
+    stopped = []
+
+    def check(values, states):
+        if stop is not None and stop(np.asarray(values, dtype=float)):
+            stopped.append(True)
+            return True
+        return False
 
     def release(states):
         """A walk steps only from its last accepted point (or again from the same one, to insert
@@ -147,11 +156,12 @@ def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, 
         return not any(np.any(state.w > 0) for state in states)
 
     values, states, n_in = refine_walk(step, grid, list(starts), support=support, max_inserted=max_refine,
-                                       stop=all_zero if stop_at_zero else None)
-    if extend_to_zero and not all_zero(states[-1]) and values[-1] > 0:
+                                       stop=all_zero if stop_at_zero else None, check=check)
+    if extend_to_zero and not stopped and not all_zero(states[-1]) and values[-1] > 0:
         more = values[-1] * 2.0 ** np.arange(0, AUTO_EXTEND_MAX + 1)
+        walked = list(values)
         v2, s2, n2 = refine_walk(step, more, states[-1], support=support, max_inserted=max_refine - n_in,
-                                 stop=all_zero)
+                                 stop=all_zero, check=lambda v, s: check(walked + v[1:], None))
         values, states, n_in = values + v2[1:], states + s2[1:], n_in + n2
     recs = []
     for k in range(len(models)):
@@ -259,6 +269,7 @@ def knife_path(
     max_iter: int = 100,
     tol: float = 1e-6,
     stop_at_zero: bool = False,
+    stop=None,
     feature_names=None,
     true_support=None,
     random_state=None,
@@ -320,6 +331,12 @@ def knife_path(
     stop_at_zero : bool, default=False
         End the path at the first point where every weight is zero (fewer
         points than the grid).
+    stop : callable, optional
+        ``stop(grid) -> bool``, called after every point with the λ2 values
+        of the points walked so far (an array; they are final, inserted
+        points included): True ends the path there.  The KNIFE CV
+        estimators stop their full-data path once their folds can no longer
+        choose a later point (``early_stopping``).
     feature_names, true_support : optional
         Stored on the path (plots highlight the true support); feature names
         default to the columns of a DataFrame X.
@@ -381,7 +398,7 @@ def knife_path(
         bar.update(1)
         refine = 0 if user_grid else (n_grid if max_refine is None else int(max_refine))
         rec, = _walk([model], [st], grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar,
-                     max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None)
+                     max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None, stop=stop)
         bar.close()
     _warn_path_not_converged(rec, max_iter)
     public["lambda2"] = None
@@ -449,6 +466,24 @@ class KNIFEGridWalk:
         self.done = 0
         self._last = None
 
+    def extend(self, grid):
+        """Walk a longer grid from here on: ``grid`` must begin with the current one.
+
+        For a grid that grows while it is walked (the KNIFE CV estimators'
+        folds follow the full-data path as it is walked).
+
+        Parameters
+        ----------
+        grid : array
+            The λ2 values, non-decreasing; its first values are the current
+            grid's.
+        """
+        grid = _checked_grid(grid, "KNIFEGridWalk")
+        if grid.size < self.grid.size or not np.array_equal(grid[:self.grid.size], self.grid):
+            raise ValueError("KNIFEGridWalk.extend: the new grid must begin with the current one "
+                             f"({self.grid.size} values).")
+        self.grid = grid
+
     def walk(self, end):
         """Fit the points before index ``end`` not fitted yet.
 
@@ -482,8 +517,8 @@ class KNIFEGridWalk:
 
 
 def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_ratio: float | str = "auto",
-                    max_refine: int | None = None, feature_names=None, random_state=None, lambda2_grid=DEPRECATED,
-                    n_lambdas=DEPRECATED, **params) -> list:
+                    max_refine: int | None = None, stop=None, feature_names=None, random_state=None,
+                    lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED, **params) -> list:
     r"""KNIFE paths of several binary problems on the same X on one shared λ2 grid (one-vs-rest).
 
     Default grid: as in :func:`knife_path`, with ``top`` the largest of the
@@ -506,6 +541,9 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
         A shared grid (then nothing is shared but the data).
     n_grid, lambda_min_ratio, max_refine, feature_names, random_state
         As in :func:`knife_path`.
+    stop : callable, optional
+        As in :func:`knife_path`, on the shared grid: every problem's path
+        ends at the same point.  Only with the default grid.
     lambda2_grid, n_lambdas
         Former names of ``grid`` and ``n_grid`` (FutureWarning).
     **params
@@ -536,6 +574,9 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
     params = {**_FIT_DEFAULTS, **params, "n_grid": n_grid, "lambda_min_ratio": lambda_min_ratio,
               "max_refine": max_refine}
     if grid is not None:
+        if stop is not None:
+            raise ValueError(f"{caller}: 'stop' needs the default grid (with a grid of your own each problem's "
+                             "path is walked on its own).")
         kw = {k: params[k] for k in _FIT_DEFAULTS}
         return [knife_path(X, t, grid=grid, feature_names=feature_names, random_state=random_state,
                            **kw) for t in targets]
@@ -554,7 +595,7 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
     with method_threads("knife", models[0].X.shape[0], blas_in_threads=False):
         recs = _walk(models, [s[1] for s in setups], grid, max_iter=params["max_iter"], tol=params["tol"],
                      max_refine=n_grid if max_refine is None else int(max_refine),
-                     extend_to_zero=models[0].gamma_rule is not None)
+                     extend_to_zero=models[0].gamma_rule is not None, stop=stop)
     paths = []
     for rec, (model, st, _, public, classes) in zip(recs, setups):
         _warn_path_not_converged(rec, params["max_iter"])
