@@ -545,6 +545,10 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         the true ones (on the KNIFE sinusoid, 100 x 20 with 5 true features,
         5-fold CV with ``"1se"`` keeps 4 noise features where the relaxed
         score keeps none; ``benchmarks/results/selection_quality.md``).
+        The refits cost one eigendecomposition of the training rows' kernel
+        per budget and fold: on the sinusoid with 10 features the fit took
+        1.3 times as long at n = 300 and 3.6 times at n = 1,000 (61 against
+        17 CPU s).
     max_iter : int, default=200
         Iterations per budget.
     tol : float, default=1e-6
