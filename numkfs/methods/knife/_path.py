@@ -115,9 +115,9 @@ def _walk(models, starts, grid, *, max_iter, tol, stop_at_zero=False, bar=None, 
     ``extend_to_zero``: a path still selecting features at the end of the
     grid is continued by doubling λ2 (at most :data:`AUTO_EXTEND_MAX` times)
     until every weight is zero (``gamma="auto"``, whose top moves with the
-    bandwidth).  ``stop(grid) -> bool``: called after every point with the
-    λ2 values walked so far (the continuation included); True ends the walk
-    there."""
+    bandwidth).  ``stop(grid) -> bool``: called after every point but the
+    first with the λ2 values walked so far (the continuation included); True
+    ends the walk there."""
 
     last = {"from": None}
     stopped = []
@@ -332,9 +332,9 @@ def knife_path(
         End the path at the first point where every weight is zero (fewer
         points than the grid).
     stop : callable, optional
-        ``stop(grid) -> bool``, called after every point with the λ2 values
-        of the points walked so far (an array; they are final, inserted
-        points included): True ends the path there.  The KNIFE CV
+        ``stop(grid) -> bool``, called after every point but the first with
+        the λ2 values of the points walked so far (an array; they are
+        final, inserted points included): True ends the path there.  The KNIFE CV
         estimators stop their full-data path once their folds can no longer
         choose a later point (``early_stopping``).
     feature_names, true_support : optional
