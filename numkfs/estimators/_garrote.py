@@ -547,7 +547,7 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         score keeps none; ``benchmarks/results/selection_quality.md``).
         The refits cost one eigendecomposition of the training rows' kernel
         per budget and fold: on the sinusoid with 10 features the fit took
-        1.3 times as long at n = 300 and 3.6 times at n = 1,000 (61 against
+        1.3 times as long at n = 300 and 3.4 times at n = 1,000 (57 against
         17 CPU s).
     max_iter : int, default=200
         Iterations per budget.

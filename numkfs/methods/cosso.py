@@ -379,6 +379,12 @@ def cosso_gcv_lambda0(K, y, grid=None) -> tuple[float, np.ndarray, np.ndarray]:
     :math:`I - S = n\lambda_0 P`; one eigendecomposition of K serves the
     whole grid.  Returns ``(lambda0, grid, gcv)``.
     """
+    return _gcv(K, y, grid)[:3]
+
+
+def _gcv(K, y, grid=None):
+    """:func:`cosso_gcv_lambda0`'s ``(lambda0, grid, gcv)`` and ``(c, b)``, the kernel-ridge solution at
+    that λ0 from the same eigendecomposition (c = P y, b = 1ᵀA⁻¹y / 1ᵀA⁻¹1)."""
     n = y.shape[0]
     check_memory(2 * 8.0 * n * n, f"The eigendecomposition of the {n} x {n} kernel matrix (GCV of lambda0)")
     ev, U = eigh(K, check_finite=False)
@@ -394,7 +400,11 @@ def cosso_gcv_lambda0(K, y, grid=None) -> tuple[float, np.ndarray, np.ndarray]:
         trP = dinv.sum() - (u1 @ (dinv * dinv * u1)) / s11
         resid = n * lam * Py
         scores[k] = n * (resid @ resid) / (n * lam * trP) ** 2
-    return float(grid[int(np.argmin(scores))]), np.asarray(grid), scores
+    lam = float(grid[int(np.argmin(scores))])
+    dinv = 1.0 / (ev + n * lam)
+    b = (u1 @ (dinv * uy)) / (u1 @ (dinv * u1))
+    c = U @ (dinv * (uy - b * u1))
+    return lam, np.asarray(grid), scores, c, float(b)
 
 
 def cosso_relax(fit: COSSOFit, y) -> COSSOFit:
@@ -450,8 +460,7 @@ def cosso_relax(fit: COSSOFit, y) -> COSSOFit:
     if not np.any(fit.theta > 0):
         return fit
     K = additive_gram(Z, None, fit.theta, kernel=fit.kernel, gamma=fit.gamma)
-    lambda0 = cosso_gcv_lambda0(K, y)[0]
-    c, b, _ = _ridge_factor(K, y, y.shape[0] * lambda0)
+    lambda0, _, _, c, b = _gcv(K, y)  # (b, c) from GCV's eigendecomposition: no second factorisation
     G = additive_kc(Z, Z, c, kernel=fit.kernel, gamma=fit.gamma)
     return replace(fit, c=c, intercept=b, lambda0=lambda0,
                    objective_history=[_objective(y, b, G, c, fit.theta, lambda0)])
