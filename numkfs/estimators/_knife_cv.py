@@ -202,7 +202,7 @@ class _KNIFEPathCV(PathCVMixin):
         n = path.n_points
         if self.early_stopping and not staged:
             for end in range(CV_STAGE_POINTS, n, CV_STAGE_POINTS):
-                if stop_early(path.grid[:end], *score(path.grid, end)):
+                if stop(path.grid[:end]):  # the same stages, on the walked path's first points
                     self._cv_problem_paths[-1] = [_truncated(p, end) for p in self._cv_problem_paths[-1]]
                     path = self._cv_combine(self._cv_problem_paths[-1])
                     n = end
