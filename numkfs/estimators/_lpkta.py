@@ -288,6 +288,33 @@ class _LpKTAPathCV(PathCVMixin):
     _cv_grid_param = "grid"
     _cv_method = "lp-KTA"
 
+    # the constructor of both CV estimators (the same parameters)
+    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
+                 predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
+                 alignment_rtol=1e-10, lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.bregman_weight = bregman_weight
+        self.lp_weight = lp_weight
+        self.bregman = bregman
+        self.x0 = x0
+        self.grid = grid
+        self.n_grid = n_grid
+        self.cv = cv
+        self.cv_rule = cv_rule
+        self.scoring = scoring
+        self.C = C
+        self.eps = eps
+        self.predictor = predictor
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.alignment_method = alignment_method
+        self.alignment_rtol = alignment_rtol
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.p_grid = p_grid
+
     def _cv_validate(self, X, y):
         return validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
                                    ensure_min_samples=2)
@@ -389,32 +416,6 @@ class LpKTASelectorCV(_LpKTAPathCV, LpKTASelector):
     """
 
     _parameter_constraints = {**_CONSTRAINTS, **_CV_CONSTRAINTS}
-
-    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
-                 x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
-                 predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
-                 alignment_rtol=1e-10, lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
-        self.kernel = kernel
-        self.gamma = gamma
-        self.bregman_weight = bregman_weight
-        self.lp_weight = lp_weight
-        self.bregman = bregman
-        self.x0 = x0
-        self.grid = grid
-        self.n_grid = n_grid
-        self.cv = cv
-        self.cv_rule = cv_rule
-        self.scoring = scoring
-        self.C = C
-        self.eps = eps
-        self.predictor = predictor
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.alignment_method = alignment_method
-        self.alignment_rtol = alignment_rtol
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
-        self.p_grid = p_grid
 
 
 class LpKTAClassifier(ClassifierMixin, LpKTASelector):
@@ -681,32 +682,6 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
     """
 
     _parameter_constraints = {**_CONSTRAINTS, **_CV_CONSTRAINTS}
-
-    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
-                 x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
-                 predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
-                 alignment_rtol=1e-10, lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
-        self.kernel = kernel
-        self.gamma = gamma
-        self.bregman_weight = bregman_weight
-        self.lp_weight = lp_weight
-        self.bregman = bregman
-        self.x0 = x0
-        self.grid = grid
-        self.n_grid = n_grid
-        self.cv = cv
-        self.cv_rule = cv_rule
-        self.scoring = scoring
-        self.C = C
-        self.eps = eps
-        self.predictor = predictor
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.alignment_method = alignment_method
-        self.alignment_rtol = alignment_rtol
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
-        self.p_grid = p_grid
 
     _cv_validate = LpKTAClassifier._validate_classes
 
