@@ -327,6 +327,42 @@ def test_relaxed_refit_in_the_dual_when_the_support_exceeds_the_rows():
         garrote_relax(X, y, np.zeros(39))
 
 
+@pytest.mark.parametrize("sizes", [(3, 10, 30), (12, 12, 30)])
+def test_relaxed_refits_of_several_points_at_once(sizes):
+    """Rows of weights refitted at once: each row the ridge solution on its support, as one row alone
+    gives it; a repeated support the same fit; an empty one the mean.  Supports of 3 and 10 columns
+    (their union no more than the 15 rows: one XᵀX), of 12 and 12 others (union 24: one each), and
+    of 30 (the dual)."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((15, 40)) + 2.0
+    y = X[:, :3] @ np.array([2.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(15)
+    starts = [0, 5 if sizes[1] == 10 else 20, 0]
+    W = np.zeros((5, 40))
+    for r, (a, k) in enumerate(zip(starts, sizes)):
+        W[r, a:a + k] = rng.uniform(0.1, 1.0, k)
+    W[4] = 0.5 * W[0]  # the support of row 0 again
+    coefs, bs = garrote_relax(X, y, W, lambda1=0.7)
+    assert coefs.shape == (5, 40) and bs.shape == (5,)
+    for r in range(5):
+        S = np.flatnonzero(W[r] > 0)
+        assert np.all(coefs[r, np.setdiff1d(np.arange(40), S)] == 0)
+        if not S.size:
+            assert bs[r] == pytest.approx(y.mean())
+            continue
+        Xc = X[:, S] - X[:, S].mean(0)
+        K = Xc @ Xc.T + 0.7 * np.eye(15)  # the dual system, well conditioned whatever the support
+        expect = Xc.T @ np.linalg.solve(K, y - y.mean())
+        A = Xc.T @ Xc + 0.7 * np.eye(S.size)
+        atol = 10 * np.linalg.cond(A) * np.finfo(float).eps * np.abs(expect).max()
+        np.testing.assert_allclose(coefs[r, S], expect, rtol=0, atol=atol)
+        alone = garrote_relax(X, y, W[r], lambda1=0.7)
+        np.testing.assert_allclose(alone[0], coefs[r], rtol=0, atol=atol)
+        assert bs[r] == pytest.approx(y.mean() - X[:, S].mean(0) @ coefs[r, S], rel=1e-12)
+    np.testing.assert_array_equal(coefs[4], coefs[0])
+    with pytest.raises(ValueError, match="weights has 39 entries per row for 40 features"):
+        garrote_relax(X, y, np.zeros((2, 39)))
+
+
 @pytest.mark.parametrize("relax", [True, False])
 def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
     X, y = data

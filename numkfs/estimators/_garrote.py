@@ -340,9 +340,7 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         index = np.arange(path.n_points) if index is None else np.atleast_1d(index)
         if not self.relax:
             return path.extra["coef"][index], path.extra["intercept"][index]
-        fits = [garrote_relax(X, y, path.weights[i], self.lambda1, fit_intercept=self.fit_intercept, tol=path.tol)
-                for i in index]
-        return np.array([f[0] for f in fits]), np.array([f[1] for f in fits])
+        return garrote_relax(X, y, path.weights[index], self.lambda1, fit_intercept=self.fit_intercept, tol=path.tol)
 
     def _cv_store(self, data, paths, values, k, i):
         path = paths[k]

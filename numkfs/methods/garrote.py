@@ -206,13 +206,17 @@ def garrote_path(
 
 
 def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = True,
-                  tol: float = SELECTION_TOL["garrote"]) -> tuple[np.ndarray, float]:
+                  tol: float = SELECTION_TOL["garrote"]) -> tuple[np.ndarray, np.ndarray | float]:
     r"""The garrote at λ2 = 0 on the support of ``weights``: ridge regression (λ1) on those columns.
 
     At λ2 = 0 every weight of the garrote is 1, so the problem is
     :math:`\min_{\tilde\beta} \|y - X_S\tilde\beta_S - b\|^2 + \lambda_1\|\tilde\beta_S\|^2`
     on the columns S with ``weights > tol`` (the path's support rule), the
     others 0.  Solved in the primal, or the dual when S has more columns than X has rows.
+    Several rows of weights (e.g. a whole path) are refitted at once: the data
+    are checked and centred once, XᵀX is formed once for the primal solves
+    (when their columns together are no more than the rows), and each
+    distinct support is solved once.
 
     Parameters
     ----------
@@ -220,9 +224,9 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
         The training data of the path.
     y : array-like of shape (n_samples,)
         Its target values.
-    weights : array-like of shape (n_features,)
+    weights : array-like of shape (n_features,) or (n_points, n_features)
         The garrote weights w of one point (e.g. a row of
-        :func:`garrote_path`'s ``weights``).
+        :func:`garrote_path`'s ``weights``), or one row per point.
     lambda1 : float > 0, default=1.0
         Ridge parameter (the path's).
     fit_intercept : bool, default=True
@@ -232,9 +236,10 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
 
     Returns
     -------
-    coef : ndarray of shape (n_features,)
-        β̃, zero off the support, in the units of X.
-    intercept : float
+    coef : ndarray of shape (n_features,) or (n_points, n_features)
+        β̃, zero off the support, in the units of X (one row per row of
+        ``weights``).
+    intercept : float or ndarray of shape (n_points,)
 
     References
     ----------
@@ -255,22 +260,44 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
     >>> coef, b = garrote_relax(X, y, path.weights[0])
     >>> np.flatnonzero(coef).tolist(), bool(abs(coef[0]) > abs(path.extra["coef"][0, 0]))  # less shrunk
     ([0], True)
+    >>> coefs, bs = garrote_relax(X, y, garrote_path(X, y, n_grid=10).weights)   # every point at once
+    >>> coefs.shape, bs.shape
+    ((10, 4), (10,))
     """
     X, y = check_X_y(X, y, caller="garrote_relax")
     validate_params({"lambda1": lambda1}, _PATH_CONSTRAINTS, "garrote_relax")
-    weights = np.asarray(weights, dtype=float).ravel()
-    if weights.shape[0] != X.shape[1]:
-        raise ValueError(f"garrote_relax: weights has {weights.shape[0]} entries for {X.shape[1]} features.")
+    weights = np.asarray(weights, dtype=float)
+    one = weights.ndim <= 1
+    W = np.atleast_2d(weights.ravel() if one else weights)
+    if W.ndim != 2 or W.shape[1] != X.shape[1]:
+        per = "" if one else " per row"
+        raise ValueError(f"garrote_relax: weights has {W.shape[-1]} entries{per} for {X.shape[1]} features.")
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
-    S = np.flatnonzero(support_mask(weights, tol))
-    coef = np.zeros(X.shape[1])
-    if S.size:
-        XS = Xc[:, S]
-        if S.size <= X.shape[0]:
-            coef[S] = cho_solve(cho_factor(XS.T @ XS + lambda1 * np.eye(S.size)), XS.T @ yc)
+    supports, which = np.unique(support_mask(W, tol), axis=0, return_inverse=True)
+    n = X.shape[0]
+    primal = supports.sum(axis=1) <= n
+    # XᵀX once on the columns of every primal solve, when they are no more than the rows (at most the
+    # dual's n x n); otherwise each support forms its own
+    U = np.flatnonzero(supports[primal].any(axis=0))
+    G = Xc[:, U].T @ Xc[:, U] if 0 < U.size <= n else None
+    pos = np.empty(X.shape[1], dtype=int)
+    pos[U] = np.arange(U.size)
+    fits = np.zeros((supports.shape[0], X.shape[1]))
+    for q, mask in enumerate(supports):
+        S = np.flatnonzero(mask)
+        if not S.size:
+            continue
+        if primal[q]:
+            A = G[np.ix_(pos[S], pos[S])] if G is not None else Xc[:, S].T @ Xc[:, S]
+            fits[q, S] = cho_solve(cho_factor(A + lambda1 * np.eye(S.size)), Xc[:, S].T @ yc)
         else:  # (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹
-            coef[S] = XS.T @ cho_solve(cho_factor(XS @ XS.T + lambda1 * np.eye(X.shape[0])), yc)
-    return coef, float(y_mean - coef @ x_mean)
+            XS = Xc[:, S]
+            fits[q, S] = XS.T @ cho_solve(cho_factor(XS @ XS.T + lambda1 * np.eye(n)), yc)
+    coef = fits[np.ravel(which)]
+    intercept = y_mean - coef @ x_mean
+    if one:
+        return coef[0], float(intercept[0])
+    return coef, intercept
 
 
 def _check_scale(Xc, yc, lambda1, caller):
