@@ -27,6 +27,10 @@ Parts (``--part``):
   known truth, each path method with ``cv_rule="best"`` and ``"1se"`` (true
   and false positives, CPU seconds; L1KR capped), and which of the two is
   the method's default (``numkfs.model_selection.DEFAULT_CV_RULES``).
+* ``simseeds``: the regression simulations of ``sim`` (the sinusoid,
+  Friedman #1 with 10 and 100 noise features) over ``SQ_SEEDS`` data seeds
+  (5), every regression method through ``numkfs.select`` with ``"best"``
+  and ``"1se"``: cases met, true features missed, false positives.
 * ``real``: every method's CV estimator with its defaults (``cv_rule``
   the method's ``DEFAULT_CV_RULES`` rule, as ``numkfs.select`` uses) on
   real data (breast_cancer, ionosphere, sonar, wpbc, wine, ozone, raw
@@ -38,12 +42,14 @@ Parts (``--part``):
   ``SQ_REAL=name,name`` runs some of the data sets only, ``SQ_SPLITS`` the
   number of splits (3), ``SQ_LIMIT`` the CPU seconds per fit (300), ``SQ_MEMORY``
   its address space in GiB (6), ``SQ_MODELS=name,name`` the numkfs models whose
-  names begin so (the baselines always run).
+  names begin so (the baselines always run), ``SQ_RULE=best|1se`` one
+  ``cv_rule`` for every method instead of its default.
 
 ``SQ_OUT=file`` writes the results there instead (e.g. a re-run of some
 rows, to be read beside the full table).
 
-Usage: ``python benchmarks/selection_quality.py [--part knife|seeds|scoring|sim|real|all] [--quick]``;
+Usage: ``python benchmarks/selection_quality.py [--part knife|seeds|scoring|sim|simseeds|real|all]
+[--quick]``;
 writes ``benchmarks/results/selection_quality.md`` (each part its own
 section between ``<!-- part -->`` markers, the others kept; a reading written
 by hand goes outside the markers, where a re-run keeps it).
@@ -316,18 +322,36 @@ def part_scoring(quick=False):
 # part "sim": every method's select() defaults on simulations with a known truth
 
 
-def part_sim(quick=False):
+#: True features a method cannot represent, by (simulation, method): Friedman's x2 enters as
+#: 20 (x2 - 0.5)^2, uncorrelated with x2 on [0, 1], so no linear model (the garrote) represents it.
+UNREPRESENTABLE = {("Friedman #1 + 10 noise", "garrote"): [2], ("Friedman #1 + 100 noise", "garrote"): [2]}
+
+
+def _regression_sims(seed):
+    """(name, X, y, truth) of the regression simulations: the KNIFE sinusoid (100 x 20) and
+    Friedman #1 with 10 and with 100 noise features (200 rows), all drawn with ``seed``."""
     from numkfs.datasets import make_friedman_noise, make_sinusoid
+
+    X, y, t = make_sinusoid(n_samples=100, n_features=20, random_state=seed)
+    sims = [("KNIFE sinusoid 100 x 20", X, y, np.asarray(t, dtype=bool))]
+    for k in (10, 100):
+        Xf, yf, tf = make_friedman_noise(1, n_samples=200, n_noise=k, noise=1.0, random_state=seed)
+        sims.append((f"Friedman #1 + {k} noise", Xf, yf, np.asarray(tf, dtype=bool)))
+    return sims
+
+
+def _met(support, truth, name, method):
+    """The simulations' target: every true feature ``method`` can represent, at most one false positive."""
+    support = np.asarray(support, dtype=bool)
+    reachable = truth.copy()
+    reachable[UNREPRESENTABLE.get((name, method), [])] = False
+    return bool(np.all(support[reachable]) and np.sum(support & ~truth) <= 1)
+
+
+def part_sim(quick=False):
     from numkfs.model_selection import DEFAULT_CV_RULES
 
-    X, y, t = make_sinusoid(n_samples=100, n_features=20, random_state=0)
-    sims = [("KNIFE sinusoid 100 x 20", X, y, t)]
-    unrepresentable = {}
-    for k in (10, 100):
-        Xf, yf, tf = make_friedman_noise(1, n_samples=200, n_noise=k, noise=1.0, random_state=0)
-        sims.append((f"Friedman #1 + {k} noise", Xf, yf, np.asarray(tf, dtype=bool)))
-        # x2 enters as 20 (x2 - 0.5)^2, uncorrelated with x2 on [0, 1]: no linear model represents it
-        unrepresentable[(sims[-1][0], "garrote")] = [2]
+    sims = _regression_sims(0)
     sims += [("sin/square 300 x 30", *sin_square(0)), ("make_classification 5 of 30", *informative(1)),
              ("make_classification 5 of 300", *informative(1, p=300)), ("correlated (rho 0.6)", *correlated(0))]
     methods = ["knife", "garrote", "cosso", "lpkta", "nmmkl", "l1kr"]
@@ -355,10 +379,7 @@ def part_sim(quick=False):
                     tot = totals.setdefault((m, rule), [0, 0, 0, 0.0])
                     tot[0] += int(truth.sum()) - tp
                     tot[1] += fp
-                    # the target: every true feature the method can represent, at most one false positive
-                    reachable = truth.copy()
-                    reachable[unrepresentable.get((name, m), [])] = False
-                    tot[2] += int(np.all(np.asarray(r[0])[reachable]) and fp <= 1)
+                    tot[2] += int(_met(r[0], truth, name, m))
                     tot[3] += r[1]
                     fewest = "none" if r[2] is None else r[2]
             rows.append([name, m, DEFAULT_CV_RULES[m]] + cells + [fewest])
@@ -384,6 +405,55 @@ def part_sim(quick=False):
             + "\n\nPer simulation:\n\n" + markdown_table(head, rows)
             + f"\n\nThe `select` calls ran in their own processes: {sum(v[3] for v in totals.values()):.0f} CPU s "
             "in all (not in the count of this process below).\n")
+
+
+# --------------------------------------------------------------------------
+# part "simseeds": the regression simulations over several data seeds, every regression method
+
+#: Data seeds of part "simseeds" (``SQ_SEEDS`` overrides their number).
+SIM_SEEDS = 5
+
+
+def part_simseeds(quick=False):
+    from numkfs.model_selection import DEFAULT_CV_RULES
+
+    seeds = range(int(os.environ.get("SQ_SEEDS", 2 if quick else SIM_SEEDS)))
+    methods = ["knife", "garrote"] if quick else ["knife", "garrote", "cosso", "lpkta", "l1kr"]
+    rows, totals = [], {}
+    for seed in seeds:
+        for name, X, y, truth in _regression_sims(seed):
+            for m in methods:
+                cells = []
+                for rule in ("best", "1se"):
+                    r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600, cv_rule=rule)
+                    tot = totals.setdefault((m, rule), [0, 0, 0, 0, 0.0])  # cases, met, missed, FP, CPU s
+                    tot[0] += 1
+                    if r is None or isinstance(r, str):
+                        cells += ["", "", "not finished" if r is None else r[:60]]
+                        continue
+                    tp, fp = _tp_fp(r[0], truth)
+                    met = _met(r[0], truth, name, m)
+                    tot[1] += met
+                    tot[2] += int(truth.sum()) - tp
+                    tot[3] += fp
+                    tot[4] += r[1]
+                    cells += [f"{tp}/{int(truth.sum())}", fp, "yes" if met else "no"]
+                rows.append([name, seed, m] + cells)
+                print(rows[-1], flush=True)
+    summary = [[m, r + (" (default)" if DEFAULT_CV_RULES[m] == r else ""), f"{v[1]} of {v[0]}", v[2], v[3],
+                f"{v[4]:.1f}"] for (m, r), v in sorted(totals.items(), key=lambda kv: methods.index(kv[0][0]))]
+    head = ["data", "seed", "method", "TP best", "FP best", "met best", "TP 1se", "FP 1se", "met 1se"]
+    return ("## The regression simulations over data seeds, every regression method, best against 1se\n\n"
+            f"The sinusoid and Friedman #1 with 10 and 100 noise features of the `sim` part, each drawn with "
+            f"seeds 0 to {len(seeds) - 1} (seed 0 is the `sim` part's), through `numkfs.select` with "
+            "`cv_rule=\"best\"` and `\"1se\"` (L1KR limited to 120 s a case).  Target as in `sim`: every true "
+            "feature the method can represent (all but Friedman's x2 for the garrote), at most one false "
+            "positive; missed counts every true feature.\n\n"
+            + markdown_table(["method", "rule", "cases met", "true features missed", "false positives", "CPU s"],
+                             summary)
+            + "\n\nPer case:\n\n" + markdown_table(head, rows)
+            + f"\n\nThe `select` calls ran in their own processes: {sum(v[4] for v in totals.values()):.0f} "
+            "CPU s in all (not in the count of this process below).\n")
 
 
 def _baselines(task, n_classes=2):
@@ -468,8 +538,10 @@ def _real_methods(task, p):
     from sklearn.svm import LinearSVC
 
     import numkfs as nk
-    from numkfs.model_selection import DEFAULT_CV_RULES as R
+    from numkfs.model_selection import DEFAULT_CV_RULES
 
+    rule = os.environ.get("SQ_RULE")  # one rule for every method instead of each one's default
+    R = {m: rule or r for m, r in DEFAULT_CV_RULES.items()}
     if task == "regression":
         return [("KNIFERegressorCV", nk.KNIFERegressorCV(cv_rule=R["knife"]), None),
                 ("GarroteRegressorCV", nk.GarroteRegressorCV(cv_rule=R["garrote"]), None),
@@ -679,12 +751,14 @@ def _run_select(method, X, y, limit, cv_rule=None, truth=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["knife", "seeds", "scoring", "sim", "real", "all"], default="all")
+    ap.add_argument("--part", choices=["knife", "seeds", "scoring", "sim", "simseeds", "real", "all"],
+                    default="all")
     ap.add_argument("--quick", action="store_true", help="fewer cases and splits")
     args = ap.parse_args()
     path = Path(os.environ.get("SQ_OUT", RESULTS / "selection_quality.md"))
     text = path.read_text() if path.exists() else "# Selection quality of the defaults (issue #30)\n"
-    parts = {"knife": part_knife, "seeds": part_seeds, "scoring": part_scoring, "sim": part_sim, "real": part_real}
+    parts = {"knife": part_knife, "seeds": part_seeds, "scoring": part_scoring, "sim": part_sim,
+             "simseeds": part_simseeds, "real": part_real}
     for name, fn in parts.items():
         if args.part not in (name, "all"):
             continue
