@@ -530,10 +530,9 @@ def _lpkta_regression_mse(est, Xtr, ytr, Xte, yte):
 def _real_methods(task, p):
     """(name, estimator, held-out error function or None for ``predict``) of every numkfs method
     that does ``task``: the CV estimator a user would reach for, its defaults but ``cv_rule`` the
-    method's rule in ``DEFAULT_CV_RULES`` (what ``numkfs.select`` uses; ``SQ_RULE`` one for all).  NMMKL
-    selects features only:
-    ``NMMKLSelectorCV`` (m chosen by CV) and a linear SVM on its selection (standardised), the model
-    its CV scores with, is the model."""
+    method's rule in ``DEFAULT_CV_RULES`` (what ``numkfs.select`` uses; ``SQ_RULE`` one for all).
+    NMMKL selects features only: ``NMMKLSelectorCV`` (m chosen by CV) and a linear SVM on its
+    selection (standardised), the model its CV scores with, is the model."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
