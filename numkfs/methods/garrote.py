@@ -282,6 +282,7 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
     G = Xc[:, U].T @ Xc[:, U] if 0 < U.size <= n else None
     pos = np.empty(X.shape[1], dtype=int)
     pos[U] = np.arange(U.size)
+    Xty = Xc.T @ yc if primal.any() else None
     fits = np.zeros((supports.shape[0], X.shape[1]))
     for q, mask in enumerate(supports):
         S = np.flatnonzero(mask)
@@ -289,7 +290,7 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
             continue
         if primal[q]:
             A = G[np.ix_(pos[S], pos[S])] if G is not None else Xc[:, S].T @ Xc[:, S]
-            fits[q, S] = cho_solve(cho_factor(A + lambda1 * np.eye(S.size)), Xc[:, S].T @ yc)
+            fits[q, S] = cho_solve(cho_factor(A + lambda1 * np.eye(S.size)), Xty[S])
         else:  # (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹
             XS = Xc[:, S]
             fits[q, S] = XS.T @ cho_solve(cho_factor(XS @ XS.T + lambda1 * np.eye(n)), yc)
