@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Standardizer"]
+__all__ = ["Standardizer", "response_scale"]
 
 
 class Standardizer:
@@ -72,3 +72,43 @@ class Standardizer:
     def fit_transform(self, X):
         """:meth:`fit` then :meth:`transform`."""
         return self.fit(X).transform(X)
+
+
+def response_scale(y) -> float:
+    """The scale of a regression response: the root mean square of ``y`` as given.
+
+    The squared-loss methods (KNIFE, the garrote, COSSO) solve their
+    problems on ``y / response_scale(y)`` and give their answers back in the
+    units of y (λ2 times the scale squared, coefficients times the scale):
+    their losses scale by the square of y's units and their grids come
+    from the data, so in exact arithmetic the selection does not depend on
+    the units of y, and the absolute floors of their stopping rules
+    (``tol * max(1, |f|)``) must not make it so.  The loss at a zero model
+    is ``n * response_scale(y)**2``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The response as the method sees it (centred, when the method centres).
+
+    Returns
+    -------
+    float
+        Positive; computed without overflow or underflow.  1 when y is
+        zero everywhere (nothing to scale: the zero model fits it, in any
+        units).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs._preprocessing import response_scale
+    >>> response_scale(np.array([3.0, -4.0]))
+    3.5355339059327378
+    >>> round(response_scale(np.array([3e-300, -4e-300])) / 1e-300, 12)   # no underflow
+    3.535533905933
+    """
+    y = np.asarray(y, dtype=float)
+    big = float(np.max(np.abs(y), initial=0.0))
+    if not big > 0.0:
+        return 1.0
+    return big * float(np.sqrt(np.mean((y / big) ** 2)))

@@ -341,6 +341,11 @@ def _check_scale(X, caller, feature_names=None) -> None:
                          f"X).")
 
 
+#: A response whose spread is at most this fraction of its largest value varies only within the
+#: round-off of its values (a few units in the last place of float64): nothing is left to fit.
+Y_ROUNDOFF = 16 * np.finfo(float).eps
+
+
 def _check_y_scale(y, caller) -> None:
     if y.dtype.kind != "f" or y.size == 0:
         return
@@ -352,6 +357,11 @@ def _check_y_scale(y, caller) -> None:
     if 0 < spread < MIN_SPREAD:
         raise ValueError(f"{caller}: y varies only by {spread:.1e}; below {MIN_SPREAD:.0e} its variance underflows in "
                          f"floating point. Rescale it.")
+    if 0 < spread <= Y_ROUNDOFF * big:
+        raise ValueError(f"{caller}: y varies only by {spread:.1e} around values up to {big:.1e}, within the "
+                         f"floating-point round-off of its values (a relative spread of {spread / big:.0e}): once "
+                         "centred it holds no digits to fit. Subtract its offset before it is rounded (e.g. in the "
+                         "units it was measured in).")
 
 
 def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric: bool = True):

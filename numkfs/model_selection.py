@@ -488,11 +488,14 @@ def choose_index(path, rule: str = "best") -> int:
     mean = np.where(np.isnan(mean), -np.inf, mean)
     best = float(np.max(mean))
     key = _sparsity_order(path)
+    # equal within round-off relative to the best score itself (never an absolute floor: the scores
+    # are in the units of y squared, and the choice must not depend on them)
+    slack = 1e-12 * abs(best)
     if rule == "best":
-        threshold = best - 1e-12 * max(1.0, abs(best))
+        threshold = best - slack
     else:
         ib = int(np.flatnonzero(mean == best)[0])
-        threshold = best - float(se[ib]) - 1e-12 * max(1.0, abs(best))
+        threshold = best - float(se[ib]) - slack
     candidates = np.flatnonzero(mean >= threshold)
     return int(candidates[np.argmin(key[candidates])])
 

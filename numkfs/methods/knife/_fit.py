@@ -258,14 +258,15 @@ def knife(
                   approximation=approximation, n_components=n_components, random_state=random_state)
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
     rng = check_random_state(random_state)
+    s = model.y_scale  # the problem is solved in units of y's scale (1 for classification)
     with method_threads("knife", X.shape[0], blas_in_threads=False):
-        best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2),
+        best, objs = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, w0), float(lambda2) / s**2,
                                  max_iter, tol, n_jobs)
     public["gamma"] = best.gamma
     if not best.converged:
         warn_not_converged("KNIFE", max_iter=max_iter, where=f"lambda2={float(lambda2):.4g}")
     public["lambda2"] = float(lambda2)
-    return KNIFEResult(weights=best.w, alpha=best.alpha, intercept=best.a0, objective=best.objective,
-                       objective_history=np.asarray(best.history), n_iter=best.n_iter,
-                       converged=best.converged, restart_objectives=np.asarray(objs), classes=classes,
+    return KNIFEResult(weights=best.w, alpha=best.alpha * s, intercept=best.a0 * s, objective=best.objective * s**2,
+                       objective_history=np.asarray(best.history) * s**2, n_iter=best.n_iter,
+                       converged=best.converged, restart_objectives=np.asarray(objs) * s**2, classes=classes,
                        params=public, X_fit=X, n_line_searches=best.n_line_searches)

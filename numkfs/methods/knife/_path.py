@@ -67,7 +67,7 @@ def knife_lambda2_max(X, y, *, random_state=None, **params) -> float:
     with method_threads("knife", X.shape[0], blas_in_threads=False):
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, params["n_restarts"], None), 0.0,
                             params["max_iter"], params["tol"])
-        return float(_find_top(model, st, params["max_iter"], params["tol"]))
+        return float(_find_top(model, st, params["max_iter"], params["tol"])) * model.y_scale**2
 
 
 def _zero_state(st, lambda2):
@@ -231,20 +231,48 @@ def _checked_grid(grid, caller):
     return grid
 
 
-def _warn_path_not_converged(rec, max_iter, label="KNIFE"):
-    bad = [lam for lam, c in zip(rec.grid, rec.conv) if not c]
+class _Units:
+    """λ2 between the user's units and the model's (y divided by ``y_scale``,
+    :func:`numkfs._preprocessing.response_scale`; λ2 by its square).
+
+    ``user_grid``: the grid the user gave (never refined): the walked points
+    are reported at its values exactly, not at their round trip through the
+    model's units; a default grid's points are the model's values times the
+    scale squared."""
+
+    def __init__(self, y_scale, user_grid=None):
+        self.s2 = float(y_scale) ** 2
+        self.user_grid = None if user_grid is None else np.asarray(user_grid, dtype=float)
+
+    def to_model(self, values):
+        return np.asarray(values, dtype=float) / self.s2
+
+    def to_user(self, values):
+        """The λ2 values of the first ``len(values)`` walked points, in the user's units."""
+        values = np.asarray(values, dtype=float)
+        if self.user_grid is not None:
+            return self.user_grid[:values.size].copy()
+        return values * self.s2
+
+
+def _warn_path_not_converged(rec, max_iter, units, label="KNIFE"):
+    bad = [lam for lam, c in zip(units.to_user(rec.grid), rec.conv) if not c]
     if bad:
         shown = ", ".join(f"{v:.4g}" for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
         warn_not_converged(label, max_iter=max_iter, stacklevel=4,
                            where=f"{len(bad)} of {len(rec.grid)} path points (lambda2={shown})")
 
 
-def _to_path(rec, *, top, public, classes, feature_names, true_support):
-    extra = {"alpha": np.asarray(rec.alphas), "intercept": np.asarray(rec.a0s), "n_iter": np.asarray(rec.iters),
-             "converged": np.asarray(rec.conv, dtype=bool), "lambda2_top": float(top), "params": public,
+def _to_path(rec, units, *, top, public, classes, feature_names, true_support):
+    """The recorded walk as a :class:`~numkfs.paths.FeaturePath`, in the user's units (``units``:
+    :class:`_Units`; α and the intercept times y's scale, λ2 and the objective times its square)."""
+    s = np.sqrt(units.s2)
+    extra = {"alpha": np.asarray(rec.alphas) * s, "intercept": np.asarray(rec.a0s) * s,
+             "n_iter": np.asarray(rec.iters), "converged": np.asarray(rec.conv, dtype=bool),
+             "lambda2_top": float(top) * units.s2, "params": public,
              "classes": classes, "gamma": np.asarray(rec.gammas, dtype=float), "n_inserted": int(rec.n_inserted)}
-    path = FeaturePath(grid=np.asarray(rec.grid), weights=np.asarray(rec.rows), grid_name="lambda2",
-                       feature_names=feature_names, objective=np.asarray(rec.objs), method="KNIFE",
+    path = FeaturePath(grid=units.to_user(rec.grid), weights=np.asarray(rec.rows), grid_name="lambda2",
+                       feature_names=feature_names, objective=np.asarray(rec.objs) * units.s2, method="KNIFE",
                        extra=extra, true_support=true_support, converged=extra["converged"])
     return path
 
@@ -387,22 +415,25 @@ def knife_path(
     user_grid = grid is not None
     if user_grid:
         grid = _checked_grid(grid, caller)
+    units = _Units(model.y_scale, grid)
     with method_threads("knife", X.shape[0], blas_in_threads=False):
-        lam_first = grid[0] if user_grid else 0.0
-        st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None), lam_first, max_iter, tol)
+        values = units.to_model(grid) if user_grid else None  # λ2 in the model's units
+        st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None),
+                            values[0] if user_grid else 0.0, max_iter, tol)
         top = np.nan
         if not user_grid:
             top = _find_top(model, st, max_iter, tol)
-            grid = _default_grid(top, n_grid, lambda_min_ratio, X.shape[0])
-        bar = progress_bar(len(grid), desc="KNIFE path", unit="λ2", show=bool(verbose))
+            values = _default_grid(top, n_grid, lambda_min_ratio, X.shape[0])
+        bar = progress_bar(len(values), desc="KNIFE path", unit="λ2", show=bool(verbose))
         bar.update(1)
         refine = 0 if user_grid else (n_grid if max_refine is None else int(max_refine))
-        rec, = _walk([model], [st], grid, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero, bar=bar,
-                     max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None, stop=stop)
+        rec, = _walk([model], [st], values, max_iter=max_iter, tol=tol, stop_at_zero=stop_at_zero,
+                     bar=bar, max_refine=refine, extend_to_zero=not user_grid and model.gamma_rule is not None,
+                     stop=None if stop is None else (lambda values: stop(units.to_user(values))))
         bar.close()
-    _warn_path_not_converged(rec, max_iter)
+    _warn_path_not_converged(rec, max_iter, units)
     public["lambda2"] = None
-    return _to_path(rec, top=top, public=public, classes=classes, feature_names=feature_names,
+    return _to_path(rec, units, top=top, public=public, classes=classes, feature_names=feature_names,
                     true_support=true_support)
 
 
@@ -460,6 +491,7 @@ class KNIFEGridWalk:
         self.params = {**_FIT_DEFAULTS, **params, "random_state": random_state}
         self.grid = _checked_grid(grid, "KNIFEGridWalk")
         self.X, _, self.classes, self.const, self.model, self.public = _prepare(X, y, self.params, "knife_path")
+        self._units = _Units(self.model.y_scale, self.grid)
         self.public["lambda2"] = None
         self.rng = check_random_state(random_state)
         self.feature_names = feature_names
@@ -483,6 +515,7 @@ class KNIFEGridWalk:
             raise ValueError("KNIFEGridWalk.extend: the new grid must begin with the current one "
                              f"({self.grid.size} values).")
         self.grid = grid
+        self._units = _Units(self.model.y_scale, grid)
 
     def walk(self, end):
         """Fit the points before index ``end`` not fitted yet.
@@ -501,18 +534,20 @@ class KNIFEGridWalk:
         if end <= self.done:
             return None
         max_iter, tol = self.params["max_iter"], self.params["tol"]
+        grid = self._units.to_model(self.grid)
+        units = _Units(self.model.y_scale, self.grid[self.done:end])  # the points this call returns
         with method_threads("knife", self.X.shape[0], blas_in_threads=False):
             if self._last is None:
                 start, _ = _best_start(self.model, _starts(self.rng, self.X.shape[1], self.const,
                                                            self.params["n_restarts"], None),
-                                       self.grid[0], max_iter, tol)
-                rec, = _walk([self.model], [start], self.grid[:end], max_iter=max_iter, tol=tol)
+                                       grid[0], max_iter, tol)
+                rec, = _walk([self.model], [start], grid[:end], max_iter=max_iter, tol=tol)
             else:
-                rec, = _walk([self.model], [self._last], self.grid[self.done - 1:end], max_iter=max_iter, tol=tol)
+                rec, = _walk([self.model], [self._last], grid[self.done - 1:end], max_iter=max_iter, tol=tol)
                 rec.drop_first()
         self._last, self.done = rec.last, end
-        _warn_path_not_converged(rec, max_iter)
-        return _to_path(rec, top=np.nan, public=dict(self.public), classes=self.classes,
+        _warn_path_not_converged(rec, max_iter, units)
+        return _to_path(rec, units, top=np.nan, public=dict(self.public), classes=self.classes,
                         feature_names=self.feature_names, true_support=None)
 
 
@@ -598,8 +633,9 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
                      extend_to_zero=models[0].gamma_rule is not None, stop=stop)
     paths = []
     for rec, (model, st, _, public, classes) in zip(recs, setups):
-        _warn_path_not_converged(rec, params["max_iter"])
+        units = _Units(model.y_scale)  # 1: classification
+        _warn_path_not_converged(rec, params["max_iter"], units)
         public["lambda2"] = None
-        paths.append(_to_path(rec, top=np.nan, public=public, classes=classes, feature_names=feature_names,
+        paths.append(_to_path(rec, units, top=np.nan, public=public, classes=classes, feature_names=feature_names,
                               true_support=None))
     return paths

@@ -18,6 +18,7 @@ import scipy.linalg
 import scipy.optimize
 
 from ..._linalg import rows_matvec
+from ..._preprocessing import response_scale
 from ..._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES
 from ..._validation import (Interval, NoneOr, Options, check_binary_labels, check_X, check_y, constant_columns,
                             validate_params)
@@ -129,6 +130,10 @@ class _Knife:
         self._Xa = None
         self._problem = None
         self._ka_cache = []  # the last few (K, α, Kα): see k_alpha
+        #: the units of y the problem is solved in (:func:`numkfs._preprocessing.response_scale`; 1 for
+        #: classification): y here is the response divided by it, λ2 the user's divided by its square,
+        #: α and the intercept the user's divided by it, the objective the user's divided by its square
+        self.y_scale = 1.0
 
     # -- the bandwidth of gamma="auto" ---------------------------------------
     def gamma_for(self, w, current):
@@ -573,8 +578,13 @@ def _prepare(X, y, params, caller):
     if loss in CLASSIFICATION_LOSSES:
         y = check_y(y, X.shape[0], caller=caller, numeric=False)
         y_pm, classes = check_binary_labels(y, caller=caller)
+        y_scale = 1.0
     else:
         y_pm, classes = check_y(y, X.shape[0], caller=caller), None
+        # the problem is solved on y in units of its root mean square (its answers given back in y's units,
+        # model.y_scale): the selection does not depend on the units of y
+        y_scale = response_scale(y_pm)
+        y_pm = y_pm / y_scale
     const = constant_columns(X, caller=caller)
     auto = isinstance(params["gamma"], str)  # "auto"
     gamma = 1.0 / X.shape[1] if params["gamma"] is None or auto else float(params["gamma"])
@@ -586,6 +596,7 @@ def _prepare(X, y, params, caller):
                         caller=caller, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
                         degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
                         solver=params["solver"], fast=_FAST, extrapolate=_EXTRAPOLATE)
+    model.y_scale = y_scale
     if auto and params["kernel"] == "rbf":
         model.gamma_rule = "support"
     public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),

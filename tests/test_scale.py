@@ -1,0 +1,150 @@
+"""The same features in any units (issue #44).
+
+KNIFE, the garrote, COSSO and L1KR are scale-equivariant in y in exact
+arithmetic: their losses scale by s² and their grids come from the data, so
+y times s must give the same support and the same chosen point (λ2 / s²
+where λ2 is in y's units).  lp-KTA is invariant.  The methods that
+standardise X (KNIFE, COSSO, L1KR, lp-KTA, NMMKL) must also give the same
+answer when a column of X is scaled.  Before issue #44 absolute floors
+(``tol * max(1, |f|)`` in KNIFE's stopping rule, ``1e-12 * max(1, |best|)``
+in the CV rule's ties) made KNIFE select [0] at y x 1e-3 and nothing at
+y x 1e-6, and the garrote and L1KR nothing at y x 1e-8.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import numkfs  # noqa: E402
+from numkfs._preprocessing import response_scale  # noqa: E402
+from numkfs.methods.knife import knife, knife_path  # noqa: E402
+
+#: select()'s small settings per method (each call well under a few seconds)
+PARAMS = {"knife": {"n_grid": 15}, "garrote": {}, "cosso": {"n_grid": 10},
+          "l1kr": {"n_grid": 10}, "lpkta": {"grid": np.linspace(2, 1, 11)}}
+
+
+def _data(n=40, p=5, seed=0):
+    """The issue's 40 x 5 data: y = 2 x0 + sin(2 x1) + noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = 2 * X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.standard_normal(n)
+    return X, y
+
+
+def _select(method, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = numkfs.select(X, y, method, task="regression", **PARAMS[method])
+    return np.flatnonzero(res.selected).tolist(), res.index, res.path
+
+
+@functools.lru_cache(maxsize=None)
+def _reference(method):
+    X, y = _data()
+    return _select(method, X, y)
+
+
+def test_knife_cv_selects_the_same_features_in_any_units_of_y():
+    """The issue's case: KNIFERegressorCV(n_grid=15) selects [0, 1] at y x 1e-6, 1e-3 and 1e3 (before:
+    [0] at 1e-3, nothing at 1e-6), at the same λ2 / s²."""
+    X, y = _data()
+    ref = numkfs.KNIFERegressorCV(n_grid=15).fit(X, y)
+    assert np.flatnonzero(ref.get_support()).tolist() == [0, 1]
+    for s in (1e-6, 1e-3, 1e3):
+        est = numkfs.KNIFERegressorCV(n_grid=15).fit(X, y * s)
+        assert np.flatnonzero(est.get_support()).tolist() == [0, 1], s
+        assert est.best_index_ == ref.best_index_, s
+        # the path is the same problem in other units: λ2 / s² to round-off (conditioning x eps)
+        np.testing.assert_allclose(est.path_.grid / s**2, ref.path_.grid, rtol=1e-9)
+        np.testing.assert_allclose(est.predict(X) / s, ref.predict(X), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["garrote", "cosso", "l1kr"])
+def test_select_is_the_same_at_y_times_1e8_and_1e_minus_8(method):
+    """The issue's done-when: the garrote, COSSO and L1KR select the same features at y x 1e-8 and 1e8
+    as at y (before: nothing, or a true feature dropped, at 1e-8)."""
+    X, y = _data()
+    support, index, _ = _reference(method)
+    assert support == [0, 1]
+    for s in (1e-8, 1e8):
+        assert _select(method, X, y * s)[:2] == (support, index), s
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None)
+@given(method=st.sampled_from(sorted(PARAMS)), exponent=st.floats(-8.0, 8.0))
+def test_selection_does_not_depend_on_the_units_of_y(method, exponent):
+    """Property: y times 10**exponent (any real exponent in [-8, 8]) gives the same support and the
+    same chosen point, for every regression method of select()."""
+    X, y = _data()
+    assert _select(method, X, y * 10.0**exponent)[:2] == _reference(method)[:2]
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, database=None)
+@given(method=st.sampled_from(["knife", "cosso", "l1kr", "lpkta"]), column=st.integers(0, 4),
+       exponent=st.sampled_from([-6.0, -2.5, 3.0, 6.0]))
+def test_selection_does_not_depend_on_the_units_of_a_column(method, column, exponent):
+    """Property: the methods that standardise X select the same features at the same point when one
+    column of X is scaled."""
+    X, y = _data()
+    X2 = X.copy()
+    X2[:, column] *= 10.0**exponent
+    assert _select(method, X2, y)[:2] == _reference(method)[:2]
+
+
+def test_nmmkl_does_not_depend_on_the_units_of_a_column():
+    """NMMKL (classification, standardised X): a column scaled by 1e6 leaves the selection as it was."""
+    X, y = _data(n=60)
+    labels = np.where(y > np.median(y), 1, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = numkfs.select(X, labels, "nmmkl")
+        X2 = X.copy()
+        X2[:, 1] *= 1e6
+        res = numkfs.select(X2, labels, "nmmkl")
+    assert np.array_equal(res.selected, ref.selected) and res.index == ref.index
+
+
+def test_knife_answers_come_back_in_the_units_of_y():
+    """knife_path solves on y / response_scale(y) and reports λ2, α, the objective and its top in y's
+    units: at y x s they are s², s, s² and s² times those at y (to round-off), a grid you give is
+    reported exactly as given, and the weights are the same."""
+    X, y = _data()
+    y = y - y.mean()
+    ref = knife_path(X, y, n_grid=8, random_state=0)
+    for s in (2.0**-20, 1e-5, 3e4):
+        p = knife_path(X, y * s, n_grid=8, random_state=0)
+        np.testing.assert_allclose(p.weights, ref.weights, atol=1e-9)
+        np.testing.assert_allclose(p.grid, ref.grid * s**2, rtol=1e-9)
+        np.testing.assert_allclose(p.objective, ref.objective * s**2, rtol=1e-9)
+        np.testing.assert_allclose(p.extra["alpha"], ref.extra["alpha"] * s, rtol=1e-7, atol=1e-9 * s)
+        assert p.extra["lambda2_top"] == pytest.approx(ref.extra["lambda2_top"] * s**2, rel=1e-9)
+    grid = [0.0, 0.1, 1.0, 10.0]
+    assert knife_path(X, y * 1e-3, grid=grid, random_state=0).grid.tolist() == grid
+    a, b = knife(X, y, lambda2=5.0), knife(X, y * 1e3, lambda2=5e6)
+    np.testing.assert_allclose(b.weights, a.weights, atol=1e-9)
+    assert b.objective == pytest.approx(a.objective * 1e6, rel=1e-9)
+    np.testing.assert_allclose(np.diff(b.objective_history) / 1e6, np.diff(a.objective_history), atol=1e-9 * a.objective)
+
+
+def test_response_scale_is_the_root_mean_square_without_overflow():
+    assert response_scale(np.array([3.0, -4.0])) == pytest.approx(np.sqrt(12.5), rel=1e-15)
+    assert response_scale(np.array([3e-300, -4e-300])) == pytest.approx(np.sqrt(12.5) * 1e-300, rel=1e-14)
+    assert response_scale(np.array([3e200, -4e200])) == pytest.approx(np.sqrt(12.5) * 1e200, rel=1e-14)
+    assert response_scale(np.zeros(4)) == 1.0  # nothing to scale: the zero model, in any units
+
+
+def test_a_response_within_its_own_round_off_is_refused_by_name():
+    """A y that varies only within the round-off of its values holds no digits once centred: a clear
+    error (before: the methods fitted its rounding noise)."""
+    X, _ = _data()
+    y = 1e8 + 1e-9 * np.arange(40)
+    with pytest.raises(ValueError, match=r"y varies only by .* round-off"):
+        numkfs.select(X, y, "garrote")
