@@ -148,3 +148,18 @@ def test_a_response_within_its_own_round_off_is_refused_by_name():
     y = 1e8 + 1e-9 * np.arange(40)
     with pytest.raises(ValueError, match=r"y varies only by .* round-off"):
         numkfs.select(X, y, "garrote")
+
+
+@pytest.mark.slow
+def test_ozone_knife_keeps_its_six_features_with_the_level_in_thousandths():
+    """The README's main job with y / 1000 (before: press, hum and invTemp instead of temp, invHt, press,
+    vis, hum and invTemp)."""
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset("ozone")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = numkfs.select(d.data, d.target, "knife", feature_names=d.feature_names)
+        b = numkfs.select(d.data, d.target / 1000.0, "knife", feature_names=d.feature_names)
+    assert np.array_equal(a.selected, b.selected) and a.index == b.index
+    assert {"temp", "invHt", "hum"} <= {d.feature_names[j] for j in np.flatnonzero(b.selected)}
