@@ -362,3 +362,22 @@ def test_sinusoid_true_features_at_a_few_thousand_rows():
     est = KNIFERegressorCV(approximation="nystroem", n_components=200, cv=3, n_grid=6).fit(X, y)
     assert est.approximation_ == "nystroem"
     assert np.array_equal(est.get_support(), support)
+
+
+def test_the_estimators_default_is_exact_up_to_2000_rows_and_landmarks_above():
+    """Issue #46: no default fit factorises an n x n kernel on thousands of rows.  The four KNIFE
+    estimators default to approximation="auto": the exact kernel on AUTO_EXACT_MAX_SAMPLES rows
+    (every data set of the selection benchmarks), DEFAULT_N_COMPONENTS landmarks on one row more."""
+    from numkfs import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
+    from numkfs.methods.knife_nystroem import AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS
+
+    for cls in (KNIFERegressor, KNIFEClassifier, KNIFERegressorCV, KNIFEClassifierCV):
+        assert cls().approximation == "auto", cls.__name__
+    rng = np.random.default_rng(0)
+    n = AUTO_EXACT_MAX_SAMPLES + 1
+    X = rng.standard_normal((n, 3))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+    big = KNIFERegressor(lambda2=float(n), max_iter=3).fit(X, y)
+    assert big.approximation_ == "nystroem" and big.alpha_.shape == (DEFAULT_N_COMPONENTS,)
+    small = KNIFERegressor(lambda2=100.0, max_iter=3).fit(X[:AUTO_EXACT_MAX_SAMPLES], y[:AUTO_EXACT_MAX_SAMPLES])
+    assert small.approximation_ == "exact" and small.alpha_.shape == (AUTO_EXACT_MAX_SAMPLES,)

@@ -184,11 +184,14 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Show a progress bar.
     n_jobs : int, optional
         joblib workers over the random starts (the result does not depend on it).
-    approximation : {"exact", "nystroem", "auto"}, default="exact"
+    approximation : {"auto", "exact", "nystroem"}, default="auto"
         The n x n weighted kernel, or the weighted kernel through
         ``n_components`` landmark rows with the weights inside it (O(n m)
         memory; :func:`numkfs.methods.knife.knife`); ``"auto"``: exact up to
-        :data:`~numkfs.methods.knife_nystroem.AUTO_EXACT_MAX_SAMPLES` rows.
+        :data:`~numkfs.methods.knife_nystroem.AUTO_EXACT_MAX_SAMPLES` (2,000)
+        rows, the Nyström form above, so that no default fit factorises an
+        n x n kernel on thousands of rows (at 4,000 x 40 the exact default
+        ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).
     n_components : int, optional
         Number of Nyström landmarks (at most the number of rows; of a CV
         fold's training rows in the CV estimators); default
@@ -238,7 +241,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
 
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=0,
-                 verbose=False, n_jobs=None, approximation="exact", n_components=None):
+                 verbose=False, n_jobs=None, approximation="auto", n_components=None):
         self.approximation = approximation
         self.n_components = n_components
         self.n_jobs = n_jobs
@@ -350,7 +353,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6,
-                 random_state=0, verbose=False, n_jobs=None, approximation="exact", n_components=None):
+                 random_state=0, verbose=False, n_jobs=None, approximation="auto", n_components=None):
         self.approximation = approximation
         self.n_components = n_components
         self.n_jobs = n_jobs

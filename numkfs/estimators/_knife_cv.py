@@ -495,7 +495,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
-                 n_jobs=None, random_state=0, verbose=False, approximation="exact", n_components=None,
+                 n_jobs=None, random_state=0, verbose=False, approximation="auto", n_components=None,
                  cv_max_samples=None, early_stopping=True, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
         self.early_stopping = early_stopping
         self.approximation = approximation
@@ -652,7 +652,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=3.0, gamma="auto", degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_grid=100, lambda_min_ratio="auto", grid=None, n_jobs=None,
-                 random_state=0, verbose=False, approximation="exact", n_components=None,
+                 random_state=0, verbose=False, approximation="auto", n_components=None,
                  cv_max_samples=None, early_stopping=True, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
         self.early_stopping = early_stopping
         self.approximation = approximation
