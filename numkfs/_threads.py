@@ -16,7 +16,11 @@ distributed driver):
   ``cores // workers`` Numba threads, so workers × threads never
   oversubscribe the cores.
 * :func:`limit_threads` applies a choice inside a ``with`` block and
-  restores the previous one.
+  restores the previous one, also when blocks overlap in several threads:
+  Numba's thread count belongs to the calling thread, but the BLAS's is
+  one setting for the whole process, so the blocks share it (the first to
+  enter saves it, the last to leave restores it, and the smallest limit of
+  the blocks still open is in force in between).
 * :func:`parallel_tasks`: how many tasks a ``prange`` loop over ``n_items``
   items is cut into.
 * :func:`parallel_or_serial`: the parallel form of a kernel or its serial
@@ -24,8 +28,12 @@ distributed driver):
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
+import sys
+import threading
+from numbers import Integral
 
 __all__ = ["BLAS_SERIAL_MAX_SAMPLES", "PARALLEL_MIN_ROWS", "SERIAL_MAX_SAMPLES", "limit_threads",
            "parallel_or_serial", "parallel_tasks", "set_threads", "thread_limits", "thread_policy",
@@ -128,11 +136,13 @@ def set_threads(n_threads=None, *, numba=None, blas=None):
     >>> numkfs.set_threads(**old)            # back to the policy
     {'numba': 1, 'blas': 1}
     """
+    from ._validation import Interval, NoneOr, validate_params
+
+    positive = [Interval(Integral, 1, None), NoneOr]
+    validate_params({"n_threads": n_threads, "numba": numba, "blas": blas},
+                    {"n_threads": positive, "numba": positive, "blas": positive}, "set_threads")
     if n_threads is not None:
         numba = blas = n_threads
-    for name, value in (("numba", numba), ("blas", blas)):
-        if value is not None and (isinstance(value, bool) or int(value) != value or value < 1):
-            raise ValueError(f"set_threads: {name} must be a positive integer or None, got {value!r}.")
     old = dict(_PINNED)
     _PINNED.update(numba=None if numba is None else int(numba), blas=None if blas is None else int(blas))
     return old
@@ -165,7 +175,13 @@ def threads_per_worker(n_workers: int) -> int:
 def limit_threads(numba_threads: int | None = None, blas_threads: int | None = None):
     """Run a block with at most ``numba_threads`` Numba threads and
     ``blas_threads`` BLAS threads (``None``: unchanged); the previous
-    settings are restored on exit."""
+    settings are restored on exit.
+
+    Numba's count is the calling thread's own, so it is saved and restored
+    per block.  The BLAS's count is one setting for the whole process, so
+    blocks open at the same time in several threads share it
+    (:class:`_SharedBlasLimit`): fits run from joblib threads leave the
+    BLAS as they found it, whatever order they start and finish in."""
     import numba
 
     old = numba.get_num_threads()
@@ -175,12 +191,118 @@ def limit_threads(numba_threads: int | None = None, blas_threads: int | None = N
         if blas_threads is None:
             yield
         else:
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=int(blas_threads), user_api="blas"):
+            with _BLAS_LIMIT.limit(int(blas_threads)):
                 yield
     finally:
         numba.set_num_threads(old)
+
+
+class _SharedBlasLimit:
+    """The BLAS thread limits of the :func:`limit_threads` blocks open in any
+    thread.
+
+    A BLAS's thread count is process-wide (OpenBLAS on pthreads, MKL, BLIS):
+    a block that saves it on entry and restores it on exit is wrong once
+    blocks overlap in several threads (the second block saves the first's
+    limit, the first restores the original, then the second restores the
+    first's limit for good: after fits in joblib threads, every later BLAS
+    call of the program ran on one thread).  So each library's setting is
+    reference-counted under one lock: the first block to enter saves the
+    setting, the smallest limit of the blocks open is in force, and the last
+    block to leave restores the saved setting.  An OpenBLAS on the OpenMP
+    threading layer (outside Windows) keeps a count per thread, so its
+    blocks are counted per thread.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        #: (library path, thread id or None) -> its :class:`_LibraryLimits`
+        self._libraries = {}
+
+    @contextlib.contextmanager
+    def limit(self, n_threads: int):
+        """A block with at most ``n_threads`` BLAS threads (while no other
+        open block asks for fewer)."""
+        keys = self._enter(n_threads)
+        try:
+            yield
+        finally:
+            self._leave(keys, n_threads)
+
+    def _enter(self, n_threads):
+        from threadpoolctl import ThreadpoolController
+
+        with self._lock:
+            keys = []
+            try:
+                # found afresh on every entry: a BLAS loaded since (scipy's) is limited too
+                for lib in ThreadpoolController().select(user_api="blas").lib_controllers:
+                    key = (lib.filepath, threading.get_ident() if self._per_thread(lib) else None)
+                    entry = self._libraries.get(key)
+                    if entry is None:
+                        before = lib.num_threads
+                        if before is None:  # a library whose count cannot be read cannot be restored
+                            continue
+                        entry = self._libraries[key] = _LibraryLimits(lib, before)
+                    entry.open[n_threads] += 1
+                    keys.append(key)
+                    entry.apply(min(entry.open))
+            except BaseException:
+                self._release(keys, n_threads)
+                raise
+            return keys
+
+    def _leave(self, keys, n_threads):
+        with self._lock:
+            self._release(keys, n_threads)
+
+    def _release(self, keys, n_threads):
+        for key in keys:
+            entry = self._libraries[key]
+            entry.open[n_threads] -= 1
+            if entry.open[n_threads] == 0:
+                del entry.open[n_threads]
+            if entry.open:
+                entry.apply(min(entry.open))
+            else:
+                del self._libraries[key]
+                entry.apply(entry.before)
+
+    @staticmethod
+    def _per_thread(lib) -> bool:
+        return (lib.internal_api == "openblas" and getattr(lib, "threading_layer", None) == "openmp"
+                and sys.platform != "win32")
+
+    def _after_fork(self):
+        self._lock = threading.Lock()  # a fork while another thread held it must not leave it held
+
+
+class _LibraryLimits:
+    """One BLAS library (threadpoolctl's controller ``lib``) under open
+    blocks: its count ``before`` the first of them, the count of open blocks
+    per limit (``open``) and the count set ``now``."""
+
+    __slots__ = ("lib", "before", "open", "now")
+
+    def __init__(self, lib, before: int):
+        self.lib, self.before, self.open, self.now = lib, before, collections.Counter(), before
+
+    def apply(self, n_threads: int):
+        """Set the library's count to ``n_threads`` (if it is not that already)."""
+        if self.now == n_threads:
+            return
+        self.lib.set_num_threads(n_threads)
+        self.now = n_threads
+        # threadpoolctl >= 3.8 lets only the thread that set OpenBLAS's count last set it again until that
+        # thread lets go; the lock of _SharedBlasLimit already keeps the threads from fighting, so let go at once
+        release = getattr(type(self.lib), "clear_controlling_thread", None)
+        if release is not None:
+            release()
+
+
+_BLAS_LIMIT = _SharedBlasLimit()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_BLAS_LIMIT._after_fork)
 
 
 def method_threads(method: str, n_samples: int, *, blas_in_threads: bool = True, workers: int = 1):

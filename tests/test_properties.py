@@ -12,9 +12,15 @@ NaN in a result, a message naming nothing) fails.
 
 The examples are few (``max_examples``) and the grids tiny, so the file
 runs in about a minute; ``benchmarks/robustness.py`` runs many more.
+
+The thread limits (``numkfs._threads.limit_threads``) get their own
+property: blocks opened and left in any order by several threads keep each
+thread's Numba count and the process's BLAS count right, and leave them as
+they found them.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import time
@@ -212,3 +218,75 @@ def test_select_gives_a_result_or_refuses_clearly(method, d):
     assert np.all(np.isfinite(res.weights)), (method, what)
     if isinstance(X, pd.DataFrame):
         assert list(res.feature_names) == [str(c) for c in X.columns]
+
+
+# --------------------------------------------------------------------------
+# thread limits: blocks nested in a thread and overlapping across threads
+
+#: thread 3 is the test's own (the main thread); 0-2 are pool threads
+N_ACTORS = 4
+#: an action: (thread, None) leaves that thread's innermost open block, (thread, (numba, blas)) opens one
+ACTIONS = st.tuples(st.integers(0, N_ACTORS - 1),
+                    st.none() | st.tuples(st.sampled_from([None, 1, 2]), st.sampled_from([None, 1, 2])))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(actions=st.lists(ACTIONS, max_size=16), closing=st.permutations(range(N_ACTORS)))
+def test_thread_limits_nest_and_overlap_across_threads(actions, closing):
+    """``limit_threads`` blocks opened and left in any order by four threads:
+    while blocks are open, each thread's Numba count is its innermost block's
+    and the process-wide BLAS count the smallest open limit; once all are
+    left, every count is as before (issue #44: overlapping blocks left the
+    process's BLAS on one thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+    from threadpoolctl import threadpool_info
+
+    from numkfs._threads import limit_threads
+    from test_threads import blas_at_least_two, blas_threads
+
+    def numba_count(limit):
+        return max(1, min(limit, numba.config.NUMBA_NUM_THREADS))
+
+    with blas_at_least_two() as before, contextlib.ExitStack() as pools:
+        workers = [pools.enter_context(ThreadPoolExecutor(1)) for _ in range(N_ACTORS - 1)]
+
+        def on(i, fn):
+            return fn() if i == N_ACTORS - 1 else workers[i].submit(fn).result()
+
+        start = [on(i, numba.get_num_threads) for i in range(N_ACTORS)]
+        blocks = [[] for _ in range(N_ACTORS)]  # per thread: the open (context, numba limit, blas limit)
+
+        def leave(i):
+            block = blocks[i].pop()[0]
+            on(i, lambda: block.__exit__(None, None, None))
+
+        def check():
+            open_blas = [b for stack in blocks for _, _, b in stack if b is not None]
+            libs = [d for d in threadpool_info() if d["user_api"] == "blas"]
+            for lib, b in zip(libs, before):
+                # an OpenMP OpenBLAS counts per thread, a single-threaded build stays at 1
+                if lib.get("threading_layer") != "openmp" and b >= 2:
+                    assert lib["num_threads"] == (min(open_blas) if open_blas else b), (actions, blocks)
+            for i in range(N_ACTORS):
+                limits = [n for _, n, _ in blocks[i] if n is not None]
+                want = numba_count(limits[-1]) if limits else start[i]
+                assert on(i, numba.get_num_threads) == want, (actions, i)
+
+        try:
+            for i, limits in actions:
+                if limits is None:
+                    if blocks[i]:
+                        leave(i)
+                else:
+                    block = limit_threads(*limits)
+                    on(i, block.__enter__)
+                    blocks[i].append((block, *limits))
+                check()
+        finally:
+            for i in closing:
+                while blocks[i]:
+                    leave(i)
+        assert blas_threads() == before
+        assert [on(i, numba.get_num_threads) for i in range(N_ACTORS)] == start

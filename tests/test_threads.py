@@ -1,5 +1,11 @@
 """The one thread policy (numkfs._threads): the table, the context manager
-restoring the previous settings, task counts, and the callers using it."""
+restoring the previous settings (also when blocks overlap in several
+threads), task counts, and the callers using it."""
+import contextlib
+import math
+import re
+import threading
+
 import numba
 import numpy as np
 import pytest
@@ -29,12 +35,132 @@ def test_set_threads_pins_and_restores():
     finally:
         set_threads(**old)
     assert thread_limits("knife", 10**6) == (None, None)
-    for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="set_threads: numba must be a positive integer"):
-            set_threads(numba=bad)
     import numkfs
 
     assert numkfs.set_threads is set_threads
+
+
+@pytest.mark.parametrize("kwargs", [{"n_threads": math.inf}, {"n_threads": math.nan}, {"n_threads": [1]},
+                                    {"n_threads": True}, {"n_threads": -1}, {"n_threads": 0}, {"n_threads": 1.5},
+                                    {"n_threads": "2"}, {"numba": math.inf}, {"numba": 0}, {"blas": [1]},
+                                    {"blas": math.nan}])
+def test_set_threads_refuses_clearly(kwargs):
+    # inf gave OverflowError, nan and [1] int()'s own messages (issue #44)
+    (name, value), = kwargs.items()
+    with pytest.raises(ValueError, match=rf"The '{name}' parameter of set_threads must be an int in the range "
+                                         rf"\[1, inf\) or None\. Got {re.escape(repr(value))} instead"):
+        set_threads(**kwargs)
+    assert thread_limits("knife", 10**6) == (None, None)  # the pins untouched
+
+
+def blas_threads():
+    """The thread count of each BLAS threadpoolctl finds, as the calling thread sees it."""
+    from threadpoolctl import threadpool_info
+
+    return [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+
+
+@contextlib.contextmanager
+def blas_at_least_two():
+    """Every BLAS that can be on at least two threads (the counts yielded), so
+    that one left at one thread shows; the previous counts restored after.  Set
+    directly: inside a threadpoolctl block, OpenBLAS would take limits from
+    the block's thread only, and the fits' threads could not change it."""
+    from threadpoolctl import ThreadpoolController
+
+    libs = ThreadpoolController().select(user_api="blas").lib_controllers
+    if not libs:
+        pytest.skip("no BLAS seen by threadpoolctl")
+
+    def set_counts(counts):
+        for lib, n in zip(libs, counts):
+            lib.set_num_threads(n)
+            release = getattr(type(lib), "clear_controlling_thread", None)  # threadpoolctl >= 3.8
+            if release is not None:
+                release()
+
+    before = [lib.num_threads for lib in libs]
+    set_counts([max(2, n) for n in before])
+    try:
+        now = blas_threads()
+        if max(now) < 2:  # (a single-threaded build, e.g. SCS's OpenBLAS, stays at 1 whatever is asked)
+            pytest.skip("the BLAS runs on one thread only here")
+        yield now
+    finally:
+        set_counts(before)
+
+
+def test_blas_limits_overlapping_in_threads_restore_the_setting():
+    # A enters, B enters, A leaves, B leaves: B saved A's limit of 1 on entry and restored it on exit for good, so
+    # every later BLAS call of the program ran on one thread; in between, A's exit lifted B's limit (issue #44)
+    with blas_at_least_two() as before:
+        order = [threading.Event() for _ in range(3)]
+        seen = {}
+
+        def first():
+            with limit_threads(None, 1):
+                order[0].set()
+                order[1].wait()
+                seen["first"] = blas_threads()
+            order[2].set()
+
+        def second():
+            order[0].wait()
+            with limit_threads(None, 1):
+                order[1].set()
+                order[2].wait()
+                seen["second, after the first left"] = blas_threads()
+
+        threads = [threading.Thread(target=f) for f in (first, second)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        after = blas_threads()
+    assert after == before
+    one = [1] * len(before)
+    assert seen == {"first": one, "second, after the first left": one}
+
+
+def test_blas_limits_nest_to_the_smallest_open_one():
+    with blas_at_least_two() as before:
+        with limit_threads(None, 2):
+            with limit_threads(None, 1):
+                assert blas_threads() == [1] * len(before)
+                with limit_threads(None, 2):  # a wider limit inside a narrower one leaves it
+                    assert blas_threads() == [1] * len(before)
+            assert blas_threads() == [min(2, n) for n in before]
+        assert blas_threads() == before
+        with pytest.raises(RuntimeError):
+            with limit_threads(None, 1):
+                raise RuntimeError
+        assert blas_threads() == before
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_fits_in_joblib_threads_leave_blas_and_numba_as_found():
+    """Issue #44: lp-KTA, COSSO and garrote CV fits in 4 joblib threads left the process's BLAS on one thread."""
+    from joblib import Parallel, delayed
+
+    from conftest import make
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+
+    def fit(name):
+        start = numba.get_num_threads()
+        make(name).fit(X, y)
+        return start, numba.get_num_threads()
+
+    with blas_at_least_two() as before:
+        numba_before = numba.get_num_threads()
+        counts = Parallel(n_jobs=4, prefer="threads")(
+            delayed(fit)(name) for name in ["GarroteRegressorCV", "COSSORegressorCV", "LpKTASelectorCV"] * 4)
+        after = blas_threads()
+    assert after == before
+    assert numba.get_num_threads() == numba_before
+    assert all(start == end for start, end in counts)
 
 
 def test_thread_policy_decorator_limits_blas_for_small_data():
@@ -108,9 +234,10 @@ def test_callers_use_the_policy():
     knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton = (importlib.import_module(f"numkfs.{m}") for m in (
         "methods.knife._problem", "methods.l1kr.path", "methods.cosso", "model_selection", "distributed", "kernels.ard",
         "solvers.native.lpkta_newton"))
+    nmmkl = importlib.import_module("numkfs.solvers.native.nmmkl")
 
     assert knife.SERIAL_MAX_SAMPLES == SERIAL_MAX_SAMPLES["knife"]
-    for mod in (knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton):
+    for mod in (knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton, nmmkl):
         src = inspect.getsource(mod)
         assert "set_num_threads" not in src and "threadpool_limits" not in src, mod.__name__
         assert "_threads import" in src, mod.__name__

@@ -72,10 +72,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..._jit import jit
 from ..._progress import report
+from ..._threads import limit_threads
 from ..._validation import check_memory
 from .._base import ConvexProblem, SolverResult, Status
 from ..registry import check_data, register_native, register_native_check
@@ -653,7 +653,7 @@ def solve_nmmkl(Z, y, m, C, tau, *, offsets=None, alpha0=None, tol=1e-9, working
             if np.any(a0 < 0) or np.any(a0 > C) or abs(a0 @ y) > 1e-12 * max(1.0, a0.sum()):
                 a0 = None  # SMO must start feasible
         check_memory(8.0 * Z.shape[0] ** 2, f"The {Z.shape[0]} x {Z.shape[0]} kernel matrix of the SVM dual (m = d)")
-        with threadpool_limits(limits=n_threads, user_api="blas"):
+        with limit_threads(blas_threads=n_threads):
             alpha, _, it, kkt = svm_dual_smo(Z @ Z.T, y, C, tau, a0, eps=1e-12)
         phi = phi_of(alpha)
         rho = float(phi.min())
@@ -705,7 +705,7 @@ def solve_nmmkl(Z, y, m, C, tau, *, offsets=None, alpha0=None, tol=1e-9, working
             found.update(viol=viol, near=near, phi=ph)
             return viol.size == 0
 
-        with threadpool_limits(limits=n_threads, user_api="blas"):
+        with limit_threads(blas_threads=n_threads):
             alpha_w, rho_w, nu_w, lam_w, st, ok = _pd_qcqp(A, offW, y, m, C, tau, alpha, tol=tol,
                                                             check=check if d > W.size else None)
         steps += st
