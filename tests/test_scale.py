@@ -163,3 +163,30 @@ def test_ozone_knife_keeps_its_six_features_with_the_level_in_thousandths():
         b = numkfs.select(d.data, d.target / 1000.0, "knife", feature_names=d.feature_names)
     assert np.array_equal(a.selected, b.selected) and a.index == b.index
     assert {"temp", "invHt", "hum"} <= {d.feature_names[j] for j in np.flatnonzero(b.selected)}
+
+
+@pytest.mark.parametrize("name", ["garrote", "cosso", "l1kr", "lpkta"])
+def test_every_path_function_is_the_same_problem_in_any_units_of_y(name):
+    """garrote_path, cosso_path, l1kr_path and lpkta_path at y x s: the same weights (the garrote to
+    round-off: it solves on y / response_scale(y); before, its absolute KKT floor left them 5e-5 apart at
+    1e-8), the same support, and the grid in its units: λ2 x s² for the garrote, COSSO's budgets M,
+    L1KR's ||β||₁ and lp-KTA's p unchanged.  L1KR's tolerance is its tracker's (tol 1e-8 on the KKT
+    system, amplified along the path)."""
+    from numkfs import cosso_path, garrote_path, l1kr_path, lpkta_path
+
+    X, y = _data()
+    run, power, atol = {"garrote": (lambda v: garrote_path(X, v, n_grid=20), 2, 1e-12),
+                        "cosso": (lambda v: cosso_path(X, v, n_grid=8), 0, 1e-9),
+                        "l1kr": (lambda v: l1kr_path(X, v, n_grid=8), 0, 1e-6),
+                        "lpkta": (lambda v: lpkta_path(X, v), 0, 1e-12)}[name]
+    ref = run(y)
+    for s in (1e-8, 1e8):
+        p = run(y * s)
+        # L1KR's last point is where its tracker ended, located to the tracker's tolerance
+        np.testing.assert_allclose(p.grid / s**power, ref.grid, rtol=1e-7 if name == "l1kr" else 1e-9)
+        np.testing.assert_allclose(p.weights, ref.weights, atol=atol)
+        assert np.array_equal(p.weights > p.tol, ref.weights > ref.tol)
+    if name == "garrote":
+        np.testing.assert_allclose(p.extra["coef"] / 1e8, ref.extra["coef"], rtol=1e-9, atol=1e-12)
+        grid = [0.1, 0.01, 1e-7]
+        assert garrote_path(X, y * 3e-3, grid=grid).grid.tolist() == grid  # reported as given

@@ -50,6 +50,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from .._preprocessing import response_scale
 from .._threads import thread_policy
 from .._validation import DEPRECATED, Interval, NoneOr, check_X_y, constant_columns, renamed, validate_params
 from ..model_selection import refine_walk
@@ -173,13 +174,20 @@ def garrote_path(
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
     _check_scale(Xc, yc, lambda1, "garrote_path")
+    # solved on y in units of its root mean square, the answers given back in y's units (β̃ times s,
+    # λ2 and the objective times s²): the solvers' stopping rules do not depend on the units of y
+    s = response_scale(yc)
+    yc = yc / s
     l2max = garrote_lambda2_max(Xc, yc, lambda1, penalty_weights)
-    if grid is None:
+    user_grid = grid is not None
+    if user_grid:
+        grid = np.atleast_1d(np.asarray(grid, dtype=float)).ravel()
+        if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+            raise ValueError(f"garrote_path: the λ2 values (grid) must be finite and >= 0; got {grid!r}.")
+        values = grid / s**2
+    else:
         top = l2max if l2max > 0 else 1.0
-        grid = top * np.geomspace(1.0, lambda_min_ratio, n_grid)
-    values = np.atleast_1d(np.asarray(grid, dtype=float)).ravel()
-    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise ValueError(f"garrote_path: the λ2 values (grid) must be finite and >= 0; got {values!r}.")
+        values = top * np.geomspace(1.0, lambda_min_ratio, n_grid)
 
     problem = LinearGarrote(Xc, yc, lambda1, float(values[0]), penalty_weights=penalty_weights)
 
@@ -193,15 +201,17 @@ def garrote_path(
 
     values, states, _ = refine_walk(step, values, step(None, values[0]), max_inserted=max_refine,
                                     support=lambda state: support_mask(state[1], SELECTION_TOL["garrote"]))
-    values = np.asarray(values)
-    B, W = np.array([st[0] for st in states]), np.array([st[1] for st in states])
-    obj = np.array([st[2] for st in states], dtype=float)
+    # back in y's units; the values of a grid you give are reported as given (not their round trip)
+    given = dict(zip((grid / s**2).tolist(), grid.tolist())) if user_grid else {}
+    values = np.array([given.get(v, v * s**2) for v in np.asarray(values, dtype=float).tolist()])
+    B, W = s * np.array([st[0] for st in states]), np.array([st[1] for st in states])
+    obj = s**2 * np.array([st[2] for st in states], dtype=float)
     used, times = [st[3] for st in states], np.array([st[4] for st in states], dtype=float)
     return FeaturePath(
         grid=values, weights=W, grid_name="lambda2", feature_names=feature_names, objective=obj,
         method="garrote", tol=1e-6, true_support=true_support,
         extra={"coef": B, "intercept": y_mean - B @ x_mean, "lambda1": float(lambda1),
-               "lambda2_max": l2max, "solver": used, "solve_time": times},
+               "lambda2_max": l2max * s**2, "solver": used, "solve_time": times},
     )
 
 
