@@ -392,7 +392,7 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
     if kind == "stability":
         from .stability import StabilitySelection
 
-        est = StabilitySelection(method, random_state=random_state, params=path_params, **own).fit(X, yy)
+        est = StabilitySelection(method, task=task, random_state=random_state, params=path_params, **own).fit(X, yy)
         weights = np.asarray(est.selection_probabilities_, dtype=float)
         info = {"threshold": float(est.threshold_), "q": float(est.q_region_), "pfer_bound": float(est.pfer_bound_),
                 "pfer_bound_unimodal": float(est.pfer_bound_unimodal_), "n_subsamples": int(est.n_subsamples_)}
@@ -400,7 +400,8 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
     else:
         from .knockoffs import KnockoffFilter
 
-        est = KnockoffFilter(method, fdr=fdr, random_state=random_state, params=path_params, **own).fit(X, yy)
+        est = KnockoffFilter(method, fdr=fdr, task=task, random_state=random_state, params=path_params,
+                             **own).fit(X, yy)
         weights = np.asarray(est.statistics_, dtype=float)
         info = {"fdr": float(fdr), "threshold": float(est.threshold_), "n_draws": int(est.n_draws),
                 "s_method": est.s_method_, "covariance": est.covariance_estimator_,
@@ -444,8 +445,11 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
         kw = dict(params)
         solver = "homotopy (native)"
     elif method == "lpkta":
+        from .estimators._lpkta import target_for_task
+
         cls = E.LpKTASelectorCV
         kw = dict(params)
+        kw.setdefault("target", target_for_task(task, y))  # the task given, not one inferred again from y
         solver = "per-feature Newton (native)"
     elif method == "nmmkl":  # m chosen by CV (a requested m: above)
         cls = E.NMMKLSelectorCV
