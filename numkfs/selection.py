@@ -273,6 +273,10 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         The method.
     task : {"regression", "classification"}, optional
         Inferred from y when not given (:func:`numkfs.model_selection.target_type`).
+        When given, every step uses it, whatever y's values suggest: the
+        estimator, lp-KTA's alignments and kernel model (its ``target``), and
+        the paths of ``stability`` and ``fdr``; a 0-4 score is five classes
+        by default, a number with ``task="regression"``.
     n_features : int, optional
         Select exactly this many features: NMMKL's m; for the path methods
         the first point from the sparse end with at least this many
