@@ -47,6 +47,7 @@ __all__ = [
     "warn_once",
     "target_to_array",
     "stray_text",
+    "task_target",
 ]
 
 
@@ -722,6 +723,30 @@ def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") 
     if y.shape[0] > 1 and np.unique(y.astype(str) if y.dtype.kind == "O" else y).size < 2:
         v = y[0].item() if hasattr(y[0], "item") else y[0]
         raise ValueError(f"{caller}: y is constant (every value is {v!r}): there is nothing to predict.")
+    return y
+
+
+def task_target(y, task: str | None) -> np.ndarray:
+    """y as the task given reads it: for ``"classification"``, whole-number
+    floats become integer class labels, so that :func:`target_type` sees
+    classes however many there are (12 class codes 0.0, ..., 11.0 looked
+    continuous to NMMKL); otherwise y unchanged.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The target.
+    task : {"regression", "classification"} or None
+        The task given.
+
+    Returns
+    -------
+    ndarray
+    """
+    y = np.asarray(y)
+    if task == "classification" and y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)) \
+            and np.all(y == np.round(y)) and np.max(np.abs(y)) < 2.0 ** 53:
+        return y.astype(np.int64)
     return y
 
 

@@ -284,7 +284,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     >>> half.grid_name, bool((half.grid == full.grid).all())
     ('p', True)
     """
-    from ._validation import target_type
+    from ._validation import target_type, task_target
     from .paths import FeaturePath
 
     method = method_name(selector)
@@ -298,6 +298,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         task = "regression" if target_type(y) == "regression" else "classification"
     elif task not in ("regression", "classification"):
         raise ValueError(f"task must be 'regression', 'classification' or None; got {task!r}.")
+    y = task_target(y, task)
     if task not in spec.tasks:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(spec.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
@@ -405,7 +406,7 @@ class PathSelectorMixin:
         (its own ``_check_params`` first)."""
         from sklearn.utils.validation import validate_data
 
-        from ._validation import target_type
+        from ._validation import target_type, task_target
 
         self._check_params()
         if not (self.params is None or isinstance(self.params, dict)):
@@ -416,7 +417,7 @@ class PathSelectorMixin:
         method = method_name(self.selector)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=min_samples, y_numeric=False)
         task = self.task or ("regression" if target_type(y) == "regression" else "classification")
-        return method, X, (y.astype(float) if task == "regression" else y), task
+        return method, X, (y.astype(float) if task == "regression" else task_target(y, task)), task
 
     def _get_support_mask(self):
         from sklearn.utils.validation import check_is_fitted

@@ -357,6 +357,9 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     task = task or infer_task(y)
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
+    from ._validation import task_target
+
+    y = task_target(y, task)  # class codes 0.0, ..., 11.0 are classes when the task says so
     check_scoring(method, task, scoring)  # one rule for every method: a score it does not offer is refused
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
     # constant columns are named here, once, by their feature names; the estimator and the method's

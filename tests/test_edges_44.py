@@ -89,6 +89,21 @@ def test_resampling_selectors_refuse_an_unknown_task():
             est.fit(X, y)
 
 
+@pytest.mark.parametrize("how", ["cv", "stability"])
+def test_classification_task_reads_whole_float_codes_as_classes(how):
+    # 12 class codes 0.0, ..., 11.0 with task="classification": NMMKL refused them ("y looks continuous")
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((72, 3))
+    y = (np.arange(72) % 12).astype(float)
+    kw = {"cv": 3} if how == "cv" else {"stability": True, "n_resamples": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, "nmmkl", task="classification", **kw)
+    assert res.task == "classification" and res.weights.shape == (3,)
+    assert res.score_name == ("neg_hinge_loss" if how == "cv" else "stability")
+    assert y.dtype == float  # the input is not modified
+
+
 def test_a_method_without_the_task_is_refused_by_name():
     X, y = _score_data()
     with pytest.raises(ValueError, match="method 'nmmkl' does not do regression"):
