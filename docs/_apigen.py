@@ -81,6 +81,13 @@ def write_api_pages(out: Path) -> dict:
             lines += [heading, "-" * len(heading), "", ".. autosummary::", "   :toctree: generated/",
                       "   :nosignatures:", ""]
             lines += [f"   {n}" for n in names] + [""]
+        if "__version__" in getattr(mod, "__all__", ()):  # a dunder name, left out by _public
+            version = mod.__version__
+            lines += ["Version", "-------", "", ".. py:data:: __version__", "   :type: str",
+                      f"   :value: {version!r}", "",
+                      f"   The version of {modname} these pages describe (``numkfs --version`` prints the "
+                      f"installed one).", ""]
+            index[f"{modname}.__version__"] = f"{modname}.__version__"
         if elsewhere:
             lines += ["Also exported here", "------------------", "",
                       "Documented on the page of the module listed first in the reference:", ""]

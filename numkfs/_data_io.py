@@ -80,6 +80,13 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     if all(_is_float(v) for v in raw_y):
         y = np.array([_to_float(v) for v in raw_y])
     else:
+        from ._validation import stray_text
+
+        stray = stray_text([None if v in _MISSING else v for v in raw_y])
+        if stray.size:  # read as text, every value would be a class of its own
+            cells = ", ".join(f"{raw_y[i]!r} on line {line_of[i]}" for i in stray[:3])
+            raise DataError(f"column {tname!r} (the target) is numeric except for {stray.size} cell(s): {cells}; "
+                            f"fix or drop those rows (for class labels, name the classes, e.g. 'c1', 'c2')")
         y = np.array(raw_y, dtype=object)
         missing = np.array([v in _MISSING for v in raw_y])
         if missing.any():

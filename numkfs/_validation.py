@@ -46,6 +46,8 @@ __all__ = [
     "dataframe_to_array",
     "warn_once",
     "target_to_array",
+    "stray_text",
+    "task_target",
 ]
 
 
@@ -102,6 +104,11 @@ def warn_not_converged(method: str, *, max_iter: int, where: str = "", what: str
 # parameter constraints
 
 
+#: The range of an int parameter: numkfs's compiled code and numpy hold ints in 64 bits.
+INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+_FLOAT_MAX = int(np.finfo(float).max)  # an int: comparing a huge int with a float overflows
+
+
 @dataclass(frozen=True)
 class Interval:
     """A real or integral interval; ``closed`` in {"both", "left", "right", "neither"}."""
@@ -117,9 +124,13 @@ class Interval:
         if self.kind is numbers.Integral:
             if not isinstance(value, numbers.Integral):
                 return False
+            if not INT64_MIN <= value <= INT64_MAX:  # compiled code takes 64-bit ints (np.isfinite refused these)
+                return False
         elif not isinstance(value, numbers.Real):
             return False
-        if not np.isfinite(value):
+        elif isinstance(value, numbers.Integral) and abs(value) > _FLOAT_MAX:
+            return False  # a float parameter given as an int too large for a float
+        if not isinstance(value, numbers.Integral) and not np.isfinite(value):
             # an open end "(0, inf)" excludes infinity itself: lambda2=inf gave an infinite objective
             # and non-zero weights (a parameter is never usefully infinite)
             return False
@@ -208,8 +219,13 @@ def validate_params(params: dict, constraints: dict, caller: str) -> None:
             must = descr[0]
         else:
             must = ", ".join(descr[:-1]) + " or " + descr[-1]
+        hint = ""
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and not INT64_MIN <= value <= INT64_MAX \
+                and any(isinstance(c, Interval) and c.kind is numbers.Integral for c in allowed):
+            hint = f" An int parameter must fit in 64 bits (at most {INT64_MAX}); give a smaller value."
         raise ValueError(
-            f"The {name!r} parameter of {caller} must be {must}. Got {value!r} instead."
+            f"The {name!r} parameter of {caller} must be {must}. Got {value!r} instead.{hint}"
         )
 
 
@@ -617,6 +633,62 @@ def _is_number(v) -> bool:
         return False
 
 
+#: A target with at most this share of non-numeric cells (and at least one
+#: numeric value) reads as a numeric column with stray text, not as labels.
+STRAY_TEXT_SHARE = 0.1
+
+
+def stray_text(values) -> np.ndarray:
+    """Positions of the cells that are not numbers in a target that is
+    numeric but for a few cells (at most :data:`STRAY_TEXT_SHARE` of them,
+    at most 3 distinct texts); empty for a numeric target or class names.
+
+    One text cell ("n/a", "12,5", a note) in a column of numbers made the
+    whole target text: as many classes as values, one row each, and an
+    error about the folds or the method instead of the cell.  Missing
+    values (None, NaN, pandas' NA) are not counted: they are refused as
+    missing by name.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_samples,)
+        The target's cells (strings, numbers or both).
+
+    Returns
+    -------
+    ndarray of int
+        The rows to name; empty when the target is not of that kind.
+
+    Examples
+    --------
+    >>> from numkfs._validation import stray_text
+    >>> stray_text(["1.5", "2.25", "3", "x"] + [str(v) for v in range(6)]).tolist()
+    [3]
+    >>> stray_text(["yes", "no", "yes"]).tolist(), stray_text([1.0, 2.0]).tolist()
+    ([], [])
+    """
+    values = np.asarray(values, dtype=object).ravel()
+    text = np.array([not (v is None or _is_missing_scalar(v) or _is_number(v)) for v in values], dtype=bool)
+    n_text = int(text.sum())
+    numbers = values[~text]
+    if n_text == 0 or n_text > max(1, STRAY_TEXT_SHARE * values.size) or len({str(v) for v in values[text]}) > 3 \
+            or len({float(v) for v in numbers if v is not None and not _is_missing_scalar(v)}) < 2:
+        return np.zeros(0, dtype=int)
+    return np.flatnonzero(text)
+
+
+def _is_missing_scalar(v) -> bool:
+    """None-like: pandas' NA/NaT or a float NaN."""
+    if isinstance(v, float):
+        return v != v
+    try:
+        import pandas as pd
+
+        return v is pd.NA or v is pd.NaT
+    except ImportError:  # pragma: no cover
+        return False
+
+
 def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") -> np.ndarray:
     """y as a 1-D array: lists, arrays, one-column arrays/DataFrames and pandas
     Series (matched by position, the index ignored; nullable values' NA
@@ -650,9 +722,41 @@ def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") 
     if missing.any():
         raise ValueError(f"{caller}: y has {int(missing.sum())} missing or non-finite value(s) (first at row "
                          f"{int(np.argmax(missing))}); drop or impute those rows.")
+    if y.dtype.kind in "OUS":
+        stray = stray_text(y)
+        if stray.size:
+            cells = ", ".join(f"{(y[i].item() if hasattr(y[i], 'item') else y[i])!r} at row {int(i)}"
+                              for i in stray[:3])
+            raise ValueError(f"{caller}: y is numeric except for {stray.size} value(s) that are not numbers "
+                             f"({cells}); fix or drop those rows (read as text, every value would be a class "
+                             f"of its own; for class labels, name the classes, e.g. 'c1', 'c2').")
     if y.shape[0] > 1 and np.unique(y.astype(str) if y.dtype.kind == "O" else y).size < 2:
         v = y[0].item() if hasattr(y[0], "item") else y[0]
         raise ValueError(f"{caller}: y is constant (every value is {v!r}): there is nothing to predict.")
+    return y
+
+
+def task_target(y, task: str | None) -> np.ndarray:
+    """y as the task given reads it: for ``"classification"``, whole-number
+    floats become integer class labels, so that :func:`target_type` sees
+    classes however many there are (12 class codes 0.0, ..., 11.0 looked
+    continuous to NMMKL); otherwise y unchanged.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The target.
+    task : {"regression", "classification"} or None
+        The task given.
+
+    Returns
+    -------
+    ndarray
+    """
+    y = np.asarray(y)
+    if task == "classification" and y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)) \
+            and np.all(y == np.round(y)) and np.max(np.abs(y)) < 2.0 ** 53:
+        return y.astype(np.int64)
     return y
 
 

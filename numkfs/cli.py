@@ -45,6 +45,17 @@ def _int_at_least(lo: int, too_small: str):
 _positive_int = _int_at_least(1, "must be >= 1, got {v}")
 _folds = _int_at_least(2, "needs at least 2 folds, got {v}")
 
+#: The largest ``--seed``: numpy's and scikit-learn's random states take seeds below 2**32.
+MAX_SEED = 2**32 - 1
+
+
+def _seed(text):
+    """An argparse type: a random seed, a whole number in [0, :data:`MAX_SEED`]."""
+    v = _int_at_least(0, "must be >= 0, got {v}")(text)
+    if v > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SEED} (2**32 - 1), got {v}")
+    return v
+
 
 def _check_output(path, flag):
     """Refuse an output path that cannot be written, before any computation."""
@@ -59,6 +70,65 @@ def _check_output(path, flag):
         raise CLIError(f"{flag} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise CLIError(f"{flag} {path}: not writable")
+
+
+def _check_plot(path, flag="--plot"):
+    """Refuse a plot file matplotlib cannot write (no matplotlib, or an
+    extension it does not know), before any computation.  A name without an
+    extension is written as PNG under that very name (:func:`_save_plot`)."""
+    import os
+
+    if path is None:
+        return
+    _check_output(path, flag)
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise CLIError(f"{flag} needs matplotlib: pip install matplotlib") from None
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext and ext not in formats:
+        raise CLIError(f"{flag} {path}: cannot write a .{ext} file; give a name ending in "
+                       f"{', '.join('.' + f for f in sorted(formats))} (no extension: PNG)")
+
+
+def _save_plot(fig, path, flag="--plot"):
+    """Write ``fig`` to ``path`` (a name without an extension as PNG under that very name, where
+    matplotlib would add .png) and say so."""
+    import os
+
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.savefig(path, dpi=120, format=None if os.path.splitext(path)[1] else "png")
+    except OSError as exc:
+        raise CLIError(f"{flag} {path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    print(f"\nplot written to {path}")
+
+
+def _quiet_warnings():
+    """``-q``: hide warnings, except that a solver falling back to another
+    (:class:`~numkfs.solvers.SolverFallbackWarning`) is still said, as one
+    line ``numkfs: note: ...`` on stderr per distinct message.  Call inside
+    ``warnings.catch_warnings()``, which restores the filters and
+    ``warnings.showwarning``."""
+    import warnings
+
+    from .solvers.registry import SolverFallbackWarning
+
+    shown = set()
+
+    def note(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        if text not in shown:
+            shown.add(text)
+            print(f"numkfs: note: {text}", file=sys.stderr)
+
+    warnings.simplefilter("ignore")
+    warnings.simplefilter("always", SolverFallbackWarning)
+    warnings.showwarning = note
 
 
 def _load(args):
@@ -78,7 +148,7 @@ def _cmd_select(args) -> int:
 
     if args.method not in METHODS:
         raise CLIError(f"unknown method {args.method!r}; choose one of {', '.join(METHODS)}")
-    _check_output(args.plot, "--plot")
+    _check_plot(args.plot)
     _check_output(args.json, "--json")
     X, y, names, target, task = _load(args)
     tasks = METHODS[args.method]
@@ -95,7 +165,7 @@ def _cmd_select(args) -> int:
     controlled = _controlled_params(args)
     with warnings.catch_warnings():
         if args.quiet:
-            warnings.simplefilter("ignore")
+            _quiet_warnings()
         from .model_selection import show_progress
 
         try:
@@ -113,8 +183,6 @@ def _cmd_select(args) -> int:
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         if "stability" in res.extra:
             ax = res.estimator.plot()  # the stability path, threshold and region
         elif res.path is not None:
@@ -129,15 +197,7 @@ def _cmd_select(args) -> int:
                 if kn["statistic"] == "knockoff" and kn["threshold"] < float("inf"):
                     ax.axvline(kn["threshold"], color="C3", lw=1, ls="--")
         ax.figure.tight_layout()
-        import os
-
-        try:  # a name without an extension is written as PNG under that very name (matplotlib would add .png)
-            ax.figure.savefig(args.plot, dpi=120, format=None if os.path.splitext(args.plot)[1] else "png")
-        except OSError as exc:
-            raise CLIError(f"--plot {args.plot}: cannot write: {exc.strerror or exc}") from None
-        finally:
-            plt.close(ax.figure)
-        print(f"\nplot written to {args.plot}")
+        _save_plot(ax.figure, args.plot)
     if args.json:
         from .model_selection import default_cv_rule
 
@@ -285,7 +345,7 @@ def _cmd_cross_check(args) -> int:
     from ._crosscheck_problems import build_problem
     from .solvers import cross_check
 
-    _check_output(args.plot, "--plot")
+    _check_plot(args.plot)
     X, y, names, target, task = _load(args)
     if args.n_features is not None and args.problem != "nmmkl":
         raise CLIError(f"--n-features is the m of the nmmkl problem; the {args.problem} problem has none")
@@ -312,7 +372,7 @@ def _cmd_cross_check(args) -> int:
         from .plotting import plot_cross_check
 
         ax = plot_cross_check(table)
-        ax.figure.savefig(args.plot, dpi=120)
+        _save_plot(ax.figure, args.plot)
     return 0 if table.agree(1e-6) else 1
 
 
@@ -356,9 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --stability: complementary pairs (default 50)")
     p.add_argument("--threshold", type=_threshold,
                    help="with --stability: selection-probability threshold in (0.5, 1] (default 0.6)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--plot", help="write the feature path plot (PNG) here (with --stability: the stability "
-                                  "path)")
+    p.add_argument("--seed", type=_seed, default=0, help=f"random seed, 0 to {MAX_SEED} (default 0)")
+    p.add_argument("--plot", help="write the feature path plot here, in the format of its extension (.png, "
+                                  ".pdf, .svg...; none: PNG) (with --stability: the stability path)")
     p.add_argument("--json", help="write the results as JSON here (with the versions, date and command)")
     p.add_argument("--all", action="store_true",
                    help=f"print every feature (default: the selected features and the next largest weights, "
@@ -373,7 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solvers", help="comma-separated backends (default: all installed, native first); "
                                      "times exclude first-call compilation (each backend solves once before)")
     p.add_argument("--n-features", type=_positive_int, dest="n_features", help="m for the NMMKL problem (>= 1)")
-    p.add_argument("--plot", help="write a bar chart of solve times (PNG) here")
+    p.add_argument("--plot", help="write a bar chart of solve times here, in the format of its extension "
+                                  "(.png, .pdf, .svg...; none: PNG)")
     p.set_defaults(func=_cmd_cross_check)
     return parser
 

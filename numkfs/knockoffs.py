@@ -422,6 +422,11 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     n_draws : int, default=1
         Knockoff draws; more than one are combined by e-values (derandomised
         knockoffs, Ren & Barber 2023).
+    task : {"regression", "classification"}, optional
+        The task of the method's path; default: from y
+        (:func:`numkfs.model_selection.target_type`).  Give it for a target
+        whose values do not say it (a score from 0 to 4 is five classes by
+        default; ``task="regression"`` fits it as a number).
     random_state : int, RandomState or None
         Seeds the knockoff draws (each draw its own stream, so a result does
         not depend on ``n_jobs``).
@@ -493,12 +498,13 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", covariance="auto", n_draws=1,
-                 random_state=None, n_jobs=None, params=None, **kwargs):
+                 task=None, random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
         self.fdr = fdr
         self.knockoffs = knockoffs
         self.covariance = covariance
         self.n_draws = n_draws
+        self.task = task
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.params = self.merge_params(params, kwargs)  # stored as given, kwargs joined (checked in fit)

@@ -284,7 +284,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     >>> half.grid_name, bool((half.grid == full.grid).all())
     ('p', True)
     """
-    from ._validation import target_type
+    from ._validation import target_type, task_target
     from .paths import FeaturePath
 
     method = method_name(selector)
@@ -294,11 +294,18 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     n = X.shape[0]
     if n < spec.min_rows:
         raise ValueError(f"{method}'s path needs at least {spec.min_rows} rows; got {n}.")
-    kind = target_type(y)
-    task = task or ("regression" if kind == "regression" else "classification")
+    if task is None:
+        task = "regression" if target_type(y) == "regression" else "classification"
+    elif task not in ("regression", "classification"):
+        raise ValueError(f"task must be 'regression', 'classification' or None; got {task!r}.")
+    y = task_target(y, task)
     if task not in spec.tasks:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(spec.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
+    if kw.get("target", "auto") == "auto" and "target" in inspect.signature(fn).parameters:
+        from .estimators._lpkta import target_for_task
+
+        kw["target"] = target_for_task(task, y)  # lp-KTA: the task given, not one inferred again from y
     module = importlib.import_module(fn.__module__)  # the method's module: its one-vs-rest and reading functions
     reference = grid if isinstance(grid, FeaturePath) else None
     ratio = 1.0
@@ -399,16 +406,18 @@ class PathSelectorMixin:
         (its own ``_check_params`` first)."""
         from sklearn.utils.validation import validate_data
 
-        from ._validation import target_type
+        from ._validation import target_type, task_target
 
         self._check_params()
         if not (self.params is None or isinstance(self.params, dict)):
             raise ValueError(f"params must be a dict of path-function keyword arguments or None; got "
                              f"{self.params!r}.")
+        if self.task not in (None, "regression", "classification"):
+            raise ValueError(f"task must be 'regression', 'classification' or None; got {self.task!r}.")
         method = method_name(self.selector)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=min_samples, y_numeric=False)
-        task = "regression" if target_type(y) == "regression" else "classification"
-        return method, X, (y.astype(float) if task == "regression" else y), task
+        task = self.task or ("regression" if target_type(y) == "regression" else "classification")
+        return method, X, (y.astype(float) if task == "regression" else task_target(y, task)), task
 
     def _get_support_mask(self):
         from sklearn.utils.validation import check_is_fitted

@@ -273,6 +273,10 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         The method.
     task : {"regression", "classification"}, optional
         Inferred from y when not given (:func:`numkfs.model_selection.target_type`).
+        When given, every step uses it, whatever y's values suggest: the
+        estimator, lp-KTA's alignments and kernel model (its ``target``), and
+        the paths of ``stability`` and ``fdr``; a 0-4 score is five classes
+        by default, a number with ``task="regression"``.
     n_features : int, optional
         Select exactly this many features: NMMKL's m; for the path methods
         the first point from the sparse end with at least this many
@@ -353,6 +357,9 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     task = task or infer_task(y)
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
+    from ._validation import task_target
+
+    y = task_target(y, task)  # class codes 0.0, ..., 11.0 are classes when the task says so
     check_scoring(method, task, scoring)  # one rule for every method: a score it does not offer is refused
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
     # constant columns are named here, once, by their feature names; the estimator and the method's
@@ -392,7 +399,7 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
     if kind == "stability":
         from .stability import StabilitySelection
 
-        est = StabilitySelection(method, random_state=random_state, params=path_params, **own).fit(X, yy)
+        est = StabilitySelection(method, task=task, random_state=random_state, params=path_params, **own).fit(X, yy)
         weights = np.asarray(est.selection_probabilities_, dtype=float)
         info = {"threshold": float(est.threshold_), "q": float(est.q_region_), "pfer_bound": float(est.pfer_bound_),
                 "pfer_bound_unimodal": float(est.pfer_bound_unimodal_), "n_subsamples": int(est.n_subsamples_)}
@@ -400,7 +407,8 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
     else:
         from .knockoffs import KnockoffFilter
 
-        est = KnockoffFilter(method, fdr=fdr, random_state=random_state, params=path_params, **own).fit(X, yy)
+        est = KnockoffFilter(method, fdr=fdr, task=task, random_state=random_state, params=path_params,
+                             **own).fit(X, yy)
         weights = np.asarray(est.statistics_, dtype=float)
         info = {"fdr": float(fdr), "threshold": float(est.threshold_), "n_draws": int(est.n_draws),
                 "s_method": est.s_method_, "covariance": est.covariance_estimator_,
@@ -444,8 +452,11 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
         kw = dict(params)
         solver = "homotopy (native)"
     elif method == "lpkta":
+        from .estimators._lpkta import target_for_task
+
         cls = E.LpKTASelectorCV
         kw = dict(params)
+        kw.setdefault("target", target_for_task(task, y))  # the task given, not one inferred again from y
         solver = "per-feature Newton (native)"
     elif method == "nmmkl":  # m chosen by CV (a requested m: above)
         cls = E.NMMKLSelectorCV

@@ -216,6 +216,11 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         :math:`q = \sqrt{(2\pi_{thr} - 1)\,\mathrm{pfer}\,p}`.
     max_features : float > 0, optional
         q given directly (then ``pfer`` is not used).
+    task : {"regression", "classification"}, optional
+        The task of the method's path; default: from y
+        (:func:`numkfs.model_selection.target_type`).  Give it for a target
+        whose values do not say it (a score from 0 to 4 is five classes by
+        default; ``task="regression"`` fits it as a number).
     random_state : int, RandomState or None
         Seeds the subsamples.
     n_jobs : int, optional
@@ -292,13 +297,14 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, selector="lpkta", *, n_resamples=50, sample_fraction=0.5, threshold=0.6, pfer=1.0,
-                 max_features=None, random_state=None, n_jobs=None, params=None, **kwargs):
+                 max_features=None, task=None, random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
         self.n_resamples = n_resamples
         self.sample_fraction = sample_fraction
         self.threshold = threshold
         self.pfer = pfer
         self.max_features = max_features
+        self.task = task
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.params = self.merge_params(params, kwargs)  # stored as given, kwargs joined (checked in fit)

@@ -86,6 +86,20 @@ CLI_ERRORS = [
           id="fdr-and-n-features"),
     _case(["select", "ozone", "--n-resamples", "3"], "--n-resamples and --threshold belong to --stability",
           id="n-resamples-without-stability"),
+    # issue #44: --plot with an extension matplotlib cannot write failed after the whole computation (a
+    # traceback, status 1), for cross-check too; a seed beyond 2**32 - 1 failed inside numpy
+    _case(["select", "ozone", "--method", "garrote", "--plot", "out.xyz"],
+          "--plot out.xyz: cannot write a .xyz file; give a name ending in ", id="plot-unknown-extension"),
+    _case(["cross-check", "ozone", "--problem", "garrote", "--plot", "out.xyz"],
+          "--plot out.xyz: cannot write a .xyz file; give a name ending in ", id="cross-check-plot-extension"),
+    _case(["select", "ozone", "--seed", "99999999999999999999"],
+          "argument --seed: must be at most 4294967295 (2**32 - 1), got 99999999999999999999", id="seed-too-big"),
+    _case(["select", "ozone", "--seed", "-1"], "argument --seed: must be >= 0, got -1", id="seed-negative"),
+    # one text cell in a numeric target made 60 one-row classes, and the error blamed the folds
+    _case(["select", "d.csv", "--method", "knife"],
+          "column 'y' (the target) is numeric except for 1 cell(s): 'n/a?' on line 5; fix or drop those rows",
+          files={"d.csv": "a,b,y\n" + "\n".join(f"{i},{(7 * i) % 5},{'n/a?' if i == 3 else 1.5 * i}"
+                                               for i in range(30)) + "\n"}, id="text-cell-in-numeric-target"),
     # a solver that is not installed: say how to install it
     _case(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,MOSEK"],
           "The solver 'MOSEK' is not installed. Install it with `pip install mosek`", id="missing-solver"),
@@ -105,11 +119,14 @@ def test_errors_exit_2_with_a_clear_message(argv, message, files, fits, tmp_path
         (tmp_path / name).write_text(text)
     if not fits:  # refused from the arguments and the file alone, before any computing
         import numkfs.selection
+        import numkfs.solvers
 
         def never(*a, **k):
-            raise AssertionError("select() ran before the error was found")
+            raise AssertionError("select() or cross_check() ran before the error was found")
 
         monkeypatch.setattr(numkfs.selection, "select", never)
+        if "native,MOSEK" not in argv:  # that error comes from cross_check itself
+            monkeypatch.setattr(numkfs.solvers, "cross_check", never)
     try:
         rc = main(argv)
     except SystemExit as exc:  # the parser's own errors
@@ -258,3 +275,32 @@ def test_solvers_command_checks_native_solvers(capsys):
     assert main(["solvers"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("native:")]
     assert len(lines) >= 5 and all(line.rstrip().endswith("yes") for line in lines)
+
+
+def test_cross_check_plot_without_extension_is_png_under_that_name(tmp_path, capsys):
+    # cross-check --plot NAME silently wrote NAME.png; as select --plot: PNG under that very name, said
+    out = tmp_path / "bars"
+    main(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native", "--plot", str(out)])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and not (tmp_path / "bars.png").exists()
+    assert f"plot written to {out}" in capsys.readouterr().out
+
+
+def test_quiet_still_notes_a_solver_fallback(monkeypatch, capsys):
+    # -q ignored every warning: a backend that failed and was replaced by another went unsaid
+    import warnings
+
+    import numkfs.selection
+    from numkfs.solvers import SolverFallbackWarning
+
+    real = numkfs.selection.select
+
+    def with_fallback(*args, **kwargs):
+        for _ in range(3):  # said once
+            warnings.warn("solver CLARABEL returned 'error' (boom); falling back to ECOS.", SolverFallbackWarning)
+        warnings.warn("a warning -q hides", UserWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(numkfs.selection, "select", with_fallback)
+    assert main(["select", "ozone", "--method", "garrote", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err == "numkfs: note: solver CLARABEL returned 'error' (boom); falling back to ECOS.\n", err

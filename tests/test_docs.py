@@ -55,6 +55,13 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
                                                           ("datasets", "estimators", "kernels", "methods", "solvers")}
     missing = sorted(name for name, target in index.items() if target not in documented)
     assert not missing, missing
+    # the version (issue #44): in the reference, and on every page's navigation bar and title
+    assert "numkfs.__version__" in documented
+    api = (out / "api" / "numkfs.html").read_text(encoding="utf-8")
+    assert "__version__" in api and repr(numkfs.__version__) in api
+    front = _soup(out / "index.html")
+    assert f"numkfs {numkfs.__version__}" in front.title.get_text()
+    assert any(f"numkfs {numkfs.__version__}" in a.get_text(" ", strip=True) for a in front.select(".navbar-brand"))
     for module in ("numkfs.solvers", "numkfs.datasets", "numkfs.distributed", "numkfs.model_selection"):
         assert module in documented
         assert any(k.startswith(module + ".") for k in index)

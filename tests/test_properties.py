@@ -290,3 +290,45 @@ def test_thread_limits_nest_and_overlap_across_threads(actions, closing):
                     leave(i)
         assert blas_threads() == before
         assert [on(i, numba.get_num_threads) for i in range(N_ACTORS)] == start
+
+
+# --------------------------------------------------------------------------
+# the task given is the task used (issue #44)
+
+#: select()'s methods that do regression.
+REGRESSION_METHODS = [m for m in SELECT_METHODS if m != "nmmkl"]
+
+
+@st.composite
+def small_integer_target(draw):
+    """X and a target of small whole numbers (a 0-to-k score): classes by default, a number with
+    ``task="regression"``."""
+    n = draw(st.sampled_from([16, 24]))
+    k = draw(st.integers(2, 4))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = np.clip(np.round(X[:, 0] + k / 2 + 0.3 * rng.standard_normal(n)), 0, k).astype(np.int64)
+    y[:2] = [0, k]  # at least two values
+    container = draw(st.sampled_from(["array", "list", "series", "float"]))
+    y = y.astype(float) if container == "float" else _wrap_y(y, container)
+    return X, y
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(method=st.sampled_from(REGRESSION_METHODS), d=small_integer_target())
+def test_select_uses_the_regression_task_it_is_given(method, d):
+    # a 0-4 score was five classes to lp-KTA (hinge loss, "rarest class" errors) and to the resampling
+    # selectors, whatever task was given
+    from numkfs import select
+
+    X, y = d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, method, task="regression", cv=2, **SELECT_PARAMS[method])
+    assert res.task == "regression"
+    assert res.score_name == "neg_mean_squared_error" == res.path.score_name
+    assert "Classifier" not in type(res.estimator).__name__
+    if method == "lpkta":
+        assert res.estimator.target == "regression"

@@ -43,6 +43,20 @@ __all__ = ["LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier", "LpKTAClassifi
 
 _ACCEPT_SPARSE = ["csc", "csr", "coo"]
 
+#: The lp-KTA estimators' ``target``: how y enters the alignments (:func:`~numkfs.kernels.alignment.feature_alignments`).
+TARGETS = ("auto", "binary", "multiclass", "regression")
+
+def target_for_task(task, y) -> str:
+    """The ``target`` of the lp-KTA estimators and :func:`numkfs.lpkta_path`
+    for a task given by name: ``"regression"``, or ``"binary"`` /
+    ``"multiclass"`` by the number of classes in y (``"auto"`` for None)."""
+    if task is None:
+        return "auto"
+    if task == "regression":
+        return "regression"
+    return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
+
+
 _BREGMAN_WEIGHT = [NoneOr, Interval(numbers.Real, 0, None, closed="neither")]
 _LP_WEIGHT = [NoneOr, Interval(numbers.Real, 0, None, closed="left")]
 _GRID = [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of decreasing p values")]
@@ -61,6 +75,7 @@ _CONSTRAINTS = {
     "predictor": [Options({"warm", "first", "second"})],
     "alignment_method": [Options({"auto", "exact", "fgt"})],
     "alignment_rtol": [Interval(numbers.Real, 1e-14, 1, closed="left")],
+    "target": [Options(TARGETS)],
     # former names (FutureWarning)
     "lambda1": [DEPRECATED_OPTION, *_BREGMAN_WEIGHT],
     "lambda2": [DEPRECATED_OPTION, *_LP_WEIGHT],
@@ -74,6 +89,9 @@ _SELECTOR_CONSTRAINTS = {
 }
 
 _C = [Interval(numbers.Real, 0, None, closed="neither")]
+
+#: A classifier's targets: class labels.
+_CLASS_TARGETS = [Options(TARGETS[:3])]
 
 _CV_CONSTRAINTS = {
     "cv": [Interval(numbers.Integral, 2, None, closed="left"), InstanceOf((object,), "a cross-validation splitter")],
@@ -133,6 +151,12 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         :func:`~numkfs.kernels.alignment.feature_alignments`.
     alignment_rtol : float, default=1e-10
         Relative tolerance of the fast Gauss transform.
+    target : {"auto", "binary", "multiclass", "regression"}, default="auto"
+        How y enters the alignments: class labels (±1, or one-hot for more
+        than two classes) or a real response (centred); ``"auto"``: by
+        :func:`numkfs.model_selection.target_type`.  A score from 0 to 4 is
+        five classes under ``"auto"``; ``"regression"`` treats it as a number
+        (what :func:`numkfs.select` passes for ``task="regression"``).
     lambda1, lambda2, p_grid : optional
         Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
@@ -177,8 +201,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, *, grid=None, n_grid=101, eps=1e-3,
-                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, lambda1=DEPRECATED,
-                 lambda2=DEPRECATED, p_grid=DEPRECATED):
+                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto",
+                 lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
         self.kernel = kernel
         self.gamma = gamma
         self.bregman_weight = bregman_weight
@@ -193,6 +217,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         self.predictor = predictor
         self.alignment_method = alignment_method
         self.alignment_rtol = alignment_rtol
+        self.target = target
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.p_grid = p_grid
@@ -215,7 +240,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
             bregman=self.bregman, x0=self.x0,
             grid=renamed(self.grid, self.p_grid, new="grid", old="p_grid", caller=caller, stacklevel=5),
             n_grid=self.n_grid, eps=self.eps, predictor=self.predictor,
-            alignment_method=self.alignment_method, alignment_rtol=self.alignment_rtol,
+            alignment_method=self.alignment_method, alignment_rtol=self.alignment_rtol, target=self.target,
         )
 
     def _alignments(self, X, y):
@@ -223,7 +248,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         if sp.issparse(X):
             X = sp.csc_matrix(X, dtype=np.float64)
         a, det = feature_alignments(X, y, kernel=self.kernel, gamma=self.gamma, return_details=True,
-                                    method=self.alignment_method, rtol=self.alignment_rtol)
+                                    method=self.alignment_method, rtol=self.alignment_rtol, target=self.target)
         return X, a, det
 
     def _store_point(self, path, k, a, det, weights=None):
@@ -292,7 +317,7 @@ class _LpKTAPathCV(PathCVMixin):
     def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
                  x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
                  predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
-                 alignment_rtol=1e-10, lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
+                 alignment_rtol=1e-10, target="auto", lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
         self.kernel = kernel
         self.gamma = gamma
         self.bregman_weight = bregman_weight
@@ -311,6 +336,7 @@ class _LpKTAPathCV(PathCVMixin):
         self.n_jobs = n_jobs
         self.alignment_method = alignment_method
         self.alignment_rtol = alignment_rtol
+        self.target = target
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.p_grid = p_grid
@@ -321,7 +347,7 @@ class _LpKTAPathCV(PathCVMixin):
 
     def _cv_data(self, X, y):
         X, y = self._cv_validate(X, y)
-        regression = target_type(y) == "regression"
+        regression = (target_type(y) if self.target == "auto" else self.target) == "regression"
         scoring = self.scoring or ("neg_mean_squared_error" if regression else "neg_hinge_loss")
         if regression != (scoring == "neg_mean_squared_error"):
             raise ValueError(f"{type(self).__name__}: scoring={scoring!r} does not fit a "
@@ -365,8 +391,9 @@ class LpKTASelectorCV(_LpKTAPathCV, LpKTASelector):
     ----------
     kernel, gamma, bregman_weight, lp_weight, bregman, x0
         As in :class:`LpKTASelector`.
-    grid, n_grid, eps, predictor, alignment_method, alignment_rtol
-        As in :class:`LpKTASelector`.
+    grid, n_grid, eps, predictor, alignment_method, alignment_rtol, target
+        As in :class:`LpKTASelector`; the target also sets the kernel model
+        scored on the folds (kernel ridge regression for ``"regression"``).
     cv : int or splitter, default=5
         Folds (stratified for class labels).
     cv_rule : {"best", "1se"}, default="best"
@@ -469,6 +496,8 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         :func:`~numkfs.kernels.alignment.feature_alignments`.
     alignment_rtol : float, default=1e-10
         Relative tolerance of the fast Gauss transform.
+    target : {"auto", "binary", "multiclass"}, default="auto"
+        How the class labels enter the alignments (:class:`LpKTASelector`).
     lambda1, lambda2, p_grid : optional
         Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
@@ -505,16 +534,17 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
     True
     """
 
-    _parameter_constraints = {**_SELECTOR_CONSTRAINTS, "C": _C}
+    _parameter_constraints = {**_SELECTOR_CONSTRAINTS, "C": _C, "target": _CLASS_TARGETS}
 
     def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, *, C=1.0, grid=None, n_grid=101, eps=1e-3,
-                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, lambda1=DEPRECATED,
-                 lambda2=DEPRECATED, p_grid=DEPRECATED):
+                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto",
+                 lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
         super().__init__(kernel=kernel, gamma=gamma, bregman_weight=bregman_weight, lp_weight=lp_weight,
                          bregman=bregman, x0=x0, p=p, n_features_to_select=n_features_to_select, grid=grid,
                          n_grid=n_grid, eps=eps, predictor=predictor, alignment_method=alignment_method,
-                         alignment_rtol=alignment_rtol, lambda1=lambda1, lambda2=lambda2, p_grid=p_grid)
+                         alignment_rtol=alignment_rtol, target=target, lambda1=lambda1, lambda2=lambda2,
+                         p_grid=p_grid)
         self.C = C
 
     def _validate_classes(self, X, y):
@@ -636,7 +666,7 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
     ----------
     kernel, gamma, bregman_weight, lp_weight, bregman, x0
         As in :class:`LpKTAClassifier`.
-    grid, n_grid, eps, predictor, alignment_method, alignment_rtol
+    grid, n_grid, eps, predictor, alignment_method, alignment_rtol, target
         As in :class:`LpKTAClassifier`.
     cv : int or splitter, default=5
         Folds (stratified).
@@ -681,7 +711,7 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
     ((101, 3), True)
     """
 
-    _parameter_constraints = {**_CONSTRAINTS, **_CV_CONSTRAINTS}
+    _parameter_constraints = {**_CONSTRAINTS, **_CV_CONSTRAINTS, "target": _CLASS_TARGETS}
 
     _cv_validate = LpKTAClassifier._validate_classes
 

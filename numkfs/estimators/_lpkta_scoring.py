@@ -498,6 +498,7 @@ def fold_path(X, y, kw):
     traces : ndarray of shape (n_features,)
     """
     a, det = feature_alignments(X, y, kernel=kw["kernel"], gamma=kw["gamma"], return_details=True,
-                                method=kw["alignment_method"], rtol=kw["alignment_rtol"])
+                                method=kw["alignment_method"], rtol=kw["alignment_rtol"],
+                                target=kw.get("target", "auto"))
     path = lpkta_path(X, y, alignments=a, **kw)
     return path, det.traces

@@ -1,0 +1,174 @@
+"""Issue #44: the task given is the task used (lp-KTA, stability selection,
+knockoffs), integer parameters beyond 64 bits, and a numeric target with a
+few text cells, each refused by a numkfs message that names it."""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pytest
+
+from numkfs import select
+from numkfs._validation import Interval, stray_text, target_to_array, validate_params
+
+
+def _score_data(n=40, seed=0):
+    """X and a 0-4 score: a regression target that its values would call five classes."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4))
+    y = np.clip(np.round(X[:, 0] + 2 + 0.3 * rng.standard_normal(n)), 0, 4).astype(np.int64)
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# the task given is the task used
+
+
+def test_select_lpkta_regression_on_a_score_uses_regression():
+    # reported "regression" but scored five classes with a hinge loss (or failed on the rarest class)
+    from numkfs.kernels.alignment import feature_alignments
+
+    X, y = _score_data()
+    assert np.bincount(y).min() < 5  # a class too small for 5 stratified folds, were it classes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, "lpkta", task="regression", grid=np.linspace(2, 1, 6))
+    assert res.task == "regression" and res.score_name == "neg_mean_squared_error"
+    assert res.estimator.target == "regression"
+    np.testing.assert_allclose(res.estimator.alignments_, feature_alignments(X, y, target="regression"),
+                               rtol=1e-12)
+    assert not np.allclose(res.estimator.alignments_, feature_alignments(X, y, target="multiclass"))
+
+
+def test_lpkta_selector_cv_target_parameter():
+    from numkfs import LpKTASelectorCV
+
+    X, y = _score_data()
+    kw = dict(grid=np.linspace(2, 1, 6), cv=3)
+    reg = LpKTASelectorCV(target="regression", **kw).fit(X, y)
+    assert reg.path_.score_name == "neg_mean_squared_error"
+    auto = LpKTASelectorCV(**kw).fit(X, y.astype(float) + 0.5 * (np.arange(40) % 3))  # continuous: unchanged
+    assert auto.path_.score_name == "neg_mean_squared_error"
+    with pytest.raises(ValueError, match="'target' parameter of LpKTASelectorCV"):
+        LpKTASelectorCV(target="counts").fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["garrote", "cosso", "l1kr", "lpkta"])
+@pytest.mark.parametrize("how", ["stability", "fdr"])
+def test_stability_and_knockoffs_keep_the_task_given(method, how):
+    # the resampling selectors inferred the task again from y: a 0-4 score became classes, refused by
+    # the regression methods ("does not do classification")
+    X, y = _score_data(seed=1)
+    params = {"garrote": {"n_grid": 6}, "cosso": {"n_grid": 3, "max_iter": 20}, "l1kr": {},
+              "lpkta": {"grid": np.linspace(2, 1, 5)}}[method]
+    kw = {"stability": True, "n_resamples": 2} if how == "stability" else {"fdr": 0.3}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, method, task="regression", **kw, **params)
+    assert res.task == "regression" and res.estimator.task == "regression"
+    assert res.weights.shape == (4,)
+
+
+def test_method_path_gives_lpkta_the_task():
+    from numkfs.kernels.alignment import feature_alignments
+    from numkfs.resampling import method_path
+
+    X, y = _score_data()
+    path = method_path("lpkta", X, y, task="regression", params={"n_grid": 5})
+    np.testing.assert_allclose(path.extra["alignments"], feature_alignments(X, y, target="regression"),
+                               rtol=1e-12)
+
+
+def test_resampling_selectors_refuse_an_unknown_task():
+    from numkfs import KnockoffFilter, StabilitySelection
+
+    X, y = _score_data()
+    for est in (StabilitySelection("garrote", task="regresion"), KnockoffFilter("garrote", task="regresion")):
+        with pytest.raises(ValueError, match="task must be 'regression', 'classification' or None; got 'regresion'"):
+            est.fit(X, y)
+
+
+@pytest.mark.parametrize("how", ["cv", "stability"])
+def test_classification_task_reads_whole_float_codes_as_classes(how):
+    # 12 class codes 0.0, ..., 11.0 with task="classification": NMMKL refused them ("y looks continuous")
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((72, 3))
+    y = (np.arange(72) % 12).astype(float)
+    kw = {"cv": 3} if how == "cv" else {"stability": True, "n_resamples": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, "nmmkl", task="classification", **kw)
+    assert res.task == "classification" and res.weights.shape == (3,)
+    assert res.score_name == ("neg_hinge_loss" if how == "cv" else "stability")
+    assert y.dtype == float  # the input is not modified
+
+
+def test_a_method_without_the_task_is_refused_by_name():
+    X, y = _score_data()
+    with pytest.raises(ValueError, match="method 'nmmkl' does not do regression"):
+        select(X, y, "nmmkl", task="regression", stability=True)
+
+
+# --------------------------------------------------------------------------
+# integer parameters beyond 64 bits
+
+
+def test_interval_refuses_ints_beyond_64_bits_by_name():
+    # np.isfinite(10**20) raised "ufunc 'isfinite' not supported for the input types"
+    c = Interval(numbers.Integral, 1, None, closed="left")
+    assert c.is_satisfied_by(2**63 - 1) and not c.is_satisfied_by(2**63) and not c.is_satisfied_by(10**20)
+    assert not Interval(numbers.Integral, None, None).is_satisfied_by(-(2**63) - 1)
+    real = Interval(numbers.Real, 0, None, closed="neither")
+    assert real.is_satisfied_by(10**20) and not real.is_satisfied_by(10**400)
+    with pytest.raises(ValueError, match=r"The 'max_iter' parameter of f must be an int in the range \[1, inf\)\. "
+                                         r"Got 100000000000000000000 instead\. An int parameter must fit in 64 bits"):
+        validate_params({"max_iter": 10**20}, {"max_iter": [c]}, "f")
+
+
+@pytest.mark.parametrize("method", ["knife", "cosso", "l1kr"])
+def test_select_and_estimators_refuse_a_huge_max_iter(method):
+    from numkfs import KNIFERegressor
+
+    X, y = _score_data()
+    with pytest.raises(ValueError, match="'max_iter' parameter of .* Got 100000000000000000000 instead"):
+        select(X, y, method, task="regression", max_iter=10**20)
+    with pytest.raises(ValueError, match="'max_iter' parameter of KNIFERegressor .*64 bits"):
+        KNIFERegressor(max_iter=10**20).fit(X, y.astype(float))
+
+
+# --------------------------------------------------------------------------
+# a numeric target with a few text cells
+
+
+def _numeric_with_text(n=60):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 3))
+    y = list(np.round(3 * X[:, 0] + 10, 2))
+    y[17] = "n/a?"
+    return X, y
+
+
+def test_stray_text_finds_the_cells():
+    assert stray_text(["1.5", "2.25", "x"] + [str(v) for v in range(7)]).tolist() == [2]
+    assert stray_text([1.0, None, 2.0, np.nan, 3.0]).tolist() == []  # missing, not text
+    assert stray_text(["yes", "no", "yes", "no"]).tolist() == []  # class names
+    assert stray_text(["a", "b", "1", "2"]).tolist() == []  # half text: labels
+    assert stray_text(["1", "x"]).tolist() == []  # one number: nothing to call numeric
+
+
+@pytest.mark.parametrize("container", ["list", "object_array", "series", "frame"])
+def test_select_names_a_text_cell_in_a_numeric_target(container):
+    # the target became 60 one-row classes and the error blamed the folds ("use at most 1 folds")
+    pd = pytest.importorskip("pandas")
+    X, y = _numeric_with_text()
+    y = {"list": y, "object_array": np.array(y, dtype=object), "series": pd.Series(y, dtype=object),
+         "frame": pd.DataFrame({"t": y})}[container]
+    with pytest.raises(ValueError, match=r"select: y is numeric except for 1 value\(s\) that are not numbers "
+                                         r"\('n/a\?' at row 17\); fix or drop those rows"):
+        select(X, y, "garrote")
+
+
+def test_target_to_array_keeps_class_names():
+    y = np.array(["yes", "no"] * 10, dtype=object)
+    assert target_to_array(y).tolist() == y.tolist()
