@@ -200,7 +200,7 @@ def test_every_method_refuses_a_scoring_it_does_not_offer(method, task, scoring)
 
 
 def test_scoring_table_is_what_the_estimators_accept():
-    from numkfs.estimators._knife import CLASSIFICATION_SCORINGS
+    from numkfs.estimators._knife_cv import CLASSIFICATION_SCORINGS
     from numkfs.estimators._lpkta_scoring import KERNEL_MODEL_SCORINGS
     from numkfs.model_selection import SCORINGS
 

@@ -447,12 +447,3 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
 
-
-def __getattr__(name):
-    """The CV estimators live in :mod:`numkfs.estimators._knife_cv` (still importable from here)."""
-    if name in ("KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS"):
-        from . import _knife_cv
-
-        return getattr(_knife_cv, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
