@@ -80,7 +80,7 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     if all(_is_float(v) for v in raw_y):
         y = np.array([_to_float(v) for v in raw_y])
     else:
-        from ._validation import stray_text
+        from ._targets import stray_text
 
         stray = stray_text([None if v in _MISSING else v for v in raw_y])
         if stray.size:  # read as text, every value would be a class of its own

@@ -89,7 +89,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_X, check_y, target_type
+from ._targets import target_type
+from ._validation import check_X, check_y
 from .kernels.alignment import (
     FGT_MIN_SAMPLES,
     _check_method,

@@ -60,7 +60,7 @@ import contextlib
 
 import numpy as np
 
-from ._validation import MAX_FLOAT_CLASSES, target_type  # the rule lives below kernels/
+from ._targets import MAX_FLOAT_CLASSES, target_type  # the rule lives below kernels/
 from . import _cv_rules, _ties
 from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, support_jump  # grids
 from ._ties import tied_features, warn_ties  # ties at a requested count

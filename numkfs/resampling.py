@@ -284,7 +284,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     >>> half.grid_name, bool((half.grid == full.grid).all())
     ('p', True)
     """
-    from ._validation import target_type, task_target
+    from ._targets import target_type, task_target
     from .paths import FeaturePath
 
     method = method_name(selector)
@@ -406,7 +406,7 @@ class PathSelectorMixin:
         (its own ``_check_params`` first)."""
         from sklearn.utils.validation import validate_data
 
-        from ._validation import target_type, task_target
+        from ._targets import target_type, task_target
 
         self._check_params()
         if not (self.params is None or isinstance(self.params, dict)):

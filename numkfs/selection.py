@@ -199,7 +199,8 @@ def _coerce_inputs(X, y, feature_names):
     A clear ValueError for: one sample, a length mismatch, missing values in
     y, a constant y, a wrong number of feature names.
     """
-    from ._validation import dataframe_to_array, target_to_array
+    from ._targets import target_to_array
+    from ._validation import dataframe_to_array
 
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
         X, cols = dataframe_to_array(X, caller="select")
@@ -357,7 +358,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     task = task or infer_task(y)
     if task not in METHODS[method]:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
-    from ._validation import task_target
+    from ._targets import task_target
 
     y = task_target(y, task)  # class codes 0.0, ..., 11.0 are classes when the task says so
     check_scoring(method, task, scoring)  # one rule for every method: a score it does not offer is refused

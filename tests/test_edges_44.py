@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from numkfs import select
-from numkfs._validation import Interval, stray_text, target_to_array, validate_params
+from numkfs._targets import stray_text, target_to_array
+from numkfs._validation import Interval, validate_params
 
 
 def _score_data(n=40, seed=0):

@@ -29,7 +29,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._threads import limit_threads, thread_limits
-from .._validation import DEPRECATED, DEPRECATED_OPTION, Interval, InstanceOf, NoneOr, Options, renamed, target_type
+from .._targets import target_type
+from .._validation import DEPRECATED, DEPRECATED_OPTION, Interval, InstanceOf, NoneOr, Options, renamed
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import Bregman, lpkta_path

@@ -16,7 +16,8 @@ import scipy.sparse as sp
 
 from .._jit import pjit, prange, serial_twin
 from .._threads import parallel_or_serial
-from .._validation import check_X, check_y, target_type
+from .._targets import target_type
+from .._validation import check_X, check_y
 
 #: Most columns per parallel task in the dense kernels (work arrays allocated
 #: once per block, contiguous reads of a block's values in each row).
