@@ -363,6 +363,31 @@ def test_relaxed_refits_of_several_points_at_once(sizes):
         garrote_relax(X, y, np.zeros((2, 39)))
 
 
+@pytest.mark.parametrize("bad, shown", [(np.nan, "nan"), (np.inf, "inf"), (-np.inf, "-inf"), (-0.2, "-0.2")])
+def test_relaxed_refit_refuses_weights_that_are_not_garrote_weights(data, bad, shown):
+    """Issue #44: a NaN weight was silently 'not selected' (NaN > tol is False), an infinite or negative
+    one taken as a weight; each is refused naming the parameter, the value and where it is."""
+    X, y = data
+    w = np.full(X.shape[1], 0.5)
+    w[3] = bad
+    with pytest.raises(ValueError, match=rf"garrote_relax: weights must be finite and >= 0.*got {shown} at feature 3"):
+        garrote_relax(X, y, w)
+    W = np.full((2, X.shape[1]), 0.5)
+    W[1, 6] = bad
+    with pytest.raises(ValueError, match=rf"got {shown} at row 1, feature 6"):
+        garrote_relax(X, y, W)
+    np.testing.assert_array_equal(w[[0, 3]], [0.5, bad])  # the input is not modified
+
+
+@pytest.mark.parametrize("tol", [-1e-6, np.nan, np.inf])
+def test_relaxed_refit_refuses_a_negative_or_non_finite_tol(data, tol):
+    X, y = data
+    with pytest.raises(ValueError, match=r"'tol' parameter of garrote_relax must be a float in the range \[0.0, inf\)"):
+        garrote_relax(X, y, np.full(X.shape[1], 0.5), tol=tol)
+    coef, _ = garrote_relax(X, y, np.r_[0.5, np.zeros(X.shape[1] - 1)], tol=0.0)  # 0: every positive weight
+    assert np.flatnonzero(coef).tolist() == [0]
+
+
 @pytest.mark.parametrize("relax", [True, False])
 def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
     X, y = data

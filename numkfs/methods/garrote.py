@@ -69,6 +69,10 @@ _PATH_CONSTRAINTS = {
 }
 
 
+#: garrote_relax's tol is the support threshold (weights > tol), not a solver tolerance: 0 is allowed.
+_RELAX_CONSTRAINTS = {"lambda1": _PATH_CONSTRAINTS["lambda1"], "tol": [Interval(Real, 0, None, closed="left")]}
+
+
 def _center(X, y, fit_intercept: bool):
     if fit_intercept:
         x_mean, y_mean = X.mean(axis=0), float(y.mean())
@@ -241,7 +245,7 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
         Ridge parameter (the path's).
     fit_intercept : bool, default=True
         Centre X and y (an unpenalised intercept), as the path did.
-    tol : float, default=1e-6
+    tol : float >= 0, default=1e-6
         Weights above it are the support (``FeaturePath.tol`` of the path).
 
     Returns
@@ -250,6 +254,12 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
         β̃, zero off the support, in the units of X (one row per row of
         ``weights``).
     intercept : float or ndarray of shape (n_points,)
+
+    Raises
+    ------
+    ValueError
+        ``weights`` of the wrong length, or with a NaN, infinite or negative
+        entry; ``lambda1`` not > 0; ``tol`` negative, NaN or infinite.
 
     References
     ----------
@@ -275,13 +285,20 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
     ((10, 4), (10,))
     """
     X, y = check_X_y(X, y, caller="garrote_relax")
-    validate_params({"lambda1": lambda1}, _PATH_CONSTRAINTS, "garrote_relax")
+    validate_params({"lambda1": lambda1, "tol": tol}, _RELAX_CONSTRAINTS, "garrote_relax")
     weights = np.asarray(weights, dtype=float)
     one = weights.ndim <= 1
     W = np.atleast_2d(weights.ravel() if one else weights)
     if W.ndim != 2 or W.shape[1] != X.shape[1]:
         per = "" if one else " per row"
         raise ValueError(f"garrote_relax: weights has {W.shape[-1]} entries{per} for {X.shape[1]} features.")
+    bad = ~(np.isfinite(W) & (W >= 0))  # NaN fails both: never silently "not selected"
+    if bad.any():
+        r, j = np.argwhere(bad)[0]
+        where = f"feature {j}" if one else f"row {r}, feature {j}"
+        raise ValueError(f"garrote_relax: weights must be finite and >= 0 (garrote weights are in [0, 1]); got "
+                         f"{float(W[r, j])!r} at {where} ({int(bad.sum())} such value(s)). Pass the weights of a "
+                         f"garrote path, e.g. garrote_path(X, y).weights.")
     Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
     supports, which = np.unique(support_mask(W, tol), axis=0, return_inverse=True)
     n = X.shape[0]
