@@ -173,3 +173,32 @@ def test_select_names_a_text_cell_in_a_numeric_target(container):
 def test_target_to_array_keeps_class_names():
     y = np.array(["yes", "no"] * 10, dtype=object)
     assert target_to_array(y).tolist() == y.tolist()
+
+
+def test_a_subsample_that_leaves_out_fewer_rows_than_classes_uses_every_row():
+    """KNIFEClassifierCV(cv_max_samples=m) with n - m below the number of classes failed with
+    scikit-learn's "The test_size = 1 should be greater or equal to the number of classes"; such a
+    subsample is every row (issue #44)."""
+    import numkfs
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.arange(40) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = numkfs.KNIFEClassifierCV(cv_max_samples=39, n_grid=4, cv=3).fit(X, y)
+        ref = numkfs.KNIFEClassifierCV(n_grid=4, cv=3).fit(X, y)
+    assert est.cv_n_samples_ == 40
+    assert np.array_equal(est.feature_weights_, ref.feature_weights_)
+
+
+def test_nystroem_components_above_a_folds_rows_are_named_by_the_estimator():
+    """The refusal named knife_path and "n_samples = 40" for 60 rows given; it now names the estimator,
+    n_components and says that 40 is a fold's training rows (issue #44)."""
+    import numkfs
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    with pytest.raises(ValueError, match=r"KNIFERegressorCV: n_components=50 .*fold's training part.*40 of the "
+                                         r"60 rows given.*n_components <= 40"):
+        numkfs.KNIFERegressorCV(approximation="nystroem", n_components=50, cv=3, n_grid=4).fit(X, X[:, 0])

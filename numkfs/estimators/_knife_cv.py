@@ -215,6 +215,7 @@ class _KNIFEPathCV(PathCVMixin):
 
     def _cv_outer(self, data):
         """One path; whether its grid is the default one (for :meth:`_cv_extend`)."""
+        self._check_fold_components(data)
         self._cv_default_grid = data.grid is None
         self._cv_problem_paths = []  # per pass: the path of each problem (one, or one per class)
         # one seed for every path of the fit (a Generator or None drawn once): both passes of the low end
@@ -223,6 +224,23 @@ class _KNIFEPathCV(PathCVMixin):
         self._cv_seed = int(rs) if isinstance(rs, numbers.Integral) else int(
             check_random_state(rs).integers(2**31 - 1))
         return [None]
+
+    def _check_fold_components(self, data):
+        """Nyström landmarks are rows of each fold's training part: a clear error naming
+        ``n_components`` when a fold has fewer training rows (before, the method's own check named
+        ``knife_path`` and the fold's row count as if it were the data's)."""
+        if getattr(self, "approximation_", "exact") != "nystroem" or self.n_components is None:
+            return
+        from ..model_selection import make_cv
+
+        splitter = make_cv(self.cv, data.y_split, classifier=data.stratify, random_state=self.random_state)
+        fewest = min(len(train) for train, _ in splitter.split(data.X_split, data.y_split))
+        if self.n_components > fewest:
+            n = data.X_split.shape[0]
+            raise ValueError(f"{type(self).__name__}: n_components={self.n_components} Nystroem landmarks are rows "
+                             f"of each cross-validation fold's training part, and the smallest has {fewest} of "
+                             f"the {n} rows {'sampled' if data.full is not None else 'given'} (cv={self.cv!r}); "
+                             f"give n_components <= {fewest}, or fewer folds.")
 
     def _cv_extend(self, paths, values, k):
         """The low end of the default grid to walk once more, or None.
@@ -325,7 +343,8 @@ class _KNIFEPathCV(PathCVMixin):
         subsample so that its problem, per row, is the full data's (the
         loss is a sum over the rows)."""
         n, m = Xs.shape[0], self.cv_max_samples
-        if m is None or m >= n:
+        # a stratified subsample must leave out at least one row per class: fewer left out is every row
+        if m is None or m >= n or (self._classifier and n - m < len(np.unique(y))):
             return Xs, y, X_raw, dict(full=None, ratio=1.0)
         name = type(self).__name__
         if self.approximation_ == "nystroem" and self.n_components is not None and self.n_components > m:
@@ -425,7 +444,9 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     cv_max_samples : int, optional
         At most this many rows for the path and its cross-validation (at
         least 2; default: every row).  With fewer rows than that nothing
-        changes.  With more, a random subsample of ``cv_max_samples`` rows
+        changes, nor for the classifier when the subsample would leave
+        out fewer rows than there are classes (a stratified draw leaves
+        out at least one of each): every row is used.  With more, a random subsample of ``cv_max_samples`` rows
         (drawn with ``random_state``; stratified by class for the
         classifier) carries the path and the CV, with λ1 and the λ2 grid
         multiplied by n_sub / n: the loss is a sum over the rows, so that is
