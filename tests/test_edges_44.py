@@ -202,3 +202,41 @@ def test_nystroem_components_above_a_folds_rows_are_named_by_the_estimator():
     with pytest.raises(ValueError, match=r"KNIFERegressorCV: n_components=50 .*fold's training part.*40 of the "
                                          r"60 rows given.*n_components <= 40"):
         numkfs.KNIFERegressorCV(approximation="nystroem", n_components=50, cv=3, n_grid=4).fit(X, X[:, 0])
+
+
+def test_cvxpy_warnings_do_not_reach_the_user(monkeypatch):
+    """cvxpy's own "Solution may be inaccurate" appeared beside numkfs's fallback warning: the CVXPY
+    backend keeps it in the result's message, the status already says it (issue #44)."""
+    import cvxpy as cp
+
+    from numkfs.solvers import solve
+
+    x = cp.Variable(2)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(x - 1.0)), [x >= 0])
+    original = cp.Problem.solve
+
+    def noisy(self, *args, **kwargs):
+        warnings.warn("Solution may be inaccurate. Try another solver.", UserWarning)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cp.Problem, "solve", noisy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = solve(problem, solver="CLARABEL")
+    assert "Solution may be inaccurate" in res.message
+    np.testing.assert_allclose(res.solution[next(iter(res.solution))], [1.0, 1.0], atol=1e-6)
+
+
+@pytest.mark.slow
+def test_nmmkl_native_solver_raises_no_numpy_warning():
+    """select(X, y, "nmmkl") on a noisy XOR target (seed 1002): the native solver's iterate reached
+    α = 0 and numpy warned "divide by zero" (lam / α) before the fallback; no raw warning now."""
+    rng = np.random.default_rng(1002)
+    X = rng.standard_normal((400, 20))
+    y = np.sign(X[:, 0] * X[:, 1])
+    flip = rng.random(400) < 0.1
+    y[flip] = -y[flip]
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        select(X, y, "nmmkl")
+    assert not [w for w in raised if issubclass(w.category, RuntimeWarning)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -101,12 +102,20 @@ class CvxpyBackend:
         opts.update(options)
         t0 = time.perf_counter()
         message = ""
-        try:
-            prob.solve(solver=self.solver_name, warm_start=warm_start and self.supports_warm_start, verbose=verbose, **opts)
-            status = CVXPY_STATUS_MAP.get(prob.status, Status.FAILED)
-        except Exception as exc:  # cvxpy.error.SolverError and backend crashes
-            status = Status.FAILED
-            message = f"{type(exc).__name__}: {exc}"
+        # cvxpy's own warnings ("Solution may be inaccurate", ...) do not reach the user: the status says
+        # it, numkfs checks every answer and warns once itself (or falls back); they go into the message
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            try:
+                prob.solve(solver=self.solver_name, warm_start=warm_start and self.supports_warm_start,
+                           verbose=verbose, **opts)
+                status = CVXPY_STATUS_MAP.get(prob.status, Status.FAILED)
+            except Exception as exc:  # cvxpy.error.SolverError and backend crashes
+                status = Status.FAILED
+                message = f"{type(exc).__name__}: {exc}"
+        notes = list(dict.fromkeys(str(w.message).strip() for w in raised))
+        if notes:
+            message = "; ".join(([message] if message else []) + notes)
         wall = time.perf_counter() - t0
         stats = getattr(prob, "solver_stats", None)
         solve_time = getattr(stats, "solve_time", None) if stats is not None else None

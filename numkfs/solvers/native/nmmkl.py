@@ -545,7 +545,11 @@ def _pd_qcqp(A, offsets, y, m, C, tau, alpha0, *, tol=1e-9, max_iter=100, check=
         b = zeta / nu
         et = e * b / (e + b)
         H = F.hessian(z, et, v, U)
-        H[np.diag_indices(n)] += 2.0 * tau + lam / alpha + mub / slack_hi
+        with np.errstate(divide="ignore", invalid="ignore"):  # an α or slack at 0 to round-off: stop below
+            barrier = lam / alpha + mub / slack_hi
+        if not np.all(np.isfinite(barrier)):
+            break  # the iterate left the interior: the best point so far, or the registry's fallback
+        H[np.diag_indices(n)] += 2.0 * tau + barrier
         Ue = F.Ux(v, U, et)
         # bordered system [[H, B], [Bᵀ, D]] with B = [−Ue, y], D = diag(Σẽ, 0):
         # Cholesky of the SPD block H, then a 2 x 2 Schur complement
