@@ -127,7 +127,7 @@ def _subspace_step(F, mu, c, lo, hi, w):
     S has more coordinates than F rows, an m x m Cholesky factorisation
     (Woodbury), with the ridge of the dense active-set method
     (:func:`numkfs.solvers.native.boxqp._newton_direction`) when μ is
-    below it.  The step goes to the first bound on the way (the objective,
+    below it (a candidate only: kept when it lowers the objective).  The step goes to the first bound on the way (the objective,
     convex, decreases along the whole segment) or, when that is lower, to
     the projection of the minimiser onto the box.  Returns 0 (``w``
     unchanged) when nothing was gained, 2 when ``w`` is the (projected)
@@ -181,7 +181,8 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
     O(mp) instead of O(p²) for F of shape (m, p)).
 
     Coordinate descent (the iterates of the dense solver's) for a chunk of
-    sweeps; when that did not converge, a step to the minimiser over the
+    sweeps; when that did not converge and μ > 0 (a strictly convex
+    problem, e.g. the Newton model of a classification loss), a step to the minimiser over the
     free coordinates (:func:`_subspace_step`), then the next chunk, and so
     on.  Coordinate descent alone crawls when the free coordinates' columns
     of F are (nearly) dependent, e.g. more free coordinates than rows of F
@@ -224,10 +225,12 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
     mu, tol, max_sweeps = float(mu), float(tol), int(max_sweeps)
     total = 0
     while True:
-        chunk = min(_CD_CHUNK, max_sweeps - total)
+        # μ = 0 (the squared loss's own problem, not a Newton model): coordinate descent alone, whose
+        # point among the minimisers of a singular Q the squared-loss paths are tested with
+        chunk = min(_CD_CHUNK, max_sweeps - total) if mu > 0.0 else max_sweeps
         sweeps, res = _box_qp_cd_factored(FT, mu, c, lo, hi, w, tol, chunk)
         total += int(sweeps)
-        if sweeps < chunk or total >= max_sweeps:  # converged, or out of sweeps
+        if sweeps < chunk or total >= max_sweeps or mu <= 0.0:  # converged, or out of sweeps
             break
         # steps over the free set, each one fewer free coordinate, until its minimiser (as the dense
         # solver's active-set method; a step costs a factorisation of at most m x m, less than a sweep)
