@@ -127,9 +127,11 @@ def _subspace_step(F, mu, c, lo, hi, w):
     S has more coordinates than F rows, an m x m Cholesky factorisation
     (Woodbury), with the ridge of the dense active-set method
     (:func:`numkfs.solvers.native.boxqp._newton_direction`) when μ is
-    below it (a candidate only: kept when it lowers the objective).  The step goes to the first bound on the way (the objective,
-    convex, decreases along the whole segment) or, when that is lower, to
-    the projection of the minimiser onto the box.  Returns 0 (``w``
+    below it (a candidate only: kept when it lowers the objective).  The
+    step goes to the first bound on the way (the objective, convex,
+    decreases along the whole segment; that coordinate is put on its bound
+    exactly) or, when that is lower, to the projection of the minimiser
+    onto the box.  Returns 0 (``w``
     unchanged) when nothing was gained, 2 when ``w`` is the (projected)
     minimiser, 1 when it stopped at a bound on the way (the free set
     shrank: a next step goes on from there)."""
@@ -159,10 +161,13 @@ def _subspace_step(F, mu, c, lo, hi, w):
     lo_s, hi_s = lo[free], hi[free]
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(d > 0.0, (hi_s - w[free]) / d, np.where(d < 0.0, (lo_s - w[free]) / d, np.inf))
-    t = min(1.0, float(np.min(room)))
-    f0 = _factored_objective(F, mu, c, w)
-    best, f_best = None, f0
-    for cand_free in (np.clip(w[free] + t * d, lo_s, hi_s), np.clip(target, lo_s, hi_s)):
+    k = int(np.argmin(room))
+    t = min(1.0, float(room[k]))
+    on_the_way = np.clip(w[free] + t * d, lo_s, hi_s)
+    if t < 1.0:
+        on_the_way[k] = hi_s[k] if d[k] > 0.0 else lo_s[k]
+    best, f_best = None, _factored_objective(F, mu, c, w)
+    for cand_free in (on_the_way, np.clip(target, lo_s, hi_s)):
         cand = w.copy()
         cand[free] = cand_free
         f = _factored_objective(F, mu, c, cand)
@@ -171,7 +176,7 @@ def _subspace_step(F, mu, c, lo, hi, w):
     if best is None:
         return 0
     w[:] = best
-    return 2 if t >= 1.0 or best is not None and np.array_equal(best[free], np.clip(target, lo_s, hi_s)) else 1
+    return 2 if t >= 1.0 or np.array_equal(best[free], np.clip(target, lo_s, hi_s)) else 1
 
 
 def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_sweeps: int = 100_000):
