@@ -115,6 +115,28 @@ def test_factored_box_qp_equals_dense():
         assert np.max(np.abs(g)) <= 1e-11 * max(1.0, np.max(np.abs(c)))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_factored_box_qp_converges_on_badly_scaled_wide_problem(seed):
+    # issue #46: the Newton steps of the weight step on unstandardised wide data (colon, 62 x 2000):
+    # columns of F of norms 1e-2 to 1e2, more coordinates free at the solution than F has rows, and
+    # the ridge mu = 1e-10 max diag of the Newton model.  Coordinate descent alone had not reached
+    # the tolerance after 100,000 sweeps; with the steps over the free set it needs a few hundred
+    rng = np.random.default_rng(seed)
+    m, p = 20, 200
+    F = rng.standard_normal((m, p)) * 10.0 ** rng.uniform(-2, 2, p)
+    w = rng.uniform(0, 1, p)  # the current weights: the step d is boxed to [-w, 1 - w]
+    c = 0.3 * (F.T @ rng.standard_normal(m)) + 0.1 * rng.standard_normal(p)
+    mu = 1e-10 * np.max(np.sum(F * F, axis=0))
+    tol = 1e-10
+    d, sweeps, res = solve_box_qp_factored(F, mu, c, -w, 1.0 - w, tol=tol, max_sweeps=2000)
+    assert sweeps < 2000
+    assert np.all(d >= -w) and np.all(d <= 1.0 - w)
+    g = F.T @ (F @ d) + mu * d + c  # the projected gradient, recomputed
+    g = np.where((d <= -w) & (g > 0), 0.0, np.where((d >= 1.0 - w) & (g < 0), 0.0, g))
+    assert np.max(np.abs(g)) <= tol * max(1.0, np.max(np.abs(c)))
+    assert res == pytest.approx(np.max(np.abs(g)), abs=1e-12 * np.max(np.abs(c)))
+
+
 @pytest.mark.parametrize("loss", ["squared", "squared_hinge", "logistic"])
 def test_factored_wstep_matches_dense_and_cvxpy(loss):
     rng = np.random.default_rng(2)
