@@ -60,6 +60,17 @@ class KnockoffSDP(ConvexProblem):
         return cp.Problem(cp.Maximize(cp.sum(s)),
                           [2.0 * self.correlation - cp.diag(s) >> 0, s >= 0, s <= 1])
 
+    @property
+    def size(self) -> int:
+        return self.correlation.shape[0]
+
+    def evaluate(self, solution):
+        """Objective :math:`\\sum_j s_j` and the largest violation of the box and of
+        :math:`2\\Sigma - \\operatorname{diag}(s) \\succeq 0` (minus its smallest eigenvalue), by numpy."""
+        s = np.asarray(solution["s"], dtype=float).ravel()
+        viol = max(0.0, -self.min_eigenvalue(s), float(np.max(-s, initial=0.0)), float(np.max(s - 1.0, initial=0.0)))
+        return float(s.sum()), viol
+
     def min_eigenvalue(self, s) -> float:
         """Smallest eigenvalue of :math:`2\\Sigma - \\operatorname{diag}(s)`."""
         return float(np.linalg.eigvalsh(2.0 * self.correlation - np.diag(np.asarray(s, dtype=float)))[0])
