@@ -375,3 +375,30 @@ def test_above_sdp_max_features_the_equicorrelated_s_with_a_warning(monkeypatch)
     with pytest.warns(UserWarning, match="more than SDP_MAX_FEATURES = 5"):
         kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, X[:, 0])
     assert kf.s_method_ == "equicorrelated" and kf.solver_ is None
+
+
+# -- issue #43: the front door (select() with fdr / stability) -------------------------------------------------
+
+@pytest.mark.parametrize("kw", [dict(fdr=0.2), dict(stability=True, n_resamples=2)], ids=["fdr", "stability"])
+@pytest.mark.parametrize("name, value", [("n_jobs", "2"), ("n_jobs", 1.5), ("random_state", -1)])
+def test_select_controlled_checks_n_jobs_and_random_state_by_name(kw, name, value):
+    import numkfs
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    with pytest.raises(ValueError, match=rf"The '{name}' parameter of (KnockoffFilter|StabilitySelection) must be"):
+        numkfs.select(X, X[:, 0], "lpkta", **{**kw, name: value})
+
+
+def test_to_dict_writes_an_infinite_knockoff_threshold_as_null():
+    import json
+
+    import numkfs
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 4))
+    res = numkfs.select(X, rng.standard_normal(40), "lpkta", fdr=0.1, random_state=0)
+    assert res.estimator.threshold_ == np.inf  # nothing selected on noise
+    d = res.to_dict()
+    assert d["knockoffs"]["threshold"] is None
+    json.dumps(d, allow_nan=False)  # raises on NaN / Infinity

@@ -18,7 +18,7 @@ feasible (G positive definite, checked by a Cholesky factorisation in the line
 search).  :func:`knockoff_sdp_duality_gap` evaluates the dual bound of the
 point :math:`\Lambda = G^{-1}/t` independently.
 
-Measured (``benchmarks/trust.py``, AR(1) ρ = 0.5 correlation, one core):
+Measured (issue #43; AR(1) ρ = 0.5 correlation, one BLAS thread, fresh process):
 p = 300 in 2.4 CPU s and 128 MB, where CLARABEL (through CVXPY) needed 63 CPU s
 and 1.46 GB at p = 100 (its factorisation of the semidefinite cone grows like
 p^4) and SCS 12 CPU s at p = 100.
