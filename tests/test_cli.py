@@ -342,3 +342,15 @@ def test_fewer_rows_than_cv_folds_is_accepted_when_no_cv_runs(tmp_path, flags, c
 def test_knockoffs_on_too_few_rows_name_the_rows_needed(tmp_path, capsys):
     assert main(["select", _csv(tmp_path, _reg_csv(n=2)), "--method", "lpkta", "--fdr", "0.2", "-q"]) == 2
     assert "needs at least 3 rows; got n_samples = 2" in capsys.readouterr().err
+
+
+def test_fdr_on_a_duplicated_column_warns_instead_of_singular_matrix(tmp_path, capsys):
+    # "numkfs: error: Singular matrix" (numpy's LinAlgError from the knockoff draw)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    X = np.column_stack([X, X[:, 1]])
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    text = "a,b,c,b2,y\n" + "\n".join(",".join(f"{v:.6f}" for v in row) for row in np.column_stack([X, y])) + "\n"
+    # select() hands KnockoffFilter an array: the columns are named by position (b is 1, b2 is 3)
+    with pytest.warns(UserWarning, match=r"feature\(s\) \[1, 3\] are collinear"):
+        assert main(["select", _csv(tmp_path, text), "--method", "lpkta", "--fdr", "0.2", "--seed", "0"]) == 0
