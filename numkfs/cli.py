@@ -159,7 +159,7 @@ def _cmd_select(args) -> int:
         task = tasks[0]
     if args.n_features is not None and args.n_features > X.shape[1]:
         raise CLIError(f"--n-features {args.n_features}: the data has only {X.shape[1]} features")
-    if args.cv > X.shape[0]:
+    if args.cv > X.shape[0] and not (args.stability or args.fdr is not None):  # --stability/--fdr: no CV runs
         raise CLIError(f"--cv {args.cv}: more folds than the {X.shape[0]} rows of the data")
     task = args.task or task
     controlled = _controlled_params(args)
@@ -210,7 +210,9 @@ def _cmd_select(args) -> int:
         doc = dict(res.to_dict(), data=args.data, target=target, n_samples=int(X.shape[0]),
                    n_features=int(X.shape[1]), seed=args.seed, parameters=params, command=_command(args),
                    date=_utc_now(), versions=versions(), path=_path_json(res.path))
-        text = json.dumps(doc, indent=2)
+        from .selection import json_safe
+
+        text = json.dumps(json_safe(doc), indent=2, allow_nan=False)
         try:
             with open(args.json, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -303,6 +305,8 @@ def _path_json(path):
     """The feature path as JSON: grid, weights, CV scores, the chosen point (None without a path)."""
     import numpy as np
 
+    from .selection import json_safe
+
     if path is None:
         return None
 
@@ -320,23 +324,6 @@ def _path_json(path):
            "score_name": getattr(path, "score_name", None), "cv_rule": getattr(path, "cv_rule", None),
            "chosen_index": getattr(path, "chosen_index", None)}
     return json_safe(out)
-
-
-def json_safe(obj):
-    """NaN/inf as null (JSON has no NaN), numpy scalars as Python numbers."""
-    import math
-
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def _cmd_cross_check(args) -> int:

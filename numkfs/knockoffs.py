@@ -73,11 +73,12 @@ from sklearn.feature_selection import SelectorMixin
 
 from .resampling import PathSelectorMixin
 
-__all__ = ["KnockoffFilter", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
+__all__ = ["KnockoffFilter", "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
            "knockoff_statistics", "knockoff_threshold", "sdp_s"]
 
 #: ``knockoffs="gaussian"`` solves the SDP up to this many features, then uses
-#: the equicorrelated s (the SDP's cost grows like p^3 per iteration or worse).
+#: the equicorrelated s, with a warning (the native solver's Newton steps cost
+#: p^3 each: 2.4 CPU s and 128 MB at p = 300, AR(1) correlation).
 SDP_MAX_FEATURES = 300
 
 #: From this many rows per feature on (n >= 2p) the correlation is the
@@ -101,6 +102,72 @@ SAMPLE_ROWS_PER_FEATURE = 2
 #: Smallest eigenvalue kept in 2Σ - diag(s) (correlation scale): s is lowered
 #: by what the solver's round-off took below it.
 PSD_MARGIN = 1e-9
+
+#: Squared weight of a feature in the null space of Σ above which it counts as
+#: collinear (a weight of 1e-6: the round-off of eigenvectors is far below).
+NULL_WEIGHT = 1e-12
+
+
+def collinear_features(correlation, *, n_samples=None) -> np.ndarray:
+    r"""The features in a linear dependence among the columns (Σ singular).
+
+    An eigenvalue of Σ counts as 0 when it is at most
+    :math:`\max(n, p)\, p\, \epsilon\, \lambda_{\max}`, the round-off of a correlation
+    computed from n rows (each entry a sum of n products; its eigenvalues move
+    by up to p times an entry's error); a feature is collinear when its squared
+    weight in those eigenvectors exceeds :data:`NULL_WEIGHT`.  Such a feature can
+    only have s_j = 0: for a null direction v,
+    :math:`v^\top(2\Sigma - \operatorname{diag}(s))v = -\sum_j s_j v_j^2`.
+
+    Parameters
+    ----------
+    correlation : ndarray of shape (p, p)
+        A correlation matrix.
+    n_samples : int, optional
+        Rows it was computed from (default: p).
+
+    Returns
+    -------
+    ndarray of int
+        The collinear features' indices, ascending.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.knockoffs import collinear_features
+    >>> C = np.array([[1.0, 1.0, 0.2], [1.0, 1.0, 0.2], [0.2, 0.2, 1.0]])  # a duplicated column
+    >>> collinear_features(C).tolist()
+    [0, 1]
+    """
+    C = np.asarray(correlation, dtype=float)
+    p = C.shape[0]
+    vals, vecs = np.linalg.eigh(0.5 * (C + C.T))
+    null = vals <= max(p, n_samples or p) * p * np.finfo(float).eps * max(float(vals[-1]), 0.0)
+    if not null.any():
+        return np.zeros(0, dtype=int)
+    return np.flatnonzero(np.sum(vecs[:, null] ** 2, axis=1) > NULL_WEIGHT)
+
+
+def _conditional(C, collinear):
+    """The rows and columns R outside ``collinear`` and Σ_R|J = Σ_RR - Σ_RJ Σ_JJ⁺ Σ_JR:
+    with s_J = 0, 2Σ - diag(s) ⪰ 0 exactly when 2Σ_R|J - diag(s_R) ⪰ 0 (Schur complement)."""
+    p = C.shape[0]
+    R = np.setdiff1d(np.arange(p), collinear)
+    if collinear.size == 0:
+        return R, C
+    J = collinear
+    S = C[np.ix_(R, R)] - C[np.ix_(R, J)] @ np.linalg.pinv(C[np.ix_(J, J)], hermitian=True) @ C[np.ix_(J, R)]
+    return R, 0.5 * (S + S.T)
+
+
+def _solve_psd(C, B, rtol):
+    """Σ⁺ B by Σ's eigen-decomposition (eigenvalues at most ``rtol`` λ_max dropped): Σ⁻¹ B where
+    Σ is non-singular, and the exact Σ⁻¹ B on its range for B's columns there (a collinear
+    feature's column of diag(s) is 0)."""
+    vals, vecs = np.linalg.eigh(0.5 * (C + C.T))
+    keep = vals > rtol * max(float(vals[-1]), 0.0)
+    V = vecs[:, keep]
+    return V @ ((V.T @ B) / vals[keep][:, None])
 
 
 def equicorrelated_s(correlation) -> np.ndarray:
@@ -141,7 +208,9 @@ def sdp_s(correlation, *, solver="auto"):
     correlation : ndarray of shape (p, p)
         A correlation matrix.
     solver : str or list of str, default="auto"
-        As in :func:`numkfs.solvers.solve` (CLARABEL, then SCS).
+        As in :func:`numkfs.solvers.solve`: the native barrier method
+        (:mod:`numkfs.solvers.native.knockoff_sdp`), then CLARABEL (up to
+        :data:`~numkfs.solvers.registry.INTERIOR_POINT_SDP_MAX_SIDE` features) and SCS.
 
     Returns
     -------
@@ -197,7 +266,8 @@ def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state
         The data.
     s : ndarray of shape (n_features,)
         The knockoff s on the correlation scale (:func:`equicorrelated_s`,
-        :func:`sdp_s`).
+        :func:`sdp_s`); 0 for collinear features (:func:`collinear_features`),
+        whose knockoff is then the feature itself.
     correlation : ndarray of shape (n_features, n_features)
         The correlation Σ of the standardised columns.
     mean, scale : ndarray of shape (n_features,), optional
@@ -224,7 +294,8 @@ def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state
     C = np.asarray(correlation, dtype=float)
     s = np.asarray(s, dtype=float)
     Z = (X - mu) / sd
-    Cinv_D = np.linalg.solve(C, np.diag(s))  # Σ⁻¹ D
+    # Σ⁻¹ D; with collinear columns (Σ singular, their s_j = 0) Σ⁺ D, exact on Σ's range
+    Cinv_D = _solve_psd(C, np.diag(s), max(C.shape[0], Z.shape[0]) * C.shape[0] * np.finfo(float).eps)
     V = 2.0 * np.diag(s) - np.diag(s) @ Cinv_D
     vals, vecs = np.linalg.eigh(0.5 * (V + V.T))
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))  # V = root rootᵀ (round-off negatives dropped)
@@ -374,16 +445,18 @@ def e_bh(e, fdr):
 class _Draw:
     """One knockoff draw and its statistics (picklable for joblib workers)."""
 
-    def __init__(self, selector, X, y, s, C, mu, sd, params, task):
+    def __init__(self, selector, X, y, s, C, mu, sd, params, task, collinear):
         self.selector, self.X, self.y, self.s, self.C = selector, X, y, s, C
-        self.mu, self.sd, self.params, self.task = mu, sd, params, task
+        self.mu, self.sd, self.params, self.task, self.collinear = mu, sd, params, task, collinear
 
     def __call__(self, seed):
         from .resampling import method_path
 
         Xk = gaussian_knockoffs(self.X, self.s, self.C, mean=self.mu, scale=self.sd, random_state=seed)
         path = method_path(self.selector, np.hstack([self.X, Xk]), self.y, params=self.params, task=self.task)
-        return knockoff_statistics(path, self.X.shape[1])
+        W = knockoff_statistics(path, self.X.shape[1])
+        W[self.collinear] = 0.0  # a feature identical to its knockoff: which of the two enters first is arbitrary
+        return W
 
 
 class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
@@ -456,6 +529,10 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         The knockoff s on the correlation scale.
     s_method_ : str
         ``"sdp"`` or ``"equicorrelated"``.
+    collinear_ : ndarray of int
+        Features in a linear dependence among the columns (a duplicate, a
+        negated copy, ...; :func:`collinear_features`): their s_j and
+        statistic are 0 (a warning names them).
     solver_ : str or None
         The backend that solved the SDP.
     correlation_ : ndarray of shape (n_features, n_features)
@@ -555,25 +632,40 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
                           f"correlation is {why}). Shrinkage pulls correlations towards 0, so the knockoffs mimic "
                           "X only roughly and the FDR can exceed fdr.", UserWarning, stacklevel=2)
         mu, sd, C = _correlation(X, rule)
+        collinear = collinear_features(C, n_samples=n)
+        if collinear.size:
+            names = getattr(self, "feature_names_in_", None)
+            named = [str(names[j]) for j in collinear] if names is not None else collinear.tolist()
+            warnings.warn(f"KnockoffFilter: feature(s) {named} are collinear (a linear combination of other "
+                          "columns, e.g. a duplicate or a negated copy): their knockoff is the feature itself "
+                          "(s_j = 0), so their statistic is 0 and they are never selected; drop the redundant "
+                          "columns to test them.", UserWarning, stacklevel=2)
         use_sdp = self.knockoffs == "sdp" or (self.knockoffs == "gaussian" and p <= SDP_MAX_FEATURES)
+        if self.knockoffs == "gaussian" and not use_sdp:
+            warnings.warn(f"KnockoffFilter: {p} features, more than SDP_MAX_FEATURES = {SDP_MAX_FEATURES}: the "
+                          "knockoffs use the equicorrelated s instead of the SDP's (less power where features "
+                          "are correlated); knockoffs='sdp' solves the SDP anyway.", UserWarning, stacklevel=2)
         self.solver_ = None
-        if use_sdp:
-            s, res = sdp_s(C)
+        R, CR = _conditional(C, collinear)
+        s = np.zeros(p)
+        if R.size and use_sdp:
+            s[R], res = sdp_s(CR)
             self.solver_ = res.solver
-        else:
-            s = equicorrelated_s(C)
+        elif R.size:
+            s[R] = equicorrelated_s(CR)
         seed = self.random_state
         if seed is not None and not isinstance(seed, numbers.Integral):  # a RandomState: an int from it
             from sklearn.utils import check_random_state
 
             seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
         seeds = np.random.SeedSequence(seed).spawn(self.n_draws)  # one independent stream per draw
-        draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task)
+        draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task, collinear)
         Ws = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
         self.method_ = method
         self.covariance_estimator_ = rule
         self.correlation_ = C
         self.s_ = s
+        self.collinear_ = collinear
         self.s_method_ = "sdp" if use_sdp else "equicorrelated"
         self.draw_statistics_ = Ws
         q = float(self.fdr)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -407,15 +408,25 @@ class PathSelectorMixin:
         from sklearn.utils.validation import validate_data
 
         from ._targets import target_type, task_target
+        from ._validation import InstanceOf, Interval, NoneOr, validate_params
 
         self._check_params()
+        # as the estimators check theirs (a RandomState also seeds the draws)
+        validate_params({"n_jobs": self.n_jobs, "random_state": self.random_state},
+                        {"n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
+                         "random_state": [NoneOr, Interval(numbers.Integral, 0, None),
+                                          InstanceOf((np.random.RandomState,), "a numpy RandomState")]}, type(self).__name__)
         if not (self.params is None or isinstance(self.params, dict)):
             raise ValueError(f"params must be a dict of path-function keyword arguments or None; got "
                              f"{self.params!r}.")
         if self.task not in (None, "regression", "classification"):
             raise ValueError(f"task must be 'regression', 'classification' or None; got {self.task!r}.")
         method = method_name(self.selector)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=min_samples, y_numeric=False)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        need = max(min_samples, PATH_SPECS[method].min_rows)
+        if X.shape[0] < need:
+            raise ValueError(f"{type(self).__name__} with {method}'s path needs at least {need} rows; got "
+                             f"n_samples = {X.shape[0]}: give more rows.")
         task = self.task or ("regression" if target_type(y) == "regression" else "classification")
         return method, X, (y.astype(float) if task == "regression" else task_target(y, task)), task
 

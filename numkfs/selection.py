@@ -176,7 +176,22 @@ class SelectionResult:
         for key in ("stability", "knockoffs"):
             if key in self.extra:
                 out[key] = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.extra[key].items()}
-        return out
+        return json_safe(out)  # valid JSON: a knockoff threshold of +inf (nothing selected) is null
+
+
+def json_safe(obj):
+    """NaN/inf as null (JSON has no NaN), numpy scalars as Python numbers."""
+    import math
+
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 def infer_task(y) -> str:

@@ -304,3 +304,53 @@ def test_quiet_still_notes_a_solver_fallback(monkeypatch, capsys):
     assert main(["select", "ozone", "--method", "garrote", "-q"]) == 0
     err = capsys.readouterr().err
     assert err == "numkfs: note: solver CLARABEL returned 'error' (boom); falling back to ECOS.\n", err
+
+
+# --------------------------------------------------------------------------
+# issue #43: the trust layer's front door
+
+
+def _no_nan_json(path):
+    def refuse(token):
+        raise AssertionError(f"{token} is not JSON")
+
+    with open(path) as fh:
+        return json.load(fh, parse_constant=refuse)
+
+
+def test_fdr_json_is_valid_json_with_an_infinite_threshold_as_null(tmp_path, capsys):
+    # pure noise: nothing selected, the knockoff+ threshold is +inf; it was written as Infinity
+    rng = np.random.default_rng(3)
+    text = "a,b,c,y\n" + "\n".join(",".join(f"{v:.6f}" for v in row) for row in rng.standard_normal((40, 4))) + "\n"
+    out = tmp_path / "r.json"
+    assert main(["select", _csv(tmp_path, text), "--method", "lpkta", "--fdr", "0.1", "--seed", "0", "--json",
+                 str(out), "-q"]) == 0
+    doc = _no_nan_json(out)
+    assert doc["selected"] == [] and doc["knockoffs"]["threshold"] is None
+
+
+@pytest.mark.parametrize("flags", [["--fdr", "0.2"], ["--stability", "--n-resamples", "2"]], ids=["fdr", "stability"])
+def test_fewer_rows_than_cv_folds_is_accepted_when_no_cv_runs(tmp_path, flags, capsys):
+    # 8 rows and the default --cv 5 is fine; --cv 10 was refused although neither mode cross-validates
+    path = _csv(tmp_path, _reg_csv(n=8))
+    assert main(["select", path, "--method", "lpkta", "--cv", "10", "--seed", "0", "-q"] + flags) == 0
+    assert "(8 samples, 3 features)" in capsys.readouterr().out
+    assert main(["select", path, "--method", "lpkta", "--cv", "10", "-q"]) == 2  # without them, folds are checked
+    assert "--cv 10: more folds than the 8 rows" in capsys.readouterr().err
+
+
+def test_knockoffs_on_too_few_rows_name_the_rows_needed(tmp_path, capsys):
+    assert main(["select", _csv(tmp_path, _reg_csv(n=2)), "--method", "lpkta", "--fdr", "0.2", "-q"]) == 2
+    assert "needs at least 3 rows; got n_samples = 2" in capsys.readouterr().err
+
+
+def test_fdr_on_a_duplicated_column_warns_instead_of_singular_matrix(tmp_path, capsys):
+    # "numkfs: error: Singular matrix" (numpy's LinAlgError from the knockoff draw)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    X = np.column_stack([X, X[:, 1]])
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    text = "a,b,c,b2,y\n" + "\n".join(",".join(f"{v:.6f}" for v in row) for row in np.column_stack([X, y])) + "\n"
+    # select() hands KnockoffFilter an array: the columns are named by position (b is 1, b2 is 3)
+    with pytest.warns(UserWarning, match=r"feature\(s\) \[1, 3\] are collinear"):
+        assert main(["select", _csv(tmp_path, text), "--method", "lpkta", "--fdr", "0.2", "--seed", "0"]) == 0

@@ -177,7 +177,7 @@ def test_one_draw_is_knockoff_plus_on_its_statistics():
     kf = KnockoffFilter("garrote", fdr=0.2, random_state=1).fit(X, y)
     assert kf.threshold_ == knockoff_threshold(kf.statistics_, 0.2)
     assert np.array_equal(kf.get_support(), kf.statistics_ >= kf.threshold_)
-    assert kf.covariance_estimator_ == "sample" and kf.s_method_ == "sdp" and kf.solver_ == "CLARABEL"
+    assert kf.covariance_estimator_ == "sample" and kf.s_method_ == "sdp" and kf.solver_ == "native"
 
 
 def test_fewer_rows_than_features_say_which_covariance_is_used():
@@ -285,3 +285,120 @@ def test_one_draw_through_e_values_selects_what_knockoff_plus_selects():
         T = knockoff_threshold(W, 0.2)
         e = 30 * (W >= T) / (1 + np.sum(W <= -T)) if np.isfinite(T) else np.zeros(30)
         assert np.array_equal(e_bh(e, 0.2)[0], W >= T)
+
+
+# -- issue #43: the SDP at p = 300 in seconds (native barrier method), collinear columns -------------------
+
+@pytest.mark.parametrize("C", [_ar(30, 0.5), _random_correlation(25, 3), 0.5 * np.eye(20) + 0.5],
+                         ids=["ar", "random", "equicorrelated"])
+def test_native_sdp_agrees_with_clarabel_and_is_feasible(C):
+    from numkfs.solvers import solve
+
+    problem = KnockoffSDP(C)
+    native = solve(problem, "native", fallback=False)
+    ref = solve(KnockoffSDP(C), "CLARABEL", tol=1e-8, fallback=False)  # 1e-9: 'inaccurate' on compound symmetry
+    s = native["s"]
+    # the native answer stops at a duality gap <= 1e-8 max(1, sum s) (its default tol) and
+    # CLARABEL at gap and feasibility 1e-8 (relative): each within that of the optimum
+    assert abs(s.sum() - ref["s"].sum()) <= 2e-8 * max(1.0, ref["s"].sum())
+    assert np.all((s >= 0) & (s <= 1))
+    assert problem.min_eigenvalue(s) > 0  # strictly feasible: every barrier iterate is
+    # the knockoffs' s keeps 2C - diag(s) positive semidefinite with margin
+    s_k = sdp_s(C)[0]
+    assert np.linalg.eigvalsh(2 * C - np.diag(s_k))[0] >= PSD_MARGIN - _roundoff(C)
+
+
+def test_native_sdp_closed_forms():
+    from numkfs.solvers.native.knockoff_sdp import solve_knockoff_sdp
+
+    # compound symmetry rho: lambda_min = 1 - rho; the SDP's optimum is s = min(1, 2(1 - rho)) for all j
+    for rho, expected in ((0.3, 1.0), (0.75, 0.5)):
+        s, gap, _ = solve_knockoff_sdp((1 - rho) * np.eye(12) + rho)
+        assert gap <= 1e-8 * 12
+        assert s == pytest.approx(np.full(12, expected), abs=1e-7)
+    # a singular correlation: no strictly feasible start, reported as such (not raised)
+    s, gap, _ = solve_knockoff_sdp(np.ones((3, 3)))
+    assert gap == np.inf and not s.any()
+
+
+def test_auto_keeps_interior_point_backends_off_large_sdps():
+    from numkfs.solvers import solver_order
+    from numkfs.solvers.registry import INTERIOR_POINT_SDP_MAX_SIDE
+
+    # CLARABEL at side 300 grew to 22.8 GB (issue #43): auto never falls back to it there
+    big = solver_order(KnockoffSDP(np.eye(INTERIOR_POINT_SDP_MAX_SIDE + 1)))
+    assert big[0] == "native" and "CLARABEL" not in big and "SCS" in big
+    assert "CLARABEL" in solver_order(KnockoffSDP(np.eye(INTERIOR_POINT_SDP_MAX_SIDE)))
+
+
+def _collinear_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 8))
+    X = np.hstack([X, X[:, [1]], -X[:, [2]]])  # a duplicate of column 1, a negated copy of column 2
+    y = X[:, 0] + X[:, 1] ** 2 + 0.1 * rng.standard_normal(200)
+    return X, y
+
+
+@pytest.mark.parametrize("knockoffs", ["sdp", "equicorrelated"])
+def test_collinear_columns_get_s_zero_and_statistic_zero_with_one_warning(knockoffs):
+    X, y = _collinear_data()
+    X0 = X.copy()
+    with pytest.warns(UserWarning, match=r"feature\(s\) \[1, 2, 8, 9\] are collinear") as record:
+        kf = KnockoffFilter("lpkta", fdr=0.2, knockoffs=knockoffs, random_state=0).fit(X, y)
+    assert sum("collinear" in str(w.message) for w in record) == 1
+    assert kf.collinear_.tolist() == [1, 2, 8, 9]
+    assert np.all(kf.s_[[1, 2, 8, 9]] == 0) and np.all(kf.statistics_[[1, 2, 8, 9]] == 0)
+    # the others keep a knockoff that differs from them (s_j > 0) and 2C - diag(s) stays PSD
+    others = [0, 3, 4, 5, 6, 7]
+    assert np.all(kf.s_[others] > 0.5)
+    assert np.linalg.eigvalsh(2 * kf.correlation_ - np.diag(kf.s_))[0] >= -_roundoff(kf.correlation_)
+    assert np.array_equal(X, X0)
+
+
+def test_collinear_features_finds_a_combination_of_three():
+    from numkfs.knockoffs import collinear_features
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((100, 6))
+    X[:, 5] = X[:, 0] - 2 * X[:, 3]
+    Z = (X - X.mean(0)) / X.std(0)
+    assert collinear_features(Z.T @ Z / 100, n_samples=100).tolist() == [0, 3, 5]
+    assert collinear_features(_ar(6, 0.9)).size == 0
+
+
+def test_above_sdp_max_features_the_equicorrelated_s_with_a_warning(monkeypatch):
+    import numkfs.knockoffs as kmod
+
+    monkeypatch.setattr(kmod, "SDP_MAX_FEATURES", 5)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 6))
+    with pytest.warns(UserWarning, match="more than SDP_MAX_FEATURES = 5"):
+        kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, X[:, 0])
+    assert kf.s_method_ == "equicorrelated" and kf.solver_ is None
+
+
+# -- issue #43: the front door (select() with fdr / stability) -------------------------------------------------
+
+@pytest.mark.parametrize("kw", [dict(fdr=0.2), dict(stability=True, n_resamples=2)], ids=["fdr", "stability"])
+@pytest.mark.parametrize("name, value", [("n_jobs", "2"), ("n_jobs", 1.5), ("random_state", -1)])
+def test_select_controlled_checks_n_jobs_and_random_state_by_name(kw, name, value):
+    import numkfs
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    with pytest.raises(ValueError, match=rf"The '{name}' parameter of (KnockoffFilter|StabilitySelection) must be"):
+        numkfs.select(X, X[:, 0], "lpkta", **{**kw, name: value})
+
+
+def test_to_dict_writes_an_infinite_knockoff_threshold_as_null():
+    import json
+
+    import numkfs
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 4))
+    res = numkfs.select(X, rng.standard_normal(40), "lpkta", fdr=0.1, random_state=0)
+    assert res.estimator.threshold_ == np.inf  # nothing selected on noise
+    d = res.to_dict()
+    assert d["knockoffs"]["threshold"] is None
+    json.dumps(d, allow_nan=False)  # raises on NaN / Infinity
