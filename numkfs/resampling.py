@@ -214,6 +214,10 @@ def _path_settings(method, selector, params, classification):
         if name not in accepted or name in ("X", "y"):
             raise ValueError(f"{spec.function} has no parameter {name!r} (passed in params); it takes "
                              f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
+        if name in spec.fixed:
+            raise ValueError(f"{spec.function}'s {name!r} is set by the resampling ({name}={spec.fixed[name]!r}: "
+                             f"the path is traced in full and read at the selector's own grid); leave it out of "
+                             f"params and give the resampling selector's grid instead.")
         kw.pop(spec.renamed.get(name), None)  # a former name given: not its new name's default too
         kw[name] = value
     for name in spec.scalar:

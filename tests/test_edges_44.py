@@ -240,3 +240,13 @@ def test_nmmkl_native_solver_raises_no_numpy_warning():
         warnings.simplefilter("always")
         select(X, y, "nmmkl")
     assert not [w for w in raised if issubclass(w.category, RuntimeWarning)]
+
+
+def test_a_setting_the_resampling_fixes_is_refused_by_name():
+    """select(X, y, "l1kr", stability=True, n_grid=3) crashed with "'NoneType' object is not
+    subscriptable" in l1kr_path_at: the user's n_grid replaced the traced path the resampling reads."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    with pytest.raises(ValueError, match=r"l1kr_path's 'n_grid' is set by the resampling.*leave it out"):
+        select(X, y, "l1kr", stability=True, n_grid=3, n_resamples=4)
