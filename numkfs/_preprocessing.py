@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Standardizer", "response_scale"]
+__all__ = ["ResponseUnits", "Standardizer", "response_scale"]
 
 
 class Standardizer:
@@ -112,3 +112,40 @@ def response_scale(y) -> float:
     if not big > 0.0:
         return 1.0
     return big * float(np.sqrt(np.mean((y / big) ** 2)))
+
+
+class ResponseUnits:
+    """A penalty in the units of y squared (λ2), between the user's units and
+    a model's that solves on ``y / y_scale`` (:func:`response_scale`).
+
+    Parameters
+    ----------
+    y_scale : float
+        The model's unit of y.
+    user_grid : array-like, optional
+        The penalty values the user gave: a walked point at one of them is
+        reported at the user's value exactly, not at its round trip through
+        the model's units; any other point (a default grid's, one inserted
+        by refinement) at the model's value times ``y_scale**2``.
+
+    Examples
+    --------
+    >>> from numkfs._preprocessing import ResponseUnits
+    >>> units = ResponseUnits(3.0, user_grid=[0.1, 0.7])
+    >>> units.to_user(units.to_model([0.1, 0.7])).tolist(), float(units.to_user([1.0])[0])
+    ([0.1, 0.7], 9.0)
+    """
+
+    def __init__(self, y_scale, user_grid=None):
+        self.scale = float(y_scale)
+        self.s2 = self.scale**2
+        grid = [] if user_grid is None else np.asarray(user_grid, dtype=float).ravel().tolist()
+        self._given = dict(zip(self.to_model(grid).tolist(), grid))
+
+    def to_model(self, values) -> np.ndarray:
+        """Penalty values in the model's units."""
+        return np.asarray(values, dtype=float) / self.s2
+
+    def to_user(self, values) -> np.ndarray:
+        """Penalty values of the model back in the user's units."""
+        return np.array([self._given.get(v, v * self.s2) for v in np.asarray(values, dtype=float).ravel().tolist()])

@@ -50,7 +50,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from .._preprocessing import response_scale
+from .._preprocessing import ResponseUnits, response_scale
 from .._threads import thread_policy
 from .._validation import DEPRECATED, Interval, NoneOr, check_X_y, constant_columns, renamed, validate_params
 from ..model_selection import refine_walk
@@ -188,10 +188,9 @@ def garrote_path(
         grid = np.atleast_1d(np.asarray(grid, dtype=float)).ravel()
         if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
             raise ValueError(f"garrote_path: the λ2 values (grid) must be finite and >= 0; got {grid!r}.")
-        values = grid / s**2
-    else:
-        top = l2max if l2max > 0 else 1.0
-        values = top * np.geomspace(1.0, lambda_min_ratio, n_grid)
+    units = ResponseUnits(s, grid)
+    top = l2max if l2max > 0 else 1.0
+    values = units.to_model(grid) if user_grid else top * np.geomspace(1.0, lambda_min_ratio, n_grid)
 
     problem = LinearGarrote(Xc, yc, lambda1, float(values[0]), penalty_weights=penalty_weights)
 
@@ -205,9 +204,8 @@ def garrote_path(
 
     values, states, _ = refine_walk(step, values, step(None, values[0]), max_inserted=max_refine,
                                     support=lambda state: support_mask(state[1], SELECTION_TOL["garrote"]))
-    # back in y's units; the values of a grid you give are reported as given (not their round trip)
-    given = dict(zip((grid / s**2).tolist(), grid.tolist())) if user_grid else {}
-    values = np.array([given.get(v, v * s**2) for v in np.asarray(values, dtype=float).tolist()])
+    # back in y's units (the values of a grid you give as given, not their round trip)
+    values = units.to_user(values)
     B, W = s * np.array([st[0] for st in states]), np.array([st[1] for st in states])
     obj = s**2 * np.array([st[2] for st in states], dtype=float)
     used, times = [st[3] for st in states], np.array([st[4] for st in states], dtype=float)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._preprocessing import ResponseUnits
 from ..._progress import progress_bar
 from ..._threads import method_threads
 from ..._validation import DEPRECATED, check_random_state, renamed, warn_not_converged
@@ -231,30 +232,6 @@ def _checked_grid(grid, caller):
     return grid
 
 
-class _Units:
-    """λ2 between the user's units and the model's (y divided by ``y_scale``,
-    :func:`numkfs._preprocessing.response_scale`; λ2 by its square).
-
-    ``user_grid``: the grid the user gave (never refined): the walked points
-    are reported at its values exactly, not at their round trip through the
-    model's units; a default grid's points are the model's values times the
-    scale squared."""
-
-    def __init__(self, y_scale, user_grid=None):
-        self.s2 = float(y_scale) ** 2
-        self.user_grid = None if user_grid is None else np.asarray(user_grid, dtype=float)
-
-    def to_model(self, values):
-        return np.asarray(values, dtype=float) / self.s2
-
-    def to_user(self, values):
-        """The λ2 values of the first ``len(values)`` walked points, in the user's units."""
-        values = np.asarray(values, dtype=float)
-        if self.user_grid is not None:
-            return self.user_grid[:values.size].copy()
-        return values * self.s2
-
-
 def _warn_path_not_converged(rec, max_iter, units, label="KNIFE"):
     bad = [lam for lam, c in zip(units.to_user(rec.grid), rec.conv) if not c]
     if bad:
@@ -265,8 +242,8 @@ def _warn_path_not_converged(rec, max_iter, units, label="KNIFE"):
 
 def _to_path(rec, units, *, top, public, classes, feature_names, true_support):
     """The recorded walk as a :class:`~numkfs.paths.FeaturePath`, in the user's units (``units``:
-    :class:`_Units`; α and the intercept times y's scale, λ2 and the objective times its square)."""
-    s = np.sqrt(units.s2)
+    :class:`~numkfs._preprocessing.ResponseUnits`; α and the intercept times y's scale, λ2 and the objective times its square)."""
+    s = units.scale
     extra = {"alpha": np.asarray(rec.alphas) * s, "intercept": np.asarray(rec.a0s) * s,
              "n_iter": np.asarray(rec.iters), "converged": np.asarray(rec.conv, dtype=bool),
              "lambda2_top": float(top) * units.s2, "params": public,
@@ -415,7 +392,7 @@ def knife_path(
     user_grid = grid is not None
     if user_grid:
         grid = _checked_grid(grid, caller)
-    units = _Units(model.y_scale, grid)
+    units = ResponseUnits(model.y_scale, grid)
     with method_threads("knife", X.shape[0], blas_in_threads=False):
         values = units.to_model(grid) if user_grid else None  # λ2 in the model's units
         st, _ = _best_start(model, _starts(rng, X.shape[1], const, n_restarts, None),
@@ -491,7 +468,7 @@ class KNIFEGridWalk:
         self.params = {**_FIT_DEFAULTS, **params, "random_state": random_state}
         self.grid = _checked_grid(grid, "KNIFEGridWalk")
         self.X, _, self.classes, self.const, self.model, self.public = _prepare(X, y, self.params, "knife_path")
-        self._units = _Units(self.model.y_scale, self.grid)
+        self._units = ResponseUnits(self.model.y_scale, self.grid)
         self.public["lambda2"] = None
         self.rng = check_random_state(random_state)
         self.feature_names = feature_names
@@ -515,7 +492,7 @@ class KNIFEGridWalk:
             raise ValueError("KNIFEGridWalk.extend: the new grid must begin with the current one "
                              f"({self.grid.size} values).")
         self.grid = grid
-        self._units = _Units(self.model.y_scale, grid)
+        self._units = ResponseUnits(self.model.y_scale, grid)
 
     def walk(self, end):
         """Fit the points before index ``end`` not fitted yet.
@@ -535,7 +512,6 @@ class KNIFEGridWalk:
             return None
         max_iter, tol = self.params["max_iter"], self.params["tol"]
         grid = self._units.to_model(self.grid)
-        units = _Units(self.model.y_scale, self.grid[self.done:end])  # the points this call returns
         with method_threads("knife", self.X.shape[0], blas_in_threads=False):
             if self._last is None:
                 start, _ = _best_start(self.model, _starts(self.rng, self.X.shape[1], self.const,
@@ -546,8 +522,8 @@ class KNIFEGridWalk:
                 rec, = _walk([self.model], [self._last], grid[self.done - 1:end], max_iter=max_iter, tol=tol)
                 rec.drop_first()
         self._last, self.done = rec.last, end
-        _warn_path_not_converged(rec, max_iter, units)
-        return _to_path(rec, units, top=np.nan, public=dict(self.public), classes=self.classes,
+        _warn_path_not_converged(rec, max_iter, self._units)
+        return _to_path(rec, self._units, top=np.nan, public=dict(self.public), classes=self.classes,
                         feature_names=self.feature_names, true_support=None)
 
 
@@ -633,7 +609,7 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
                      extend_to_zero=models[0].gamma_rule is not None, stop=stop)
     paths = []
     for rec, (model, st, _, public, classes) in zip(recs, setups):
-        units = _Units(model.y_scale)  # 1: classification
+        units = ResponseUnits(model.y_scale)  # 1: classification
         _warn_path_not_converged(rec, params["max_iter"], units)
         public["lambda2"] = None
         paths.append(_to_path(rec, units, top=np.nan, public=public, classes=classes, feature_names=feature_names,
