@@ -179,3 +179,26 @@ def test_typo_is_an_attribute_error_and_imports_nothing(modname):
 def test_typo_from_import_is_an_import_error():
     with pytest.raises(ImportError, match="cannot import name 'nonexistent' from 'numkfs'"):
         exec("from numkfs import nonexistent", {})
+
+
+def test_no_module_compiles_with_a_warning():
+    """A ``SyntaxWarning`` (an invalid escape such as ``\\S`` in a docstring that
+    is not raw) reaches the user at the first import, before any ``.pyc``
+    exists; every module of the package, the tests and the benchmarks compiles
+    without one."""
+    import pathlib
+    import warnings
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = [*(root / "numkfs").rglob("*.py"), *(root / "tests").rglob("*.py"), *(root / "benchmarks").rglob("*.py")]
+    found = []
+    for path in files:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        found += [f"{path.relative_to(root)}:{w.lineno}: {w.message}" for w in caught]
+    assert not found, found
+    with warnings.catch_warnings(record=True) as caught:  # the check can fail
+        warnings.simplefilter("always")
+        compile('def f():\n    """a \\S b"""\n', "probe.py", "exec")
+    assert caught

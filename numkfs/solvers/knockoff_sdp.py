@@ -28,7 +28,7 @@ __all__ = ["KnockoffSDP"]
 
 
 class KnockoffSDP(ConvexProblem):
-    """The knockoff SDP for a correlation matrix.
+    r"""The knockoff SDP for a correlation matrix.
 
     Parameters
     ----------
