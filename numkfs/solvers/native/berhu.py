@@ -391,6 +391,62 @@ def _polish(XT, a, y, r, beta, W, lam1, mu, kappa):
     return b, A
 
 
+def _pivot_flat_face(XT, y, beta, r, W, mu, kappa):
+    """Move ``beta`` along the null space of its linear-part columns until
+    coefficients reach 0, in place (``r`` recomputed); returns whether it moved.
+
+    The features of W with 0 < |β̃_j| <= κ_j sit on the linear part of ρ.  When
+    their columns are dependent (more of them than rows less one: with X
+    centred on n rows, rank <= n - 1), a null vector d of X_L leaves the loss
+    and the quadratic part unchanged and changes the penalty linearly, by
+    Σ μ_j sign(β̃_j) d_j: moving the way that does not increase it, up to the
+    first coefficient to reach 0 or κ_j, never increases the objective and
+    takes one feature off.  Coordinate descent alone crawls along such a face
+    (rounded or noise-free wide data), and the partition solve on it is
+    singular.  Pivots of the simplex/LARS kind, as in the lasso's
+    uniqueness argument (Tibshirani, 2013)."""
+    n = XT.shape[1]
+    moved = False
+    while True:
+        bw = beta[W]
+        lin = (bw != 0.0) & (np.abs(bw) <= kappa[W])
+        L = W[lin]
+        if L.size < n - 1:
+            break
+        # the n + 1 nearest 0 (relative to κ_j): dependent whenever L has more
+        # than n, and all of L otherwise; one small SVD a pivot
+        if L.size > n + 1:
+            L = L[np.argpartition(np.abs(beta[L]) / kappa[L], n)[:n + 1]]
+        XL = XT[L].T
+        _, sv, Vt = np.linalg.svd(XL, full_matrices=True)
+        thr = sv[0] * max(XL.shape) * np.finfo(float).eps if sv.size else 0.0
+        rank = int(np.sum(sv > thr))
+        if rank == L.size:
+            break
+        d = Vt[rank]
+        bl = beta[L]
+        if np.dot(mu[L] * np.sign(bl), d) > 0.0:
+            d = -d
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_zero = np.where(bl * d < 0.0, -bl / d, np.inf)
+            t_kappa = np.where(bl * d > 0.0, (kappa[L] - np.abs(bl)) / np.abs(d), np.inf)
+        j = int(np.argmin(t_zero))
+        t = min(float(t_zero[j]), float(np.min(t_kappa)))
+        if not np.isfinite(t) or t <= 0.0:
+            break
+        beta[L] = bl + t * d
+        if t == t_zero[j]:
+            beta[L[j]] = 0.0
+        else:  # a coefficient reached κ_j: it leaves the linear part
+            k = int(np.argmin(t_kappa))
+            beta[L[k]] = np.sign(beta[L[k]]) * kappa[L[k]] * (1.0 + 4.0 * np.finfo(float).eps)
+        moved = True
+    if moved:
+        S = np.flatnonzero(beta)
+        r[:] = y - XT[S].T @ beta[S]
+    return moved
+
+
 def _reduced_objective(r, beta, lam1, l2):
     return float(r @ r + berhu_penalty(beta, lam1, l2).sum())
 
@@ -433,6 +489,18 @@ def _newton_phase(XT, a, y, beta, r, W, lam1, l2, mu, kappa, tol_abs, max_steps:
     return False, progress, max_steps
 
 
+#: Sweeps of coordinate descent between exact partition solves when the
+#: partition does not settle (doubled after each solve that makes no progress).
+#: On rounded or noise-free wide data, fold-centred X has rank n - 1 and more
+#: features than that can sit at |x_jᵀr| = μ_j: coordinate descent crawls
+#: along the face and they hop on and off it, so the partition never stays
+#: put for the solve that would end the crawl.
+CD_CHUNK = 1000
+#: Failed partition solves in a row (as the doubling ``stop_stable``) before
+#: a pivot off a flat face is tried (:func:`_pivot_flat_face`).
+PIVOT_AFTER = 8
+
+
 def solve_linear_garrote_wide(X, y, lambda1: float, lambda2, beta0=None, *, tol: float = 1e-10,
                               max_sweeps: int = 100_000, XT=None, col_sq=None, strong=None,
                               min_working_set: int = 10, max_outer: int = 1000):
@@ -452,7 +520,8 @@ def solve_linear_garrote_wide(X, y, lambda1: float, lambda2, beta0=None, *, tol:
         ``sweeps`` (coordinate-descent sweeps over working sets), ``kkt``
         (the final residual over all features), ``v`` (Xᵀr at the answer),
         ``outer`` (full checks), ``polish`` (exact solves tried / accepted),
-        ``working_set`` (largest size).
+        ``working_set`` (largest size), ``pivots`` (moves off a flat face,
+        see ``_pivot_flat_face``).
     """
     XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T) if XT is None else XT
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -465,7 +534,7 @@ def solve_linear_garrote_wide(X, y, lambda1: float, lambda2, beta0=None, *, tol:
     q = XT @ y
     tol_abs = float(tol) * max(1.0, float(np.max(np.abs(q), initial=0.0)))
     v, resj = np.empty(p), np.empty(p)
-    sweeps, outer, tried, accepted, ws_max = 0, 0, 0, 0, 0
+    sweeps, outer, tried, accepted, ws_max, pivots = 0, 0, 0, 0, 0, 0
     ws = min_working_set
     while True:
         S = np.flatnonzero(beta)
@@ -486,21 +555,28 @@ def solve_linear_garrote_wide(X, y, lambda1: float, lambda2, beta0=None, *, tol:
         W = np.union1d(S, cand).astype(np.int64)
         ws_max = max(ws_max, W.size)
         ws = 2 * ws
-        stop_stable = 1
+        stop_stable, chunk = 1, CD_CHUNK
         while sweeps < max_sweeps:
             sw, res_w, stable = _berhu_cd_set(XT, a, r, beta, W, lam1, mu, kappa, tol_abs,
-                                              max_sweeps - sweeps, stop_stable)
+                                              min(max_sweeps - sweeps, chunk), stop_stable)
             sweeps += sw
-            if res_w <= tol_abs or stable < stop_stable:
+            if res_w <= tol_abs or sweeps >= max_sweeps:
                 break
+            # the partition settled, or (a degenerate face: features tied at
+            # |x_jᵀr| = μ_j hop on and off it at every sweep) the chunk ran out
             done, progress, n_solves = _newton_phase(XT, a, y, beta, r, W, lam1, l2, mu, kappa, tol_abs)
             tried += n_solves
             if done:
                 accepted += 1
                 break
-            stop_stable = 1 if progress else 2 * stop_stable
+            if progress:
+                stop_stable, chunk = 1, CD_CHUNK
+            else:
+                if stop_stable >= PIVOT_AFTER and _pivot_flat_face(XT, y, beta, r, W, mu, kappa):
+                    pivots += 1  # the solves keep failing: pivot off a flat face
+                stop_stable, chunk = 2 * stop_stable, 2 * chunk
     info = {"sweeps": int(sweeps), "kkt": float(res), "v": v, "outer": outer, "polish": (tried, accepted),
-            "working_set": int(ws_max)}
+            "working_set": int(ws_max), "pivots": pivots}
     return beta, garrote_weights(beta, lam1, l2), info
 
 
