@@ -46,7 +46,7 @@ Decisions where the user guide / the paper leave room:
 
 The kernel models on the learned kernel :math:`\sum_i \eta_i \tilde K_i`
 (the SVM of :class:`~numkfs.LpKTAClassifier`, the scores of
-:class:`~numkfs.LpKTASelectorCV` and :func:`~numkfs.feature_selection_path`)
+:class:`~numkfs.LpKTASelectorCV` and :func:`~numkfs.lpkta_selection_path`)
 live with the estimators (``numkfs.estimators._lpkta_scoring``): a method
 module computes the path only.
 """
