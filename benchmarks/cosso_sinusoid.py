@@ -35,7 +35,7 @@ def fit_cosso(X, y, X_test, y_test, true_support=None, *, kernel: str = "sobolev
     ``true_support`` is given; θ_j > ``selection_tol`` counts as selected),
     ``M``, ``lambda0``, ``seconds``.
     """
-    from numkfs.estimators._garrote import COSSORegressorCV
+    from numkfs.estimators._cosso import COSSORegressorCV
 
     t0 = time.perf_counter()
     est = COSSORegressorCV(kernel=kernel, cv=cv, relax=relax, random_state=random_state).fit(X, y)

@@ -388,6 +388,17 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.support_ = self.selection_probabilities_ >= self.threshold_
         return self
 
+    def _stability_feature_path(self):
+        """The stability path as a :class:`~numkfs.FeaturePath` (what
+        :func:`numkfs.plotting.plot_stability` draws): the selection
+        probabilities as weights over the grid, a feature selected at a point
+        when its probability reaches the threshold."""
+        from .paths import FeaturePath
+
+        return FeaturePath(self.grid_, self.stability_path_, grid_name=self.grid_name_,
+                           feature_names=getattr(self, "feature_names_in_", None), method="stability",
+                           tol=float(np.nextafter(float(self.threshold_), 0.0)))
+
     def plot(self, ax=None, *, highlight=None):
         """Draw the stability path: selection probabilities against the grid,
         with the threshold and the region Λ.

@@ -10,7 +10,7 @@ from conftest import checked
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from numkfs.estimators._garrote import COSSORegressor, COSSORegressorCV
+from numkfs.estimators._cosso import COSSORegressor, COSSORegressorCV
 from numkfs.kernels.additive import additive_gram, additive_kc, feature_kernel, sobolev_kernel
 from numkfs.methods.cosso import (_ridge_step, cosso, cosso_gcv_lambda0, cosso_lambda0, cosso_path, cosso_relax,
                                   default_Ms)

@@ -19,7 +19,7 @@ from numkfs.distributed import (
     take_features,
 )
 from numkfs.kernels.alignment import feature_alignments
-from numkfs import feature_selection_path
+from numkfs import lpkta_selection_path
 from numkfs.methods.lpkta import default_p_grid, lpkta_path
 
 RTOL = 1e-12
@@ -217,10 +217,10 @@ def test_joblib_dask_backend_runs_unchanged(client):
     X = np.delete(X, 5, axis=1)
     ref = feature_alignments(X, y)
     kw = dict(grid=default_p_grid(2.0, 1.0, 0.1), n_points=4, cv=3, random_state=0)
-    seq = feature_selection_path(X, y, n_jobs=1, **kw)
+    seq = lpkta_selection_path(X, y, n_jobs=1, **kw)
     with joblib.parallel_backend("dask"):
         _close(feature_alignments_blocked(X, y, block_size=3), ref)
-        par = feature_selection_path(X, y, n_jobs=2, **kw)
+        par = lpkta_selection_path(X, y, n_jobs=2, **kw)
     np.testing.assert_array_equal(par.scores, seq.scores)
 
 

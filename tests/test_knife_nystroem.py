@@ -8,8 +8,9 @@ import pytest
 
 from numkfs.datasets import make_sinusoid
 from numkfs.kernels.weighted_lowrank import lowrank_gram, select_landmarks
+from numkfs.methods.knife import knife_model, resolve_approximation
+from numkfs.methods.knife._nystroem import _KnifeNystroem
 from numkfs.methods.knife._problem import _Knife
-from numkfs.methods.knife_nystroem import _KnifeNystroem, knife_model, resolve_approximation
 
 LOSSES = ("squared", "squared_hinge", "huberized_hinge", "logistic")
 EPS = np.finfo(float).eps
@@ -171,7 +172,7 @@ def test_blocks_are_recycled_and_stay_correct(small):
     K_nm is written into the array of the handle it displaces, that handle's blocks are dropped
     (recomputed, equal, when asked again) and every held block equals a fresh computation."""
     from numkfs.kernels.weighted_lowrank import lowrank_kernels
-    from numkfs.methods.knife_nystroem import LIVE_KERNELS
+    from numkfs.methods.knife import LIVE_KERNELS
 
     X, y = small
     _, ny = _models(X, y, "squared", select_landmarks(X, 15, random_state=0))
@@ -249,7 +250,7 @@ def test_memory_estimate_counts_the_blocks_the_fit_holds(monkeypatch):
     the second, naming n_components.  At 10^6 x 20 with 500 landmarks the rbf fit needs under
     12 GiB (three 3.7 GiB blocks)."""
     import numkfs._validation as v
-    from numkfs.methods.knife_nystroem import LIVE_KERNELS, memory_estimate
+    from numkfs.methods.knife import LIVE_KERNELS, memory_estimate
 
     n, p, m = 400, 10, 300
     rbf, poly = memory_estimate(n, p, m), memory_estimate(n, p, m, "poly")
@@ -369,7 +370,7 @@ def test_the_estimators_default_is_exact_up_to_2000_rows_and_landmarks_above():
     estimators default to approximation="auto": the exact kernel on AUTO_EXACT_MAX_SAMPLES rows
     (every data set of the selection benchmarks), DEFAULT_N_COMPONENTS landmarks on one row more."""
     from numkfs import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
-    from numkfs.methods.knife_nystroem import AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS
+    from numkfs.methods.knife import AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS
 
     for cls in (KNIFERegressor, KNIFEClassifier, KNIFERegressorCV, KNIFEClassifierCV):
         assert cls().approximation == "auto", cls.__name__

@@ -29,6 +29,8 @@ km = sys.modules["numkfs.methods.knife"]
 kprob = importlib.import_module("numkfs.methods.knife._problem")
 kpath = importlib.import_module("numkfs.methods.knife._path")
 kfit = importlib.import_module("numkfs.methods.knife._fit")
+#: the input handling (validates, builds the exact or Nyström problem)
+kinput = importlib.import_module("numkfs.methods.knife._input")
 
 
 def _std(X):
@@ -284,7 +286,7 @@ def test_extrapolated_path_reaches_the_plain_stationary_points(monkeypatch, case
 def _model(X, y, loss):
     params = dict(kernel="rbf", loss=loss, lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
                   n_restarts=1, max_iter=100, tol=1e-6, solver="auto")
-    return kprob._prepare(X, y, params, "test")[4]
+    return kinput._prepare(X, y, params, "test")[4]
 
 
 def test_extrapolated_fit_is_monotone_and_ends_with_an_alpha_step():

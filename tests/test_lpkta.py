@@ -7,7 +7,7 @@ from scipy.optimize import brentq
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
-from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, feature_selection_path
+from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, lpkta_selection_path
 from numkfs.methods.lpkta import (
     GeneralizedKL,
     SquaredEuclidean,
@@ -194,7 +194,7 @@ def test_feature_selection_curve_and_plot():
 
     matplotlib.use("Agg")
     X, y, support = make_madelon_like(240, 30, n_redundant=5, random_state=3)
-    curve = feature_selection_path(X, y, cv=3, n_points=6, spacing="p", random_state=0)
+    curve = lpkta_selection_path(X, y, cv=3, n_points=6, spacing="p", random_state=0)
     assert curve.scores.shape == (6, 3)
     assert np.all(np.diff(curve.n_selected) <= 0)
     assert 0 <= curve.baseline <= 1
@@ -203,7 +203,7 @@ def test_feature_selection_curve_and_plot():
     ax = curve.plot()
     assert len(ax.lines) >= 1
     Xte, yte, _ = make_madelon_like(240, 30, n_redundant=5, random_state=3)
-    held = feature_selection_path(X, y, test=(Xte, yte), n_points=8, baseline=False)
+    held = lpkta_selection_path(X, y, test=(Xte, yte), n_points=8, baseline=False)
     assert held.scores.shape[1] == 1 and held.baseline is None
     # count spacing: from all features to the fewest, roughly log-spaced
     ns = held.n_selected
@@ -238,7 +238,7 @@ def test_selector_and_classifier_behaviour():
     np.testing.assert_allclose(cv_sel.path_.mean_cv_score, mean, rtol=1e-14)
     assert mean[cv_sel.best_index_] >= mean.max() - 1e-12
     # the same scores as the selection curve over every point (one way to cross-validate the kernel model)
-    curve = feature_selection_path(X, y, cv=3, grid=np.linspace(2, 1, 11), n_points=None, baseline=False,
+    curve = lpkta_selection_path(X, y, cv=3, grid=np.linspace(2, 1, 11), n_points=None, baseline=False,
                                    scoring="accuracy")
     np.testing.assert_array_equal(curve.scores, cv_sel.cv_scores_)
     np.testing.assert_allclose(curve.score, mean, rtol=1e-14)
@@ -262,7 +262,7 @@ def test_classifier_cv_chooses_p_then_fits_the_svm():
 
 def test_former_names_warn_and_still_work():
     """lp-KTA's renamed parameters (issue #27): lambda1 -> bregman_weight,
-    lambda2 -> lp_weight, p_grid -> grid (lpkta_path, feature_selection_path,
+    lambda2 -> lp_weight, p_grid -> grid (lpkta_path, lpkta_selection_path,
     lpkta_objective, lpkta_weights, the estimators), and lpkta_path's method / rtol ->
     alignment_method / alignment_rtol; each old name warns and gives the same answer."""
     X, y, _ = make_madelon_like(80, 8, n_redundant=2, random_state=7)
@@ -283,7 +283,7 @@ def test_former_names_warn_and_still_work():
         old_sel = LpKTASelectorCV(cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2).fit(X, y)
     np.testing.assert_array_equal(old_sel.cv_scores_, sel.cv_scores_)
     with pytest.warns(FutureWarning, match="lambda2"):
-        curve = feature_selection_path(X, y, cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2, n_points=None,
+        curve = lpkta_selection_path(X, y, cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2, n_points=None,
                                        baseline=False, scoring="neg_hinge_loss")
     np.testing.assert_array_equal(curve.scores, sel.cv_scores_)
     with pytest.warns(FutureWarning, match="lpkta_weights: 'lambda1'"):

@@ -532,7 +532,7 @@ def test_n_by_n_allocations_checked(what, small_memory):
 
             cosso(X, y, 1.0, lambda0=1e-3)
         elif what == "COSSORegressor":
-            from numkfs.estimators._garrote import COSSORegressor
+            from numkfs.estimators._cosso import COSSORegressor
 
             COSSORegressor(M=1.0).fit(X, y)
         else:

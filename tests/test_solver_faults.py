@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
-from numkfs.estimators._garrote import COSSORegressor, GarroteRegressor
+from numkfs.estimators._cosso import COSSORegressor
+from numkfs.estimators._garrote import GarroteRegressor
 from numkfs.estimators._nmmkl import NMMKLSelector
 from numkfs.methods.garrote import garrote_path
 from numkfs.methods.nmmkl import nmmkl, nmmkl_path

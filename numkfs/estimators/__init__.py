@@ -8,8 +8,8 @@ from .._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(
     __name__,
     {
-        "COSSORegressor": "_garrote",
-        "COSSORegressorCV": "_garrote",
+        "COSSORegressor": "_cosso",
+        "COSSORegressorCV": "_cosso",
         "GarroteRegressor": "_garrote",
         "GarroteRegressorCV": "_garrote",
         "KNIFEClassifier": "_knife",

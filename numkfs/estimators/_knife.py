@@ -115,7 +115,7 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
         Xs = self.scaler_.transform(X_arr)
         self._constant = constant_columns(X_arr, caller=name,
                                           feature_names=getattr(self, "feature_names_in_", None))
-        from ..methods.knife_nystroem import resolve_approximation
+        from ..methods.knife import resolve_approximation
 
         self.approximation_ = resolve_approximation(self.approximation, X_arr.shape[0], self.n_components, name)[0]
         return Xs, y_arr, X_arr
@@ -188,7 +188,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         The n x n weighted kernel, or the weighted kernel through
         ``n_components`` landmark rows with the weights inside it (O(n m)
         memory; :func:`numkfs.methods.knife.knife`); ``"auto"``: exact up to
-        :data:`~numkfs.methods.knife_nystroem.AUTO_EXACT_MAX_SAMPLES` (2,000)
+        :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES` (2,000)
         rows, the Nyström form above, so that no default fit factorises an
         n x n kernel on thousands of rows (at 4,000 x 40 the exact default
         ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).

@@ -14,7 +14,7 @@ scale; the rescaling makes C = 1 a sensible default along the whole path
 * :class:`~numkfs.LpKTASelectorCV` and :class:`~numkfs.LpKTAClassifierCV`
   score the models on held-out rows (:func:`kernel_model_scores`) in their
   cross-validation hooks;
-* :func:`feature_selection_path` (public as ``numkfs.feature_selection_path``)
+* :func:`lpkta_selection_path` (public as ``numkfs.lpkta_selection_path``)
   gives the held-out score against the fraction of selected features, the
   paper's Figure 1a (:class:`SelectionCurve`), cross-validated through
   :func:`numkfs.model_selection.cross_val_path`.
@@ -42,7 +42,7 @@ __all__ = [
     "LowRankKernelModel",
     "SelectionCurve",
     "choose_points",
-    "feature_selection_path",
+    "lpkta_selection_path",
     "fold_path",
     "kernel_model_scores",
     "svm_kernel_scale",
@@ -53,7 +53,7 @@ __all__ = [
 class SelectionCurve:
     """Held-out score of a kernel model on the learned kernel along an lp-KTA path.
 
-    Returned by :func:`feature_selection_path`; its fields are its attributes.
+    Returned by :func:`lpkta_selection_path`; its fields are its attributes.
 
     Parameters
     ----------
@@ -291,7 +291,7 @@ def kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=
 
 
 @thread_policy("lpkta")
-def feature_selection_path(
+def lpkta_selection_path(
     X,
     y,
     *,
@@ -378,19 +378,19 @@ def feature_selection_path(
 
     Examples
     --------
-    >>> from numkfs import feature_selection_path
+    >>> from numkfs import lpkta_selection_path
     >>> from numkfs.datasets import make_madelon_like
     >>> X, y, _ = make_madelon_like(120, 12, n_redundant=3, random_state=0)
-    >>> curve = feature_selection_path(X, y, cv=3, n_points=4)
+    >>> curve = lpkta_selection_path(X, y, cv=3, n_points=4)
     >>> curve.scores.shape[1], curve.score_name
     (3, 'accuracy')
     """
     from ..model_selection import cross_val_path, cv_mean_se
 
     if scoring not in KERNEL_MODEL_SCORINGS:
-        raise ValueError(f"feature_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
+        raise ValueError(f"lpkta_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
                          f"got {scoring!r}.")
-    caller = "feature_selection_path"
+    caller = "lpkta_selection_path"
     kw = dict(kernel=kernel, gamma=gamma, bregman=bregman, x0=x0, n_grid=n_grid, eps=eps, predictor=predictor,
               bregman_weight=renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller=caller,
                                      stacklevel=4),
@@ -458,7 +458,7 @@ def choose_points(path, n_points, spacing="count"):
     n_points : int or None
         How many points; None: every point.
     spacing : {"count", "p"}
-        As in :func:`feature_selection_path`.
+        As in :func:`lpkta_selection_path`.
 
     Returns
     -------

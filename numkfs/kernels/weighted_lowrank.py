@@ -1,6 +1,6 @@
 r"""Feature-weighted kernels through a Nyström basis: the blocks K_nm(w), K_mm(w) and their w-derivatives.
 
-KNIFE's low-rank form (:mod:`numkfs.methods.knife_nystroem`) fits
+KNIFE's low-rank form (:mod:`numkfs.methods.knife._nystroem`) fits
 :math:`f = K_{nm}(w)\beta + \beta_0` with m landmarks :math:`z_1, \dots,
 z_m` (rows of the training data) and the penalty :math:`\lambda_1
 \beta^\top K_{mm}(w)\beta`.  The weights stay inside the kernel: both

@@ -51,12 +51,8 @@ def plot_stability(selection, ax=None, *, highlight=None, labels="auto"):
     >>> import matplotlib.pyplot as plt
     >>> plt.show()  # in a script: opens the window (nothing to show with Agg)
     """
-    from ..paths import FeaturePath
-
     t = float(selection.threshold_)
-    names = getattr(selection, "feature_names_in_", None)
-    path = FeaturePath(selection.grid_, selection.stability_path_, grid_name=selection.grid_name_,
-                       feature_names=names, method="stability", tol=float(np.nextafter(t, 0.0)))
+    path = selection._stability_feature_path()  # the probabilities as a FeaturePath (numkfs.stability owns it)
     if highlight is None and path.n_features > MAX_LEGEND_FEATURES and np.any(selection.support_):
         highlight = np.asarray(selection.support_, dtype=bool)
     ax = plot_path(path, ax=ax, highlight=highlight, mark=False, labels=labels)

@@ -10,8 +10,9 @@ from ..._validation import check_random_state, warn_not_converged
 from ...kernels.weighted import weight_gradient_matrix, weighted_kernel
 from ...losses import get_loss
 from ...model_selection import parallel_map
+from ._input import _prepare
 from ._predict import knife_decision_function
-from ._problem import AUTO_GAMMA_ROUNDS, _prepare
+from ._problem import AUTO_GAMMA_ROUNDS
 
 
 
@@ -223,10 +224,10 @@ def knife(
         ``"exact"``: the n x n weighted kernel.  ``"nystroem"``: the
         weighted kernel through ``n_components`` landmark rows drawn
         uniformly with ``random_state``, the weights inside both kernel
-        blocks (:mod:`numkfs.methods.knife_nystroem`; O(n m) memory, no
+        blocks (:mod:`numkfs.methods.knife._nystroem`; O(n m) memory, no
         n x n array); ``alpha`` then has one coefficient per landmark and
         ``params["landmarks"]`` holds their rows.  ``"auto"``: exact up to
-        :data:`~numkfs.methods.knife_nystroem.AUTO_EXACT_MAX_SAMPLES` rows.
+        :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES` rows.
         The choice made is ``params["approximation"]``.
     n_components : int, optional
         Number of landmarks m, 1 <= m <= n; default

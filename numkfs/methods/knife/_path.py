@@ -12,7 +12,8 @@ from ..._validation import DEPRECATED, check_random_state, renamed, warn_not_con
 from ...model_selection import refine_walk
 from ...paths import SELECTION_TOL, FeaturePath, support_mask
 from ._fit import _best_start, _starts
-from ._problem import AUTO_EXTEND_MAX, _FitState, _prepare
+from ._input import _prepare
+from ._problem import AUTO_EXTEND_MAX, _FitState
 
 def _lambda2_top(model, st):
     """Smallest λ2 at which the w-step from the state ``st`` returns w = 0."""

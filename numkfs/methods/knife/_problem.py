@@ -4,8 +4,8 @@
 kernel, loss, λ1) and runs one fit from a start: the α-step
 (:func:`_ridge_solve`, :func:`_newton_alpha`), the w-step on the linearised
 surrogate, the line search, the extrapolation and the L-BFGS-B finish.
-:func:`_prepare` validates a public function's input and builds the
-problem.  The module switches ``_FAST``, ``_EXTRAPOLATE`` and
+:func:`numkfs.methods.knife._input._prepare` validates a public function's
+input and builds the problem.  The module switches ``_FAST``, ``_EXTRAPOLATE`` and
 ``_POLISH_AFTER`` (tests) live here.
 """
 from __future__ import annotations
@@ -18,10 +18,8 @@ import scipy.linalg
 import scipy.optimize
 
 from ..._linalg import rows_matvec
-from ..._preprocessing import response_scale
 from ..._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES
-from ..._validation import (Interval, NoneOr, Options, check_binary_labels, check_X, check_y, constant_columns,
-                            validate_params)
+from ..._validation import Interval, NoneOr, Options
 from ...kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
 from ...losses import get_loss
 from ...paths import SELECTION_TOL, support_mask
@@ -565,47 +563,6 @@ def _newton_alpha(K, y, loss, lam1, alpha, a0, *, tol=1e-10, max_iter=100, restr
         a0 += t * db
         F = F_new
     return alpha, float(a0), Ka
-
-# --------------------------------------------------------------------------
-# input handling shared by knife and knife_path
-
-
-def _prepare(X, y, params, caller):
-    validate_params(params, KNIFE_CONSTRAINTS, caller)
-    _check_solver(params["solver"], caller)
-    X = check_X(X, caller=caller)
-    loss = params["loss"]
-    if loss in CLASSIFICATION_LOSSES:
-        y = check_y(y, X.shape[0], caller=caller, numeric=False)
-        y_pm, classes = check_binary_labels(y, caller=caller)
-        y_scale = 1.0
-    else:
-        y_pm, classes = check_y(y, X.shape[0], caller=caller), None
-        # the problem is solved on y in units of its root mean square (its answers given back in y's units,
-        # model.y_scale): the selection does not depend on the units of y
-        y_scale = response_scale(y_pm)
-        y_pm = y_pm / y_scale
-    const = constant_columns(X, caller=caller)
-    auto = isinstance(params["gamma"], str)  # "auto"
-    gamma = 1.0 / X.shape[1] if params["gamma"] is None or auto else float(params["gamma"])
-    from ..knife_nystroem import knife_model  # it subclasses _Knife
-
-    # the exact kernel (memory checked for n x n) or the Nyström basis (issue #26)
-    model = knife_model(X, y_pm, approximation=params.get("approximation", "exact"),
-                        n_components=params.get("n_components"), random_state=params.get("random_state"),
-                        caller=caller, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,
-                        degree=params["degree"], coef0=params["coef0"], delta=params["delta"],
-                        solver=params["solver"], fast=_FAST, extrapolate=_EXTRAPOLATE)
-    model.y_scale = y_scale
-    if auto and params["kernel"] == "rbf":
-        model.gamma_rule = "support"
-    public = {"kernel": params["kernel"], "gamma": gamma, "degree": int(params["degree"]),
-              "coef0": float(params["coef0"]), "loss": loss, "lambda1": float(params["lambda1"]),
-              "delta": float(params["delta"])}
-    landmarks = getattr(model, "landmarks", None)  # rows of X the Nyström basis uses (None: exact)
-    public.update(approximation="exact" if landmarks is None else "nystroem", landmarks=landmarks)
-    return X, y_pm, classes, const, model, public
-
 
 def knife_wstep_problem(X, y, *, kernel="rbf", lambda1=1.0, lambda2=1.0, gamma=None, degree=2, coef0=1.0):
     r"""KNIFE's first weight step from w = 1 as a convex problem every backend solves.

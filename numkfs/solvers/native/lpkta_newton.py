@@ -31,28 +31,28 @@ For every active feature, at every p of the grid,
   the exact path (a weight is 0 only at its exact zero, or on underflow).
 
 Bregman divergences are identified by an integer code here (0: squared
-Euclidean, 1: generalised KL); :func:`bregman_terms` is the one place to add
-a third (with its Python class in :mod:`numkfs.methods.lpkta`).
+Euclidean, 1: generalised KL); :func:`bregman_terms`, :func:`upper_bracket`
+and :func:`zero_gradient` are the places to add a third (with its Python
+class in :mod:`numkfs.methods.lpkta`).  :func:`newton_path` runs the kernel
+over chunks of features; lp-KTA's path (:func:`numkfs.methods.lpkta.lpkta_weights`,
+:func:`numkfs.methods.lpkta.lpkta_path`) checks the input and reports on it.
 """
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from ..._jit import jit, pjit, prange
 from ..._threads import parallel_tasks
-from ..._validation import DEPRECATED, renamed
 from ...kernels.fastexp import fast_exp
 
 __all__ = [
-    "BREGMAN_DIVERGENCES",
-    "Bregman",
-    "GeneralizedKL",
-    "SquaredEuclidean",
-    "lpkta_weights",
+    "BREGMAN_CODES",
     "LpKTAProblem",
+    "newton_path",
+    "upper_bracket",
+    "zero_gradient",
     "lpkta_path_kernel",
     "bregman_terms",
     "bregman_value",
@@ -314,240 +314,86 @@ def lpkta_path_kernel(a, p_grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, ord
 
 
 # ----------------------------------------------------------------------------
-# Bregman divergences and the path of weights for given alignments
-# (the driver of lpkta_path_kernel; numkfs.methods.lpkta re-exports them)
+# the Newton bracket and the path of weights over chunks of features (the
+# driver of lpkta_path_kernel; numkfs.methods.lpkta.lpkta_weights checks the
+# input and reports on the path)
+
+#: the code of each Bregman divergence by name (``LpKTAProblem``'s ``bregman``)
+BREGMAN_CODES = {"euclidean": EUCLIDEAN, "kl": KL}
+
+#: Newton steps applied to every active feature per point, by predictor order
+_N_FIXED = {0: 4, 1: 3, 2: 2}
 
 
-class Bregman:
-    r"""A separable Bregman divergence :math:`B_F(\eta) = F(\eta) - F(x_0) - (\eta - x_0) F'(x_0)`.
-
-    To add one: subclass, set ``name`` and a new integer ``code``, implement
-    the methods below, add its derivatives to
-    :func:`numkfs.solvers.native.lpkta_newton.bregman_derivatives` and
-    register it in :data:`BREGMAN_DIVERGENCES`.
-    """
-
-    name = ""
-    code = -1
-    default_x0 = 0.0
-
-    def __init__(self, x0=None):
-        self.x0 = float(self.default_x0 if x0 is None else x0)
-
-    def value(self, eta):
-        """:math:`B_F(\\eta)` element-wise."""
-        raise NotImplementedError
-
-    def zero_gradient(self, lam1):
-        """:math:`\\lambda_1 (F'(0) - F'(x_0))`."""
-        raise NotImplementedError
-
-    def upper_bracket(self, a, lam1):
-        """Points where :math:`G > 0` for every p (Newton's upper bracket)."""
-        raise NotImplementedError
-
-    def elimination_term(self, eps, p, lam1, lam2):
-        """Largest change of one feature's objective term when a weight below
-        ``eps`` is set to 0 (Lemma 1)."""
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"{type(self).__name__}(x0={self.x0!r})"
-
-
-class SquaredEuclidean(Bregman):
-    r""":math:`F(x) = x^2`, :math:`B_F(\eta) = (\eta - x_0)^2` (default :math:`x_0 = 0`)."""
-
-    name = "euclidean"
-    code = 0
-    default_x0 = 0.0
-
-    def __init__(self, x0=None):
-        super().__init__(x0)
-        if not (np.isfinite(self.x0) and self.x0 >= 0):
-            raise ValueError(f"SquaredEuclidean: x0 must be finite and >= 0; got {self.x0!r}.")
-
-    def value(self, eta):
-        return (np.asarray(eta, dtype=float) - self.x0) ** 2
-
-    def zero_gradient(self, lam1):
-        return -2.0 * lam1 * self.x0
-
-    def upper_bracket(self, a, lam1):
-        return (self.x0 + np.maximum(a, 0.0) / (2.0 * lam1)) * (1.0 + 1e-12) + 1e-300
-
-    def elimination_term(self, eps, p, lam1, lam2):
-        return lam1 * eps**2 + lam2 * (p - 1.0) * eps**p
-
-
-class GeneralizedKL(Bregman):
-    r""":math:`F(x) = x \log x - x`, :math:`B_F(\eta) = \eta\log(\eta/x_0) - \eta + x_0`
-    (default :math:`x_0 = 1`)."""
-
-    name = "kl"
-    code = 1
-    default_x0 = 1.0
-
-    def __init__(self, x0=None):
-        super().__init__(x0)
-        if not (np.isfinite(self.x0) and self.x0 > 0):
-            raise ValueError(f"GeneralizedKL: x0 must be finite and > 0; got {self.x0!r}.")
-
-    def value(self, eta):
-        eta = np.asarray(eta, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(eta > 0, eta * np.log(np.where(eta > 0, eta, 1.0) / self.x0), 0.0)
-        return t - eta + self.x0
-
-    def zero_gradient(self, lam1):
+def zero_gradient(code, lam1, x0):
+    r""":math:`\lambda_1 (F'(0) - F'(x_0))` of the Bregman divergence ``code``."""
+    if code == EUCLIDEAN:
+        return -2.0 * lam1 * x0
+    if code == KL:
         return -np.inf
-
-    def upper_bracket(self, a, lam1):
-        return np.minimum(self.x0 * np.exp(np.minimum(np.maximum(a, 0.0) / lam1, 690.0)), 1e300) * (
-            1.0 + 1e-12
-        )
-
-    def elimination_term(self, eps, p, lam1, lam2):
-        return lam1 * eps + lam2 * (p - 1.0) * eps**p
+    raise ValueError(f"unknown Bregman divergence code {code!r}.")
 
 
-BREGMAN_DIVERGENCES = {"euclidean": SquaredEuclidean, "kl": GeneralizedKL}
+def upper_bracket(code, a, lam1, x0):
+    r"""Points where :math:`G > 0` for every p (Newton's upper bracket) for alignments ``a``."""
+    if code == EUCLIDEAN:
+        return (x0 + np.maximum(a, 0.0) / (2.0 * lam1)) * (1.0 + 1e-12) + 1e-300
+    if code == KL:
+        return np.minimum(x0 * np.exp(np.minimum(np.maximum(a, 0.0) / lam1, 690.0)), 1e300) * (1.0 + 1e-12)
+    raise ValueError(f"unknown Bregman divergence code {code!r}.")
 
 
-def _bregman(bregman, x0):
-    if isinstance(bregman, Bregman):
-        if x0 is not None:
-            return type(bregman)(x0)
-        return bregman
-    if bregman not in BREGMAN_DIVERGENCES:
-        raise ValueError(
-            f"bregman must be one of {sorted(BREGMAN_DIVERGENCES)} or a Bregman instance; got {bregman!r}."
-        )
-    return BREGMAN_DIVERGENCES[bregman](x0)
-
-
-_PREDICTORS = {"warm": 0, "first": 1, "second": 2, 0: 0, 1: 1, 2: 2}
-
-
-def _check_alignments(a, caller, feature_names=None):
-    """Refuse non-finite alignments, naming the features that have them.
-
-    One NaN alignment made every point of the path NaN (the threshold
-    default λ1 = λ2 = max(a)/2 and every Newton solve take it in), and
-    an infinite one was reported as a bad ``lambda1``."""
-    bad = np.flatnonzero(~np.isfinite(a))
-    if bad.size == 0:
-        return
-    def name(j):
-        return f"{feature_names[j]!r} (index {j})" if feature_names is not None else f"index {j}"
-    shown = ", ".join(f"{name(j)}: {a[j]}" for j in bad[:10])
-    more = "" if bad.size <= 10 else f", ... ({bad.size} in all)"
-    raise ValueError(f"{caller}: the alignments must be finite; {bad.size} of {a.size} feature(s) have a "
-                     f"non-finite alignment: {shown}{more}.  Alignments passed as 'alignments=' must be the "
-                     "finite per-feature values of numkfs.kernels.alignment.feature_alignments.")
-
-
-def _check_grid(grid):
-    g = np.asarray(grid, dtype=float).ravel()
-    if g.size == 0:
-        raise ValueError("the grid of p values must not be empty.")
-    if not np.all(np.isfinite(g)) or g.min() < 1.0:
-        raise ValueError(f"the grid's p values must be finite and >= 1; got min {g.min()!r}.")
-    if g.size > 1 and not np.all(np.diff(g) < 0):
-        raise ValueError("the grid of p values must be strictly decreasing (the path goes from p0 down to pe).")
-    return g
-
-
-def lpkta_weights(a, grid=None, *, bregman_weight=None, lp_weight=None, bregman="euclidean", x0=None, eps=1e-3,
-                  predictor="second", tol=1e-14, max_iter=100, p_grid=DEPRECATED, lambda1=DEPRECATED,
-                  lambda2=DEPRECATED):
-    r"""The path of weights :math:`\eta(p)` for given alignments (no data).
+def newton_path(a, grid, lam1, lam2, code, x0, eps, order, tol, max_iter):
+    """The weights at every p of ``grid`` for alignments ``a`` (checked by the caller).
 
     Parameters
     ----------
-    a : array of shape (n_features,)
-        The alignments.
-    grid : array
-        The p values, strictly decreasing, in [1, ∞).
-    bregman_weight, lp_weight : float
-        :math:`\lambda_1 > 0` and :math:`\lambda_2 \ge 0`, the weights of the
-        Bregman term and of the lp term.
-    bregman : {"euclidean", "kl"} or Bregman
-    x0 : float, optional
-        Centre of the Bregman divergence.
-    eps : float in [0, 1/e)
+    a : ndarray of shape (d,)
+    grid : ndarray of shape (P,)
+        Strictly decreasing p values in [1, ∞).
+    lam1, lam2 : float
+        Weights of the Bregman and the lp term.
+    code : int
+        The Bregman divergence (:data:`EUCLIDEAN`, :data:`KL`).
+    x0 : float
+        Its centre.
+    eps : float
         Juncture elimination threshold.
-    predictor : {"warm", "first", "second"}
+    order : int
+        Predictor order 0, 1 or 2.
     tol : float
-        Relative tolerance of the Newton corrector.
+        Relative tolerance of the corrector.
     max_iter : int
         Newton steps per point and feature.
-    p_grid, lambda1, lambda2
-        Deprecated names of ``grid``, ``bregman_weight`` and ``lp_weight``.
 
     Returns
     -------
-    eta : ndarray (n_points, n_features)
-    info : dict
-        ``objective`` (per point), ``juncture_p`` (per feature, NaN if never eliminated),
-        ``newton_iterations`` (total), ``max_G_residual``,
-        ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
+    eta : ndarray of shape (P, d)
+    junct : ndarray of shape (d,)
+        p at which a feature left the path (NaN if never).
+    stats : ndarray of shape (n_chunks, 3)
+        Newton iterations, safeguarded re-solves, largest relative |G| per chunk.
+    obj : ndarray of shape (n_chunks, P)
+        Objective terms of the non-zero weights per chunk.
     """
-    grid = renamed(grid, p_grid, new="grid", old="p_grid", caller="lpkta_weights")
-    lambda1 = renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller="lpkta_weights")
-    lambda2 = renamed(lp_weight, lambda2, new="lp_weight", old="lambda2", caller="lpkta_weights")
-    if grid is None or lambda1 is None or lambda2 is None:
-        raise TypeError("lpkta_weights: grid, bregman_weight and lp_weight are required.")
     a = np.ascontiguousarray(a, dtype=float)
-    _check_alignments(a, "lpkta_weights")
-    g = _check_grid(grid)
-    br = _bregman(bregman, x0)
-    if not (isinstance(lambda1, numbers.Real) and lambda1 > 0 and np.isfinite(lambda1)):
-        raise ValueError(f"bregman_weight must be a positive float; got {lambda1!r}.")
-    if not (isinstance(lambda2, numbers.Real) and lambda2 >= 0 and np.isfinite(lambda2)):
-        raise ValueError(f"lp_weight must be a non-negative float; got {lambda2!r}.")
-    if not (0.0 <= eps < math.exp(-1.0)):
-        raise ValueError(f"eps must be in [0, 1/e) for the monotonicity theorem to hold; got {eps!r}.")
-    if predictor not in _PREDICTORS:
-        raise ValueError(f"predictor must be 'warm', 'first' or 'second'; got {predictor!r}.")
     d = a.shape[0]
-    P = g.shape[0]
+    P = grid.shape[0]
     eta = np.zeros((P, d))
     junct = np.empty(d)
     n_chunks = parallel_tasks(d, per_thread=8, min_items=512)
     stats = np.zeros((n_chunks, 3))
     obj = np.zeros((n_chunks, P))
-    u_hi = np.log(np.ascontiguousarray(br.upper_bracket(a, float(lambda1)), dtype=float))
-    zero_grad = float(br.zero_gradient(lambda1))
-    order = _PREDICTORS[predictor]
-    n_fixed = {0: 4, 1: 3, 2: 2}[order]
-    args = (a, g, float(lambda1), float(lambda2), br.code, br.x0, zero_grad, u_hi, float(eps), order,
-            float(tol), int(max_iter), n_fixed)
+    u_hi = np.log(np.ascontiguousarray(upper_bracket(code, a, lam1, x0), dtype=float))
+    zero_grad = float(zero_gradient(code, lam1, x0))
+    args = (a, grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol, max_iter, _N_FIXED[order])
     if n_chunks == 1:
         # one chunk (fewer than 1,024 features): the chunk itself, without the parallel
         # region, whose compilation (1.4 s) would be most of a first small fit's
         _path_chunk(*args, eta, junct, 0, d, stats[0], obj[0])
     else:
         lpkta_path_kernel(*args, n_chunks, eta, junct, stats, obj)
-    nnz = np.count_nonzero(eta, axis=1)
-    objective = obj.sum(axis=0) + lambda1 * float(br.value(0.0)) * (d - nnz)
-    # features that left the path at their exact zero are not approximations
-    left = ~np.isnan(junct)
-    at_zero = a <= zero_grad + lambda2 * (np.where(left, junct, 2.0) <= 1.0)
-    by_eps = np.sort(junct[left & ~at_zero])[::-1]  # decreasing juncture p
-    r_elim = np.searchsorted(-by_eps, -g, side="right") if eps > 0 else np.zeros(P, int)
-    term = np.array([br.elimination_term(eps, pk, lambda1, lambda2) for pk in g])
-    info = {
-        "juncture_p": junct,
-        "newton_iterations": int(stats[:, 0].sum()),
-        "safeguarded_solves": int(stats[:, 1].sum()),
-        "max_G_residual": float(stats[:, 2].max()),  # relative: |G| / (|a| + λ1 + λ2)
-        "lemma1_bound": r_elim * term,
-        "lemma1_bound_paper": d * term if eps > 0 else np.zeros(P),
-        "n_eliminated": r_elim,
-        "objective": objective,
-    }
-    return eta, info
+    return eta, junct, stats, obj
 
 
 # ----------------------------------------------------------------------------
@@ -617,15 +463,16 @@ def _native_lpkta(problem: LpKTAProblem, *, tol, warm_start=True, max_iter=200):
     import time
 
     t0 = time.perf_counter()
-    eta, info = lpkta_weights(problem.a, [problem.p], bregman_weight=problem.lambda1, lp_weight=problem.lambda2,
-                              bregman=problem.bregman, x0=problem.x0, eps=0.0, tol=tol, max_iter=max_iter)
+    eta, _, stats, _ = newton_path(problem.a, np.array([problem.p]), problem.lambda1, problem.lambda2,
+                                   BREGMAN_CODES[problem.bregman], problem.x0, eps=0.0, order=2, tol=float(tol),
+                                   max_iter=int(max_iter))
     elapsed = time.perf_counter() - t0
     w = eta[0]
     obj, viol = problem.evaluate({"eta": w})
-    res = info["max_G_residual"]
+    res = float(stats[:, 2].max())
     status = Status.OPTIMAL if res <= max(tol, 1e-15) * 10 else Status.INACCURATE
     return SolverResult(solver="native", status=status, objective=obj, solution={"eta": w},
-                        iterations=info["newton_iterations"], solve_time=elapsed, max_violation=viol,
+                        iterations=int(stats[:, 0].sum()), solve_time=elapsed, max_violation=viol,
                         tolerance={"relative |G|": tol}, message=f"max relative |G| {res:.1e}")
 
 

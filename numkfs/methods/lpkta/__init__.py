@@ -17,7 +17,8 @@ The path in p (from ``p0 = 2`` down to ``pe = 1``, ``n_grid = 101`` points,
 step 0.01, by default) is
 followed by a predictor (warm start, first or second order) and a
 safeguarded Newton corrector per feature
-(:mod:`numkfs.solvers.native.lpkta_newton`), eliminating a feature for the
+(the kernels of :mod:`numkfs.solvers.native.lpkta_newton`, driven by
+:func:`lpkta_weights`), eliminating a feature for the
 rest of the path once its weight falls below ``eps`` < 1/e (juncture
 points; exact when ``eps = 0``).
 
@@ -45,7 +46,7 @@ Decisions where the user guide / the paper leave room:
 
 The kernel models on the learned kernel :math:`\sum_i \eta_i \tilde K_i`
 (the SVM of :class:`~numkfs.LpKTAClassifier`, the scores of
-:class:`~numkfs.LpKTASelectorCV` and :func:`~numkfs.feature_selection_path`)
+:class:`~numkfs.LpKTASelectorCV` and :func:`~numkfs.lpkta_selection_path`)
 live with the estimators (``numkfs.estimators._lpkta_scoring``): a method
 module computes the path only.
 """
@@ -57,20 +58,12 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._threads import thread_policy
-from .._validation import DEPRECATED, ConstantFeatureWarning, renamed
-from ..kernels.alignment import feature_alignments, resolve_gamma
-from ..paths import FeaturePath
-from ..solvers.native.lpkta_newton import (  # noqa: F401  (re-exported: the solver owns them)
-    BREGMAN_DIVERGENCES,
-    Bregman,
-    GeneralizedKL,
-    SquaredEuclidean,
-    _bregman,
-    _check_alignments,
-    _check_grid,
-    lpkta_weights,
-)
+from ..._threads import thread_policy
+from ..._validation import DEPRECATED, ConstantFeatureWarning, renamed
+from ...kernels.alignment import feature_alignments, resolve_gamma
+from ...paths import FeaturePath
+from ._bregman import BREGMAN_DIVERGENCES, Bregman, GeneralizedKL, SquaredEuclidean, _bregman
+from ._weights import _check_alignments, _check_grid, lpkta_weights
 
 __all__ = [
     "Bregman",

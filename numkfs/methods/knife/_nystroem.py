@@ -65,11 +65,11 @@ import threading
 import numpy as np
 import scipy.linalg
 
-from .._threads import limit_threads, thread_limits
-from .._validation import check_memory
-from ..kernels.weighted import AUTO_NUMBA_MAX_FEATURES
-from ..kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
-from .knife._problem import _EPS_DECREASE, _Knife
+from ..._threads import limit_threads, thread_limits
+from ..._validation import check_memory
+from ...kernels.weighted import AUTO_NUMBA_MAX_FEATURES
+from ...kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
+from ._problem import _EPS_DECREASE, _Knife
 
 __all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "knife_model",
            "memory_estimate", "resolve_approximation"]
@@ -97,7 +97,7 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
 
     Examples
     --------
-    >>> from numkfs.methods.knife_nystroem import resolve_approximation
+    >>> from numkfs.methods.knife import resolve_approximation
     >>> resolve_approximation("auto", 500), resolve_approximation("auto", 50_000, 200)
     (('exact', None), ('nystroem', 200))
     """
@@ -124,7 +124,7 @@ def memory_estimate(n_samples: int, n_features: int, n_components: int, kernel: 
 
     Examples
     --------
-    >>> from numkfs.methods.knife_nystroem import memory_estimate
+    >>> from numkfs.methods.knife import memory_estimate
     >>> round(memory_estimate(10**6, 20, 500) / 2**30, 1), round(memory_estimate(10**6, 20, 500, "poly") / 2**30, 1)
     (11.8, 19.2)
     """
