@@ -142,17 +142,27 @@ def test_a_row_cannot_be_changed():
         method_row("magic")
 
 
-def test_the_registry_imports_nothing_heavy_and_nothing_of_numkfs():
-    imported = [node for node in ast.walk(ast.parse((ROOT / "_registry.py").read_text()))
-                if isinstance(node, (ast.Import, ast.ImportFrom))]
+def non_stdlib_imports(source: str) -> list:
+    """What ``source`` imports beyond the standard library (relative imports with their dots)."""
+    imported = [node for node in ast.walk(ast.parse(source)) if isinstance(node, (ast.Import, ast.ImportFrom))]
     names = [a.name for n in imported if isinstance(n, ast.Import) for a in n.names]
-    names += [n.module for n in imported if isinstance(n, ast.ImportFrom)]
-    assert all(n.split(".")[0] in sys.stdlib_module_names | {"__future__"} for n in names), names
-    code = ("import sys, numkfs._registry as r; r.METHOD_ROWS; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('numpy', 'scipy', 'numba', 'cvxpy', 'sklearn', 'matplotlib') or m.startswith('numkfs.')))")
+    names += ["." * n.level + (n.module or "") for n in imported if isinstance(n, ast.ImportFrom)]
+    return [n for n in names if n.split(".")[0] not in sys.stdlib_module_names | {"__future__"}]
+
+
+def test_the_import_check_can_fail():
+    probe = "import json\nimport numpy as np\nfrom . import paths\nfrom .model_selection import CV_RULES\n"
+    assert non_stdlib_imports(probe) == ["numpy", ".", ".model_selection"]
+
+
+def test_the_registry_imports_nothing_heavy_and_nothing_of_numkfs():
+    assert non_stdlib_imports((ROOT / "_registry.py").read_text()) == []
+    code = ("import sys, numkfs; before = set(sys.modules); import numkfs._registry as r; r.METHOD_ROWS; "
+            "print(sorted(m for m in set(sys.modules) - before if m.startswith('numkfs')), "
+            "sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'scipy', 'numba', 'cvxpy', 'sklearn', 'matplotlib')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
-    assert out.stdout.strip() == "['numkfs._lazy', 'numkfs._registry']", out.stdout
+    assert out.stdout.strip() == "['numkfs._registry'] []", out.stdout
 
 
 # --------------------------------------------------------------------------
