@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._registry import METHOD_ROWS, resolve
 from ._validation import check_binary_labels, check_X_y
 
 __all__ = ["PROBLEMS", "build_problem"]
@@ -49,7 +50,8 @@ def knife_wstep_problem(X, y, *, kernel="rbf", lambda1=1.0, lambda2=1.0):
                          gamma=1.0 / X.shape[1])
 
 
-PROBLEMS = {"nmmkl": nmmkl_problem, "garrote": garrote_problem, "knife-wstep": knife_wstep_problem}
+#: Problem name -> builder: each method's ``cross_check`` in the method registry (``numkfs._registry``).
+PROBLEMS = {name: resolve(builder) for row in METHOD_ROWS.values() for name, builder in row.cross_check.items()}
 
 
 def build_problem(name: str, X, y, **kwargs):

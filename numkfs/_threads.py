@@ -35,6 +35,8 @@ import sys
 import threading
 from numbers import Integral
 
+from ._registry import METHOD_ROWS
+
 __all__ = ["BLAS_SERIAL_MAX_SAMPLES", "PARALLEL_MIN_ROWS", "SERIAL_MAX_SAMPLES", "limit_threads",
            "parallel_or_serial", "parallel_tasks", "set_threads", "thread_limits", "thread_policy",
            "threads_per_worker"]
@@ -62,15 +64,11 @@ _PINNED = {"numba": None, "blas": None}
 #: Per method: fits on at most this many samples run with one Numba thread
 #: and one BLAS thread; ``0`` means BLAS always single-threaded while Numba
 #: keeps its setting (the method's parallelism is over CV folds instead).
-SERIAL_MAX_SAMPLES = {
-    "knife": 2000,  # benchmarks/results/knife_speed.md
-    "l1kr": 999,  # per-call work at n = 200 too small for threads; threaded QR 100x slower when loaded
-    "cosso": 0,  # one n x n Cholesky per alternation: BLAS single-threaded at every size
-    "nmmkl": 0,  # the native QCQP's small dense solves
-    # KNIFE through a Nyström basis: m x m Cholesky and n x m rank-k updates; on the loaded 2-core machine
-    # two BLAS threads made a 200 x 200 Cholesky 0.12 CPU s instead of 0.3 ms (benchmarks/results/knife_large.md)
-    "knife_nystroem": 0,
-}
+#: Each method's ``serial_max_samples`` and ``thread_variants`` in the method
+#: registry (``numkfs._registry``), where the measurements are cited.
+SERIAL_MAX_SAMPLES = {**{name: row.serial_max_samples for name, row in METHOD_ROWS.items()
+                         if row.serial_max_samples is not None},
+                      **{name: limit for row in METHOD_ROWS.values() for name, limit in row.thread_variants.items()}}
 
 
 def thread_limits(method: str, n_samples: int) -> tuple:

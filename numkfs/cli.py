@@ -366,7 +366,7 @@ def _cmd_cross_check(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     from .datasets import dataset_names
-    from ._cv_rules import DEFAULT_CV_RULES  # numpy-free: --help and --version stay light
+    from ._registry import METHOD_ROWS  # numpy-free: --help and --version stay light
 
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
     parser.add_argument("--version", action="version", version=f"numkfs {__version__}")
@@ -381,12 +381,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "The default method is knife.")
     p.add_argument("data", help=f"a CSV file with a header row, or a shipped dataset name ({shipped})")
     p.add_argument("--target", help="response column (default: the last column)")
-    p.add_argument("--method", default="knife",
-                   help="knife (default), lpkta, nmmkl, l1kr, garrote or cosso")
+    methods = [m + (" (default)" if m == "knife" else "") for m in METHOD_ROWS]
+    p.add_argument("--method", default="knife", help=f"{', '.join(methods[:-1])} or {methods[-1]}")
     p.add_argument("--task", choices=["regression", "classification"], help="default: inferred from the target")
     p.add_argument("--n-features", type=_positive_int, dest="n_features", help="number of features to select (>= 1)")
     p.add_argument("--cv", type=_folds, default=5, help="cross-validation folds (>= 2, default 5)")
-    rules = ", ".join(f"{m} {r}" for m, r in DEFAULT_CV_RULES.items())
+    rules = ", ".join(f"{m} {row.cv_rules['selection']}" for m, row in METHOD_ROWS.items())
     p.add_argument("--cv-rule", choices=["best", "1se"], default=None, dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
                         f"error of it (default: the method's rule: {rules})")

@@ -61,7 +61,8 @@ import contextlib
 import numpy as np
 
 from ._targets import MAX_FLOAT_CLASSES, target_type  # the rule lives below kernels/
-from . import _cv_rules, _ties
+from . import _ties
+from ._registry import METHOD_ROWS  # each method's scores and default rule
 from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, support_jump  # grids
 from ._ties import tied_features, warn_ties  # ties at a requested count
 from ._cv_mean import cv_mean_se  # a point's mean CV score and standard error
@@ -80,23 +81,15 @@ class GridEdgeWarning(UserWarning):
     """The chosen point is at an edge of a grid the user can widen."""
 
 
-#: The held-out scores each method offers, per task; the first is its default.
+#: The held-out scores each method offers, per task; the first is its default
+#: (each method's ``scorings`` in ``numkfs._registry``).
 #: :func:`check_scoring` refuses any other (the one rule for every method).
-SCORINGS = {
-    # KNIFE: accuracy chose models as accurate on new data as the held-out loss and a Platt-calibrated
-    # deviance, with fewer false positives (benchmarks/results/selection_quality.md, issue #30)
-    "knife": {"regression": ("neg_mean_squared_error",),
-              "classification": ("accuracy", "neg_loss", "neg_log_loss")},
-    "lpkta": {"classification": ("neg_hinge_loss", "accuracy"), "regression": ("neg_mean_squared_error",)},
-    "nmmkl": {"classification": ("neg_hinge_loss", "accuracy")},
-    "l1kr": {"regression": ("neg_mean_squared_error",)},
-    "garrote": {"regression": ("neg_mean_squared_error",)},
-    "cosso": {"regression": ("neg_mean_squared_error",)},
-}
+SCORINGS = {name: dict(row.scorings) for name, row in METHOD_ROWS.items()}
 
 
 #: The rule :func:`numkfs.select` (and ``numkfs select``) uses for each method when no
-#: ``cv_rule`` is given, chosen on the simulations of ``benchmarks/selection_quality.py``
+#: ``cv_rule`` is given (each method's ``cv_rules["selection"]`` in ``numkfs._registry``,
+#: where the reason for each is written), chosen on the simulations of ``benchmarks/selection_quality.py``
 #: (true and false positives against the known truth; see the selection guide):
 #: ``"1se"`` where the best CV score sits on a flat stretch of the path that keeps
 #: noise features (COSSO, L1KR, lp-KTA, whose best point is often near p = 2,
@@ -107,7 +100,7 @@ SCORINGS = {
 #: (:class:`numkfs.NMMKLSelectorCV`: fewer missed and fewer false features than
 #: the former fixed m, where ``"1se"`` missed twice as many).  The estimators' own
 #: default stays ``"best"``.
-DEFAULT_CV_RULES = _cv_rules.DEFAULT_CV_RULES
+DEFAULT_CV_RULES = {name: row.cv_rules["selection"] for name, row in METHOD_ROWS.items()}
 
 
 def default_cv_rule(method: str, cv_rule: str | None = None) -> str:

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ._registry import METHOD_ROWS
+
 __all__ = ["FeaturePath", "SELECTION_TOL", "selection_tol", "support_mask"]
 
 #: The selection rule of every method, in one place: a feature is selected
@@ -21,8 +23,9 @@ __all__ = ["FeaturePath", "SELECTION_TOL", "selection_tol", "support_mask"]
 #: most M; every conic backend leaves its unused weights below 1e-8
 #: (interior-point solvers stop strictly inside the feasible set), so 1e-6
 #: gives the same support whichever backend solved the problem.  L1KR,
-#: lp-KTA and NMMKL set exact zeros (events, eliminations, top-m).
-SELECTION_TOL = {"knife": 1e-6, "garrote": 1e-6, "cosso": 1e-6}
+#: lp-KTA and NMMKL set exact zeros (events, eliminations, top-m).  Each
+#: method's ``selection_tol`` in the method registry (``numkfs._registry``).
+SELECTION_TOL = {name: row.selection_tol for name, row in METHOD_ROWS.items() if row.selection_tol}
 
 
 def selection_tol(method: str) -> float:

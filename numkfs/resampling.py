@@ -14,8 +14,9 @@ with the settings of :func:`numkfs.select` (or of the estimator given) and
 without cross-validation: a subsample needs the whole path, not a chosen
 point.
 
-What differs between methods is data, in :data:`PATH_SPECS`: the path
-function, the name of its grid, the estimators of the method, the settings
+What differs between methods is data, in each method's row of the method
+registry (``numkfs._registry``): the path function, the name of its grid,
+the estimators of the method, and in its ``resampling`` entry the settings
 of :func:`numkfs.select` that differ from the path function's defaults, the
 preprocessing of its estimators (KNIFE's estimators standardise X and
 centre a numeric y), the settings computed on the full data and re-used on
@@ -30,118 +31,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import numbers
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._registry import METHOD_ROWS, resolve
 from ._validation import DEPRECATED
 
-__all__ = ["PATH_SPECS", "PathSelectorMixin", "PathSpec", "method_name", "method_path"]
+__all__ = ["PathSelectorMixin", "method_name", "method_path"]
 
-
-@dataclass(frozen=True)
-class PathSpec:
-    """How :func:`method_path` reaches one method (a row of :data:`PATH_SPECS`).
-
-    A dataclass: each parameter is stored as the attribute of the same name.
-
-    Parameters
-    ----------
-    function : str
-        The path function's name in :mod:`numkfs.methods`.
-    grid : str
-        Its grid keyword (``None`` when the path is read on the grid
-        afterwards, ``read_at``).
-    estimators : tuple of str
-        The estimator classes of the method.
-    tasks : tuple of str
-        ``"regression"`` and/or ``"classification"``.
-    defaults : dict
-        Settings of :func:`numkfs.select` that differ from the path
-        function's defaults (for a method given by name).
-    fixed : dict
-        Settings of every resampled path.
-    classification : dict
-        Further defaults for class labels (KNIFE's loss).
-    renamed : dict
-        Estimator parameter -> path keyword, where the names differ.
-    standardize : bool
-        Standardise X and centre a numeric y on the rows given (KNIFE's
-        estimators do; the other path functions preprocess themselves).
-    shared : dict
-        Path keyword -> key path into ``path.extra`` of the full-data path:
-        a setting computed on the full data and re-used on every subsample.
-    fitted : dict
-        Path keyword -> attribute of a fitted estimator given as selector
-        (KNIFE's ``gamma_``: the bandwidth its fit chose).
-    read_at : str or None
-        Function of the method module reading the path on a grid
-        (``(path, grid) -> (weights, ...)``), for paths traced adaptively.
-    reach : str or None
-        Keyword bounding how far an adaptively traced path goes (L1KR's
-        ``D_max``), set to the grid's largest value.
-    n_scaled : tuple of str
-        Keywords (``"grid"`` for the grid) multiplied by ``m / n`` on a
-        subsample of ``m`` of the ``n`` rows.
-    max_grid : int or None
-        At most this many points of a grid read from an adaptive path.
-    scalar : tuple of str
-        Keywords the estimator may hold as a grid of values but the path
-        takes as one (L1KR's ``lambda1``).
-    multiclass : str or None
-        Function giving one-vs-rest paths on a shared grid (their largest
-        weight per feature is the path's weight).
-    min_rows : int
-        The fewest rows the method's path is fitted on (every path function
-        refuses fewer than 2, as the estimators do).
-    integer_grid : bool
-        The grid holds integers (NMMKL's m); default grid 1, ..., p.
-    """
-
-    function: str
-    grid: str | None
-    estimators: tuple
-    tasks: tuple
-    defaults: dict = field(default_factory=dict)
-    fixed: dict = field(default_factory=dict)
-    classification: dict = field(default_factory=dict)
-    renamed: dict = field(default_factory=dict)
-    standardize: bool = False
-    shared: dict = field(default_factory=dict)
-    fitted: dict = field(default_factory=dict)
-    read_at: str | None = None
-    reach: str | None = None
-    n_scaled: tuple = ()
-    max_grid: int | None = None
-    scalar: tuple = ()
-    multiclass: str | None = None
-    min_rows: int = 2
-    integer_grid: bool = False
-
-
-#: method name -> how :func:`method_path` reaches it.
-PATH_SPECS = {
-    "knife": PathSpec("knife_path", "grid",
-                      ("KNIFERegressor", "KNIFERegressorCV", "KNIFEClassifier", "KNIFEClassifierCV"),
-                      ("regression", "classification"), defaults={"n_grid": 40, "random_state": 0},
-                      classification={"loss": "squared_hinge"}, standardize=True,
-                      shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                      multiclass="knife_ovr_paths", renamed={"lambda2_grid": "grid", "n_lambdas": "n_grid"}),
-    "lpkta": PathSpec("lpkta_path", "grid",
-                      ("LpKTASelector", "LpKTASelectorCV", "LpKTAClassifier", "LpKTAClassifierCV"),
-                      ("classification", "regression")),
-    "l1kr": PathSpec("l1kr_path", None, ("L1KRRegressor", "L1KRRegressorCV"), ("regression",),
-                     defaults={"lambda1": 0.01}, read_at="l1kr_path_at", reach="D_max",
-                     n_scaled=("grid", "lambda1"), max_grid=50, scalar=("lambda1",),
-                     fixed={"grid": None, "n_grid": None},  # the traced path, read at the grid by l1kr_path_at
-                     renamed={"lam": "lambda1", "C": "norm_bound", "max_steps": "max_iter", "D_grid": "grid"}),
-    "garrote": PathSpec("garrote_path", "grid", ("GarroteRegressor", "GarroteRegressorCV"), ("regression",),
-                        defaults={"n_grid": 50}, renamed={"lambda2s": "grid", "n_lambdas": "n_grid"}),
-    "cosso": PathSpec("cosso_path", "grid", ("COSSORegressor", "COSSORegressorCV"), ("regression",),
-                      shared={"lambda0": ("lambda0",)}, renamed={"Ms": "grid", "n_Ms": "n_grid"}),
-    "nmmkl": PathSpec("nmmkl_path", "grid", ("NMMKLSelector", "NMMKLSelectorCV"), ("classification",),
-                      integer_grid=True, renamed={"m_values": "grid"}),
-}
 
 #: Path keywords never taken from an estimator's parameters (the data, the
 #: grid, names, and what a resampling loop runs itself).
@@ -149,7 +46,7 @@ _NOT_FROM_ESTIMATOR = frozenset({"X", "y", "feature_names", "true_support", "ver
 
 
 def method_name(selector) -> str:
-    """The method (a key of :data:`PATH_SPECS`) of a method name or a numkfs estimator.
+    """The method (its name in the method registry) of a method name or a numkfs estimator.
 
     Parameters
     ----------
@@ -175,25 +72,24 @@ def method_name(selector) -> str:
     """
     if isinstance(selector, str):
         key = selector.lower().replace("-", "")
-        if key in PATH_SPECS:
+        if key in METHOD_ROWS:
             return key
     else:
         cls = type(selector).__name__
-        for key, spec in PATH_SPECS.items():
-            if cls in spec.estimators and type(selector).__module__.startswith("numkfs."):
+        for key, row in METHOD_ROWS.items():
+            if cls in row.estimator_names and type(selector).__module__.startswith("numkfs."):
                 return key
-    known = ", ".join(repr(k) for k in PATH_SPECS)
-    ests = ", ".join(e for s in PATH_SPECS.values() for e in s.estimators)
+    known = ", ".join(repr(k) for k in METHOD_ROWS)
+    ests = ", ".join(e for row in METHOD_ROWS.values() for e in row.estimator_names)
     raise ValueError(f"selector must be a method name ({known}) or a numkfs estimator ({ests}); got {selector!r}.")
 
 
 def _path_settings(method, selector, params, classification):
     """The path function's keyword arguments: select()'s defaults or the
     estimator's parameters, then ``params``; unknown names refused."""
-    import numkfs.methods as M
-
-    spec = PATH_SPECS[method]
-    fn = getattr(M, spec.function)
+    row = METHOD_ROWS[method]
+    spec = row.resampling
+    fn = resolve(row.path)
     accepted = set(inspect.signature(fn).parameters) - {"X", "y"}
     if isinstance(selector, str):
         kw = dict(spec.defaults)
@@ -212,10 +108,10 @@ def _path_settings(method, selector, params, classification):
     kw.update(spec.fixed)
     for name, value in (params or {}).items():
         if name not in accepted or name in ("X", "y"):
-            raise ValueError(f"{spec.function} has no parameter {name!r} (passed in params); it takes "
+            raise ValueError(f"{row.path_name} has no parameter {name!r} (passed in params); it takes "
                              f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
         if name in spec.fixed:
-            raise ValueError(f"{spec.function}'s {name!r} is set by the resampling ({name}={spec.fixed[name]!r}: "
+            raise ValueError(f"{row.path_name}'s {name!r} is set by the resampling ({name}={spec.fixed[name]!r}: "
                              f"the path is traced in full and read at the selector's own grid); leave it out of "
                              f"params and give the resampling selector's grid instead.")
         kw.pop(spec.renamed.get(name), None)  # a former name given: not its new name's default too
@@ -223,7 +119,7 @@ def _path_settings(method, selector, params, classification):
     for name in spec.scalar:
         values = np.atleast_1d(np.asarray(kw.get(name, 0.0), dtype=float)).ravel()
         if values.size != 1:
-            raise ValueError(f"{spec.function} in a resampling selector takes one {name}; got {kw[name]!r}.")
+            raise ValueError(f"{row.path_name} in a resampling selector takes one {name}; got {kw[name]!r}.")
         if name in kw:
             kw[name] = float(values[0])
     return fn, kw
@@ -293,7 +189,8 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     from .paths import FeaturePath
 
     method = method_name(selector)
-    spec = PATH_SPECS[method]
+    row = METHOD_ROWS[method]
+    spec = row.resampling
     X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     n = X.shape[0]
@@ -304,8 +201,8 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     elif task not in ("regression", "classification"):
         raise ValueError(f"task must be 'regression', 'classification' or None; got {task!r}.")
     y = task_target(y, task)
-    if task not in spec.tasks:
-        raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(spec.tasks)}.")
+    if task not in row.tasks:
+        raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(row.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
     if kw.get("target", "auto") == "auto" and "target" in inspect.signature(fn).parameters:
         from .estimators._lpkta import target_for_task
@@ -335,14 +232,14 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
             y = y.astype(float) - float(np.mean(y))
     if spec.integer_grid:
         read_grid = np.arange(1, X.shape[1] + 1) if read_grid is None else read_grid.round().astype(int)
-    if spec.grid is not None and read_grid is not None:
-        kw[spec.grid] = read_grid
+    if row.grid is not None and read_grid is not None:
+        kw[row.grid] = read_grid
     if spec.reach is not None and read_grid is not None and read_grid.size:
         kw[spec.reach] = float(read_grid.max()) if kw.get(spec.reach) is None else kw[spec.reach] * ratio
     classes = np.unique(y) if task == "classification" else ()
     if spec.multiclass is not None and len(classes) > 2:
         targets = [np.where(y == c, 1.0, -1.0) for c in classes]
-        grid_kw = {spec.grid: kw.pop(spec.grid)} if spec.grid in kw else {}
+        grid_kw = {row.grid: kw.pop(row.grid)} if row.grid in kw else {}
         paths = getattr(module, spec.multiclass)(X, targets, feature_names=feature_names, **grid_kw, **kw)
         path = FeaturePath(grid=paths[0].grid, weights=np.max([p.weights for p in paths], axis=0),
                            grid_name=paths[0].grid_name, feature_names=paths[0].feature_names,
@@ -427,7 +324,7 @@ class PathSelectorMixin:
             raise ValueError(f"task must be 'regression', 'classification' or None; got {self.task!r}.")
         method = method_name(self.selector)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        need = max(min_samples, PATH_SPECS[method].min_rows)
+        need = max(min_samples, METHOD_ROWS[method].resampling.min_rows)
         if X.shape[0] < need:
             raise ValueError(f"{type(self).__name__} with {method}'s path needs at least {need} rows; got "
                              f"n_samples = {X.shape[0]}: give more rows.")

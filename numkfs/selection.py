@@ -19,17 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._registry import METHOD_ROWS, resolve
+
 __all__ = ["select", "SelectionResult", "METHODS"]
 
-#: method -> tasks it supports.
-METHODS = {
-    "knife": ("regression", "classification"),
-    "lpkta": ("classification", "regression"),
-    "nmmkl": ("classification",),
-    "l1kr": ("regression",),
-    "garrote": ("regression",),
-    "cosso": ("regression",),
-}
+#: method -> tasks it supports (from the method registry, ``numkfs._registry``).
+METHODS = {name: row.tasks for name, row in METHOD_ROWS.items()}
 
 #: Words for the score names (a ``neg_`` score is printed as the positive loss).
 _SCORE_WORDS = {
@@ -437,61 +432,44 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
 
 def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):
     """:func:`select` after its checks: fit the method's estimator and choose the point."""
-    from . import estimators as E
     from .model_selection import TIE_RTOL, index_for_count, warn_ties
 
-    solver, extra = params.get("solver", "auto"), {}
-    contract = dict(cv=cv, cv_rule=cv_rule, scoring=scoring, random_state=random_state)
+    row, extra = METHOD_ROWS[method], {}
+    contract = dict(cv=cv, cv_rule=cv_rule, scoring=scoring, random_state=random_state, verbose=verbose)
 
-    if method == "nmmkl" and n_features is not None:
+    if row.fixed_count is not None and n_features is not None:  # NMMKL's top-m rule at m = n_features
         y = np.asarray(y)
         m = n_features
-        est = E.NMMKLSelector(n_features_to_select=m, **params).fit(X, y)
-        selected = est.get_support()  # the top-m rule
-        weights = np.asarray(est.scores_, dtype=float)
+        est = resolve(row.fixed_count.estimator)(**{row.fixed_count.parameter: m}, **params).fit(X, y)
+        selected = est.get_support()
+        weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         warn_ties(weights, m, kept=selected, feature_names=names, rtol=TIE_RTOL, stacklevel=4,
-                  how="NMMKL breaks the tie by its relaxed selection p")
-        score_name = scoring or "neg_hinge_loss"
+                  how=row.fixed_count.tie_note)
+        score_name = scoring or row.scorings[task][0]
         score = _cv_linear_svm_score(X, y, selected, cv, random_state, score_name)
-        extra["scores"] = est.scores_
+        extra.update({key: getattr(est, attr) for key, attr in row.select_extra.items()})
         return SelectionResult(method, task, names, weights, selected, score, score_name, est.solver_, None, est,
                                extra, None, "n_features")
 
-    if method == "knife":
-        cls = E.KNIFERegressorCV if task == "regression" else E.KNIFEClassifierCV
-        kw = dict(params)
-        if "n_lambdas" not in kw:  # n_grid's former name (the estimator warns)
-            kw.setdefault("n_grid", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
-        kw.setdefault("verbose", verbose)
-    elif method == "l1kr":
-        cls = E.L1KRRegressorCV
-        kw = dict(params)
-        solver = "homotopy (native)"
-    elif method == "lpkta":
+    cls = resolve(row.select_estimator[task])
+    kw = dict(params)
+    taken = cls().get_params(deep=False)
+    formers = {new: [old for old, to in row.resampling.renamed.items() if to == new] for new in row.select_params}
+    for name, value in row.select_params.items():
+        if not any(old in kw for old in formers[name]):  # a former name given (the estimator warns)
+            kw.setdefault(name, value)
+    if "target" in taken:  # lp-KTA: the task given, not one inferred again from y
         from .estimators._lpkta import target_for_task
 
-        cls = E.LpKTASelectorCV
-        kw = dict(params)
-        kw.setdefault("target", target_for_task(task, y))  # the task given, not one inferred again from y
-        solver = "per-feature Newton (native)"
-    elif method == "nmmkl":  # m chosen by CV (a requested m: above)
-        cls = E.NMMKLSelectorCV
-        kw = dict(params)
-    elif method == "garrote":
-        cls = E.GarroteRegressorCV
-        kw = dict(params)
-    else:  # cosso
-        cls = E.COSSORegressorCV
-        kw = dict(params)
+        kw.setdefault("target", target_for_task(task, y))
+    solver = row.select_solver or params.get("solver", "auto")
     est = cls(**_with_contract(cls, kw, **contract)).fit(X, y)
     path = est.path_
-    if method == "nmmkl":
-        extra["scores"] = est.scores_
+    extra.update({key: getattr(est, attr) for key, attr in row.select_extra.items()})
     if n_features is None:
         i = int(est.best_index_)
         selected = path.selected(i)
-        # NMMKL's weights are 0/1 selections along its path in m; its scores φ rank the features
-        weights = np.asarray(est.scores_ if method == "nmmkl" else est.feature_weights_, dtype=float)
+        weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         rule = path.cv_rule or cv_rule
     else:
         i, selected = index_for_count(path, n_features, feature_names=names)

@@ -340,12 +340,13 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self
         """
         from .model_selection import parallel_map
-        from .resampling import PATH_SPECS, method_path
+        from ._registry import METHOD_ROWS
+        from .resampling import method_path
 
         method, X, y, task = self._fit_data(X, y, min_samples=2)
         n, p = X.shape
         classification = task == "classification"
-        spec = PATH_SPECS[method]
+        spec = METHOD_ROWS[method].resampling
         counts = np.unique(y, return_counts=True)[1] if classification else np.array([n])
         m = int(np.floor(self.sample_fraction * counts).sum())  # the rows of a (stratified) subsample
         if m < spec.min_rows:

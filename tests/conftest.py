@@ -16,7 +16,10 @@ is built from it:
 A test that needs another setting (``cv=3``, another ``random_state``)
 asks :func:`make` for it; the other parameters stay the registry's.
 
-A new public estimator goes here, and nowhere else:
+The methods come from the method registry (:func:`methods`); ``test_registry.py`` checks that
+:data:`ESTIMATORS` holds exactly the estimators its rows name.
+
+A new public estimator goes here (and in its method's row), and nowhere else:
 ``test_selection_contract.py`` checks that the registry holds every name of
 ``numkfs.estimators.__all__``, ``test_layers.py`` that each one is in a
 ``parametrize_with_checks`` list and, unless it cross-validates, in the
@@ -62,6 +65,14 @@ VARIANTS = [
     _E.NMMKLSelector(n_features_to_select=1, kernel="rbf"),
     _E.LpKTASelector(n_features_to_select=1, grid=_P11),
 ]
+
+
+def methods(*, task=None):
+    """The methods of the method registry (``numkfs/_registry.py``), in its order; ``task``: only those
+    that do "regression" or "classification".  Every list of methods in the tests is built from it."""
+    from numkfs._registry import METHOD_ROWS
+
+    return [name for name, row in METHOD_ROWS.items() if task is None or task in row.tasks]
 
 
 def names(*, cv=None, task=None):

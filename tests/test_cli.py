@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import methods
 
 from numkfs.cli import main
 
@@ -34,7 +35,7 @@ CLI_ERRORS = [
           id="no-such-file"),
     _case(["select", "ozone", "--target", "nope"], "column 'nope' not found in ozone; columns: ", id="no-target"),
     _case(["select", "ozone", "--method", "magic"],
-          "unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr, garrote, cosso", id="bad-method"),
+          f"unknown method 'magic'; choose one of {', '.join(methods())}", id="bad-method"),
     _case(["select", "d.csv", "--method", "bogus", "--cv", "2", "-q"], "unknown method 'bogus'; choose one of ",
           files={"d.csv": "a,b,y\n1,2,1\n2,3,2\n3,4,3\n4,1,1\n"}, id="bad-method-on-a-file"),
     # the file's contents

@@ -12,6 +12,7 @@ from importlib.metadata import version
 
 import numpy as np
 import pytest
+from conftest import methods
 
 import numkfs
 from numkfs import FeaturePath, select
@@ -159,7 +160,7 @@ def test_plot_without_extension_is_written_under_that_name(wide_csv, tmp_path, c
 THREE = (np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 5.0]]), np.array([3.0, 4.0, 1.5]))
 
 
-@pytest.mark.parametrize("method", ["garrote", "cosso", "l1kr", "knife", "lpkta"])
+@pytest.mark.parametrize("method", methods(task="regression"))
 def test_a_fold_too_small_is_named(method):
     X, y = THREE
     with pytest.raises(ValueError, match=r"^fold 1 of 2 has 1 training sample; \S+ needs at least 2: "

@@ -22,7 +22,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from conftest import names
+from conftest import methods, names
 
 import numkfs
 
@@ -332,7 +332,7 @@ def _method_of(obj):
     if isinstance(obj, Exception):
         return None
     mod = obj.__module__.split(".")
-    for key in ("knife", "l1kr", "lpkta", "nmmkl", "garrote", "cosso"):
+    for key in methods():
         if any(part.lstrip("_").startswith(key) for part in mod[1:]):
             return "cosso" if obj.__name__.lower().startswith("cosso") else key
     return None

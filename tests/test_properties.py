@@ -34,7 +34,7 @@ hypothesis = pytest.importorskip("hypothesis")
 pd = pytest.importorskip("pandas")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from conftest import make, names, task_of  # noqa: E402
+from conftest import make, methods, names, task_of  # noqa: E402
 
 #: seconds one fit (or select call) may take, Numba compilation excluded (warmed up below)
 TIME_BUDGET = 60.0
@@ -50,7 +50,7 @@ def estimators():
     return {name: (functools.partial(make, name), task_of(name)) for name in names()}
 
 
-SELECT_METHODS = ["knife", "lpkta", "nmmkl", "l1kr", "garrote", "cosso"]
+SELECT_METHODS = methods()
 SELECT_PARAMS = {"knife": {"n_grid": 4, "max_iter": 15}, "l1kr": {"n_grid": 3, "D_max": 2.0, "max_iter": 200},
                  "garrote": {"n_grid": 5}, "cosso": {"n_grid": 3, "max_iter": 20},
                  "lpkta": {"grid": np.linspace(2, 1, 5)}, "nmmkl": {}}
@@ -296,7 +296,7 @@ def test_thread_limits_nest_and_overlap_across_threads(actions, closing):
 # the task given is the task used (issue #44)
 
 #: select()'s methods that do regression.
-REGRESSION_METHODS = [m for m in SELECT_METHODS if m != "nmmkl"]
+REGRESSION_METHODS = methods(task="regression")
 
 
 @st.composite

@@ -21,6 +21,7 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from conftest import methods  # noqa: E402
 
 import numkfs  # noqa: E402
 from numkfs._preprocessing import response_scale  # noqa: E402
@@ -79,7 +80,7 @@ def test_select_is_the_same_at_y_times_1e8_and_1e_minus_8(method):
 
 
 @settings(max_examples=12, deadline=None, derandomize=True, database=None)
-@given(method=st.sampled_from(sorted(PARAMS)), exponent=st.floats(-8.0, 8.0))
+@given(method=st.sampled_from(sorted(methods(task="regression"))), exponent=st.floats(-8.0, 8.0))
 def test_selection_does_not_depend_on_the_units_of_y(method, exponent):
     """Property: y times 10**exponent (any real exponent in [-8, 8]) gives the same support and the
     same chosen point, for every regression method of select()."""

@@ -3,6 +3,7 @@ common grid, the region Λ, the PFER bounds, the scikit-learn contract, and
 Friedman #1's strong features found by lp-KTA and by KNIFE."""
 import numpy as np
 import pytest
+from conftest import methods
 from sklearn.base import clone
 from sklearn.datasets import make_friedman1
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -167,10 +168,12 @@ def test_set_params_puts_path_parameters_into_params():
     assert sel.params == {"n_grid": 12, "lambda_min_ratio": 0.01} and sel.threshold == 0.7
 
 
-@pytest.mark.parametrize("method", ["knife", "lpkta", "l1kr", "garrote", "cosso", "nmmkl"])
+@pytest.mark.parametrize("method", methods())
 def test_method_path_reuses_the_full_data_grid_and_settings(method):
+    from numkfs._registry import method_row
+
     X, y = make_friedman1(n_samples=40, n_features=5, random_state=0)
-    if method == "nmmkl":
+    if "regression" not in method_row(method).tasks:
         y = (y > np.median(y)).astype(int)
     params = {"n_grid": 6} if method == "knife" else None
     full = method_path(method, X, y, params=params)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._registry import METHOD_ROWS
+
 
 def _chosen_mask(path, chosen):
     """The support at the marked point: the path's chosen support when the
@@ -38,16 +40,11 @@ GRID_LABELS = {
     "M": "COSSO bound M on Σ θ",
 }
 
-#: (display name, weight axis label) per method (``FeaturePath.method``).
-METHOD_LABELS = {
-    "knife": ("KNIFE", "feature weight w"),
-    "l1kr": ("L1KR", "ARD kernel weight β"),
-    "lpkta": ("lp-KTA", "kernel weight η"),
-    "nmmkl": ("NMMKL", "selection weight p"),
-    "garrote": ("Garrote", "feature weight w"),
-    "cosso": ("COSSO", "component weight θ"),
-    "stability": ("Stability selection", "selection probability"),
-}
+#: (display name, weight axis label) per method (``FeaturePath.method``): each
+#: method's ``label`` and ``weight_label`` in the method registry
+#: (``numkfs._registry``), and stability selection's.
+METHOD_LABELS = {**{name: (row.label, row.weight_label) for name, row in METHOD_ROWS.items()},
+                 "stability": ("Stability selection", "selection probability")}
 
 
 def _method_labels(method: str):

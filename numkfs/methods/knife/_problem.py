@@ -18,7 +18,7 @@ import scipy.linalg
 import scipy.optimize
 
 from ..._linalg import rows_matvec
-from ..._threads import SERIAL_MAX_SAMPLES as _SERIAL_MAX_SAMPLES
+from ..._registry import METHOD_ROWS
 from ..._validation import Interval, NoneOr, Options
 from ...kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
 from ...losses import get_loss
@@ -29,8 +29,8 @@ REGRESSION_LOSSES = ("squared",)
 CLASSIFICATION_LOSSES = ("squared_hinge", "huberized_hinge", "logistic")
 
 #: Fits with at most this many samples run single-threaded (numkfs's thread
-#: policy, :data:`numkfs._threads.SERIAL_MAX_SAMPLES`).
-SERIAL_MAX_SAMPLES = _SERIAL_MAX_SAMPLES["knife"]
+#: policy: KNIFE's ``serial_max_samples`` in the method registry, ``numkfs._registry``).
+SERIAL_MAX_SAMPLES = METHOD_ROWS["knife"].serial_max_samples
 
 #: Weights at or below this are set to exactly zero (and stay there).
 ZERO_TOL = 1e-12

@@ -1,0 +1,397 @@
+"""The method registry: one frozen row per method, the one place a method's facts live.
+
+Each method of numkfs (KNIFE, lp-KTA, NMMKL, L1KR, the garrote, COSSO) is one
+:class:`MethodRow` of :data:`METHOD_ROWS`: its path function and grid, its
+estimators per task, its default CV rule per question, its scores and
+selection tolerance, its thread policy, its labels, :func:`numkfs.select`'s
+settings for it and how the resampling selectors reach its path.  Every
+other module reads the row (the public tables :data:`numkfs.selection.METHODS`,
+:data:`numkfs.model_selection.DEFAULT_CV_RULES`,
+:data:`numkfs.model_selection.SCORINGS`, :data:`numkfs.paths.SELECTION_TOL`,
+:data:`numkfs._threads.SERIAL_MAX_SAMPLES` and
+:data:`numkfs.plotting.METHOD_LABELS` are built from the rows), so adding a
+method or changing one's default means changing its row (see "Adding a
+method" in ``docs/contributing.md``).
+
+A ground-floor module: it imports nothing of numkfs and nothing heavy (the
+command line's parser reads it without numpy).  Functions and classes are
+named by dotted strings, ``"module:name"``, resolved on use by :func:`resolve`.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = ["CV_QUESTIONS", "METHOD_ROWS", "FixedCount", "MethodRow", "PathSpec", "method_row", "resolve"]
+
+#: The questions a default CV rule answers: a model that predicts well, or the
+#: features that matter (issue #45 sets the two apart; :func:`numkfs.select` asks
+#: the second).
+CV_QUESTIONS = ("prediction", "selection")
+
+
+def resolve(dotted: str):
+    """The object a dotted name ``"package.module:name"`` names (imported on use).
+
+    Parameters
+    ----------
+    dotted : str
+        A module path and an attribute of it, joined by ``":"``.
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> from numkfs._registry import resolve
+    >>> resolve("numkfs.paths:support_mask").__name__
+    'support_mask'
+    """
+    module, _, name = dotted.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _frozen(obj):
+    """Read-only mappings (and tuples), so that a frozen row cannot be changed in place."""
+    if isinstance(obj, Mapping):
+        return MappingProxyType({k: _frozen(v) for k, v in obj.items()})
+    if isinstance(obj, list):
+        return tuple(obj)
+    return obj
+
+
+class _Frozen:
+    """A frozen dataclass whose mapping fields are read-only."""
+
+    def __post_init__(self):
+        for f in fields(self):
+            object.__setattr__(self, f.name, _frozen(getattr(self, f.name)))
+
+
+@dataclass(frozen=True)
+class PathSpec(_Frozen):
+    """How :func:`numkfs.resampling.method_path` reaches a method's path
+    (:attr:`MethodRow.resampling`).
+
+    A dataclass: each parameter is stored as the attribute of the same name.
+
+    Parameters
+    ----------
+    defaults : dict
+        Settings of :func:`numkfs.select` that differ from the path
+        function's defaults (for a method given by name).
+    fixed : dict
+        Settings of every resampled path.
+    classification : dict
+        Further defaults for class labels (KNIFE's loss).
+    renamed : dict
+        Estimator parameter -> path keyword, where the names differ.
+    standardize : bool
+        Standardise X and centre a numeric y on the rows given (KNIFE's
+        estimators do; the other path functions preprocess themselves).
+    shared : dict
+        Path keyword -> key path into ``path.extra`` of the full-data path:
+        a setting computed on the full data and re-used on every subsample.
+    fitted : dict
+        Path keyword -> attribute of a fitted estimator given as selector
+        (KNIFE's ``gamma_``: the bandwidth its fit chose).
+    read_at : str or None
+        Function of the path function's module reading the path on a grid
+        (``(path, grid) -> (weights, ...)``), for paths traced adaptively.
+    reach : str or None
+        Keyword bounding how far an adaptively traced path goes (L1KR's
+        ``D_max``), set to the grid's largest value.
+    n_scaled : tuple of str
+        Keywords (``"grid"`` for the grid) multiplied by ``m / n`` on a
+        subsample of ``m`` of the ``n`` rows.
+    max_grid : int or None
+        At most this many points of a grid read from an adaptive path.
+    scalar : tuple of str
+        Keywords the estimator may hold as a grid of values but the path
+        takes as one (L1KR's ``lambda1``).
+    multiclass : str or None
+        Function of the path function's module giving one-vs-rest paths on
+        a shared grid (their largest weight per feature is the path's weight).
+    min_rows : int
+        The fewest rows the method's path is fitted on (every path function
+        refuses fewer than 2, as the estimators do).
+    integer_grid : bool
+        The grid holds integers (NMMKL's m); default grid 1, ..., p.
+    """
+
+    defaults: Mapping = field(default_factory=dict)
+    fixed: Mapping = field(default_factory=dict)
+    classification: Mapping = field(default_factory=dict)
+    renamed: Mapping = field(default_factory=dict)
+    standardize: bool = False
+    shared: Mapping = field(default_factory=dict)
+    fitted: Mapping = field(default_factory=dict)
+    read_at: str | None = None
+    reach: str | None = None
+    n_scaled: tuple = ()
+    max_grid: int | None = None
+    scalar: tuple = ()
+    multiclass: str | None = None
+    min_rows: int = 2
+    integer_grid: bool = False
+
+
+@dataclass(frozen=True)
+class FixedCount(_Frozen):
+    """How :func:`numkfs.select` keeps exactly ``n_features`` features with an
+    estimator of its own, instead of reading the CV path at that count
+    (NMMKL: its top-m selection at m = ``n_features``).
+
+    A dataclass: each parameter is stored as the attribute of the same name.
+
+    Parameters
+    ----------
+    estimator : str
+        The estimator, a dotted name.
+    parameter : str
+        Its parameter that takes the count.
+    tie_note : str
+        How it breaks a tie at the count (said by the tie warning).
+    """
+
+    estimator: str
+    parameter: str
+    tie_note: str
+
+
+@dataclass(frozen=True)
+class MethodRow(_Frozen):
+    """Everything numkfs knows about one method, in one frozen row of :data:`METHOD_ROWS`.
+
+    A dataclass: each parameter is stored as the attribute of the same name.
+    Functions and classes are dotted names ``"module:name"`` (:func:`resolve`).
+
+    Parameters
+    ----------
+    name : str
+        The method's name, as :func:`numkfs.select`, the command line and
+        :attr:`numkfs.FeaturePath.method` spell it.
+    label : str
+        The method's name in plots and printed text (``"lp-KTA"``).
+    weight_label : str
+        What its feature weights are, for a plot's weight axis.
+    tasks : tuple of str
+        ``"regression"`` and/or ``"classification"``, in the order the
+        messages list them.
+    path : str
+        The path function.
+    grid : str or None
+        The path function's keyword that takes the grid (None: the path is
+        traced adaptively and read at the grid afterwards,
+        :attr:`PathSpec.read_at`).
+    estimators : dict
+        Task -> the method's estimators that do it.
+    select_estimator : dict
+        Task -> the cross-validating estimator :func:`numkfs.select` fits.
+    cv_rules : dict
+        Question (:data:`CV_QUESTIONS`) -> the default rule (``"best"`` or
+        ``"1se"``) that chooses the path point for it; :func:`numkfs.select`
+        uses the ``"selection"`` rule.
+    scorings : dict
+        Task -> the held-out scores the method offers, the default first.
+    selection_tol : float
+        A feature is selected when ``|weight| > selection_tol`` (0 for
+        methods that set exact zeros).
+    serial_max_samples : int or None
+        The thread policy (:func:`numkfs._threads.thread_limits`): fits on at
+        most this many samples run with one Numba and one BLAS thread; ``0``:
+        BLAS always single-threaded while Numba keeps its setting; None: the
+        common policy only.
+    thread_variants : dict
+        Further thread policies, by the name a variant of the method's fit
+        asks :func:`numkfs._threads.thread_limits` for (KNIFE through a
+        Nyström basis).
+    select_params : dict
+        Estimator parameters :func:`numkfs.select` sets unless given.
+    select_solver : str or None
+        The solver :func:`numkfs.select` reports when the estimator has no
+        ``solver_`` (a native algorithm).
+    select_weights : str
+        The fitted estimator's attribute :func:`numkfs.select` reports as the weights.
+    select_extra : dict
+        ``SelectionResult.extra`` key -> fitted estimator attribute.
+    fixed_count : FixedCount or None
+        How :func:`numkfs.select` keeps exactly ``n_features`` features, when
+        not by reading the path.
+    cross_check : dict
+        ``numkfs cross-check --problem`` name -> the builder of the method's
+        convex subproblem.
+    guide : str
+        The method's page of the user guide (a path in the repository).
+    resampling : PathSpec
+        How the resampling selectors reach the method's path.
+    """
+
+    name: str
+    label: str
+    weight_label: str
+    tasks: tuple
+    path: str
+    grid: str | None
+    estimators: Mapping
+    select_estimator: Mapping
+    cv_rules: Mapping
+    scorings: Mapping
+    selection_tol: float = 0.0
+    serial_max_samples: int | None = None
+    thread_variants: Mapping = field(default_factory=dict)
+    select_params: Mapping = field(default_factory=dict)
+    select_solver: str | None = None
+    select_weights: str = "feature_weights_"
+    select_extra: Mapping = field(default_factory=dict)
+    fixed_count: FixedCount | None = None
+    cross_check: Mapping = field(default_factory=dict)
+    guide: str = ""
+    resampling: PathSpec = field(default_factory=PathSpec)
+
+    @property
+    def path_name(self) -> str:
+        """The path function's name (``"knife_path"``)."""
+        return self.path.rpartition(":")[2]
+
+    @property
+    def estimator_names(self) -> tuple:
+        """The class names of the method's estimators, each once, in the row's order."""
+        out = []
+        for names in self.estimators.values():
+            out += [n.rpartition(":")[2] for n in names if n.rpartition(":")[2] not in out]
+        return tuple(out)
+
+
+_E = "numkfs.estimators:"
+_M = "numkfs.methods:"
+_REGRESSION = ("neg_mean_squared_error",)
+
+_ROWS = (
+    MethodRow(
+        "knife", "KNIFE", "feature weight w", ("regression", "classification"), _M + "knife_path", "grid",
+        estimators={"regression": (_E + "KNIFERegressor", _E + "KNIFERegressorCV"),
+                    "classification": (_E + "KNIFEClassifier", _E + "KNIFEClassifierCV")},
+        select_estimator={"regression": _E + "KNIFERegressorCV", "classification": _E + "KNIFEClassifierCV"},
+        # its best point keeps at most one noise feature on the simulations, and it predicted best
+        cv_rules={"prediction": "best", "selection": "best"},
+        # accuracy chose models as accurate on new data as the held-out loss and a Platt-calibrated
+        # deviance, with fewer false positives (benchmarks/results/selection_quality.md, issue #30)
+        scorings={"regression": _REGRESSION, "classification": ("accuracy", "neg_loss", "neg_log_loss")},
+        selection_tol=1e-6,
+        serial_max_samples=2000,  # benchmarks/results/knife_speed.md
+        # through a Nyström basis: m x m Cholesky and n x m rank-k updates; on the loaded 2-core machine two
+        # BLAS threads made a 200 x 200 Cholesky 0.12 CPU s instead of 0.3 ms (benchmarks/results/knife_large.md)
+        thread_variants={"knife_nystroem": 0},
+        select_params={"n_grid": 40},  # a 40-point λ2 grid keeps the CLI's main job under a minute
+        cross_check={"knife-wstep": "numkfs._crosscheck_problems:knife_wstep_problem"},
+        guide="docs/guide/knife.md",
+        resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0}, classification={"loss": "squared_hinge"},
+                            standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
+                            multiclass="knife_ovr_paths", renamed={"lambda2_grid": "grid", "n_lambdas": "n_grid"}),
+    ),
+    MethodRow(
+        "lpkta", "lp-KTA", "kernel weight η", ("classification", "regression"), _M + "lpkta_path", "grid",
+        estimators={"classification": (_E + "LpKTASelector", _E + "LpKTASelectorCV", _E + "LpKTAClassifier",
+                                       _E + "LpKTAClassifierCV"),
+                    "regression": (_E + "LpKTASelector", _E + "LpKTASelectorCV")},
+        select_estimator={"classification": _E + "LpKTASelectorCV", "regression": _E + "LpKTASelectorCV"},
+        # its best CV score lies on a flat stretch near p = 2 (the dense end) that keeps noise features
+        cv_rules={"prediction": "1se", "selection": "1se"},
+        scorings={"classification": ("neg_hinge_loss", "accuracy"), "regression": _REGRESSION},
+        select_solver="per-feature Newton (native)",
+        guide="docs/guide/lpkta.md",
+    ),
+    MethodRow(
+        "nmmkl", "NMMKL", "selection weight p", ("classification",), _M + "nmmkl_path", "grid",
+        estimators={"classification": (_E + "NMMKLSelector", _E + "NMMKLSelectorCV")},
+        select_estimator={"classification": _E + "NMMKLSelectorCV"},
+        # the rule chooses m: fewer missed and fewer false features than the former fixed m, where "1se"
+        # missed twice as many
+        cv_rules={"prediction": "best", "selection": "best"},
+        scorings={"classification": ("neg_hinge_loss", "accuracy")},
+        serial_max_samples=0,  # the native QCQP's small dense solves
+        # its weights are 0/1 selections along its path in m; its scores φ rank the features
+        select_weights="scores_", select_extra={"scores": "scores_"},
+        fixed_count=FixedCount(_E + "NMMKLSelector", "n_features_to_select",
+                               "NMMKL breaks the tie by its relaxed selection p"),
+        cross_check={"nmmkl": "numkfs._crosscheck_problems:nmmkl_problem"},
+        guide="docs/guide/nmmkl.md",
+        resampling=PathSpec(integer_grid=True, renamed={"m_values": "grid"}),
+    ),
+    MethodRow(
+        "l1kr", "L1KR", "ARD kernel weight β", ("regression",), _M + "l1kr_path", None,
+        estimators={"regression": (_E + "L1KRRegressor", _E + "L1KRRegressorCV")},
+        select_estimator={"regression": _E + "L1KRRegressorCV"},
+        # its best CV score lies on a flat stretch of the path that keeps noise features
+        cv_rules={"prediction": "1se", "selection": "1se"},
+        scorings={"regression": _REGRESSION},
+        serial_max_samples=999,  # per-call work at n = 200 too small for threads; threaded QR 100x slower when loaded
+        select_solver="homotopy (native)",
+        guide="docs/guide/l1kr.md",
+        resampling=PathSpec(defaults={"lambda1": 0.01}, read_at="l1kr_path_at", reach="D_max",
+                            n_scaled=("grid", "lambda1"), max_grid=50, scalar=("lambda1",),
+                            fixed={"grid": None, "n_grid": None},  # the traced path, read at the grid by l1kr_path_at
+                            renamed={"lam": "lambda1", "C": "norm_bound", "max_steps": "max_iter", "D_grid": "grid"}),
+    ),
+    MethodRow(
+        "garrote", "Garrote", "feature weight w", ("regression",), _M + "garrote_path", "grid",
+        estimators={"regression": (_E + "GarroteRegressor", _E + "GarroteRegressorCV")},
+        select_estimator={"regression": _E + "GarroteRegressorCV"},
+        # its relaxed CV (GarroteRegressorCV(relax=True)) keeps no noise feature on the simulations with
+        # either rule, and "best" predicts better on real data
+        cv_rules={"prediction": "best", "selection": "best"},
+        scorings={"regression": _REGRESSION},
+        selection_tol=1e-6,
+        cross_check={"garrote": "numkfs._crosscheck_problems:garrote_problem"},
+        guide="docs/guide/garrote.md",
+        resampling=PathSpec(defaults={"n_grid": 50}, renamed={"lambda2s": "grid", "n_lambdas": "n_grid"}),
+    ),
+    MethodRow(
+        "cosso", "COSSO", "component weight θ", ("regression",), _M + "cosso_path", "grid",
+        estimators={"regression": (_E + "COSSORegressor", _E + "COSSORegressorCV")},
+        select_estimator={"regression": _E + "COSSORegressorCV"},
+        # its best CV score lies on a flat stretch of the path that keeps noise features
+        cv_rules={"prediction": "1se", "selection": "1se"},
+        scorings={"regression": _REGRESSION},
+        selection_tol=1e-6,
+        serial_max_samples=0,  # one n x n Cholesky per alternation: BLAS single-threaded at every size
+        guide="docs/guide/garrote.md",
+        resampling=PathSpec(shared={"lambda0": ("lambda0",)}, renamed={"Ms": "grid", "n_Ms": "n_grid"}),
+    ),
+)
+
+#: Method name -> its row, in the order the messages list the methods.
+METHOD_ROWS = MappingProxyType({row.name: row for row in _ROWS})
+
+
+def method_row(method: str) -> MethodRow:
+    """The row of ``method`` (any case).
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHOD_ROWS`.
+
+    Returns
+    -------
+    MethodRow
+
+    Raises
+    ------
+    ValueError
+        For an unknown method (the message lists the methods).
+
+    Examples
+    --------
+    >>> from numkfs._registry import method_row
+    >>> method_row("COSSO").cv_rules["selection"], method_row("lpkta").tasks
+    ('1se', ('classification', 'regression'))
+    """
+    row = METHOD_ROWS.get(str(method).lower())
+    if row is None:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHOD_ROWS)}.")
+    return row

@@ -1,0 +1,288 @@
+"""The method registry (``numkfs/_registry.py``, issue #47): one complete row per method, the
+tables built from it, and no other module of ``numkfs/`` holding a table keyed by method names
+or branching on a method's name (the command line's choices aside).
+
+Each structural check is shown to fail on a probe.
+"""
+import ast
+import dataclasses
+import inspect
+import pathlib
+import subprocess
+import sys
+import warnings
+
+import pytest
+from conftest import ESTIMATORS, methods, task_of
+
+import numkfs
+from numkfs._registry import CV_QUESTIONS, METHOD_ROWS, MethodRow, method_row, resolve
+
+ROOT = pathlib.Path(numkfs.__file__).parent
+REPO = ROOT.parent
+
+#: The modules of numkfs/ that may hold a table keyed by method names or branch on a method's name:
+#: the registry, and the command line (its choices and help).
+ALLOWED = ("_registry.py", "cli.py")
+
+TASKS = ("regression", "classification")
+
+
+# --------------------------------------------------------------------------
+# every row is complete
+
+
+def _resolves(dotted):
+    try:
+        return resolve(dotted)
+    except (ImportError, AttributeError, ValueError):
+        return None
+
+
+def row_problems(row: MethodRow) -> list:
+    """What is missing or wrong in ``row`` (empty when the row is complete)."""
+    from numkfs.model_selection import CV_RULES
+
+    out = []
+    for f in dataclasses.fields(row):
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING \
+                and f.name != "grid" and not getattr(row, f.name):
+            out.append(f"{f.name} is empty")
+    if not out:
+        if not (set(row.tasks) <= set(TASKS) and len(set(row.tasks)) == len(row.tasks)):
+            out.append(f"tasks {row.tasks!r}")
+        fn = _resolves(row.path)
+        if not callable(fn):
+            out.append(f"path {row.path!r} does not resolve")
+        else:
+            taken = set(inspect.signature(fn).parameters)
+            spec = row.resampling
+            wanted = {row.grid} - {None}
+            wanted |= set(spec.defaults) | set(spec.fixed) | set(spec.classification) | set(spec.shared)
+            wanted |= set(spec.fitted) | set(spec.renamed.values()) | set(spec.scalar)
+            wanted |= set(spec.n_scaled) - {"grid"} | ({spec.reach} - {None})
+            if not wanted <= taken:
+                out.append(f"{row.path_name} takes no {sorted(wanted - taken)}")
+            module = sys.modules[fn.__module__]
+            for name in (spec.read_at, spec.multiclass):
+                if name is not None and not callable(getattr(module, name, None)):
+                    out.append(f"{fn.__module__} has no {name}")
+        if set(row.estimators) != set(row.tasks) or set(row.select_estimator) != set(row.tasks):
+            out.append("a task without an estimator, or an estimator for a task the method does not do")
+        for task, names in row.estimators.items():
+            for dotted in names:
+                if not isinstance(_resolves(dotted), type):
+                    out.append(f"estimator {dotted!r} does not resolve to a class")
+        for task, dotted in row.select_estimator.items():
+            cls = _resolves(dotted)
+            if dotted not in row.estimators.get(task, ()) or not isinstance(cls, type):
+                out.append(f"select()'s {task} estimator {dotted!r} is not one of the row's")
+            elif not set(row.select_params) <= set(cls().get_params(deep=False)):
+                out.append(f"{cls.__name__} takes no {sorted(set(row.select_params) - set(cls().get_params()))}")
+        if tuple(row.cv_rules) != CV_QUESTIONS or not set(row.cv_rules.values()) <= set(CV_RULES):
+            out.append(f"cv_rules {dict(row.cv_rules)!r}")
+        if set(row.scorings) != set(row.tasks) or not all(row.scorings[t] for t in row.scorings):
+            out.append(f"scorings {dict(row.scorings)!r}")
+        if not (isinstance(row.selection_tol, float) and 0.0 <= row.selection_tol < 1e-3):
+            out.append(f"selection_tol {row.selection_tol!r}")
+        limits = [row.serial_max_samples, *row.thread_variants.values()]
+        if not all(v is None or (isinstance(v, int) and v >= 0) for v in limits):
+            out.append(f"thread policy {limits!r}")
+        if not all(a.endswith("_") for a in (row.select_weights, *row.select_extra.values())):
+            out.append("select()'s attributes are not fitted attributes")
+        if row.fixed_count is not None:
+            cls = _resolves(row.fixed_count.estimator)
+            if not isinstance(cls, type) or row.fixed_count.parameter not in cls().get_params(deep=False):
+                out.append(f"fixed_count {row.fixed_count!r}")
+        for name, dotted in row.cross_check.items():
+            if not callable(_resolves(dotted)):
+                out.append(f"cross-check problem {name!r}: {dotted!r} does not resolve")
+        if not (REPO / row.guide).is_file():
+            out.append(f"guide {row.guide!r} is not a file")
+    return out
+
+
+@pytest.mark.parametrize("name", methods())
+def test_every_row_is_complete(name):
+    row = method_row(name)
+    assert row.name == name and row_problems(row) == []
+
+
+@pytest.mark.parametrize("change,problem", [
+    ({"label": ""}, "label is empty"),
+    ({"scorings": {}}, "scorings is empty"),
+    ({"path": "numkfs.methods:no_such_path"}, "does not resolve"),
+    ({"grid": "no_such_grid"}, "takes no ['no_such_grid']"),
+    ({"estimators": {"regression": ("numkfs.estimators:KNIFERegressor",)}}, "a task without an estimator"),
+    ({"select_estimator": {"regression": "numkfs.estimators:KNIFERegressorCV",
+                           "classification": "numkfs.estimators:KNIFEClassiferCV"}}, "is not one of the row's"),
+    ({"estimators": {"regression": ("numkfs.estimators:KNIFERegressor", "numkfs.estimators:KNIFERegressorCV"),
+                     "classification": ("numkfs.estimators:NoSuchClassifierCV",)}}, "does not resolve to a class"),
+    ({"cv_rules": {"prediction": "best"}}, "cv_rules"),
+    ({"cv_rules": {"prediction": "best", "selection": "min"}}, "cv_rules"),
+    ({"select_params": {"n_lambdas_x": 4}}, "takes no ['n_lambdas_x']"),
+    ({"guide": "docs/guide/nothing.md"}, "is not a file"),
+    ({"cross_check": {"knife-wstep": "numkfs._crosscheck_problems:nope"}}, "does not resolve"),
+])
+def test_an_incomplete_row_is_refused(change, problem):
+    broken = dataclasses.replace(method_row("knife"), **change)
+    assert any(problem in p for p in row_problems(broken)), row_problems(broken)
+
+
+def test_a_row_cannot_be_changed():
+    row = method_row("cosso")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.selection_tol = 0.0
+    with pytest.raises(TypeError):
+        row.cv_rules["selection"] = "best"
+    with pytest.raises(TypeError):
+        row.resampling.shared["gamma"] = ("gamma",)
+    assert method_row("COSSO") is row
+    with pytest.raises(ValueError, match="unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr"):
+        method_row("magic")
+
+
+def non_stdlib_imports(source: str) -> list:
+    """What ``source`` imports beyond the standard library (relative imports with their dots)."""
+    imported = [node for node in ast.walk(ast.parse(source)) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    names = [a.name for n in imported if isinstance(n, ast.Import) for a in n.names]
+    names += ["." * n.level + (n.module or "") for n in imported if isinstance(n, ast.ImportFrom)]
+    return [n for n in names if n.split(".")[0] not in sys.stdlib_module_names | {"__future__"}]
+
+
+def test_the_import_check_can_fail():
+    probe = "import json\nimport numpy as np\nfrom . import paths\nfrom .model_selection import CV_RULES\n"
+    assert non_stdlib_imports(probe) == ["numpy", ".", ".model_selection"]
+
+
+def test_the_registry_imports_nothing_heavy_and_nothing_of_numkfs():
+    assert non_stdlib_imports((ROOT / "_registry.py").read_text()) == []
+    code = ("import sys, numkfs; before = set(sys.modules); import numkfs._registry as r; r.METHOD_ROWS; "
+            "print(sorted(m for m in set(sys.modules) - before if m.startswith('numkfs')), "
+            "sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'scipy', 'numba', 'cvxpy', 'sklearn', 'matplotlib')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "['numkfs._registry'] []", out.stdout
+
+
+# --------------------------------------------------------------------------
+# the tables are the rows
+
+
+def test_the_public_tables_are_read_from_the_rows():
+    from numkfs._crosscheck_problems import PROBLEMS
+    from numkfs._threads import SERIAL_MAX_SAMPLES, thread_limits
+    from numkfs.model_selection import DEFAULT_CV_RULES, SCORINGS, check_scoring, default_cv_rule
+    from numkfs.paths import SELECTION_TOL, selection_tol
+    from numkfs.plotting import METHOD_LABELS
+    from numkfs.resampling import method_name
+    from numkfs.selection import METHODS
+
+    assert list(METHODS) == list(DEFAULT_CV_RULES) == list(SCORINGS) == methods()
+    assert numkfs.selection.METHODS is METHODS
+    for name, row in METHOD_ROWS.items():
+        assert METHODS[name] == row.tasks
+        assert DEFAULT_CV_RULES[name] == default_cv_rule(name) == row.cv_rules["selection"]
+        assert SCORINGS[name] == dict(row.scorings)
+        assert all(check_scoring(name, t, None) == row.scorings[t][0] for t in row.tasks)
+        assert selection_tol(name) == SELECTION_TOL.get(name, 0.0) == row.selection_tol
+        assert SERIAL_MAX_SAMPLES.get(name) == row.serial_max_samples
+        assert METHOD_LABELS[name] == (row.label, row.weight_label)
+        for task, dotted in row.select_estimator.items():
+            assert method_name(resolve(dotted)()) == name
+        for problem, dotted in row.cross_check.items():
+            assert PROBLEMS[problem] is resolve(dotted)
+    assert thread_limits("knife_nystroem", 10**6) == (None, 1)  # a variant's policy, from the KNIFE row
+    assert set(PROBLEMS) == {p for row in METHOD_ROWS.values() for p in row.cross_check}
+
+
+def test_the_test_suites_estimators_are_the_rows_estimators():
+    """Every estimator a row names is in ``conftest.ESTIMATORS`` (and so in the scikit-learn checks and
+    the contract's batteries), and every estimator there belongs to a row, for the task it is tested on."""
+    named = {}
+    for name, row in METHOD_ROWS.items():
+        for task, estimators in row.estimators.items():
+            for dotted in estimators:
+                named.setdefault(dotted.rpartition(":")[2], set()).add(task)
+    assert set(named) == set(ESTIMATORS)
+    assert set(named) == set(numkfs.estimators.__all__)
+    for cls_name, tasks in named.items():
+        assert task_of(cls_name) in tasks, cls_name
+
+
+# --------------------------------------------------------------------------
+# no table keyed by method names, no branch on a method's name, outside the registry and the CLI
+
+
+def _is_method(node):
+    return isinstance(node, ast.Constant) and node.value in METHOD_ROWS
+
+
+def _method_names_in(node):
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return sum(map(_is_method, node.elts))
+    return int(_is_method(node))
+
+
+def method_tables_and_branches(source: str) -> list:
+    """``(line, what)`` for each table keyed by method names (a dict literal whose keys are at least
+    two method names and mostly method names: not ``numkfs/__init__.py``'s table of exported names,
+    where the functions ``knife``, ``cosso`` and ``nmmkl`` are three of 37) and each branch on a
+    method's name (``==``, ``!=``, ``in``, ``not in`` against a method name or a collection of them,
+    a ``match`` case, ``startswith``/``endswith`` with one) in ``source``."""
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # a module's own escapes are not this check's business
+        warnings.simplefilter("ignore", DeprecationWarning)
+        tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            k = sum(_is_method(key) for key in node.keys if key is not None)
+            if k >= 2 and 2 * k > len(node.keys):
+                out.append((node.lineno, "a table keyed by method names"))
+        elif isinstance(node, ast.Compare):
+            if any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops) \
+                    and any(map(_method_names_in, [node.left, *node.comparators])):
+                out.append((node.lineno, "a comparison with a method name"))
+        elif isinstance(node, ast.MatchValue) and _is_method(node.value):
+            out.append((node.lineno, "a match case on a method name"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("startswith", "endswith") and any(map(_method_names_in, node.args)):
+            out.append((node.lineno, f"{node.func.attr} with a method name"))
+    return sorted(out)
+
+
+def test_only_the_registry_and_the_cli_know_the_method_names():
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        hits = method_tables_and_branches(path.read_text())
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    assert len(ALLOWED) <= 2 and ALLOWED[0] == "_registry.py"
+    assert set(found) <= set(ALLOWED), {k: v for k, v in found.items() if k not in ALLOWED}
+
+
+def test_the_method_name_check_can_fail():
+    probe = '''
+TOL = {"knife": 1e-6, "garrote": 1e-6}
+RULES = {"knife": "best", "cosso": "1se", "other": "best"}
+EXPORTS = {"knife": "methods", "cosso": "methods", "a": 1, "b": 2, "c": 3}
+def f(method, row):
+    if method == "nmmkl":
+        pass
+    elif method in ("garrote", "cosso"):
+        pass
+    x = 1 if "l1kr" != method else 2
+    match method:
+        case "lpkta":
+            pass
+    if method.startswith("knife"):
+        pass
+    if row.name == "knife_nystroem" or method == "stability" or method in METHODS:
+        pass
+'''
+    assert method_tables_and_branches(probe) == [
+        (2, "a table keyed by method names"), (3, "a table keyed by method names"),
+        (6, "a comparison with a method name"), (8, "a comparison with a method name"),
+        (10, "a comparison with a method name"), (12, "a match case on a method name"),
+        (14, "startswith with a method name")]
