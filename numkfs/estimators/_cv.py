@@ -72,6 +72,10 @@ class PathCVMixin:
 
     and implement :meth:`_cv_data`, :meth:`_cv_path_params`,
     :meth:`_cv_predict` (or :meth:`_cv_fold_scores`) and :meth:`_cv_store`.
+    What a method adds to the loop (its folds, a refinement of the first
+    pass, a second hyperparameter...) it declares in the hooks with
+    defaults; the loop itself (:meth:`fit`, :meth:`_cv_one_path`,
+    :meth:`_cv_pass`, :meth:`_cv_scores`) is not overridden.
     """
 
     path = None
