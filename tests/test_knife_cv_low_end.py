@@ -1,7 +1,7 @@
 """KNIFE's CV refines the low end of its default grid when it chose λ2 = 0
 and the first positive point scored more than one standard error worse
-(``_KNIFEPathCV._cv_extend``: a second pass over λ2 = 0 and the inserted
-points, spliced into the first path); the first point of a ``gamma="auto"``
+(``low_end_grid`` decides, ``_KNIFEPathCV._cv_refine``: a second pass over λ2 = 0 and the
+inserted points, spliced into the first path); the first point of a ``gamma="auto"``
 path is the single fit at λ2 = 0 (its scale settled on its own support);
 ``lambda_min_ratio="auto"`` follows the number of rows."""
 import numpy as np
@@ -9,45 +9,59 @@ import pytest
 
 from numkfs import KNIFEClassifierCV, KNIFERegressorCV
 from numkfs.datasets import make_orange, make_sinusoid
-from numkfs.estimators._knife_cv import LOW_END_FRACTIONS
+from numkfs.estimators._knife_cv import LOW_END_FRACTIONS, low_end_grid
 from numkfs.methods.knife import knife, knife_path
 from numkfs.paths import FeaturePath
 
 
-def _cv_path(grid, scores):
-    path = FeaturePath(grid=np.asarray(grid, float), weights=np.ones((len(grid), 3)), grid_name="lambda2")
-    path.cv_scores = np.asarray(scores, float)
-    path.cv_fold_sizes = None
-    path.chosen_index = int(np.argmax(path.mean_cv_score))
-    return path
+def _first_pass(grid):
+    return FeaturePath(grid=np.asarray(grid, float), weights=np.ones((len(grid), 3)), grid_name="lambda2")
 
 
 @pytest.mark.parametrize("drop, refined", [(1.0, True), (0.01, False)])
-def test_extend_inserts_the_low_end_only_after_a_steep_drop(drop, refined):
-    est = KNIFERegressorCV()
-    est._cv_default_grid = True
+def test_low_end_is_inserted_only_after_a_steep_drop(drop, refined):
     # fold scores at lambda2 = 0 have mean 0 and a standard error below 0.1; the next point is `drop` lower
     scores = np.array([[0.1, 0.0, -0.1], [0.1 - drop, -drop, -0.1 - drop], [-5.0, -5.0, -5.0]])
-    path = _cv_path([0.0, 10.0, 100.0], scores)
-    se = path.cv_standard_error[0]
+    path = _first_pass([0.0, 10.0, 100.0])
+    se = FeaturePath(grid=path.grid, weights=path.weights, cv_scores=scores).cv_standard_error[0]
     assert (drop > se) == refined
-    grid = est._cv_extend([path], [None], 0)
+    grid = low_end_grid(path, scores, None, "best")
     if refined:
         np.testing.assert_array_equal(grid, np.r_[0.0, 10.0 * LOW_END_FRACTIONS])  # the low end only
     else:
         assert grid is None
+    assert path.cv_scores is None and path.chosen_index is None  # the rule consulted, nothing recorded
 
 
-def test_extend_leaves_other_choices_and_user_grids_alone():
-    est = KNIFERegressorCV()
-    est._cv_default_grid = True
+def test_low_end_leaves_other_choices_alone():
     steep = np.array([[0.1, 0.0, -0.1], [-3.0, -3.0, -3.0], [-5.0, -5.0, -5.0]])
-    assert est._cv_extend([_cv_path([0.0, 10.0, 100.0], steep[[1, 0, 2]])], [None], 0) is None  # chose 10
-    assert est._cv_extend([_cv_path([1.0, 10.0, 100.0], steep)], [None], 0) is None  # no lambda2 = 0
-    path = _cv_path([0.0, 10.0, 100.0], steep)
-    assert est._cv_extend([path, path], [None, np.r_[0.0]], 1) is None  # once
-    est._cv_default_grid = False
-    assert est._cv_extend([path], [None], 0) is None  # a user's grid is walked as given
+    assert low_end_grid(_first_pass([0.0, 10.0, 100.0]), steep[[1, 0, 2]], None, "best") is None  # chose 10
+    assert low_end_grid(_first_pass([1.0, 10.0, 100.0]), steep, None, "best") is None  # no lambda2 = 0
+    # the rule's choice decides: a steep drop at 10, and 100 (sparser) within one standard error of lambda2 = 0
+    path = FeaturePath(grid=np.array([0.0, 10.0, 100.0]), weights=np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0],
+                                                                           [1.0, 0.0, 0.0]]), grid_name="lambda2")
+    scores = np.array([[0.1, 0.0, -0.1], [-1.0, -1.0, -1.0], [0.0, -0.05, -0.1]])
+    np.testing.assert_array_equal(low_end_grid(path, scores, None, "best"), np.r_[0.0, 10.0 * LOW_END_FRACTIONS])
+    assert low_end_grid(path, scores, None, "1se") is None  # "1se" chose 100
+
+
+def test_refine_walks_the_low_end_once_and_leaves_user_grids_alone():
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0)
+    est._validate_params()
+    data = est._cv_data(X, y)
+    est._cv_outer(data)
+    path, scores, sizes = est._cv_pass(data, None)
+    refined = est._cv_refine(data, None, path, scores, sizes)
+    assert refined is not None and len(est._cv_problem_paths) == 3  # the first pass, the low end, the spliced
+    assert refined[0].n_points == path.n_points + LOW_END_FRACTIONS.size
+    np.testing.assert_array_equal(refined[1][1 + LOW_END_FRACTIONS.size:], scores[1:])
+    # the same first pass on a grid of your own is walked as given
+    mine = KNIFERegressorCV(cv=3, grid=path.grid, random_state=0)
+    mine._validate_params()
+    data = mine._cv_data(X, y)
+    mine._cv_outer(data)
+    assert mine._cv_refine(data, None, *mine._cv_pass(data, None)) is None
 
 
 def test_regressor_cv_finds_the_optimum_below_the_first_positive_point():
@@ -164,5 +178,5 @@ def test_both_passes_share_their_nystroem_landmarks():
     est._validate_params()
     data = est._cv_data(X, y)
     est._cv_outer(data)
-    a, b = est._cv_full_path(data, None), est._cv_full_path(data, np.array([0.0, 1.0]))
+    a, b = est._cv_full_path(data, None), est._cv_full_path(data, None, grid=np.array([0.0, 1.0]))
     np.testing.assert_array_equal(a.extra["params"]["landmarks"], b.extra["params"]["landmarks"])

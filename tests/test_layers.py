@@ -10,7 +10,8 @@ only.
 
 Issue #27 besides: no module is over 800 lines; every ``*CV`` estimator fits
 through :class:`numkfs.estimators._cv.PathCVMixin` over its method's public
-path function, and only they take ``cv``; one vocabulary (``grid``,
+path function (declaring hooks, never overriding its loop, whose rule
+chooses once per path on the final scores), and only they take ``cv``; one vocabulary (``grid``,
 ``n_grid``, ``lambda1``, ``gamma`` with a bandwidth kernel, ``C`` only as an
 SVM box constraint; the former names only as aliases defaulting to
 ``"deprecated"``); every estimator of the registry (``tests/conftest.py``) is
@@ -439,6 +440,104 @@ def test_every_cv_estimator_fits_through_the_one_base(name):
     cls = _estimator_classes()[name]
     assert cls.fit is PathCVMixin.fit, f"{name}.fit is not PathCVMixin.fit (it is {cls.fit.__module__}.{cls.fit.__qualname__}" \
                                        f" of {[c.__name__ for c in cls.__mro__ if 'fit' in vars(c)][0]})"
+
+
+#: the one CV loop of :class:`numkfs.estimators._cv.PathCVMixin`: a method declares hooks around it
+#: (its folds, a refinement of the first pass, a second hyperparameter...) and overrides none of these
+CV_CORE = ("fit", "_cv_one_path", "_cv_pass", "_cv_scores")
+
+
+def _core_overrides(cls):
+    """The names of :data:`CV_CORE` that ``cls`` (or a class between it and the
+    mixin) defines anew, each with the class that does."""
+    from numkfs.estimators._cv import PathCVMixin
+
+    return {name: next(c.__name__ for c in cls.__mro__ if name in vars(c))
+            for name in CV_CORE if getattr(cls, name) is not getattr(PathCVMixin, name)}
+
+
+@pytest.mark.parametrize("name", CV_NAMES)
+def test_no_cv_estimator_overrides_the_core_loop(name):
+    cls = _estimator_classes()[name]
+    assert not _core_overrides(cls), f"{name} overrides PathCVMixin's loop: {_core_overrides(cls)}; declare a hook"
+
+
+def test_the_core_loop_check_can_fail():
+    from numkfs import KNIFERegressorCV
+
+    class Probe(KNIFERegressorCV):
+        def _cv_one_path(self, data, outer):
+            return super()._cv_one_path(data, outer)
+
+    assert _core_overrides(Probe) == {"_cv_one_path": "Probe"}
+
+
+def _count_record_cv(monkeypatch):
+    """Count the calls of ``record_cv`` (the rule, and the record of its choice)
+    through every numkfs module that holds it."""
+    import sys
+
+    from numkfs import model_selection
+
+    calls, rule = [], model_selection.record_cv
+
+    def counted(path, scores, **kw):
+        calls.append(path)
+        return rule(path, scores, **kw)
+
+    for mod in [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "numkfs"]:
+        if getattr(mod, "record_cv", None) is rule:
+            monkeypatch.setattr(mod, "record_cv", counted)
+    return calls
+
+
+def _rule_on_final_scores(est):
+    """The contract's rule on the fitted path's final CV scores."""
+    import copy
+
+    from numkfs.model_selection import choose_index
+
+    probe = copy.copy(est.path_)
+    probe.cv_scores, probe.cv_fold_sizes = est.cv_scores_, est.path_.cv_fold_sizes
+    return choose_index(probe, est.cv_rule)
+
+
+def _rule_once_cases():
+    from conftest import ESTIMATORS
+
+    from numkfs.datasets import make_sinusoid
+
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    labels = np.digitize(X[:, 0], [-0.5, 0.5])  # three classes
+    rng = np.random.default_rng(0)
+    Xs = rng.standard_normal((40, 5))
+    ys = 2 * Xs[:, 0] + np.sin(2 * Xs[:, 1]) + 0.1 * rng.standard_normal(40)
+    cases = [pytest.param(ESTIMATORS[name], Xs, ys if "Regressor" in name else (Xs[:, 0] + Xs[:, 1] ** 2 > 1) * 1,
+                          False, id=name) for name in CV_NAMES]
+    low_end = dict(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0)  # KNIFE's low end walked twice here
+    return cases + [pytest.param(numkfs.KNIFERegressorCV(**low_end), X, y, True, id="KNIFERegressorCV-low-end"),
+                    pytest.param(numkfs.KNIFEClassifierCV(**{**low_end, "lambda_min_ratio": 0.5}), X, labels, True,
+                                 id="KNIFEClassifierCV-3-classes-low-end")]
+
+
+@pytest.mark.parametrize("est, X, y, refined", _rule_once_cases())
+def test_the_rule_chooses_once_per_path_on_the_final_scores(est, X, y, refined, monkeypatch):
+    """``record_cv`` runs once per cross-validated path (one, or one per λ₁ of
+    L1KR), after any refinement; the point kept is the rule's on the final
+    scores.  KNIFE's low end (a second pass spliced into the first) included."""
+    from sklearn.base import clone
+
+    from numkfs.estimators._knife_cv import LOW_END_FRACTIONS
+
+    calls = _count_record_cv(monkeypatch)
+    est = clone(est).fit(X, y)
+    kept = getattr(est, "cv_paths_", [est.path_])
+    assert len(calls) == len(kept) and all(any(c is p for c in calls) for p in kept), len(calls)
+    if len(kept) == 1:
+        assert est.best_index_ == est.path_.chosen_index == _rule_on_final_scores(est)
+    if refined:  # the low end was walked twice, and the rule chose once, on the spliced path
+        assert est.path_.extra["n_inserted"] >= LOW_END_FRACTIONS.size
+        assert len(est._cv_problem_paths) == 3
 
 
 @pytest.mark.parametrize("qualname,obj", [(q, o) for q, o in _public_callables(deep=True)

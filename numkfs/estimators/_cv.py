@@ -10,9 +10,14 @@ function's grid parameter, and :meth:`PathCVMixin.fit`
    default grid, refined where the support jumps, or the user's),
 3. recomputes ``self.path`` on the training rows of every fold at that
    grid and scores the held-out rows
-   (:func:`numkfs.model_selection.cross_val_path`, one score per point),
-4. applies the selection contract's rule
-   (:func:`numkfs.model_selection.record_cv`) and keeps the full-data
+   (:func:`numkfs.model_selection.cross_val_path`, one score per point;
+   the folds are :meth:`PathCVMixin._cv_folds`, e.g. walked in stages
+   while the full-data path is traced),
+4. lets the method refine the path once, from those scores
+   (:meth:`PathCVMixin._cv_refine`, e.g. a second pass over a part of the
+   grid; default: none),
+5. applies the selection contract's rule once, to the final scores
+   (:func:`numkfs.model_selection.record_cv`), and keeps the full-data
    path's chosen point (:meth:`PathCVMixin._cv_store`).
 
 A method with a second hyperparameter cross-validated jointly with the path
@@ -67,6 +72,10 @@ class PathCVMixin:
 
     and implement :meth:`_cv_data`, :meth:`_cv_path_params`,
     :meth:`_cv_predict` (or :meth:`_cv_fold_scores`) and :meth:`_cv_store`.
+    What a method adds to the loop (its folds, a refinement of the first
+    pass, a second hyperparameter...) it declares in the hooks with
+    defaults; the loop itself (:meth:`fit`, :meth:`_cv_one_path`,
+    :meth:`_cv_pass`, :meth:`_cv_scores`) is not overridden.
     """
 
     path = None
@@ -109,16 +118,31 @@ class PathCVMixin:
         return self
 
     def _cv_one_path(self, data, outer):
-        """The full-data path at one outer value, with its CV scores recorded."""
-        path = self._cv_full_path(data, outer)
-        fold = PathFold(self, data, path.grid, outer)
-        with self._cv_threads(data):
-            scores, sizes = cross_val_path(fold, data.X_split, data.y_split, self.cv, classifier=data.stratify,
-                                           n_jobs=self.n_jobs, random_state=getattr(self, "random_state", None),
-                                           prefer=self._cv_prefer, method=self._cv_method,
-                                           min_train=self._cv_min_train)
+        """The full-data path at one outer value and its CV scores
+        (:meth:`_cv_pass`), refined once (:meth:`_cv_refine`); the rule then
+        chooses its point, once, on the final scores (:func:`record_cv`)."""
+        path, scores, sizes = self._cv_pass(data, outer)
+        refined = self._cv_refine(data, outer, path, scores, sizes)
+        if refined is not None:
+            path, scores, sizes = refined
         record_cv(path, scores, rule=self.cv_rule, score_name=data.scoring, fold_sizes=sizes)
         return path
+
+    def _cv_pass(self, data, outer, **full):
+        """One pass: the path on all the rows (:meth:`_cv_full_path` with
+        ``full``) and its held-out scores (:meth:`_cv_scores`), as
+        ``(path, scores, fold_sizes)``; no point chosen."""
+        path = self._cv_full_path(data, outer, **full)
+        return (path, *self._cv_scores(data, outer, path.grid))
+
+    def _cv_scores(self, data, outer, grid):
+        """``(scores, fold_sizes)``: the folds (:meth:`_cv_folds`) scored at
+        ``grid`` (:func:`numkfs.model_selection.cross_val_path`)."""
+        with self._cv_threads(data):
+            return cross_val_path(self._cv_folds(data, outer, grid), data.X_split, data.y_split, self.cv,
+                                  classifier=data.stratify, n_jobs=self.n_jobs,
+                                  random_state=getattr(self, "random_state", None), prefer=self._cv_prefer,
+                                  method=self._cv_method, min_train=self._cv_min_train)
 
     # -- hooks with defaults ---------------------------------------------
     def _cv_fit_context(self):
@@ -141,6 +165,18 @@ class PathCVMixin:
         """The path on all the rows (default: ``self.path`` with the full-data
         parameters; e.g. several one-vs-rest paths combined into one)."""
         return self.path(data.X, data.y, **self._cv_path_params(data, outer, full=True))
+
+    def _cv_folds(self, data, outer, grid):
+        """The folds of one pass: ``folds(train, test) -> scores`` at ``grid``
+        (default: :class:`PathFold`, each fold's path computed at ``grid``;
+        e.g. folds walked in stages, which keep what they walked)."""
+        return PathFold(self, data, grid, outer)
+
+    def _cv_refine(self, data, outer, path, scores, fold_sizes):
+        """A refined pass, from the first one's scores: ``(path, scores,
+        fold_sizes)`` in place of the first pass's, or None (default: none).
+        The rule chooses on what this returns, once."""
+        return None
 
     def _cv_threads(self, data):
         """Context for the folds (e.g. a Numba thread limit)."""

@@ -11,6 +11,7 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 """
 from __future__ import annotations
 
+import copy
 import functools
 import numbers
 from types import SimpleNamespace
@@ -23,7 +24,7 @@ from .._validation import (DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, 
                            renamed)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
                              knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
-from ..model_selection import CV_RULES, cross_val_path, fold_data, path_scores, record_cv
+from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
 from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data, stop_early
 from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
@@ -63,8 +64,47 @@ CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 #: The points the CV inserts below the first positive λ2 of a default grid
 #: (as fractions of it: half-decades from 1e-3 to 10^-0.5) when it chose
 #: λ2 = 0 and that first positive point scored more than one standard error
-#: worse (:meth:`_KNIFEPathCV._cv_extend`).
+#: worse (:func:`low_end_grid`, :meth:`_KNIFEPathCV._cv_refine`).
 LOW_END_FRACTIONS = np.logspace(-3.0, -0.5, 6)
+
+
+def low_end_grid(path, scores, fold_sizes, rule):
+    """The low end of a default grid to walk once more, or None.
+
+    When the contract's ``rule`` would choose λ2 = 0 on ``path`` scored so
+    (:func:`~numkfs.model_selection.choose_index`, recording nothing) and
+    the grid's first positive point scored more than one standard error
+    (of the λ2 = 0 point's fold scores) worse, the best λ2 may lie between
+    the two, where the default grid has no point (its refinement follows
+    support jumps, not the score).
+
+    Parameters
+    ----------
+    path : FeaturePath
+        The first pass's path.
+    scores : ndarray of shape (n_points, n_folds)
+        Its CV scores (higher is better).
+    fold_sizes : ndarray of shape (n_folds,) or None
+        The held-out rows of each fold.
+    rule : {"best", "1se"}
+        The contract's rule.
+
+    Returns
+    -------
+    ndarray or None
+        λ2 = 0 and :data:`LOW_END_FRACTIONS` of the first positive value.
+    """
+    g = path.grid
+    if len(g) < 2 or g[0] != 0.0 or g[1] <= 0.0:
+        return None
+    probe = copy.copy(path)
+    probe.cv_scores, probe.cv_fold_sizes = scores, fold_sizes
+    if choose_index(probe, rule) != 0:
+        return None
+    mean, se = cv_mean_se(scores, fold_sizes)
+    if not mean[1] < mean[0] - se[0]:
+        return None
+    return np.concatenate([[0.0], g[1] * LOW_END_FRACTIONS])
 
 
 #: Per-point entries of a KNIFE path's ``extra``.
@@ -168,58 +208,64 @@ class _KNIFEPathCV(PathCVMixin):
         return method_threads(method, data.X_split.shape[0], blas_in_threads=False,
                               workers=effective_n_jobs(self.n_jobs))
 
-    def _cv_one_path(self, data, outer):
-        """The full-data path and its CV, the folds walked in stages of
-        :data:`CV_STAGE_POINTS` points (:class:`_StagedFolds`).  With
-        ``early_stopping``, after each stage :func:`~numkfs.estimators._cv.stop_early`
-        decides whether a later point can still be chosen; if not, the
-        folds stop and the path ends at the last point they scored (its
-        problems' paths too).  On the default grid the stages follow the
-        full-data path as it is walked (``knife_path``'s ``stop``), which
-        then stops there too; a grid of your own is walked in full first."""
-        folds = _StagedFolds(self, data, outer, [])
-        last = {}
+    def _cv_full_path(self, data, outer, grid=None):
+        """The path on all the rows, its folds walked in stages of
+        :data:`CV_STAGE_POINTS` points (:class:`_StagedFolds`, the pass's
+        :meth:`_cv_folds`): of the one problem, or of every one-vs-rest
+        problem on one grid combined into one (:meth:`_cv_combine`).
 
-        def score(grid, end):
-            folds.grid = np.asarray(grid, dtype=float)
-            with self._cv_threads(data):
-                last["cv"] = cross_val_path(functools.partial(folds, end=end), data.X_split, data.y_split,
-                                            self.cv, classifier=data.stratify, n_jobs=self.n_jobs,
-                                            random_state=self.random_state, prefer=self._cv_prefer,
-                                            method=self._cv_method, min_train=self._cv_min_train)
-            last["end"] = end
-            return last["cv"]
+        With ``early_stopping``, after each stage
+        :func:`~numkfs.estimators._cv.stop_early` decides whether a later
+        point can still be chosen; if not, the folds stop and the path ends
+        at the last point they scored (its problems' paths too).  On the
+        default grid the stages follow the full-data path as it is walked
+        (``knife_path``'s ``stop``), which then stops there too; a grid of
+        your own, or ``grid`` (the low end walked once more,
+        :meth:`_cv_refine`), is walked in full first."""
+        data.staged = _StagedFolds(self, data, outer, [])
 
-        def stop(grid):
+        def stop(walked):
             """After every point of the full-data walk: a stage of the folds every
             :data:`CV_STAGE_POINTS` points, and the rule."""
-            if grid.size % CV_STAGE_POINTS:
+            if walked.size % CV_STAGE_POINTS:
                 return False
-            return stop_early(grid, *score(grid, grid.size))
+            return stop_early(walked, *self._cv_scores(data, outer, walked))
 
-        staged = self.early_stopping and data.grid is None and outer is None
-        path = self._cv_full_path(data, outer, stop=stop if staged else None)
-        n = path.n_points
+        staged = self.early_stopping and data.grid is None and grid is None
+        params = self._cv_path_params(data, outer, full=True)
+        if grid is not None:  # in the path's own scale
+            params["grid"] = grid
+        if staged:
+            params["stop"] = stop
+        problems = getattr(data, "problems", [data.y])
+        if len(problems) == 1:
+            paths = [self.path(data.X, problems[0], **params)]
+        else:
+            params.pop("verbose")
+            paths = knife_ovr_paths(data.X, problems, **params)
+        self._cv_problem_paths.append(paths)
+        path = self._cv_combine(paths)
         if self.early_stopping and not staged:
-            for end in range(CV_STAGE_POINTS, n, CV_STAGE_POINTS):
+            for end in range(CV_STAGE_POINTS, path.n_points, CV_STAGE_POINTS):
                 if stop(path.grid[:end]):  # the same stages, on the walked path's first points
                     self._cv_problem_paths[-1] = [_truncated(p, end) for p in self._cv_problem_paths[-1]]
-                    path = self._cv_combine(self._cv_problem_paths[-1])
-                    n = end
-                    break
-        if last.get("end") != n:
-            score(path.grid, n)
-        scores, sizes = last["cv"]
-        record_cv(path, scores, rule=self.cv_rule, score_name=data.scoring, fold_sizes=sizes)
+                    return self._cv_combine(self._cv_problem_paths[-1])
         return path
 
+    def _cv_folds(self, data, outer, grid):
+        """The pass's staged folds (:class:`_StagedFolds`), scored at ``grid``
+        (the points walked so far, or the path's): each fold walks on from
+        where the last stage left it."""
+        folds = data.staged
+        folds.grid = np.asarray(grid, dtype=float)
+        return functools.partial(folds, end=len(folds.grid))
+
     def _cv_outer(self, data):
-        """One path; whether its grid is the default one (for :meth:`_cv_extend`)."""
+        """One path, and one seed for every walk of the fit."""
         self._check_fold_components(data)
-        self._cv_default_grid = data.grid is None
         self._cv_problem_paths = []  # per pass: the path of each problem (one, or one per class)
         # one seed for every path of the fit (a Generator or None drawn once): both passes of the low end
-        # (_cv_extend) then share their Nystrom landmarks and the folds do not depend on the order they run in
+        # (_cv_refine) then share their Nystrom landmarks and the folds do not depend on the order they run in
         rs = self.random_state
         self._cv_seed = int(rs) if isinstance(rs, numbers.Integral) else int(
             check_random_state(rs).integers(2**31 - 1))
@@ -242,61 +288,30 @@ class _KNIFEPathCV(PathCVMixin):
                              f"the {n} rows {'sampled' if data.full is not None else 'given'} (cv={self.cv!r}); "
                              f"give n_components <= {fewest}, or fewer folds.")
 
-    def _cv_extend(self, paths, values, k):
-        """The low end of the default grid to walk once more, or None.
+    def _cv_refine(self, data, outer, path, scores, fold_sizes):
+        """The low end of the default grid walked once more, spliced into the path; or None.
 
-        When the CV chose λ2 = 0 and the grid's first positive point scored
-        more than one standard error (of the λ2 = 0 point's fold scores)
-        worse, the best λ2 may lie between the two, where the default grid
-        has no point (its refinement follows support jumps, not the score).
-        The returned grid is λ2 = 0 and :data:`LOW_END_FRACTIONS` of that
-        first positive value: a second pass walks it (path and CV) and
-        :meth:`_cv_choose` splices it into the first path in place of its
-        λ2 = 0 point (once)."""
-        path = paths[-1]
-        g, i = path.grid, int(path.chosen_index)
-        if len(paths) > 1 or not self._cv_default_grid or i != 0 or len(g) < 2 or g[0] != 0.0 or g[1] <= 0.0:
+        When the contract's rule would choose λ2 = 0 on the first pass
+        (:func:`low_end_grid`) and the grid's first positive point scored
+        more than one standard error worse, a second pass walks λ2 = 0 and
+        :data:`LOW_END_FRACTIONS` of that first positive value (path and
+        CV).  The spliced path holds the second pass's points (λ2 = 0, the
+        same fit as the first pass's, and the inserted ones) and then the
+        first pass's from its first positive point on, with their CV
+        scores (the same folds); ``extra["n_inserted"]`` counts the
+        inserted points too.  The rule then chooses on it (once, in
+        :meth:`~numkfs.estimators._cv.PathCVMixin._cv_one_path`).  The
+        points after the inserted ones keep the warm starts of the first
+        pass."""
+        if data.grid is not None:
             return None
-        mean, se = path.mean_cv_score, path.cv_standard_error
-        if not mean[1] < mean[0] - se[0]:
+        low = low_end_grid(path, scores, fold_sizes, self.cv_rule)
+        if low is None:
             return None
-        return np.concatenate([[0.0], g[1] * LOW_END_FRACTIONS])
-
-    def _cv_choose(self, paths, values):
-        """The chosen point of the path, after a second pass (:meth:`_cv_extend`) of the first
-        path with the second pass's points spliced in at its low end.
-
-        The spliced path holds the second pass's points (λ2 = 0, the same
-        fit as the first pass's, and the inserted ones) and then the first
-        pass's from its first positive point on, with their CV scores (the
-        same folds); ``extra["n_inserted"]`` counts the inserted points
-        too.  The contract's rule then chooses on it.  The points after
-        the inserted ones keep the warm starts of the first pass."""
-        if len(paths) > 1:
-            spliced = [_splice(a, b) for a, b in zip(self._cv_problem_paths[0], self._cv_problem_paths[-1])]
-            self._cv_problem_paths.append(spliced)
-            first, prefix = paths[0], paths[-1]
-            path = self._cv_combine(spliced)
-            record_cv(path, np.concatenate([prefix.cv_scores, first.cv_scores[1:]]), rule=first.cv_rule,
-                      score_name=first.score_name, fold_sizes=first.cv_fold_sizes)
-            paths[-1] = path
-        return len(paths) - 1, int(paths[-1].chosen_index)
-
-    def _cv_full_path(self, data, outer, stop=None):
-        """The path on all the rows: of the one problem, or of every
-        one-vs-rest problem on one grid combined into one (:meth:`_cv_combine`);
-        ``stop`` as in :func:`~numkfs.methods.knife.knife_path` (default grid only)."""
-        params = self._cv_path_params(data, outer, full=True)
-        if stop is not None:
-            params["stop"] = stop
-        problems = getattr(data, "problems", [data.y])
-        if len(problems) == 1:
-            paths = [self.path(data.X, problems[0], **params)]
-        else:
-            params.pop("verbose")
-            paths = knife_ovr_paths(data.X, problems, **params)
-        self._cv_problem_paths.append(paths)
-        return self._cv_combine(paths)
+        _, low_scores, _ = self._cv_pass(data, outer, grid=low)
+        spliced = [_splice(a, b) for a, b in zip(self._cv_problem_paths[0], self._cv_problem_paths[-1])]
+        self._cv_problem_paths.append(spliced)
+        return self._cv_combine(spliced), np.concatenate([low_scores, scores[1:]]), fold_sizes
 
     def _cv_combine(self, paths):
         """The estimator's path from its problems' paths (the one path itself)."""
@@ -310,8 +325,6 @@ class _KNIFEPathCV(PathCVMixin):
             params["delta"] = self.delta
         if full:
             grid = None if data.grid is None else as_grid(data.grid) * data.ratio
-            if outer is not None:  # the low end refined (in the path's own scale), _cv_extend
-                grid = outer
             # "auto" from every row's count: a subsample's grid stands for the full data's (per row)
             n_all = (data.X if data.full is None else data.full.X).shape[0]
             params.update(n_grid=data.n_grid, lambda_min_ratio=lambda_min_ratio_for(self.lambda_min_ratio, n_all),
