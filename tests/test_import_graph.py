@@ -32,8 +32,8 @@ ROOT = pathlib.Path(numkfs.__file__).parent
 #: ``""`` is the package root, which imports only :mod:`numkfs._lazy`)
 LAYERS = [
     # helpers every layer may use: no numerics of a method, no scikit-learn estimator
-    ("ground floor", {"", "_lazy", "_jit", "_threads", "_validation", "_targets", "_linalg", "_progress",
-                      "_preprocessing", "_cv_mean", "_cv_rules", "_ties", "_grid_refinement"}),
+    ("ground floor", {"", "_lazy", "_jit", "_threads", "_registry", "_validation", "_targets", "_linalg", "_progress",
+                      "_preprocessing", "_cv_mean", "_ties", "_grid_refinement"}),
     ("kernels", {"kernels"}),
     ("losses", {"losses"}),
     ("solvers", {"solvers"}),
