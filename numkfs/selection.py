@@ -460,8 +460,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     if method == "knife":
         cls = E.KNIFERegressorCV if task == "regression" else E.KNIFEClassifierCV
         kw = dict(params)
-        if "n_lambdas" not in kw:  # n_grid's former name (the estimator warns)
-            kw.setdefault("n_grid", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
+        kw.setdefault("n_grid", 40)  # a 40-point λ2 grid keeps the CLI's main job under a minute
         kw.setdefault("verbose", verbose)
     elif method == "l1kr":
         cls = E.L1KRRegressorCV
