@@ -203,7 +203,7 @@ def _path_settings(method, selector, params, classification):
     for name, value in (params or {}).items():
         if name not in accepted or name in ("X", "y"):
             raise TypeError(f"{spec.function} has no parameter {name!r} (passed in params); it takes "
-                             f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
+                            f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
         if name in spec.fixed:
             raise ValueError(f"{spec.function}'s {name!r} is set by the resampling ({name}={spec.fixed[name]!r}: "
                              f"the path is traced in full and read at the selector's own grid); leave it out of "
