@@ -87,8 +87,6 @@ class PathSpec(_Frozen):
         Settings of every resampled path.
     classification : dict
         Further defaults for class labels (KNIFE's loss).
-    renamed : dict
-        Estimator parameter -> path keyword, where the names differ.
     standardize : bool
         Standardise X and centre a numeric y on the rows given (KNIFE's
         estimators do; the other path functions preprocess themselves).
@@ -125,7 +123,6 @@ class PathSpec(_Frozen):
     defaults: Mapping = field(default_factory=dict)
     fixed: Mapping = field(default_factory=dict)
     classification: Mapping = field(default_factory=dict)
-    renamed: Mapping = field(default_factory=dict)
     standardize: bool = False
     shared: Mapping = field(default_factory=dict)
     fitted: Mapping = field(default_factory=dict)
@@ -291,7 +288,7 @@ _ROWS = (
         guide="docs/guide/knife.md",
         resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0}, classification={"loss": "squared_hinge"},
                             standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                            multiclass="knife_ovr_paths", renamed={"lambda2_grid": "grid", "n_lambdas": "n_grid"}),
+                            multiclass="knife_ovr_paths"),
     ),
     MethodRow(
         "lpkta", "lp-KTA", "kernel weight η", ("classification", "regression"), _M + "lpkta_path", "grid",
@@ -320,7 +317,7 @@ _ROWS = (
                                "NMMKL breaks the tie by its relaxed selection p"),
         cross_check={"nmmkl": "numkfs._crosscheck_problems:nmmkl_problem"},
         guide="docs/guide/nmmkl.md",
-        resampling=PathSpec(integer_grid=True, renamed={"m_values": "grid"}),
+        resampling=PathSpec(integer_grid=True),
     ),
     MethodRow(
         "l1kr", "L1KR", "ARD kernel weight β", ("regression",), _M + "l1kr_path", None,
@@ -334,8 +331,7 @@ _ROWS = (
         guide="docs/guide/l1kr.md",
         resampling=PathSpec(defaults={"lambda1": 0.01}, read_at="l1kr_path_at", reach="D_max",
                             n_scaled=("grid", "lambda1"), max_grid=50, scalar=("lambda1",),
-                            fixed={"grid": None, "n_grid": None},  # the traced path, read at the grid by l1kr_path_at
-                            renamed={"lam": "lambda1", "C": "norm_bound", "max_steps": "max_iter", "D_grid": "grid"}),
+                            fixed={"grid": None, "n_grid": None}),  # the traced path, read at the grid by l1kr_path_at
     ),
     MethodRow(
         "garrote", "Garrote", "feature weight w", ("regression",), _M + "garrote_path", "grid",
@@ -348,7 +344,7 @@ _ROWS = (
         selection_tol=1e-6,
         cross_check={"garrote": "numkfs._crosscheck_problems:garrote_problem"},
         guide="docs/guide/garrote.md",
-        resampling=PathSpec(defaults={"n_grid": 50}, renamed={"lambda2s": "grid", "n_lambdas": "n_grid"}),
+        resampling=PathSpec(defaults={"n_grid": 50}),
     ),
     MethodRow(
         "cosso", "COSSO", "component weight θ", ("regression",), _M + "cosso_path", "grid",
@@ -360,7 +356,7 @@ _ROWS = (
         selection_tol=1e-6,
         serial_max_samples=0,  # one n x n Cholesky per alternation: BLAS single-threaded at every size
         guide="docs/guide/garrote.md",
-        resampling=PathSpec(shared={"lambda0": ("lambda0",)}, renamed={"Ms": "grid", "n_Ms": "n_grid"}),
+        resampling=PathSpec(shared={"lambda0": ("lambda0",)}),
     ),
 )
 

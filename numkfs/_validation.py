@@ -25,14 +25,13 @@ import scipy.sparse as sp
 from ._targets import _is_number
 
 __all__ = [
-    "DEPRECATED",
-    "DEPRECATED_OPTION",
-    "renamed",
     "Interval",
     "Options",
     "InstanceOf",
     "NoneOr",
+    "RANDOM_STATE",
     "validate_params",
+    "declares",
     "check_X",
     "check_X_y",
     "check_y",
@@ -190,6 +189,35 @@ class _NoneConstraint:
 
 
 NoneOr = _NoneConstraint()
+
+#: The constraint of a ``random_state``: what :func:`check_random_state` takes.
+RANDOM_STATE = [NoneOr, Interval(numbers.Integral, 0, None),
+                InstanceOf((np.random.Generator, np.random.RandomState), "a numpy Generator or RandomState")]
+
+
+def declares(constraints: dict):
+    """Decorator: a function's parameter constraints declared beside it, as
+    ``fn._parameter_constraints`` (an estimator's are its class attribute).
+
+    The function checks its arguments against the table with
+    :func:`validate_params`; the table names every parameter but the data
+    (``X``, ``y``, a grid, names, callbacks), which its data checks cover.
+
+    Parameters
+    ----------
+    constraints : dict
+        ``{name: [constraint, ...]}``, as for :func:`validate_params`.
+
+    Returns
+    -------
+    callable
+        The decorator (it returns the function itself).
+    """
+    def attach(fn):
+        fn._parameter_constraints = constraints
+        return fn
+
+    return attach
 
 
 def validate_params(params: dict, constraints: dict, caller: str) -> None:
@@ -489,56 +517,6 @@ def warn_once(message: str, category: type = UserWarning, *, stacklevel: int = 3
             return
         _SHOWN.add((category, message))
     warnings.warn(message, category, stacklevel=stacklevel)
-
-
-#: Default of a renamed parameter's old name: "not given" (a string, so that
-#: scikit-learn's ``clone`` keeps it identical).
-DEPRECATED = "deprecated"
-
-
-#: The constraint that admits a renamed parameter's "not given" default.
-DEPRECATED_OPTION = Options((DEPRECATED,))
-
-
-def renamed(new_value, old_value, *, new: str, old: str, caller: str, default=None, stacklevel: int = 3):
-    """The value of a renamed parameter, with a ``FutureWarning`` when the old
-    name is used.
-
-    Every renamed parameter of numkfs goes through this one function, so the
-    messages read alike (the table "Parameters across methods" in the user
-    guide lists the renames).  The old name keeps working for one release.
-
-    Parameters
-    ----------
-    new_value : object
-        The value given under the new name (``default`` when not given).
-    old_value : object
-        The value given under the old name; :data:`DEPRECATED` when not given.
-    new, old : str
-        The two names.
-    caller : str
-        The function or estimator, for the message.
-    default : object, optional
-        The new name's default: giving both names, with the new one not at
-        its default, is an error.
-    stacklevel : int, default=3
-        Passed to :func:`warnings.warn` (3: the caller's caller).
-
-    Returns
-    -------
-    object
-        ``old_value`` when the old name was given, else ``new_value``.
-    """
-    if isinstance(old_value, str) and old_value == DEPRECATED:
-        return new_value
-    both = new_value is not default
-    if both and isinstance(default, (int, float, str)) and not isinstance(new_value, np.ndarray):
-        both = new_value != default
-    if both:
-        raise TypeError(f"{caller}: give {new!r} or its former name {old!r}, not both.")
-    warnings.warn(f"{caller}: {old!r} is renamed {new!r}; {old!r} will stop working in the next release.",
-                  FutureWarning, stacklevel=stacklevel)
-    return old_value
 
 
 def check_random_state(seed) -> np.random.Generator:

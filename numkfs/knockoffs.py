@@ -71,7 +71,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from .resampling import PathSelectorMixin
+from ._validation import Interval, Options
+from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
 __all__ = ["KnockoffFilter", "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
            "knockoff_statistics", "knockoff_threshold", "sdp_s"]
@@ -586,16 +587,13 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.params = self.merge_params(params, kwargs)  # stored as given, kwargs joined (checked in fit)
 
-    def _check_params(self):
-        q, d = self.fdr, self.n_draws
-        if not (isinstance(q, numbers.Real) and not isinstance(q, bool) and 0 < q < 1):
-            raise ValueError(f"fdr must be a float in (0, 1); got {q!r}.")
-        if not (isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 1):
-            raise ValueError(f"n_draws must be an int >= 1; got {d!r}.")
-        if self.knockoffs not in ("gaussian", "sdp", "equicorrelated"):
-            raise ValueError(f"knockoffs must be 'gaussian', 'sdp' or 'equicorrelated'; got {self.knockoffs!r}.")
-        if self.covariance not in ("auto", "sample", "ledoit-wolf"):
-            raise ValueError(f"covariance must be 'auto', 'sample' or 'ledoit-wolf'; got {self.covariance!r}.")
+    _parameter_constraints = {
+        "fdr": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_draws": [Interval(numbers.Integral, 1, None, closed="left")],
+        "knockoffs": [Options(("gaussian", "sdp", "equicorrelated"))],
+        "covariance": [Options(("auto", "sample", "ledoit-wolf"))],
+        **SELECTOR_CONSTRAINTS,
+    }
 
     def fit(self, X, y):
         """Draw knockoffs, fit the method's path on ``[X, X̃]`` and threshold.

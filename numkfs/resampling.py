@@ -35,9 +35,9 @@ import numbers
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import DEPRECATED
+from ._validation import InstanceOf, Interval, NoneOr, Options, validate_params
 
-__all__ = ["PathSelectorMixin", "method_name", "method_path"]
+__all__ = ["SELECTOR_CONSTRAINTS", "PathSelectorMixin", "method_name", "method_path"]
 
 
 #: Path keywords never taken from an estimator's parameters (the data, the
@@ -96,25 +96,18 @@ def _path_settings(method, selector, params, classification):
         if classification:
             kw.update(spec.classification)
     else:
-        kw = {}
-        # renamed parameters last: a former name given to the estimator wins over the new name's default
-        for name, value in sorted(selector.get_params(deep=False).items(), key=lambda item: item[0] in spec.renamed):
-            if isinstance(value, str) and value == DEPRECATED:
-                continue  # a former name not given
-            name = spec.renamed.get(name, name)
-            if name in accepted and name not in _NOT_FROM_ESTIMATOR:
-                kw[name] = value
+        kw = {name: value for name, value in selector.get_params(deep=False).items()
+              if name in accepted and name not in _NOT_FROM_ESTIMATOR}
         kw.update({name: getattr(selector, attr) for name, attr in spec.fitted.items() if hasattr(selector, attr)})
     kw.update(spec.fixed)
     for name, value in (params or {}).items():
         if name not in accepted or name in ("X", "y"):
-            raise ValueError(f"{row.path_name} has no parameter {name!r} (passed in params); it takes "
-                             f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
+            raise TypeError(f"{row.path_name} has no parameter {name!r} (passed in params); it takes "
+                            f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
         if name in spec.fixed:
             raise ValueError(f"{row.path_name}'s {name!r} is set by the resampling ({name}={spec.fixed[name]!r}: "
                              f"the path is traced in full and read at the selector's own grid); leave it out of "
                              f"params and give the resampling selector's grid instead.")
-        kw.pop(spec.renamed.get(name), None)  # a former name given: not its new name's default too
         kw[name] = value
     for name in spec.scalar:
         values = np.atleast_1d(np.asarray(kw.get(name, 0.0), dtype=float)).ravel()
@@ -172,8 +165,10 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     Raises
     ------
     ValueError
-        An unknown method, a task the method does not do, a parameter the
-        path function does not take, or fewer rows than the method needs.
+        An unknown method, a task the method does not do, or fewer rows
+        than the method needs.
+    TypeError
+        A name in ``params`` that the path function does not take.
 
     Examples
     --------
@@ -264,10 +259,42 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     return path
 
 
+class _MethodSelector:
+    """Constraint: a method name or a numkfs estimator (:func:`method_name`)."""
+
+    def is_satisfied_by(self, value):
+        try:
+            method_name(value)
+        except ValueError:
+            return False
+        return True
+
+    def __str__(self):
+        return (f"a method name ({', '.join(repr(k) for k in METHOD_ROWS)}) or a numkfs estimator "
+                f"({', '.join(e for row in METHOD_ROWS.values() for e in row.estimator_names)})")
+
+
+#: The constraints of the parameters every resampling selector has (checked after its own).
+SELECTOR_CONSTRAINTS = {
+    "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
+    # as the estimators check theirs (a RandomState also seeds the draws)
+    "random_state": [NoneOr, Interval(numbers.Integral, 0, None),
+                     InstanceOf((np.random.RandomState,), "a numpy RandomState")],
+    "params": [NoneOr, InstanceOf((dict,), "a dict of path-function keyword arguments")],
+    "task": [NoneOr, Options(("regression", "classification"))],
+    "selector": [_MethodSelector()],
+}
+
 
 class PathSelectorMixin:
     """What the resampling selectors share: path parameters in one ``params``
     dict, their checks and data validation in ``fit``, the support mask.
+
+    A subclass declares ``_parameter_constraints`` as data (its own, then
+    :data:`SELECTOR_CONSTRAINTS`), checked by
+    :func:`~numkfs._validation.validate_params` at the start of ``fit``, as
+    the estimators' are; the names in ``params`` are checked against the
+    method's path function before anything is fitted.
 
     scikit-learn keeps an estimator's parameters in its ``__init__``
     signature; a selector that takes the method's path parameters as
@@ -303,25 +330,18 @@ class PathSelectorMixin:
             self.params = self.merge_params(self.params, extra)
         return super().set_params(**{k: v for k, v in params.items() if k not in extra})
 
+    _parameter_constraints: dict = SELECTOR_CONSTRAINTS
+
+    def _validate_params(self):
+        validate_params(self.get_params(deep=False), self._parameter_constraints, type(self).__name__)
+
     def _fit_data(self, X, y, *, min_samples):
-        """``(method, X, y, task)`` after the checks every resampling selector makes in ``fit``
-        (its own ``_check_params`` first)."""
+        """``(method, X, y, task)`` after the checks every resampling selector makes in ``fit``."""
         from sklearn.utils.validation import validate_data
 
         from ._targets import target_type, task_target
-        from ._validation import InstanceOf, Interval, NoneOr, validate_params
 
-        self._check_params()
-        # as the estimators check theirs (a RandomState also seeds the draws)
-        validate_params({"n_jobs": self.n_jobs, "random_state": self.random_state},
-                        {"n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
-                         "random_state": [NoneOr, Interval(numbers.Integral, 0, None),
-                                          InstanceOf((np.random.RandomState,), "a numpy RandomState")]}, type(self).__name__)
-        if not (self.params is None or isinstance(self.params, dict)):
-            raise ValueError(f"params must be a dict of path-function keyword arguments or None; got "
-                             f"{self.params!r}.")
-        if self.task not in (None, "regression", "classification"):
-            raise ValueError(f"task must be 'regression', 'classification' or None; got {self.task!r}.")
+        self._validate_params()
         method = method_name(self.selector)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         need = max(min_samples, METHOD_ROWS[method].resampling.min_rows)

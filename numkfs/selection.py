@@ -454,10 +454,8 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     cls = resolve(row.select_estimator[task])
     kw = dict(params)
     taken = cls().get_params(deep=False)
-    formers = {new: [old for old, to in row.resampling.renamed.items() if to == new] for new in row.select_params}
     for name, value in row.select_params.items():
-        if not any(old in kw for old in formers[name]):  # a former name given (the estimator warns)
-            kw.setdefault(name, value)
+        kw.setdefault(name, value)
     if "target" in taken:  # lp-KTA: the task given, not one inferred again from y
         from .estimators._lpkta import target_for_task
 

@@ -51,14 +51,10 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .resampling import PathSelectorMixin
+from ._validation import Interval, NoneOr, validate_params
+from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
 __all__ = ["StabilitySelection", "complementary_pairs", "pfer_bounds"]
-
-
-def _check_param(name, value, ok, what):
-    if not ok:
-        raise ValueError(f"{name} must be {what}; got {value!r}.")
 
 
 def complementary_pairs(y, n_pairs, sample_fraction=0.5, *, classification=False, random_state=None):
@@ -309,21 +305,20 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.params = self.merge_params(params, kwargs)  # stored as given, kwargs joined (checked in fit)
 
-    def _check_params(self):
-        t, f, B = self.threshold, self.sample_fraction, self.n_resamples
-        real = (numbers.Real,)
-        _check_param("threshold", t, isinstance(t, real) and not isinstance(t, bool) and 0.5 < t <= 1,
-                     "a float in (0.5, 1]")
-        _check_param("n_resamples", B, isinstance(B, numbers.Integral) and not isinstance(B, bool) and B >= 1,
-                     "an int >= 1")
-        _check_param("sample_fraction", f, isinstance(f, real) and not isinstance(f, bool) and 0 < f < 1,
-                     "a float in (0, 1)")
-        if self.max_features is None:
-            _check_param("pfer", self.pfer, isinstance(self.pfer, real) and np.isfinite(self.pfer) and self.pfer > 0,
-                         "a finite float > 0")
-        else:
-            _check_param("max_features", self.max_features, isinstance(self.max_features, real)
-                         and np.isfinite(self.max_features) and self.max_features > 0, "a finite float > 0 or None")
+    _parameter_constraints = {
+        "threshold": [Interval(numbers.Real, 0.5, 1, closed="right")],
+        "n_resamples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "sample_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "pfer": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_features": [NoneOr, Interval(numbers.Real, 0, None, closed="neither")],
+        **SELECTOR_CONSTRAINTS,
+    }
+
+    def _validate_params(self):
+        params = self.get_params(deep=False)
+        if self.max_features is not None:
+            del params["pfer"]  # not read: max_features bounds the selection instead
+        validate_params(params, self._parameter_constraints, type(self).__name__)
 
     def fit(self, X, y):
         """Fit the method's path on all rows and on every subsample.

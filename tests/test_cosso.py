@@ -12,8 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.estimators._cosso import COSSORegressor, COSSORegressorCV
 from numkfs.kernels.additive import additive_gram, additive_kc, feature_kernel, sobolev_kernel
-from numkfs.methods.cosso import (_ridge_step, cosso, cosso_gcv_lambda0, cosso_lambda0, cosso_path, cosso_relax,
-                                  default_Ms)
+from numkfs.methods.cosso import _ridge_step, cosso, cosso_gcv_lambda0, cosso_lambda0, cosso_path, cosso_relax
 from numkfs.model_selection import choose_index
 from numkfs.solvers import cross_check
 from numkfs.solvers.native.boxqp import solve_budget_qp
@@ -381,28 +380,6 @@ def test_path_warm_started_budgets_bind(additive):
     assert path.cv_scores is None  # the path only: COSSORegressorCV cross-validates it
     assert np.allclose(path.weights.sum(1), [0.2, 0.5, 1.0], rtol=1e-8)
     assert np.all(np.diff(path.objective) < 0)  # a larger budget fits better
-
-
-def test_former_names_of_the_grid_still_work_with_a_futurewarning(additive):
-    X, y = additive
-    X, y = X[:40], y[:40]
-    with pytest.warns(FutureWarning, match="'Ms' is renamed 'grid'"):
-        old = cosso_path(X, y, Ms=[0.5, 1.0], max_iter=30)
-    np.testing.assert_array_equal(old.weights, cosso_path(X, y, grid=[0.5, 1.0], max_iter=30).weights)
-    with pytest.warns(FutureWarning, match="'n_Ms' is renamed 'n_grid'"):
-        old = cosso_path(X, y, n_Ms=3, max_iter=30)
-    np.testing.assert_array_equal(old.grid, cosso_path(X, y, n_grid=3, max_iter=30).grid)
-    with pytest.warns(FutureWarning, match="'n_Ms' is renamed 'n_grid'"):
-        np.testing.assert_array_equal(default_Ms(X, 1e-3, n_Ms=4), default_Ms(X, 1e-3, n_grid=4))
-    with pytest.raises(TypeError, match="not both"):
-        cosso_path(X, y, grid=[1.0], Ms=[1.0])
-    with pytest.warns(FutureWarning, match="COSSORegressorCV: 'Ms' is renamed 'grid'"):
-        old = COSSORegressorCV(Ms=[0.5, 1.0], cv=2, max_iter=30).fit(X, y)
-    new = COSSORegressorCV(grid=[0.5, 1.0], cv=2, max_iter=30).fit(X, y)
-    np.testing.assert_array_equal(old.cv_scores_, new.cv_scores_)
-    with pytest.warns(FutureWarning, match="COSSORegressorCV: 'n_Ms' is renamed 'n_grid'"):
-        old = COSSORegressorCV(n_Ms=3, cv=2, max_iter=30).fit(X, y)
-    np.testing.assert_array_equal(old.path_.grid, COSSORegressorCV(n_grid=3, cv=2, max_iter=30).fit(X, y).path_.grid)
 
 
 def test_regressor_default_budget_is_half_the_number_of_features(additive):

@@ -86,7 +86,8 @@ def test_resampling_selectors_refuse_an_unknown_task():
 
     X, y = _score_data()
     for est in (StabilitySelection("garrote", task="regresion"), KnockoffFilter("garrote", task="regresion")):
-        with pytest.raises(ValueError, match="task must be 'regression', 'classification' or None; got 'regresion'"):
+        with pytest.raises(ValueError, match=rf"The 'task' parameter of {type(est).__name__} must be None or a str "
+                                             r"among \{'classification', 'regression'\}. Got 'regresion' instead."):
             est.fit(X, y)
 
 

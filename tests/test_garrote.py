@@ -409,29 +409,3 @@ def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
 @parametrize_with_checks(checked("Garrote"))
 def test_sklearn_contract(estimator, check):
     check(estimator)
-
-
-@pytest.mark.filterwarnings("ignore::numkfs.model_selection.GridEdgeWarning")
-def test_former_names_of_the_grid_still_work_with_a_futurewarning(data):
-    X, y = data
-    with pytest.warns(FutureWarning, match="garrote_path: 'lambda2s' is renamed 'grid'"):
-        old = garrote_path(X, y, lambda2s=[10.0, 1.0])
-    np.testing.assert_array_equal(old.weights, garrote_path(X, y, grid=[10.0, 1.0]).weights)
-    with pytest.warns(FutureWarning, match="garrote_path: 'n_lambdas' is renamed 'n_grid'"):
-        old = garrote_path(X, y, n_lambdas=5)
-    np.testing.assert_array_equal(old.grid, garrote_path(X, y, n_grid=5).grid)
-    with pytest.raises(TypeError, match="not both"):
-        garrote_path(X, y, n_grid=5, n_lambdas=5)
-    with pytest.warns(FutureWarning, match="GarroteRegressorCV: 'lambda2s' is renamed 'grid'"):
-        old = GarroteRegressorCV(lambda2s=[10.0, 1.0, 0.1], cv=3).fit(X, y)
-    new = GarroteRegressorCV(grid=[10.0, 1.0, 0.1], cv=3).fit(X, y)
-    np.testing.assert_array_equal(old.cv_scores_, new.cv_scores_)
-    with pytest.warns(FutureWarning, match="GarroteRegressorCV: 'n_lambdas' is renamed 'n_grid'"):
-        old = GarroteRegressorCV(n_lambdas=5, cv=3).fit(X, y)
-    np.testing.assert_array_equal(old.path_.grid, GarroteRegressorCV(n_grid=5, cv=3).fit(X, y).path_.grid)
-    # and in resampling (stability selection, knockoffs), where the estimator gives the path's settings
-    from numkfs.resampling import method_path
-
-    assert method_path(GarroteRegressorCV(lambda2s=[10.0, 1.0]), X, y).grid.tolist() == [10.0, 1.0]
-    np.testing.assert_array_equal(method_path(GarroteRegressorCV(n_lambdas=5), X, y).grid,
-                                  method_path(GarroteRegressorCV(n_grid=5), X, y).grid)

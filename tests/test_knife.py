@@ -266,37 +266,6 @@ def test_path_top_is_found_and_grid(sinusoid):
     assert len(ax.lines) == X.shape[1]
 
 
-def test_former_grid_names_still_work_with_a_future_warning():
-    """``lambda2_grid`` and ``n_lambdas`` are renamed ``grid`` and ``n_grid``
-    (issue #27) in knife_path, knife_ovr_paths and the CV estimators; the
-    former names give the same answers for one release, with a FutureWarning."""
-    X, y, _ = make_sinusoid(n_samples=30, n_features=5, random_state=0)
-    X, y = _std(X), y - y.mean()
-    new = knife_path(X, y, n_grid=4, max_refine=0, random_state=0)
-    with pytest.warns(FutureWarning, match="knife_path: 'n_lambdas' is renamed 'n_grid'"):
-        old = knife_path(X, y, n_lambdas=4, max_refine=0, random_state=0)
-    np.testing.assert_array_equal(old.weights, new.weights)
-    with pytest.warns(FutureWarning, match="knife_path: 'lambda2_grid' is renamed 'grid'"):
-        old = knife_path(X, y, lambda2_grid=new.grid, random_state=0)
-    np.testing.assert_array_equal(old.weights, knife_path(X, y, grid=new.grid, random_state=0).weights)
-    with pytest.raises(TypeError, match="not both"):
-        knife_path(X, y, n_grid=5, n_lambdas=4)
-    from numkfs.methods.knife import knife_ovr_paths
-
-    t = [np.where(y > 0, 1.0, -1.0)]
-    with pytest.warns(FutureWarning, match="knife_ovr_paths: 'n_lambdas'"):
-        knife_ovr_paths(X, t, loss="squared_hinge", n_lambdas=3, max_refine=0, random_state=0)
-    with pytest.warns(FutureWarning, match="knife_ovr_paths: 'lambda2_grid'"):
-        knife_ovr_paths(X, t, loss="squared_hinge", lambda2_grid=[0.0, 1.0], random_state=0)
-    ref = KNIFERegressorCV(n_grid=4, cv=3).fit(X, y)
-    with pytest.warns(FutureWarning, match="KNIFERegressorCV: 'n_lambdas' is renamed 'n_grid'"):
-        est = KNIFERegressorCV(n_lambdas=4, cv=3).fit(X, y)
-    np.testing.assert_array_equal(est.cv_scores_, ref.cv_scores_)
-    with pytest.warns(FutureWarning, match="KNIFEClassifierCV: 'lambda2_grid' is renamed 'grid'"):
-        est = KNIFEClassifierCV(lambda2_grid=[0.0, 1.0, 4.0], cv=3).fit(X, y > 0)
-    np.testing.assert_array_equal(est.path_.grid, [0.0, 1.0, 4.0])
-
-
 def test_path_with_verbose_progress_bar(sinusoid, capsys):
     import inspect
 

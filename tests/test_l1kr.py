@@ -380,42 +380,16 @@ def test_regressor_keeps_one_point_of_the_path(small_cv_fit):
                                                                  end.dual_coef_))
 
 
-def test_renamed_parameters_warn_and_gaussian_is_rbf(friedman):
-    """One test per renamed parameter: lam -> lambda1, C -> norm_bound,
-    max_steps -> max_iter, fix="lambda"/"C" -> "lambda1"/"norm_bound",
-    D_grid -> grid; the eps alias of gradient_tol is gone."""
+def test_gaussian_is_rbf_and_eps_is_gone(friedman):
+    """``kernel="gaussian"`` (the paper's name) is the ARD ``"rbf"``; the eps
+    alias of gradient_tol is gone (a former name is a TypeError)."""
     X, y, _ = friedman
     p = l1kr_path(X, y, lambda1=1e-2, gradient_tol=1e-4, D_max=3.0)
-    with pytest.warns(FutureWarning, match="'lam' is renamed 'lambda1'"):
-        q = l1kr_path(X, y, lam=1e-2, gradient_tol=1e-4, kernel="gaussian", D_max=3.0)
+    q = l1kr_path(X, y, lambda1=1e-2, gradient_tol=1e-4, kernel="gaussian", D_max=3.0)
     assert np.array_equal(p.weights, q.weights) and q.extra["kernel"] == "rbf"
-    with pytest.warns(FutureWarning, match="'max_steps' is renamed 'max_iter'"):
-        q = l1kr_path(X, y, lambda1=1e-2, gradient_tol=1e-4, D_max=3.0, max_steps=3000)
-    assert np.array_equal(p.weights, q.weights)
-    c = l1kr_path(X, y, fix="norm_bound", norm_bound=2.0, D_max=1.0)
-    with pytest.warns(FutureWarning) as rec:
-        q = l1kr_path(X, y, fix="C", C=2.0, D_max=1.0)
-    assert {str(w.message).split(": ", 1)[1] for w in rec} == {
-        "fix='C' is renamed fix='norm_bound'; fix='C' will stop working in the next release.",
-        "'C' is renamed 'norm_bound'; 'C' will stop working in the next release."}
-    assert np.array_equal(c.weights, q.weights) and q.extra["fix"] == "norm_bound"
-    with pytest.warns(FutureWarning, match="fix='lambda' is renamed fix='lambda1'"):
-        q = l1kr_path(X, y, fix="lambda", lambda1=1e-2, gradient_tol=1e-4, D_max=3.0)
-    assert np.array_equal(p.weights, q.weights)
-    with pytest.raises(TypeError, match="give 'lambda1' or its former name 'lam', not both"):
-        l1kr_path(X, y, lambda1=0.5, lam=0.1)
     with pytest.raises(TypeError, match="eps"):
         l1kr_path(X, y, eps=1e-4)
-    G = [0.0, 0.5, 1.0]
-    new = L1KRRegressorCV(grid=G, cv=2, D_max=1.0, lambda1=0.1).fit(X[:30], y[:30])
-    with pytest.warns(FutureWarning) as rec:
-        old = L1KRRegressorCV(D_grid=G, cv=2, D_max=1.0, lam=0.1, C=1.0, max_steps=3000, fix="lambda").fit(
-            X[:30], y[:30])
-    assert {str(w.message).split(": ", 1)[1].split(";")[0] for w in rec} == {
-        "'D_grid' is renamed 'grid'", "'lam' is renamed 'lambda1'", "'C' is renamed 'norm_bound'",
-        "'max_steps' is renamed 'max_iter'", "fix='lambda' is renamed fix='lambda1'"}
-    assert np.array_equal(old.cv_scores_, new.cv_scores_) and np.array_equal(old.path_.grid, G)
-    assert "eps" not in new.get_params() and "eps" not in L1KRRegressor().get_params()
+    assert "eps" not in L1KRRegressorCV().get_params() and "eps" not in L1KRRegressor().get_params()
     with pytest.raises(ValueError, match="'kernel' parameter"):
         l1kr_path(X, y, kernel="laplacian")
 
@@ -742,19 +716,3 @@ def test_grid_reading_resumes_and_stops(friedman):
     seen = []
     short = l1kr_path(X, y, lambda1=1e-2, n_grid=20, stop=lambda grid, reach: seen.append(reach) or len(seen) == 2)
     assert len(seen) == 2 and short.extra["stopped_early"] and short.grid[-1] == pytest.approx(seen[-1])
-
-
-def test_objective_and_prune_take_lambda1_and_their_former_name_lam_with_a_future_warning():
-    from numkfs.methods.l1kr import l1kr_objective, l1kr_prune
-
-    X, y, _ = make_friedman_noise(1, n_samples=40, random_state=0)
-    path = l1kr_path(X, y, D_max=5.0)
-    beta, lam = path.weights[-1], float(path.extra["lambda"][-1])
-    new = l1kr_objective(path, beta, lambda1=lam)
-    with pytest.warns(FutureWarning, match="'lam' is renamed 'lambda1'"):
-        old = l1kr_objective(path, beta, lam=lam)
-    assert new[0] == old[0] and np.array_equal(new[2], old[2])
-    with pytest.warns(FutureWarning, match="'lam' is renamed 'lambda1'"):
-        assert np.array_equal(l1kr_prune(path, beta, lam=lam)[0], l1kr_prune(path, beta, lam)[0])
-    with pytest.raises(TypeError, match="not both"):
-        l1kr_prune(path, beta, lam, lam=lam)

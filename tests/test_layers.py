@@ -13,8 +13,8 @@ through :class:`numkfs.estimators._cv.PathCVMixin` over its method's public
 path function (declaring hooks, never overriding its loop, whose rule
 chooses once per path on the final scores), and only they take ``cv``; one vocabulary (``grid``,
 ``n_grid``, ``lambda1``, ``gamma`` with a bandwidth kernel, ``C`` only as an
-SVM box constraint; the former names only as aliases defaulting to
-``"deprecated"``); every estimator of the registry (``tests/conftest.py``) is
+SVM box constraint; no former name, issue #47: 0.1.0 was the first
+release); every estimator of the registry (``tests/conftest.py``) is
 checked against scikit-learn's contract.  The source-parsing checks are
 shown to fail on a probe.
 """
@@ -304,28 +304,26 @@ def _public_callables(deep=False):
     return sorted(out.items())
 
 
-#: parameter names of the old vocabulary; each may stay one release as an alias defaulting to "deprecated"
-OLD_NAMES = ("lam", "max_steps", "lambda2_grid", "n_lambdas", "lambda2s", "Ms", "n_Ms", "p_grid", "D_grid")
+#: parameter names of the development versions, renamed before 0.1.0 (CHANGELOG.md); none is kept as an alias
+OLD_NAMES = ("lam", "max_steps", "lambda2_grid", "n_lambdas", "lambda2s", "Ms", "n_Ms", "p_grid", "D_grid",
+             "m_values")
 
 
 def _old_names_in_use(obj, old=OLD_NAMES):
-    from numkfs._validation import DEPRECATED
-
-    return [f"{n}={p.default!r}" for n, p in _params(obj).items() if n in old and p.default != DEPRECATED]
+    return [n for n in _params(obj) if n in old]
 
 
 @pytest.mark.parametrize("qualname,obj", _public_callables(), ids=lambda v: v if isinstance(v, str) else "")
-def test_old_names_are_only_deprecated_aliases(qualname, obj):
+def test_no_public_signature_has_an_old_name(qualname, obj):
     bad = _old_names_in_use(obj)
-    assert not bad, f"{qualname} has old parameter names (the new one must be the parameter, the old an " \
-                    f"alias defaulting to 'deprecated'): {bad}"
+    assert not bad, f"{qualname} has old parameter names (0.1.0 keeps no alias): {bad}"
 
 
 def test_the_old_names_check_can_fail():
     def f(X, y, grid=None, lambda2s="deprecated", n_lambdas=20):
         pass
 
-    assert _old_names_in_use(f) == ["n_lambdas=20"]
+    assert _old_names_in_use(f) == ["lambda2s", "n_lambdas"]
 
 
 def _method_of(obj):
@@ -346,10 +344,7 @@ def _of_method(key):
 
 @pytest.mark.parametrize("qualname,obj", _public_callables(deep=True), ids=lambda v: v if isinstance(v, str) else "")
 def test_C_is_only_an_svm_box_constraint(qualname, obj):
-    from numkfs._validation import DEPRECATED
-
-    C = _params(obj).get("C")
-    if C is not None and C.default != DEPRECATED:  # a former name kept one release is allowed
+    if "C" in _params(obj):
         assert _method_of(obj) in ("nmmkl", "lpkta"), \
             f"{qualname} has a parameter C: C is only the SVM box constraint (NMMKL, lp-KTA's scoring SVM)"
 

@@ -260,35 +260,8 @@ def test_classifier_cv_chooses_p_then_fits_the_svm():
         assert not {"cv", "cv_rule", "scoring", "n_jobs", "random_state"} & set(est.get_params())
 
 
-def test_former_names_warn_and_still_work():
-    """lp-KTA's renamed parameters (issue #27): lambda1 -> bregman_weight,
-    lambda2 -> lp_weight, p_grid -> grid (lpkta_path, lpkta_selection_path,
-    lpkta_objective, lpkta_weights, the estimators), and lpkta_path's method / rtol ->
-    alignment_method / alignment_rtol; each old name warns and gives the same answer."""
+def test_n_grid_101_is_the_former_default_grid():
     X, y, _ = make_madelon_like(80, 8, n_redundant=2, random_state=7)
-    grid = np.linspace(2, 1, 6)
-    new = lpkta_path(X, y, bregman_weight=0.3, lp_weight=0.2, grid=grid, alignment_method="fgt",
-                     alignment_rtol=1e-6)
-    with pytest.warns(FutureWarning) as record:
-        old = lpkta_path(X, y, lambda1=0.3, lambda2=0.2, p_grid=grid, method="fgt", rtol=1e-6)
-    assert {str(w.message).split("'")[1] for w in record} == {"lambda1", "lambda2", "p_grid", "method", "rtol"}
-    np.testing.assert_array_equal(old.weights, new.weights)
-    with pytest.raises(TypeError, match="not both"):
-        lpkta_path(X, y, grid=grid, p_grid=grid)
-    with pytest.warns(FutureWarning, match="lambda1"):
-        assert lpkta_objective(new.weights[2], new.extra["alignments"], grid[2], lambda1=0.3, lambda2=0.2) == \
-            lpkta_objective(new.weights[2], new.extra["alignments"], grid[2], 0.3, 0.2)
-    sel = LpKTASelectorCV(cv=2, grid=grid, bregman_weight=0.3, lp_weight=0.2).fit(X, y)
-    with pytest.warns(FutureWarning, match="p_grid"):
-        old_sel = LpKTASelectorCV(cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2).fit(X, y)
-    np.testing.assert_array_equal(old_sel.cv_scores_, sel.cv_scores_)
-    with pytest.warns(FutureWarning, match="lambda2"):
-        curve = lpkta_selection_path(X, y, cv=2, p_grid=grid, lambda1=0.3, lambda2=0.2, n_points=None,
-                                       baseline=False, scoring="neg_hinge_loss")
-    np.testing.assert_array_equal(curve.scores, sel.cv_scores_)
-    with pytest.warns(FutureWarning, match="lpkta_weights: 'lambda1'"):
-        eta, _ = lpkta_weights(A, p_grid=GRID, lambda1=LAM1, lambda2=LAM2)
-    np.testing.assert_array_equal(eta, lpkta_weights(A, GRID, bregman_weight=LAM1, lp_weight=LAM2)[0])
     # n_grid = 101 is the former default grid, value for value
     np.testing.assert_array_equal(lpkta_path(X, y, n_grid=101).grid, default_p_grid())
     assert len(lpkta_path(X, y, n_grid=11).grid) == 11

@@ -92,9 +92,6 @@ def test_select_chooses_m_by_cv_and_keeps_a_requested_m(informative):
     assert fixed.n_selected == 3 and fixed.cv_rule == "n_features"
 
 
-def test_nmmkl_path_former_grid_name_warns():
+def test_nmmkl_path_default_grid_is_every_m():
     X, y = make_classification(n_samples=40, n_features=4, random_state=0)
-    with pytest.warns(FutureWarning, match="'m_values' is renamed 'grid'"):
-        old = nmmkl_path(X, y, m_values=[1, 3])
-    np.testing.assert_array_equal(old.extra["selection"], nmmkl_path(X, y, [1, 3]).extra["selection"])
     assert nmmkl_path(X, y).grid.tolist() == [1.0, 2.0, 3.0, 4.0]  # the default grid: every m

@@ -468,10 +468,11 @@ def test_knife_extreme_gamma_finite(gamma):
     assert np.all(np.isfinite(pred))
 
 
-@pytest.mark.parametrize("kw", [dict(lambda2=1e8), dict(eps=0.0), dict(lambda1=1e-10), dict(bregman="kl", lambda2=1e6)],
-                         ids=["lambda2_huge", "eps0", "lambda1_tiny", "kl_eta_to_0"])
+@pytest.mark.parametrize("kw", [dict(lp_weight=1e8), dict(eps=0.0), dict(bregman_weight=1e-10),
+                                dict(bregman="kl", lp_weight=1e6)],
+                         ids=["lp_weight_huge", "eps0", "bregman_weight_tiny", "kl_eta_to_0"])
 def test_lpkta_newton_near_eta_zero(kw):
-    """η driven to 0 (huge λ2, no juncture threshold, KL at its boundary): finite, non-negative weights."""
+    """η driven to 0 (huge lp weight λ2, no juncture threshold, KL at its boundary): finite, non-negative weights."""
     from numkfs.methods.lpkta import lpkta_path
 
     X, y = _reg_data(4)

@@ -108,7 +108,7 @@ def test_subsamples_too_small_for_the_method_name_sample_fraction():
 
 def test_unknown_path_parameter_is_refused_by_name():
     X, y = make_friedman1(n_samples=20, n_features=5, random_state=0)
-    with pytest.raises(ValueError, match="n_lambda"):
+    with pytest.raises(TypeError, match=r"knife_path has no parameter 'n_lambda' \(passed in params\)"):
         StabilitySelection("knife", n_resamples=1, n_lambda=5).fit(X, y)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
+from .._validation import RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_lambda0, cosso_path, cosso_relax
 from ..model_selection import check_grid_edge
@@ -231,8 +231,6 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     random_state : int, optional
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.  Kept for :func:`numkfs.select`'s uniform interface.
-    Ms, n_Ms
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Attributes
     ----------
@@ -275,14 +273,13 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         "cv_rule": _CV_RULE,
         "relax": [_BOOL],
         "n_jobs": _N_JOBS,
-        "Ms": [DEPRECATED_OPTION, NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of budgets > 0")],
-        "n_Ms": [DEPRECATED_OPTION, Interval(Integral, 1, None, closed="left")],
+        "random_state": RANDOM_STATE,
     }
     _parameter_constraints.pop("M")
 
     def __init__(self, *, grid=None, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
                  n_grid: int = 25, cv=5, cv_rule: str = "best", relax: bool = True, max_iter: int = 200,
-                 tol: float = 1e-6, solver="auto", n_jobs=None, random_state=None, Ms=DEPRECATED, n_Ms=DEPRECATED):
+                 tol: float = 1e-6, solver="auto", n_jobs=None, random_state=None):
         self.grid = grid
         self.kernel = kernel
         self.gamma = gamma
@@ -296,22 +293,17 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         self.solver = solver
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.Ms = Ms
-        self.n_Ms = n_Ms
 
     path = staticmethod(cosso_path)
     _cv_grid_param = "grid"
     _cv_method = "COSSO"
 
     def _cv_data(self, X, y):
-        name = type(self).__name__
-        grid = renamed(self.grid, self.Ms, new="grid", old="Ms", caller=name, stacklevel=4)
-        n_grid = renamed(self.n_grid, self.n_Ms, new="n_grid", old="n_Ms", caller=name, default=25, stacklevel=4)
         X, y = _fit_input(self, X, y)
         # λ0 by GCV on all the rows, shared by the folds (Lin & Zhang)
         lambda0 = cosso_lambda0(X, y, kernel=self.kernel, gamma=self.gamma) if self.lambda0 is None else self.lambda0
-        return cv_data(X, y, scoring="neg_mean_squared_error", grid=None if grid is None else as_grid(grid),
-                       n_grid=n_grid, lambda0=lambda0)
+        return cv_data(X, y, scoring="neg_mean_squared_error",
+                       grid=None if self.grid is None else as_grid(self.grid), n_grid=self.n_grid, lambda0=lambda0)
 
     def _cv_path_params(self, data, outer, *, full):
         opts = dict(kernel=self.kernel, gamma=self.gamma, lambda0=data.lambda0, max_iter=self.max_iter,

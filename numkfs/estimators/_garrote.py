@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
+from .._validation import RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.garrote import garrote_path, garrote_relax
 from ..model_selection import CV_RULES, check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
@@ -221,8 +221,6 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     random_state : int, optional
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.  Kept for :func:`numkfs.select`'s uniform interface.
-    lambda2s, n_lambdas
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Attributes
     ----------
@@ -274,15 +272,13 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         "cv_rule": _CV_RULE,
         "relax": [_BOOL],
         "n_jobs": _N_JOBS,
-        "lambda2s": [DEPRECATED_OPTION, *_GRID],
-        "n_lambdas": [DEPRECATED_OPTION, Interval(Integral, 1, None, closed="left")],
+        "random_state": RANDOM_STATE,
     }
     _parameter_constraints.pop("lambda2")
 
     def __init__(self, lambda1: float = 1.0, *, grid=None, n_grid: int = 50,
                  lambda_min_ratio: float = 1e-3, fit_intercept: bool = True, cv=5, cv_rule: str = "best",
-                 relax: bool = True, solver="auto", tol: float | None = None, n_jobs=None, random_state=None,
-                 lambda2s=DEPRECATED, n_lambdas=DEPRECATED):
+                 relax: bool = True, solver="auto", tol: float | None = None, n_jobs=None, random_state=None):
         self.lambda1 = lambda1
         self.grid = grid
         self.n_grid = n_grid
@@ -295,21 +291,15 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         self.tol = tol
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.lambda2s = lambda2s
-        self.n_lambdas = n_lambdas
 
     path = staticmethod(garrote_path)
     _cv_grid_param = "grid"
     _cv_method = "garrote"
 
     def _cv_data(self, X, y):
-        name = type(self).__name__
-        grid = renamed(self.grid, self.lambda2s, new="grid", old="lambda2s", caller=name, stacklevel=4)
-        n_grid = renamed(self.n_grid, self.n_lambdas, new="n_grid", old="n_lambdas", caller=name, default=50,
-                         stacklevel=4)
         X, y = _fit_input(self, X, y)
-        return cv_data(X, y, scoring="neg_mean_squared_error", grid=None if grid is None else as_grid(grid),
-                       n_grid=n_grid)
+        return cv_data(X, y, scoring="neg_mean_squared_error", grid=None if self.grid is None else as_grid(self.grid),
+                       n_grid=self.n_grid)
 
     def _cv_path_params(self, data, outer, *, full):
         opts = dict(lambda1=self.lambda1, fit_intercept=self.fit_intercept, solver=self.solver, tol=self.tol)

@@ -30,7 +30,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y, constant_columns
+from .._validation import (RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
+                           constant_columns)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
                              knife_decision_function)
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
@@ -44,6 +45,7 @@ _COMMON["solver"] = [Options(("auto", "native", "ECOS", "SCS", "CLARABEL"))]
 _COMMON["verbose"] = [Options((True, False))]
 _COMMON["approximation"] = KNIFE_CONSTRAINTS["approximation"]
 _COMMON["n_components"] = KNIFE_CONSTRAINTS["n_components"]
+_COMMON["random_state"] = RANDOM_STATE
 _N_JOBS = [NoneOr, Interval(numbers.Integral, None, None)]
 
 

@@ -20,8 +20,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from .._threads import method_threads
-from .._validation import (DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, check_random_state,
-                           renamed)
+from .._validation import InstanceOf, Interval, NoneOr, Options, check_random_state
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
                              knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
@@ -46,9 +45,6 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "n_grid": KNIFE_CONSTRAINTS["n_grid"],
        "lambda_min_ratio": KNIFE_CONSTRAINTS["lambda_min_ratio"],
        "grid": [InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"), NoneOr],
-       "n_lambdas": [DEPRECATED_OPTION, *KNIFE_CONSTRAINTS["n_grid"]],
-       "lambda2_grid": [DEPRECATED_OPTION, InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"),
-                        NoneOr],
        "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
        "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), NoneOr],
        "early_stopping": [InstanceOf((bool, np.bool_), "a bool")]}
@@ -333,12 +329,8 @@ class _KNIFEPathCV(PathCVMixin):
         return params
 
     def _cv_grid(self):
-        """``{"grid": ..., "n_grid": ...}`` with the former names resolved (FutureWarning)."""
-        name = type(self).__name__
-        return dict(grid=renamed(self.grid, self.lambda2_grid, new="grid", old="lambda2_grid", caller=name,
-                                 stacklevel=6),
-                    n_grid=renamed(self.n_grid, self.n_lambdas, new="n_grid", old="n_lambdas", caller=name,
-                                   default=100, stacklevel=6))
+        """``{"grid": ..., "n_grid": ...}``."""
+        return dict(grid=self.grid, n_grid=self.n_grid)
 
     def _cv_fold_data(self, data, train, test):
         """The fold's rows, standardised with its training rows' statistics only."""
@@ -481,8 +473,6 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         there too (a ``grid`` you give is walked in full first); ``path_``
         ends at the last point the folds scored, and the rule chooses
         among the points scored.  False: every point of the grid is scored.
-    lambda2_grid, n_lambdas
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Attributes
     ----------
@@ -530,7 +520,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
                  n_jobs=None, random_state=0, verbose=False, approximation="auto", n_components=None,
-                 cv_max_samples=None, early_stopping=True, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+                 cv_max_samples=None, early_stopping=True):
         self.early_stopping = early_stopping
         self.approximation = approximation
         self.n_components = n_components
@@ -554,8 +544,6 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-        self.lambda2_grid = lambda2_grid
-        self.n_lambdas = n_lambdas
 
     path = staticmethod(knife_path)
 
@@ -641,7 +629,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         with fewer features (``benchmarks/results/selection_quality.md``).
     approximation, n_components
         As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
-    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, cv_max_samples, early_stopping, lambda2_grid, n_lambdas
+    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, cv_max_samples, early_stopping
         As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
         problem follows its own selected features; the classes are those
         of every row).
@@ -687,7 +675,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_grid=100, lambda_min_ratio="auto", grid=None, n_jobs=None,
                  random_state=0, verbose=False, approximation="auto", n_components=None,
-                 cv_max_samples=None, early_stopping=True, lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED):
+                 cv_max_samples=None, early_stopping=True):
         self.early_stopping = early_stopping
         self.approximation = approximation
         self.n_components = n_components
@@ -712,8 +700,6 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-        self.lambda2_grid = lambda2_grid
-        self.n_lambdas = n_lambdas
 
     path = staticmethod(knife_path)
 

@@ -13,7 +13,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import limit_threads, thread_limits
-from .._validation import DEPRECATED, DEPRECATED_OPTION, InstanceOf, Interval, NoneOr, Options, renamed
+from .._validation import InstanceOf, Interval, NoneOr, Options
 from ..methods.l1kr import (
     CV_MAX_ANGLE,
     CV_TOL,
@@ -25,7 +25,6 @@ from ..methods.l1kr import (
     l1kr_path_at,
     l1kr_predict,
     l1kr_prune,
-    renamed_fix,
 )
 from ..model_selection import (
     CV_RULES,
@@ -50,16 +49,13 @@ _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 _COMMON = {
     "kernel": [Options(L1KR_KERNELS)],
     "degree": [Interval(Integral, 1, None)],
-    "fix": [Options([*FIX_OPTIONS, "lambda", "C"])],
+    "fix": [Options(FIX_OPTIONS)],
     "lambda1": _POSITIVE,
     "norm_bound": _POSITIVE,
     "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
     "prune_tol": [Interval(Real, 0, 1, closed="left")],
     "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
     "max_iter": [Interval(Integral, 1, None)],
-    "lam": [DEPRECATED_OPTION, *_POSITIVE],
-    "C": [DEPRECATED_OPTION, *_POSITIVE],
-    "max_steps": [DEPRECATED_OPTION, Interval(Integral, 1, None)],
 }
 
 
@@ -92,8 +88,7 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     degree : int, default=2
         Degree of the normalised polynomial kernel.
     fix : {"lambda1", "norm_bound"}, default="lambda1"
-        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed
-        (former options ``"lambda"`` and ``"C"``: FutureWarning).
+        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed.
     lambda1 : float, default=0.01
         Ridge penalty λ₁ (for centred, unit-norm y) when ``fix="lambda1"``.
     norm_bound : float, default=1.0
@@ -115,9 +110,6 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Stop the path at ``||β||₁ = D_max``.
     max_iter : int, default=3000
         Continuation-step budget of the path.
-    lam, C, max_steps : optional
-        Former names of ``lambda1``, ``norm_bound`` and ``max_iter``
-        (FutureWarning).
 
     Attributes
     ----------
@@ -164,8 +156,7 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     _parameter_constraints = {**_COMMON, "D": [Interval(Real, 0, None, closed="left"), NoneOr]}
 
     def __init__(self, kernel="rbf", degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
-                 prune_tol=1e-3, D=None, D_max=None, max_iter=3000, lam=DEPRECATED, C=DEPRECATED,
-                 max_steps=DEPRECATED):
+                 prune_tol=1e-3, D=None, D_max=None, max_iter=3000):
         self.kernel = kernel
         self.degree = degree
         self.fix = fix
@@ -176,22 +167,6 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         self.D = D
         self.D_max = D_max
         self.max_iter = max_iter
-        self.lam = lam
-        self.C = C
-        self.max_steps = max_steps
-
-    def _resolved(self, stacklevel):
-        """``fix``, ``lambda1``, ``norm_bound`` and ``max_iter`` under their
-        current names (the former ones warn ``FutureWarning``)."""
-        name = type(self).__name__
-        fix = renamed_fix(self.fix, name, stacklevel=stacklevel + 1)
-        lambda1 = renamed(self.lambda1, self.lam, new="lambda1", old="lam", caller=name, default=0.01,
-                          stacklevel=stacklevel)
-        norm_bound = renamed(self.norm_bound, self.C, new="norm_bound", old="C", caller=name, default=1.0,
-                             stacklevel=stacklevel)
-        max_iter = renamed(self.max_iter, self.max_steps, new="max_iter", old="max_steps", caller=name,
-                           default=3000, stacklevel=stacklevel)
-        return fix, lambda1, norm_bound, max_iter
 
     def fit(self, X, y):
         """Trace the path at ``lambda1`` and keep its point at ``D``.
@@ -209,11 +184,10 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
             The fitted estimator.
         """
         self._validate_params()
-        fix, lambda1, norm_bound, max_iter = self._resolved(stacklevel=4)
         X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64, ensure_min_samples=2)
-        path = l1kr_path(X, y, self.kernel, degree=self.degree, fix=fix, lambda1=float(lambda1),
-                         norm_bound=norm_bound, gradient_tol=self.gradient_tol, D_max=self.D_max, max_iter=max_iter,
-                         feature_names=getattr(self, "feature_names_in_", None))
+        path = l1kr_path(X, y, self.kernel, degree=self.degree, fix=self.fix, lambda1=float(self.lambda1),
+                         norm_bound=self.norm_bound, gradient_tol=self.gradient_tol, D_max=self.D_max,
+                         max_iter=self.max_iter, feature_names=getattr(self, "feature_names_in_", None))
         if self.D is None:
             beta, lam, D = path.weights[-1].copy(), float(path.extra["lambda"][-1]), float(path.grid[-1])
         else:
@@ -299,8 +273,7 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
     degree : int, default=2
         Degree of the normalised polynomial kernel.
     fix : {"lambda1", "norm_bound"}, default="lambda1"
-        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed
-        (former options ``"lambda"`` and ``"C"``: FutureWarning).
+        Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed.
     lambda1 : float or sequence of float, default=0.01
         Ridge penalty λ₁ (for centred, unit-norm y) when ``fix="lambda1"``.
         With several values, one path per λ₁ is traced (and per fold, on
@@ -347,9 +320,6 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
     random_state : int, Generator or None
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.
-    lam, C, max_steps, D_grid : optional
-        Former names of ``lambda1``, ``norm_bound``, ``max_iter`` and
-        ``grid`` (FutureWarning).
 
     Attributes
     ----------
@@ -406,7 +376,6 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
     _parameter_constraints = {
         **_COMMON,
         "lambda1": [*_POSITIVE, InstanceOf((list, tuple, np.ndarray), "a sequence of floats")],
-        "lam": [DEPRECATED_OPTION, *_POSITIVE, InstanceOf((list, tuple, np.ndarray), "a sequence of floats")],
         "cv": [Interval(Integral, 2, None), InstanceOf((object,), "a CV splitter")],
         "cv_rule": [Options(CV_RULES)],
         "scoring": [Options(["neg_mean_squared_error"])],
@@ -415,7 +384,6 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
         "early_stopping": [InstanceOf((bool, np.bool_), "a bool")],
         "n_jobs": [Interval(Integral, None, None), NoneOr],
         "random_state": [Interval(Integral, 0, None), NoneOr, InstanceOf((np.random.Generator,), "a Generator")],
-        "D_grid": [DEPRECATED_OPTION, InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
     }
 
     path = staticmethod(l1kr_path)
@@ -427,7 +395,7 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
     def __init__(self, kernel="rbf", degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
                  prune_tol=1e-3, D_max=None, max_iter=3000, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=50, grid=None, early_stopping=True, n_jobs=None,
-                 random_state=None, lam=DEPRECATED, C=DEPRECATED, max_steps=DEPRECATED, D_grid=DEPRECATED):
+                 random_state=None):
         self.kernel = kernel
         self.degree = degree
         self.fix = fix
@@ -445,16 +413,11 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
         self.early_stopping = early_stopping
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.lam = lam
-        self.C = C
-        self.max_steps = max_steps
-        self.D_grid = D_grid
 
     # -- PathCVMixin hooks ------------------------------------------------
     def _cv_data(self, X, y):
         name = type(self).__name__
-        fix, lambda1, norm_bound, max_iter = self._resolved(stacklevel=5)
-        grid = renamed(self.grid, self.D_grid, new="grid", old="D_grid", caller=name, stacklevel=5)
+        fix, lambda1, norm_bound, max_iter, grid = self.fix, self.lambda1, self.norm_bound, self.max_iter, self.grid
         X, y = validate_data_named(self, X, y, y_numeric=True, dtype=np.float64, ensure_min_samples=2)
         if fix == "lambda1":
             lambdas = np.atleast_1d(np.asarray(lambda1, dtype=float)).ravel()

@@ -30,10 +30,10 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._threads import limit_threads, thread_limits
 from .._targets import target_type
-from .._validation import DEPRECATED, DEPRECATED_OPTION, Interval, InstanceOf, NoneOr, Options, renamed
+from .._validation import Interval, InstanceOf, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
-from ..methods.lpkta import Bregman, lpkta_path
+from ..methods.lpkta import LPKTA_CONSTRAINTS, lpkta_path
 from ..model_selection import CV_RULES, index_for_count
 from . import _lpkta_scoring as _scoring
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
@@ -58,29 +58,10 @@ def target_for_task(task, y) -> str:
     return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
 
 
-_BREGMAN_WEIGHT = [NoneOr, Interval(numbers.Real, 0, None, closed="neither")]
-_LP_WEIGHT = [NoneOr, Interval(numbers.Real, 0, None, closed="left")]
-_GRID = [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of decreasing p values")]
-
+#: lpkta_path's constraints (but its Newton tolerance) and the grid
 _CONSTRAINTS = {
-    "kernel": [Options({"rbf", "linear"})],
-    "gamma": [NoneOr, Interval(numbers.Real, 0, None, closed="neither"), Options({"scale"}),
-              InstanceOf((np.ndarray, list, tuple), "an array of positive floats")],
-    "bregman_weight": _BREGMAN_WEIGHT,
-    "lp_weight": _LP_WEIGHT,
-    "bregman": [Options({"euclidean", "kl"}), InstanceOf((Bregman,), "a Bregman instance")],
-    "x0": [NoneOr, Interval(numbers.Real, 0, None, closed="left")],
-    "grid": _GRID,
-    "n_grid": [Interval(numbers.Integral, 2, None, closed="left")],
-    "eps": [Interval(numbers.Real, 0, float(np.exp(-1.0)), closed="left")],
-    "predictor": [Options({"warm", "first", "second"})],
-    "alignment_method": [Options({"auto", "exact", "fgt"})],
-    "alignment_rtol": [Interval(numbers.Real, 1e-14, 1, closed="left")],
-    "target": [Options(TARGETS)],
-    # former names (FutureWarning)
-    "lambda1": [DEPRECATED_OPTION, *_BREGMAN_WEIGHT],
-    "lambda2": [DEPRECATED_OPTION, *_LP_WEIGHT],
-    "p_grid": [DEPRECATED_OPTION, *_GRID],
+    **{k: v for k, v in LPKTA_CONSTRAINTS.items() if k != "tol"},
+    "grid": [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of decreasing p values")],
 }
 
 _SELECTOR_CONSTRAINTS = {
@@ -158,8 +139,6 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         :func:`numkfs.model_selection.target_type`.  A score from 0 to 4 is
         five classes under ``"auto"``; ``"regression"`` treats it as a number
         (what :func:`numkfs.select` passes for ``task="regression"``).
-    lambda1, lambda2, p_grid : optional
-        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------
@@ -202,8 +181,7 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, *, grid=None, n_grid=101, eps=1e-3,
-                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto",
-                 lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
+                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto"):
         self.kernel = kernel
         self.gamma = gamma
         self.bregman_weight = bregman_weight
@@ -219,9 +197,6 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
         self.alignment_method = alignment_method
         self.alignment_rtol = alignment_rtol
         self.target = target
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
-        self.p_grid = p_grid
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -230,18 +205,12 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     # -- shared by every lp-KTA estimator ----------------------------------
     def _path_params(self):
-        """Keyword arguments of :func:`numkfs.lpkta_path` (former names resolved)."""
-        caller = type(self).__name__
+        """Keyword arguments of :func:`numkfs.lpkta_path`."""
         return dict(
-            kernel=self.kernel, gamma=self.gamma,
-            bregman_weight=renamed(self.bregman_weight, self.lambda1, new="bregman_weight", old="lambda1",
-                                   caller=caller, stacklevel=5),
-            lp_weight=renamed(self.lp_weight, self.lambda2, new="lp_weight", old="lambda2", caller=caller,
-                              stacklevel=5),
-            bregman=self.bregman, x0=self.x0,
-            grid=renamed(self.grid, self.p_grid, new="grid", old="p_grid", caller=caller, stacklevel=5),
-            n_grid=self.n_grid, eps=self.eps, predictor=self.predictor,
-            alignment_method=self.alignment_method, alignment_rtol=self.alignment_rtol, target=self.target,
+            kernel=self.kernel, gamma=self.gamma, bregman_weight=self.bregman_weight, lp_weight=self.lp_weight,
+            bregman=self.bregman, x0=self.x0, grid=self.grid, n_grid=self.n_grid, eps=self.eps,
+            predictor=self.predictor, alignment_method=self.alignment_method, alignment_rtol=self.alignment_rtol,
+            target=self.target,
         )
 
     def _alignments(self, X, y):
@@ -318,7 +287,7 @@ class _LpKTAPathCV(PathCVMixin):
     def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
                  x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
                  predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
-                 alignment_rtol=1e-10, target="auto", lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
+                 alignment_rtol=1e-10, target="auto"):
         self.kernel = kernel
         self.gamma = gamma
         self.bregman_weight = bregman_weight
@@ -338,9 +307,6 @@ class _LpKTAPathCV(PathCVMixin):
         self.alignment_method = alignment_method
         self.alignment_rtol = alignment_rtol
         self.target = target
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
-        self.p_grid = p_grid
 
     def _cv_validate(self, X, y):
         return validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
@@ -412,8 +378,6 @@ class LpKTASelectorCV(_LpKTAPathCV, LpKTASelector):
     random_state : None or int
         Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
         scikit-learn, and a splitter carries its own seed.
-    lambda1, lambda2, p_grid : optional
-        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------
@@ -499,8 +463,6 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         Relative tolerance of the fast Gauss transform.
     target : {"auto", "binary", "multiclass"}, default="auto"
         How the class labels enter the alignments (:class:`LpKTASelector`).
-    lambda1, lambda2, p_grid : optional
-        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------
@@ -539,13 +501,11 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
 
     def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
                  x0=None, p=None, n_features_to_select=None, *, C=1.0, grid=None, n_grid=101, eps=1e-3,
-                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto",
-                 lambda1=DEPRECATED, lambda2=DEPRECATED, p_grid=DEPRECATED):
+                 predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto"):
         super().__init__(kernel=kernel, gamma=gamma, bregman_weight=bregman_weight, lp_weight=lp_weight,
                          bregman=bregman, x0=x0, p=p, n_features_to_select=n_features_to_select, grid=grid,
                          n_grid=n_grid, eps=eps, predictor=predictor, alignment_method=alignment_method,
-                         alignment_rtol=alignment_rtol, target=target, lambda1=lambda1, lambda2=lambda2,
-                         p_grid=p_grid)
+                         alignment_rtol=alignment_rtol, target=target)
         self.C = C
 
     def _validate_classes(self, X, y):
@@ -683,8 +643,6 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
     random_state : None or int
         Unused: an int ``cv`` gives unshuffled StratifiedKFold, as in
         scikit-learn, and a splitter carries its own seed.
-    lambda1, lambda2, p_grid : optional
-        Deprecated names of ``bregman_weight``, ``lp_weight`` and ``grid``.
 
     Attributes
     ----------

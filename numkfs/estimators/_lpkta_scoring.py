@@ -30,7 +30,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._threads import thread_policy
-from .._validation import DEPRECATED, renamed
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import lpkta_path
@@ -316,11 +315,6 @@ def lpkta_selection_path(
     random_state=None,
     alignment_method: str = "auto",
     alignment_rtol: float = 1e-10,
-    lambda1=DEPRECATED,
-    lambda2=DEPRECATED,
-    p_grid=DEPRECATED,
-    method=DEPRECATED,
-    rtol=DEPRECATED,
 ) -> SelectionCurve:
     r"""Held-out score of a kernel model on :math:`\sum_i \eta_i(p) \tilde K_i` along the lp-KTA path.
 
@@ -368,9 +362,6 @@ def lpkta_selection_path(
         its own seed.
     alignment_method, alignment_rtol
         As in :func:`numkfs.lpkta_path`.
-    lambda1, lambda2, p_grid, method, rtol
-        Deprecated names of ``bregman_weight``, ``lp_weight``, ``grid``,
-        ``alignment_method`` and ``alignment_rtol``.
 
     Returns
     -------
@@ -390,17 +381,9 @@ def lpkta_selection_path(
     if scoring not in KERNEL_MODEL_SCORINGS:
         raise ValueError(f"lpkta_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
                          f"got {scoring!r}.")
-    caller = "lpkta_selection_path"
     kw = dict(kernel=kernel, gamma=gamma, bregman=bregman, x0=x0, n_grid=n_grid, eps=eps, predictor=predictor,
-              bregman_weight=renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller=caller,
-                                     stacklevel=4),
-              lp_weight=renamed(lp_weight, lambda2, new="lp_weight", old="lambda2", caller=caller,
-                                stacklevel=4),
-              grid=renamed(grid, p_grid, new="grid", old="p_grid", caller=caller, stacklevel=4),
-              alignment_method=renamed(alignment_method, method, new="alignment_method", old="method",
-                                       caller=caller, default="auto", stacklevel=4),
-              alignment_rtol=renamed(alignment_rtol, rtol, new="alignment_rtol", old="rtol", caller=caller,
-                                     default=1e-10, stacklevel=4))
+              bregman_weight=bregman_weight, lp_weight=lp_weight, grid=grid, alignment_method=alignment_method,
+              alignment_rtol=alignment_rtol)
     if sp.issparse(X):
         X = sp.csr_matrix(X)
     else:

@@ -96,7 +96,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import (DEPRECATED, Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, renamed,
+from .._validation import (Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, declares,
                            validate_params, warn_not_converged)
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import refine_walk
@@ -648,7 +648,7 @@ def cosso_lambda0(X, y, *, kernel: str = "sobolev", gamma: float = 1.0) -> float
     return _prepare(X, y, kernel, gamma, None)[2]
 
 
-def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25, n_Ms=DEPRECATED) -> np.ndarray:
+def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25) -> np.ndarray:
     r"""Budgets log-spaced from :math:`M_0 = n\lambda_0 / \max_j \mathrm{tr} K_j` to 1.5 p.
 
     Only :math:`\lambda_0 / M` matters for the fitted function (θ → sθ
@@ -669,8 +669,6 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25, 
         Per-feature kernel.
     n_grid : int, default=25
         Number of budgets.
-    n_Ms : int
-        Former name of ``n_grid`` (FutureWarning).
 
     Returns
     -------
@@ -682,7 +680,6 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25, 
     multivariate nonparametric regression", Annals of Statistics
     34(5):2272-2297, 2006.
     """
-    n_grid = renamed(n_grid, n_Ms, new="n_grid", old="n_Ms", caller="default_Ms", default=25)
     X = np.asarray(X, dtype=float)
     n, p = X.shape
     if kernel == "sobolev":
@@ -694,9 +691,10 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25, 
     return np.geomspace(lo, 1.5 * p, n_grid)
 
 
+@declares(_CONSTRAINTS)
 def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
                n_grid: int = 25, max_iter: int = 200, tol: float = 1e-6, solver="auto", max_refine=None,
-               feature_names=None, true_support=None, Ms=DEPRECATED, n_Ms=DEPRECATED) -> FeaturePath:
+               feature_names=None, true_support=None) -> FeaturePath:
     r"""COSSO along increasing budgets M (warm-started).
 
     The path only: :class:`numkfs.COSSORegressorCV` chooses M on it by
@@ -722,8 +720,6 @@ def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, 
     true_support : array-like of bool of shape (n_features,), optional
         The known relevant features (simulations), stored on the path for
         reporting; it does not affect the fit.
-    Ms, n_Ms
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Returns
     -------
@@ -748,8 +744,6 @@ def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, 
     >>> path.grid.tolist(), int(np.argmax(path.weights[0]))
     ([0.5, 1.0, 2.0], 0)
     """
-    grid = renamed(grid, Ms, new="grid", old="Ms", caller="cosso_path")
-    n_grid = renamed(n_grid, n_Ms, new="n_grid", old="n_Ms", caller="cosso_path", default=25)
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso_path")

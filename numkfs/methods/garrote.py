@@ -52,7 +52,7 @@ from scipy.linalg import cho_factor, cho_solve
 
 from .._preprocessing import ResponseUnits, response_scale
 from .._threads import thread_policy
-from .._validation import DEPRECATED, Interval, NoneOr, check_X_y, constant_columns, renamed, validate_params
+from .._validation import Interval, NoneOr, Options, check_X_y, constant_columns, declares, validate_params
 from ..model_selection import refine_walk
 from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers import solve
@@ -66,6 +66,7 @@ _PATH_CONSTRAINTS = {
     "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
     "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
     "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
+    "fit_intercept": [Options((True, False))],
 }
 
 
@@ -80,6 +81,7 @@ def _center(X, y, fit_intercept: bool):
     return X, y, np.zeros(X.shape[1]), 0.0
 
 
+@declares(_PATH_CONSTRAINTS)
 @thread_policy("garrote")
 def garrote_path(
     X,
@@ -96,8 +98,6 @@ def garrote_path(
     max_refine: int | None = None,
     feature_names=None,
     true_support=None,
-    lambda2s=DEPRECATED,
-    n_lambdas=DEPRECATED,
 ) -> FeaturePath:
     r"""The linear-garrote feature path over λ2 (warm-started).
 
@@ -137,8 +137,6 @@ def garrote_path(
         ``grid``.
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
-    lambda2s, n_lambdas
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Returns
     -------
@@ -164,15 +162,11 @@ def garrote_path(
     >>> int(path.n_selected()[0]), bool(path.selected(-1)[0])   # λ2 = λ2_max: none; small λ2: x0
     (0, True)
     """
-    # stacklevel 4: the user's call, above thread_policy's wrapper
-    grid = renamed(grid, lambda2s, new="grid", old="lambda2s", caller="garrote_path", stacklevel=4)
-    n_grid = renamed(n_grid, n_lambdas, new="n_grid", old="n_lambdas", caller="garrote_path", default=100,
-                     stacklevel=4)
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="garrote_path")
     validate_params({"lambda1": lambda1, "n_grid": n_grid, "lambda_min_ratio": lambda_min_ratio, "tol": tol,
-                     "max_refine": max_refine}, _PATH_CONSTRAINTS, "garrote_path")
+                     "max_refine": max_refine, "fit_intercept": fit_intercept}, _PATH_CONSTRAINTS, "garrote_path")
     if max_refine is None:
         max_refine = n_grid if grid is None else 0
     constant_columns(X, caller="garrote_path", feature_names=feature_names)

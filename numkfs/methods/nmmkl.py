@@ -58,8 +58,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (DEPRECATED, Interval, NoneOr, Options, check_X, check_binary_labels, check_y,
-                           constant_columns, renamed, validate_params)
+from .._validation import (Interval, NoneOr, Options, check_X, check_binary_labels, check_y, constant_columns,
+                           declares, validate_params)
 from .._preprocessing import Standardizer
 from ..kernels.lowrank import rbf_feature_factors
 from ..model_selection import parallel_map
@@ -79,6 +79,16 @@ NMMKL_CONSTRAINTS = {
     "tie_tol": [Interval(numbers.Real, 0, None, closed="left")],
     "multiclass": [Options(("vote", "sum"))],
     "standardize": [Options((True, False))],
+}
+
+#: :func:`nmmkl_path`'s constraints: :data:`NMMKL_CONSTRAINTS` and the path's own.
+_PATH_CONSTRAINTS = {
+    **NMMKL_CONSTRAINTS,
+    "n_grid": [Interval(numbers.Integral, 1, None, closed="left")],
+    "max_rank": [Interval(numbers.Integral, 1, None, closed="left"), NoneOr],
+    "tol": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
+    "weights": [Options(("selection", "p"))],
+    "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
 }
 
 
@@ -498,10 +508,11 @@ def default_m_grid(n_features: int, n_grid: int = 20) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, n_features, n_grid)).astype(int))
 
 
+@declares(_PATH_CONSTRAINTS)
 def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: float = 1.0, tau: float = 0.1,
                gamma="scale", rank_tol: float = 1e-6, max_rank: int | None = None, standardize: bool = True,
                solver="auto", tol: float | None = None, tie_tol: float = 1e-6, multiclass: str = "vote",
-               weights: str = "selection", feature_names=None, n_jobs=None, m_values=DEPRECATED) -> FeaturePath:
+               weights: str = "selection", feature_names=None, n_jobs=None) -> FeaturePath:
     r"""NMMKL selections for several ``m``, warm-started, as a :class:`FeaturePath`.
 
     The QCQP is built once; along the path only the parameter ``m`` changes
@@ -552,8 +563,6 @@ def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: 
         tolerance).
     feature_names : sequence of str, optional
         Names of the features, stored on the path.
-    m_values
-        Former name of ``grid`` (FutureWarning).
 
     Returns
     -------
@@ -571,15 +580,13 @@ def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: 
     """
     caller = "nmmkl_path"
     validate_params(dict(C=C, tau=tau, kernel=kernel, gamma=gamma, rank_tol=rank_tol, tie_tol=tie_tol,
-                         multiclass=multiclass, standardize=standardize), NMMKL_CONSTRAINTS, caller)
-    if weights not in ("selection", "p"):
-        raise ValueError(f"{caller}: weights must be 'selection' or 'p'; got {weights!r}.")
+                         multiclass=multiclass, standardize=standardize, n_grid=n_grid, max_rank=max_rank, tol=tol,
+                         weights=weights, n_jobs=n_jobs), _PATH_CONSTRAINTS, caller)
     names = feature_names
     if names is None and hasattr(X, "columns"):
         names = [str(c) for c in X.columns]
     X, y, classes = _prepare(X, y, caller, standardize)
     d = X.shape[1]
-    grid = renamed(grid, m_values, new="grid", old="m_values", caller=caller)
     if grid is None:
         grid = default_m_grid(d, n_grid)
     ms = [_check_m(mv, d, caller) for mv in np.atleast_1d(grid).tolist()]

@@ -8,12 +8,12 @@ import numpy as np
 from ..._preprocessing import ResponseUnits
 from ..._progress import progress_bar
 from ..._threads import method_threads
-from ..._validation import DEPRECATED, check_random_state, renamed, warn_not_converged
+from ..._validation import RANDOM_STATE, Options, check_random_state, declares, validate_params, warn_not_converged
 from ...model_selection import refine_walk
 from ...paths import SELECTION_TOL, FeaturePath, support_mask
 from ._fit import _best_start, _starts
 from ._input import _prepare
-from ._problem import AUTO_EXTEND_MAX, _FitState
+from ._problem import AUTO_EXTEND_MAX, KNIFE_CONSTRAINTS, _FitState
 
 def _lambda2_top(model, st):
     """Smallest λ2 at which the w-step from the state ``st`` returns w = 0."""
@@ -255,6 +255,13 @@ def _to_path(rec, units, *, top, public, classes, feature_names, true_support):
     return path
 
 
+#: :func:`knife_path`'s constraints (:data:`KNIFE_CONSTRAINTS`, checked by ``_prepare``, and its own).
+KNIFE_PATH_CONSTRAINTS = {**{k: v for k, v in KNIFE_CONSTRAINTS.items() if k != "lambda2"},
+                          "stop_at_zero": [Options((True, False))], "random_state": RANDOM_STATE,
+                          "verbose": [Options((True, False))]}
+
+
+@declares(KNIFE_PATH_CONSTRAINTS)
 def knife_path(
     X,
     y,
@@ -282,8 +289,6 @@ def knife_path(
     verbose: bool = False,
     approximation: str = "exact",
     n_components: int | None = None,
-    lambda2_grid=DEPRECATED,
-    n_lambdas=DEPRECATED,
 ) -> FeaturePath:
     r"""KNIFE feature path (paper Algorithm 2): λ2 from 0 upward with warm starts.
 
@@ -352,8 +357,6 @@ def knife_path(
         A tqdm progress bar over the grid.
     approximation, n_components
         As in :func:`knife` (one set of landmarks for the whole path).
-    lambda2_grid, n_lambdas
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
 
     Returns
     -------
@@ -380,8 +383,6 @@ def knife_path(
     10
     """
     caller = "knife_path"
-    grid = renamed(grid, lambda2_grid, new="grid", old="lambda2_grid", caller=caller)
-    n_grid = renamed(n_grid, n_lambdas, new="n_grid", old="n_lambdas", caller=caller, default=100)
     params = dict(kernel=kernel, loss=loss, lambda1=lambda1, gamma=gamma, degree=degree, coef0=coef0,
                   delta=delta, n_restarts=n_restarts, max_iter=max_iter, tol=tol, solver=solver,
                   n_grid=n_grid, lambda_min_ratio=lambda_min_ratio, max_refine=max_refine,
@@ -389,6 +390,8 @@ def knife_path(
     if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
         feature_names = [str(c) for c in X.columns]
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
+    validate_params(dict(stop_at_zero=stop_at_zero, random_state=random_state, verbose=verbose),
+                    KNIFE_PATH_CONSTRAINTS, caller)
     rng = check_random_state(random_state)
     user_grid = grid is not None
     if user_grid:
@@ -530,7 +533,7 @@ class KNIFEGridWalk:
 
 def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_ratio: float | str = "auto",
                     max_refine: int | None = None, stop=None, feature_names=None, random_state=None,
-                    lambda2_grid=DEPRECATED, n_lambdas=DEPRECATED, **params) -> list:
+                    **params) -> list:
     r"""KNIFE paths of several binary problems on the same X on one shared λ2 grid (one-vs-rest).
 
     Default grid: as in :func:`knife_path`, with ``top`` the largest of the
@@ -556,8 +559,6 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
     stop : callable, optional
         As in :func:`knife_path`, on the shared grid: every problem's path
         ends at the same point.  Only with the default grid.
-    lambda2_grid, n_lambdas
-        Former names of ``grid`` and ``n_grid`` (FutureWarning).
     **params
         The fitting keywords of :func:`knife` (``loss`` a classification loss).
 
@@ -578,8 +579,6 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
     ([4, 4, 4], True)
     """
     caller = "knife_ovr_paths"
-    grid = renamed(grid, lambda2_grid, new="grid", old="lambda2_grid", caller=caller)
-    n_grid = renamed(n_grid, n_lambdas, new="n_grid", old="n_lambdas", caller=caller, default=100)
     unknown = sorted(set(params) - set(_FIT_DEFAULTS))
     if unknown:
         raise TypeError(f"{caller} got unexpected keyword argument(s) {unknown}.")

@@ -99,7 +99,7 @@ from .evaluate import (
     l1kr_prune,
 )
 from .grid import CV_MAX_ANGLE, CV_TOL, FIRST_STAGE_D, REFINE_DEPTH, STAGE_GROWTH
-from .path import FIX_OPTIONS, l1kr_path, renamed_fix
+from .path import FIX_OPTIONS, l1kr_path
 from .system import (
     EVENT_DMAX,
     EVENT_E1,
@@ -120,4 +120,4 @@ from .system import (
 from .tracker import LOCATE_RTOL, _Recorder
 
 __all__ = ["l1kr_path", "l1kr_kkt_residual", "l1kr_path_at", "l1kr_predict", "l1kr_model_predict", "l1kr_objective",
-           "l1kr_prune", "renamed_fix"]
+           "l1kr_prune"]

@@ -7,16 +7,7 @@ import numpy as np
 from ..._threads import limit_threads, thread_limits
 from ...kernels.ard import ard_kernel
 from ...paths import FeaturePath
-from ..._validation import DEPRECATED, renamed
 from .system import FIX_CODES, PRUNE_TOL, _System
-
-
-def _ridge(lambda1, lam, caller):
-    """The ridge λ given as ``lambda1`` (or by its former name ``lam``)."""
-    lambda1 = renamed(lambda1, lam, new="lambda1", old="lam", caller=caller, default=None, stacklevel=4)
-    if lambda1 is None:
-        raise TypeError(f"{caller}: missing the ridge penalty 'lambda1'.")
-    return lambda1
 
 
 def l1kr_kkt_residual(path: FeaturePath, i: int) -> float:
@@ -72,7 +63,7 @@ def l1kr_kkt_residual(path: FeaturePath, i: int) -> float:
     return float(max(np.max(p) if p.size else 0.0 for p in parts))
 
 
-def l1kr_objective(path: FeaturePath, beta, lambda1=None, lam=DEPRECATED) -> tuple:
+def l1kr_objective(path: FeaturePath, beta, lambda1) -> tuple:
     """The ridge fit at given kernel weights: ``α = (HK(β) + λI)⁻¹ y``.
 
     On the standardised training data of the path (centred, unit-norm y).
@@ -86,8 +77,6 @@ def l1kr_objective(path: FeaturePath, beta, lambda1=None, lam=DEPRECATED) -> tup
         The kernel weights β.
     lambda1 : float
         The ridge penalty λ.
-    lam : float, optional
-        Former name of ``lambda1`` (FutureWarning; removed in the next release).
 
     Returns
     -------
@@ -114,7 +103,7 @@ def l1kr_objective(path: FeaturePath, beta, lambda1=None, lam=DEPRECATED) -> tup
     >>> alpha.shape, bool(0 <= loss < 1)
     ((60,), True)
     """
-    lam = _ridge(lambda1, lam, "l1kr_objective")
+    lam = lambda1
     ex = path.extra
     Xs, ys = ex["X_train"], ex["y_train"]
     K = ard_kernel(Xs, beta, ex["kernel"], ex["degree"])
@@ -144,7 +133,7 @@ def _ridge_objective(path, beta, lam):
     return float(lam * (ys @ alpha))
 
 
-def l1kr_prune(path: FeaturePath, beta, lambda1=None, prune_tol: float = PRUNE_TOL, *, lam=DEPRECATED) -> tuple:
+def l1kr_prune(path: FeaturePath, beta, lambda1, prune_tol: float = PRUNE_TOL) -> tuple:
     r"""Drop the features a point's model does not need.
 
     At a point (β, λ) of an L1KR path the ridge objective
@@ -171,8 +160,6 @@ def l1kr_prune(path: FeaturePath, beta, lambda1=None, prune_tol: float = PRUNE_T
     prune_tol : float, default=1e-3
         Largest joint increase of the objective, as a fraction of
         ``Σ (y - ȳ)²``; 0 keeps every feature with β > 0.
-    lam : float, optional
-        Former name of ``lambda1`` (FutureWarning; removed in the next release).
 
     Returns
     -------
@@ -198,7 +185,7 @@ def l1kr_prune(path: FeaturePath, beta, lambda1=None, prune_tol: float = PRUNE_T
     >>> bool(increase < 1e-3 and (pruned > 0).sum() <= (beta[0] > 0).sum())
     True
     """
-    lam = _ridge(lambda1, lam, "l1kr_prune")
+    lam = lambda1
     beta = np.asarray(beta, dtype=float)
     active = np.flatnonzero(beta > 0)
     if prune_tol <= 0 or active.size == 0:

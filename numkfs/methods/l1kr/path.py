@@ -3,21 +3,18 @@ the tracker (:mod:`numkfs.methods.l1kr.tracker`), read at a grid of budgets D
 when one is asked for (:mod:`numkfs.methods.l1kr.grid`)."""
 from __future__ import annotations
 
-import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 
 from ..._threads import limit_threads, thread_limits
 from ..._validation import (
-    DEPRECATED,
     Interval,
     NoneOr,
     Options,
     check_memory,
     check_X_y,
-    renamed,
+    declares,
     validate_params,
 )
 from ...kernels.ard import canonical_kernel
@@ -30,49 +27,30 @@ from .tracker import _l1kr_trace
 
 #: ``fix`` options of :func:`l1kr_path`, with the tracker's code of each.
 FIX_OPTIONS = {"lambda1": "lambda", "norm_bound": "C"}
-#: former ``fix`` options (accepted with a ``FutureWarning`` for one release).
-_FORMER_FIX = {"lambda": "lambda1", "C": "norm_bound"}
+
+#: :func:`l1kr_path`'s constraints.
+_PATH_CONSTRAINTS = {
+    "kernel": [Options(L1KR_KERNELS)],
+    "degree": [Interval(Integral, 1, None)],
+    "fix": [Options(list(FIX_OPTIONS))],
+    "lambda1": [FINITE_POSITIVE],
+    "norm_bound": [FINITE_POSITIVE],
+    "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
+    "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
+    "max_iter": [Interval(Integral, 1, None)],
+    "tol": [FINITE_POSITIVE],
+    "h0": [FINITE_POSITIVE, NoneOr],
+    "integrator": [Options(["pc", "RK45", "RK23", "DOP853", "LSODA"])],
+    "max_angle": [Interval(Real, 0, 1.5, closed="neither")],
+    "tangent": [Options(["lu", "qr"])],
+    "n_threads": [Interval(Integral, 1, None), NoneOr],
+    "verbose": [Options((True, False))],
+    "n_grid": [Interval(Integral, 2, None, closed="left"), NoneOr],
+    "prune_tol": [Interval(Real, 0, None, closed="left")],
+}
 
 
-def renamed_fix(fix, caller, stacklevel=4):
-    """The ``fix`` option under its current name (``"lambda1"`` or
-    ``"norm_bound"``); the former ``"lambda"`` and ``"C"`` are accepted with
-    a ``FutureWarning`` for one release.
-
-    Parameters
-    ----------
-    fix : str
-        The option given.
-    caller : str
-        The function or estimator, for the message.
-    stacklevel : int, default=4
-        Passed to :func:`warnings.warn`.
-
-    Returns
-    -------
-    str
-        ``"lambda1"`` or ``"norm_bound"`` (any other value is returned as
-        given, for the parameter check to refuse).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from numkfs.methods.l1kr import renamed_fix
-    >>> renamed_fix("norm_bound", "l1kr_path")
-    'norm_bound'
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     renamed_fix("C", "l1kr_path"), w[0].category.__name__
-    ('norm_bound', 'FutureWarning')
-    """
-    if isinstance(fix, str) and fix in _FORMER_FIX:
-        new = _FORMER_FIX[fix]
-        warnings.warn(f"{caller}: fix={fix!r} is renamed fix={new!r}; fix={fix!r} will stop working in the next "
-                      "release.", FutureWarning, stacklevel=stacklevel)
-        return new
-    return fix
-
-
+@declares(_PATH_CONSTRAINTS)
 def l1kr_path(
     X,
     y,
@@ -100,9 +78,6 @@ def l1kr_path(
     feature_names=None,
     true_support=None,
     verbose: bool = False,
-    lam=DEPRECATED,
-    C=DEPRECATED,
-    max_steps=DEPRECATED,
 ) -> FeaturePath:
     r"""Trace the L1KR feature-selection path from β = 0 (and read it at a
     grid of budgets D).
@@ -153,8 +128,6 @@ def l1kr_path(
         Degree of the polynomial kernel.
     fix : {"lambda1", "norm_bound"}
         Which of λ₁ (ridge penalty) and C (RKHS-norm bound) is held fixed.
-        The former options ``"lambda"`` and ``"C"`` are accepted with a
-        ``FutureWarning`` until the next release.
     lambda1 : float
         The ridge penalty when ``fix="lambda1"`` (for unit-norm centred y).
     norm_bound : float
@@ -221,9 +194,6 @@ def l1kr_path(
     verbose : bool
         Report each event (through :func:`numkfs._progress.report`: standard
         error and the ``numkfs`` logger by default).
-    lam, C, max_steps : optional
-        Former names of ``lambda1``, ``norm_bound`` and ``max_iter``,
-        accepted with a ``FutureWarning`` until the next release.
 
     Returns
     -------
@@ -284,18 +254,13 @@ def l1kr_path(
     >>> gp.grid.tolist(), gp.weights.shape
     ([0.0, 10.0, 30.0], (3, 10))
     """
-    fix = renamed_fix(fix, "l1kr_path")
-    lambda1 = renamed(lambda1, lam, new="lambda1", old="lam", caller="l1kr_path", default=1e-3)
-    norm_bound = renamed(norm_bound, C, new="norm_bound", old="C", caller="l1kr_path", default=1.0)
-    max_iter = renamed(max_iter, max_steps, new="max_iter", old="max_steps", caller="l1kr_path", default=3000)
     args, limits = _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol, D_max, max_iter,
                                    tol, integrator, tangent, h0, max_angle, n_threads, feature_names, true_support,
                                    verbose)
+    validate_params(dict(n_grid=n_grid, prune_tol=prune_tol), _PATH_CONSTRAINTS, "l1kr_path")
     if grid is None and n_grid is None:
         with limit_threads(*limits):
             return _l1kr_path(*args)
-    if not (isinstance(prune_tol, Real) and math.isfinite(prune_tol) and prune_tol >= 0):
-        raise ValueError(f"l1kr_path: prune_tol must be a finite float >= 0; got {prune_tol!r}.")
     if grid is not None:
         grid = np.asarray(grid, dtype=float)
         if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
@@ -303,8 +268,6 @@ def l1kr_path(
         if resume is not None and not (isinstance(resume, FeaturePath) and "trace" in resume.extra):
             raise ValueError("l1kr_path: resume must be a path returned by l1kr_path(grid=...).")
         return _read_grid(args, limits, grid, D_max, prune_tol, resume)
-    if not (isinstance(n_grid, Integral) and not isinstance(n_grid, bool) and n_grid >= 2):
-        raise ValueError(f"l1kr_path: n_grid must be an int >= 2; got {n_grid!r}.")
     return _event_grid(args, limits, D_max, args[0].shape[0], n_grid, prune_tol, stop, keep)
 
 
@@ -321,25 +284,8 @@ def _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol
     validate_params(
         dict(kernel=kernel, degree=degree, fix=fix, lambda1=lambda1, norm_bound=norm_bound, gradient_tol=gradient_tol,
              D_max=D_max, max_iter=max_iter, tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent,
-             n_threads=n_threads, h0=h0),
-        {
-            "kernel": [Options(L1KR_KERNELS)],
-            "degree": [Interval(Integral, 1, None)],
-            "fix": [Options(list(FIX_OPTIONS))],
-            "lambda1": [FINITE_POSITIVE],
-            "norm_bound": [FINITE_POSITIVE],
-            "gradient_tol": [Interval(Real, 0, 1, closed="neither")],
-            "D_max": [Interval(Real, 0, None, closed="neither"), NoneOr],
-            "max_iter": [Interval(Integral, 1, None)],
-            "tol": [FINITE_POSITIVE],
-            "h0": [FINITE_POSITIVE, NoneOr],
-            "integrator": [Options(["pc", "RK45", "RK23", "DOP853", "LSODA"])],
-            "max_angle": [Interval(Real, 0, 1.5, closed="neither")],
-            "tangent": [Options(["lu", "qr"])],
-            "n_threads": [Interval(Integral, 1, None), NoneOr],
-        },
-        "l1kr_path",
-    )
+             n_threads=n_threads, h0=h0, verbose=verbose),
+        _PATH_CONSTRAINTS, "l1kr_path")
     kernel = canonical_kernel(kernel)
     limits = thread_limits("l1kr", n) if n_threads is None else (n_threads, n_threads)
     return (X, y, kernel, degree, FIX_OPTIONS[fix], lambda1, norm_bound, gradient_tol, D_max, max_iter, tol, integrator,

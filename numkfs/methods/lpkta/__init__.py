@@ -54,12 +54,13 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..._threads import thread_policy
-from ..._validation import DEPRECATED, ConstantFeatureWarning, renamed
+from ..._validation import ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, declares, validate_params
 from ...kernels.alignment import feature_alignments, resolve_gamma
 from ...paths import FeaturePath
 from ._bregman import BREGMAN_DIVERGENCES, Bregman, GeneralizedKL, SquaredEuclidean, _bregman
@@ -74,7 +75,26 @@ __all__ = [
     "lpkta_weights",
     "lpkta_objective",
     "default_p_grid",
+    "LPKTA_CONSTRAINTS",
 ]
+
+#: :func:`lpkta_path`'s constraints (its data, grid and alignments aside); the estimators' too.
+LPKTA_CONSTRAINTS = {
+    "kernel": [Options(("rbf", "linear"))],
+    "gamma": [NoneOr, Interval(Real, 0, None, closed="neither"), Options(("scale",)),
+              InstanceOf((np.ndarray, list, tuple), "an array of positive floats")],
+    "bregman_weight": [NoneOr, Interval(Real, 0, None, closed="neither")],
+    "lp_weight": [NoneOr, Interval(Real, 0, None, closed="left")],
+    "bregman": [Options(BREGMAN_DIVERGENCES), InstanceOf((Bregman,), "a Bregman instance")],
+    "x0": [NoneOr, Interval(Real, 0, None, closed="left")],
+    "n_grid": [Interval(Integral, 2, None, closed="left")],
+    "eps": [Interval(Real, 0, float(np.exp(-1.0)), closed="left")],
+    "predictor": [Options(("warm", "first", "second"))],
+    "target": [Options(("auto", "binary", "multiclass", "regression"))],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "alignment_method": [Options(("auto", "exact", "fgt"))],
+    "alignment_rtol": [Interval(Real, 1e-14, 1, closed="left")],
+}
 
 
 # ----------------------------------------------------------------------------
@@ -103,13 +123,10 @@ def default_p_grid(p0: float = 2.0, pe: float = 1.0, step: float = 0.01) -> np.n
 
 def _default_grid(n_grid):
     """``n_grid`` values from 2 down to 1 (101: 2, 1.99, ..., 1, as :func:`default_p_grid`)."""
-    if isinstance(n_grid, bool) or not isinstance(n_grid, (int, np.integer)) or n_grid < 2:
-        raise ValueError(f"lpkta_path: n_grid must be an int >= 2; got {n_grid!r}.")
     return np.linspace(2.0, 1.0, int(n_grid))
 
 
-def lpkta_objective(eta, a, p, bregman_weight=None, lp_weight=None, bregman="euclidean", x0=None, *,
-                    lambda1=DEPRECATED, lambda2=DEPRECATED):
+def lpkta_objective(eta, a, p, bregman_weight, lp_weight, bregman="euclidean", x0=None):
     r"""Objective :math:`\lambda_1 \sum B_F(\eta_i) + \lambda_2 \sum \eta_i^p - \sum \eta_i a_i`.
 
     Parameters
@@ -125,17 +142,11 @@ def lpkta_objective(eta, a, p, bregman_weight=None, lp_weight=None, bregman="euc
     bregman : {"euclidean", "kl"} or Bregman
     x0 : float, optional
         Centre of the Bregman divergence.
-    lambda1, lambda2 : float
-        Deprecated names of ``bregman_weight`` and ``lp_weight``.
 
     Returns
     -------
     float
     """
-    bregman_weight = renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller="lpkta_objective")
-    lp_weight = renamed(lp_weight, lambda2, new="lp_weight", old="lambda2", caller="lpkta_objective")
-    if bregman_weight is None or lp_weight is None:
-        raise TypeError("lpkta_objective: bregman_weight and lp_weight are required.")
     br = _bregman(bregman, x0)
     eta = np.asarray(eta, dtype=float)
     return float(bregman_weight * br.value(eta).sum() + lp_weight * np.sum(eta**p) - eta @ np.asarray(a, float))
@@ -146,6 +157,7 @@ def _default_lambda(a):
     return m / 2.0 if m > 0 else 1.0
 
 
+@declares(LPKTA_CONSTRAINTS)
 @thread_policy("lpkta")
 def lpkta_path(
     X,
@@ -167,11 +179,6 @@ def lpkta_path(
     feature_names=None,
     alignment_method: str = "auto",
     alignment_rtol: float = 1e-10,
-    lambda1=DEPRECATED,
-    lambda2=DEPRECATED,
-    p_grid=DEPRECATED,
-    method=DEPRECATED,
-    rtol=DEPRECATED,
 ) -> FeaturePath:
     r"""Generalized lp-KTA feature selection path over p.
 
@@ -221,9 +228,6 @@ def lpkta_path(
         :func:`~numkfs.kernels.alignment.feature_alignments`.
     alignment_rtol : float
         Tolerance of the fast Gauss transform.
-    lambda1, lambda2, p_grid, method, rtol
-        Deprecated names of ``bregman_weight``, ``lp_weight``, ``grid``,
-        ``alignment_method`` and ``alignment_rtol``.
 
     Returns
     -------
@@ -247,15 +251,10 @@ def lpkta_path(
     >>> path.grid[[0, -1]].tolist(), int(path.selected(len(path) - 1).argmax())
     ([2.0, 1.0], 0)
     """
-    # stacklevel 4: the caller of thread_policy's wrapper
-    bregman_weight = renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller="lpkta_path",
-                             stacklevel=4)
-    lp_weight = renamed(lp_weight, lambda2, new="lp_weight", old="lambda2", caller="lpkta_path", stacklevel=4)
-    grid = renamed(grid, p_grid, new="grid", old="p_grid", caller="lpkta_path", stacklevel=4)
-    alignment_method = renamed(alignment_method, method, new="alignment_method", old="method", caller="lpkta_path",
-                               default="auto", stacklevel=4)
-    alignment_rtol = renamed(alignment_rtol, rtol, new="alignment_rtol", old="rtol", caller="lpkta_path",
-                             default=1e-10, stacklevel=4)
+    validate_params(dict(kernel=kernel, gamma=gamma, bregman_weight=bregman_weight, lp_weight=lp_weight,
+                         bregman=bregman, x0=x0, n_grid=n_grid, eps=eps, predictor=predictor, target=target, tol=tol,
+                         alignment_method=alignment_method, alignment_rtol=alignment_rtol),
+                    LPKTA_CONSTRAINTS, "lpkta_path")
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     t0 = time.perf_counter()

@@ -9,7 +9,6 @@ import numbers
 
 import numpy as np
 
-from ..._validation import DEPRECATED, renamed
 from ...solvers.native.lpkta_newton import newton_path
 from ._bregman import _bregman
 
@@ -47,9 +46,8 @@ def _check_grid(grid):
     return g
 
 
-def lpkta_weights(a, grid=None, *, bregman_weight=None, lp_weight=None, bregman="euclidean", x0=None, eps=1e-3,
-                  predictor="second", tol=1e-14, max_iter=100, p_grid=DEPRECATED, lambda1=DEPRECATED,
-                  lambda2=DEPRECATED):
+def lpkta_weights(a, grid, *, bregman_weight, lp_weight, bregman="euclidean", x0=None, eps=1e-3,
+                  predictor="second", tol=1e-14, max_iter=100):
     r"""The path of weights :math:`\eta(p)` for given alignments (no data).
 
     Parameters
@@ -71,8 +69,6 @@ def lpkta_weights(a, grid=None, *, bregman_weight=None, lp_weight=None, bregman=
         Relative tolerance of the Newton corrector.
     max_iter : int
         Newton steps per point and feature.
-    p_grid, lambda1, lambda2
-        Deprecated names of ``grid``, ``bregman_weight`` and ``lp_weight``.
 
     Returns
     -------
@@ -82,11 +78,7 @@ def lpkta_weights(a, grid=None, *, bregman_weight=None, lp_weight=None, bregman=
         ``newton_iterations`` (total), ``max_G_residual``,
         ``lemma1_bound`` and ``lemma1_bound_paper`` (per point).
     """
-    grid = renamed(grid, p_grid, new="grid", old="p_grid", caller="lpkta_weights")
-    lambda1 = renamed(bregman_weight, lambda1, new="bregman_weight", old="lambda1", caller="lpkta_weights")
-    lambda2 = renamed(lp_weight, lambda2, new="lp_weight", old="lambda2", caller="lpkta_weights")
-    if grid is None or lambda1 is None or lambda2 is None:
-        raise TypeError("lpkta_weights: grid, bregman_weight and lp_weight are required.")
+    lambda1, lambda2 = bregman_weight, lp_weight
     a = np.ascontiguousarray(a, dtype=float)
     _check_alignments(a, "lpkta_weights")
     g = _check_grid(grid)
