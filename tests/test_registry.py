@@ -59,7 +59,7 @@ def row_problems(row: MethodRow) -> list:
             spec = row.resampling
             wanted = {row.grid} - {None}
             wanted |= set(spec.defaults) | set(spec.fixed) | set(spec.classification) | set(spec.shared)
-            wanted |= set(spec.fitted) | set(spec.renamed.values()) | set(spec.scalar)
+            wanted |= set(spec.fitted) | set(spec.scalar)
             wanted |= set(spec.n_scaled) - {"grid"} | ({spec.reach} - {None})
             if not wanted <= taken:
                 out.append(f"{row.path_name} takes no {sorted(wanted - taken)}")
