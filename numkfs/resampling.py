@@ -349,6 +349,7 @@ class PathSelectorMixin:
             raise ValueError(f"{type(self).__name__} with {method}'s path needs at least {need} rows; got "
                              f"n_samples = {X.shape[0]}: give more rows.")
         task = self.task or ("regression" if target_type(y) == "regression" else "classification")
+        _path_settings(method, self.selector, self.params, task == "classification")  # refuses a name it lacks
         return method, X, (y.astype(float) if task == "regression" else task_target(y, task)), task
 
     def _get_support_mask(self):
