@@ -562,3 +562,46 @@ def test_path_walk_holds_the_kernels_of_the_last_points_only(monkeypatch):
     for held in seen:
         assert sum(held[:-2]) == 0  # none of the earlier points keeps a kernel
         assert held[-1] == len(targets)  # the last point does (a walk may go on from it)
+
+
+# --------------------------------------------------------------------------
+# the top of the default grid on unstandardised wide data (issue #46)
+
+def _unstandardised_wide(scale=10.0):
+    # 20 x 60 at 10 times unit scale: the kernel at w = 1 is close to the identity, the linearised top
+    # (the KKT value at the λ2 = 0 fit) some 2^40 below the top, as on the colon data as shipped
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 60))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    return X * scale, y
+
+
+def test_top_search_skips_the_doublings_below_its_floor(monkeypatch):
+    X, y = _unstandardised_wide()
+    fits = []
+    real_fit = kprob._Knife.fit
+
+    def counted(self, w, lambda2, **kw):
+        fits.append(lambda2)
+        return real_fit(self, w, lambda2, **kw)
+
+    monkeypatch.setattr(kprob._Knife, "fit", counted)
+    top = km.knife_lambda2_max(X, y, loss="squared_hinge", random_state=0)
+    probes = [lam for lam in fits if lam > 0]
+    with monkeypatch.context() as m:  # the search before the floor: every doubling fitted
+        m.setattr(kpath, "_lambda2_floor", lambda model, st, tol: 0.0)
+        fits.clear()
+        plain = km.knife_lambda2_max(X, y, loss="squared_hinge", random_state=0)
+        plain_probes = [lam for lam in fits if lam > 0]
+    assert top == plain  # the same value, bit for bit
+    assert len(plain_probes) > 30 and len(probes) <= 2
+    # what the top means: the fit warm-started from the λ2 = 0 solution zeroes every weight at the
+    # top and not at half of it (a probe that failed, now skipped: the floor is a true lower bound)
+    _, _, _, const, model, _ = kinput._prepare(X, y, {**kpath._FIT_DEFAULTS, "loss": "squared_hinge",
+                                                       "random_state": 0}, "test")
+    st, _ = kfit._best_start(model, kfit._starts(np.random.default_rng(0), X.shape[1], const, 1, None), 0.0,
+                             100, 1e-6)
+    floor = kpath._lambda2_floor(model, st, 1e-6)
+    assert top / 2 < floor <= top
+    assert np.any(model.fit(st.w, top / 2, alpha=st.alpha, a0=st.a0, K=st.K).w > 0)
+    assert not np.any(model.fit(st.w, top, alpha=st.alpha, a0=st.a0, K=st.K).w > 0)
