@@ -562,3 +562,81 @@ def test_path_walk_holds_the_kernels_of_the_last_points_only(monkeypatch):
     for held in seen:
         assert sum(held[:-2]) == 0  # none of the earlier points keeps a kernel
         assert held[-1] == len(targets)  # the last point does (a walk may go on from it)
+
+
+# --------------------------------------------------------------------------
+# the top of the default grid on unstandardised wide data (issue #46)
+
+def _unstandardised_wide(scale=10.0):
+    # 20 x 60 at 10 times unit scale: the kernel at w = 1 is close to the identity, the linearised top
+    # (the KKT value at the λ2 = 0 fit) some 2^40 below the top, as on the colon data as shipped
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 60))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    return X * scale, y
+
+
+def test_top_search_skips_the_doublings_below_its_floor(monkeypatch):
+    X, y = _unstandardised_wide()
+    fits = []
+    real_fit = kprob._Knife.fit
+
+    def counted(self, w, lambda2, **kw):
+        fits.append(lambda2)
+        return real_fit(self, w, lambda2, **kw)
+
+    monkeypatch.setattr(kprob._Knife, "fit", counted)
+    top = km.knife_lambda2_max(X, y, loss="squared_hinge", random_state=0)
+    probes = [lam for lam in fits if lam > 0]
+    with monkeypatch.context() as m:  # the search before the floor: every doubling fitted
+        m.setattr(kpath, "_lambda2_floor", lambda model, st, tol: 0.0)
+        fits.clear()
+        plain = km.knife_lambda2_max(X, y, loss="squared_hinge", random_state=0)
+        plain_probes = [lam for lam in fits if lam > 0]
+    assert top == plain  # the same value, bit for bit
+    assert len(plain_probes) > 30 and len(probes) <= 2
+    # what the top means: the fit warm-started from the λ2 = 0 solution zeroes every weight at the
+    # top and not at half of it (a probe that failed, now skipped: the floor is a true lower bound)
+    _, _, _, const, model, _ = kinput._prepare(X, y, {**kpath._FIT_DEFAULTS, "loss": "squared_hinge",
+                                                       "random_state": 0}, "test")
+    st, _ = kfit._best_start(model, kfit._starts(np.random.default_rng(0), X.shape[1], const, 1, None), 0.0,
+                             100, 1e-6)
+    floor = kpath._lambda2_floor(model, st, 1e-6)
+    assert top / 2 < floor <= top
+    assert np.any(model.fit(st.w, top / 2, alpha=st.alpha, a0=st.a0, K=st.K).w > 0)
+    assert not np.any(model.fit(st.w, top, alpha=st.alpha, a0=st.a0, K=st.K).w > 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_subspace_step_goes_to_the_first_minimum_along_the_projected_path(seed):
+    # issue #46: the step towards the free set's minimiser stopped at the first bound met, one
+    # coordinate per step (hundreds of steps per Newton model on raw colon); it now follows the
+    # projected path clip(w + t d) to its first local minimum, putting every coordinate it passes on
+    # its bound.  Checked against the objective sampled along that path
+    from numkfs.solvers.native.knife_wstep import _projected_search
+
+    rng = np.random.default_rng(seed)
+    m, p = 15, 80
+    F = rng.standard_normal((m, p)) * 10.0 ** rng.uniform(-1, 1, p)
+    mu = 1e-6
+    c = 0.3 * (F.T @ rng.standard_normal(m)) + rng.standard_normal(p)
+    lo, hi = np.zeros(p), np.ones(p)
+    w = rng.uniform(0, 1, p)
+    g = F.T @ (F @ w) + mu * w + c
+    d = -np.linalg.solve(F.T @ F + mu * np.eye(p), g)  # the Newton step: long along F's null space
+
+    def f(x):
+        return 0.5 * float((F @ x) @ (F @ x)) + 0.5 * mu * float(x @ x) + float(c @ x)
+
+    x, n_hit = _projected_search(F, F, mu, c, w, d, lo, hi, F @ w)
+    assert np.all(x >= lo) and np.all(x <= hi)
+    inside = (x > lo) & (x < hi) & (d != 0)
+    t_star = float(np.median((x[inside] - w[inside]) / d[inside]))
+    np.testing.assert_allclose(x, np.clip(w + t_star * d, lo, hi), atol=1e-9)  # a point of the path
+    ts = np.linspace(0.0, 2 * t_star, 4001)
+    values = np.array([f(np.clip(w + t * d, lo, hi)) for t in ts])
+    first = ts <= t_star
+    assert f(x) <= values[first].min() + 1e-9 * abs(f(x))  # lowest on the way to it
+    assert f(x) < f(w) and n_hit == np.count_nonzero((x == lo) | (x == hi)) - np.count_nonzero((w == lo) | (w == hi))
+    assert n_hit > 1  # more than one coordinate put on its bound in one step
+    assert values[~first][0] >= f(x) - 1e-9 * abs(f(x))  # and a minimum: just beyond it f is not lower

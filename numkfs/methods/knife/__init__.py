@@ -80,7 +80,11 @@ Decisions where the paper and the user guide leave room:
   the w-step surrogate has :math:`w = 0` as minimiser exactly when
   :math:`\lambda_2 \ge \max_k -\partial_k S(0)` (its KKT condition at 0);
   that value is then verified by a warm-started fit and doubled until every
-  weight is zero.  The path has exactly ``n_grid`` points: once every
+  weight is zero.  Doublings below :math:`(F(0) - f^*)/\sum_j w^*_j` are
+  not fitted (a fit never increases its objective, so none that starts at
+  the λ2 = 0 solution :math:`(w^*, f^*)` can end at the constant model's
+  :math:`F(0)` below that λ2): the same top without the fits that cannot
+  succeed.  The path has exactly ``n_grid`` points: once every
   weight is zero the remaining points are that model (copied, not refitted);
   if the warm-started path still has non-zero weights at the top, its last
   point keeps them (the walk does not continue past the grid).

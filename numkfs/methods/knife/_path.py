@@ -24,12 +24,46 @@ def _lambda2_top(model, st):
     return max(0.0, float(np.max(-g0)))
 
 
+def _lambda2_floor(model, st, tol):
+    r"""A λ2 below which no fit warm-started from the state ``st`` (a fit at λ2 = 0) zeroes every weight.
+
+    A fit never increases its objective, so one at λ2 that ends at w = 0
+    has :math:`F(0) \le f(st) + \lambda_2 \sum_j w_j`, with :math:`F(0)`
+    the objective of the constant kernel (the α-step at w = 0, which does
+    not depend on λ2): λ2 is at least :math:`(F(0) - f(st)) / \sum_j w_j`.
+    Returned a little below that (the α-step at w = 0 is solved to its
+    tolerance, the fits' objectives compared in floating point); 0 when
+    ``st`` has no weight."""
+    total = float(st.w.sum())
+    if total <= 0.0:
+        return 0.0
+    zero = model.fit(np.zeros_like(st.w), 0.0, alpha=st.alpha, a0=st.a0, max_iter=1, tol=tol, polish=False)
+    slack = 1e-8 * max(1.0, abs(zero.objective), abs(st.objective))
+    return max(0.0, (zero.objective - st.objective - slack) / total)
+
+
+#: At most this many doublings of the top search (the last value is returned unverified).
+_TOP_DOUBLINGS = 60
+
+
 def _find_top(model, st, max_iter, tol):
-    """λ2 at which every weight is zero, from the state ``st`` (see the module docstring)."""
+    """λ2 at which every weight is zero, from the state ``st`` (see the module docstring).
+
+    The linearised top :func:`_lambda2_top` doubled until the warm-started
+    fit zeroes every weight; the doublings that stay below
+    :func:`_lambda2_floor` (whose fits cannot zero every weight) are skipped
+    without a fit: the same top, without the fits that fail by
+    construction (on unstandardised wide data the linearised top is of the
+    size of round-off, 2^33 below the answer: issue #46)."""
     top = _lambda2_top(model, st)
     if top <= 0:
         return 1.0
-    for _ in range(60):  # verify: the warm-started fit at `top` must zero every weight
+    floor = _lambda2_floor(model, st, tol)
+    skipped = 0
+    while skipped < _TOP_DOUBLINGS and top < floor:
+        top *= 2.0  # exact in floating point: the values the fits below would have been probed at
+        skipped += 1
+    for _ in range(_TOP_DOUBLINGS - skipped):  # verify: the warm-started fit at `top` must zero every weight
         probe = model.fit(st.w, top, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=st.K)
         if not np.any(probe.w > 0):
             break

@@ -118,6 +118,51 @@ def _factored_objective(F, mu, c, w):
     return 0.5 * float(r @ r) + 0.5 * mu * float(w @ w) + float(c @ w)
 
 
+def _projected_search(F, FS, mu, c_s, x0, d, lo_s, hi_s, r0):
+    """The first local minimiser of the factored box QP along the projected path
+    ``x(t) = clip(x0 + t d)`` of the free coordinates (the others held), ``t >= 0``.
+
+    On each piece between two consecutive breakpoints (the ``t`` at which a
+    coordinate reaches its bound and stays there) the objective is a
+    quadratic in ``t``; its slope and curvature at the piece's start come
+    from running sums over the coordinates still moving (``q = F_M d_M``
+    drops one column per breakpoint), O(m) each, so every breakpoint is
+    visited in O(m |S|) in all (the generalised Cauchy point of L-BFGS-B,
+    with the exact Hessian ``FᵀF + μI``).  ``r0 = F w`` at the start.
+    Returns the free coordinates' new values (those whose breakpoint was
+    passed exactly on their bound) and the number of them on a bound."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.where(d > 0.0, (hi_s - x0) / d, np.where(d < 0.0, (lo_s - x0) / d, np.inf))
+    room = np.maximum(room, 0.0)
+    order = np.argsort(room, kind="stable")
+    order = order[np.isfinite(room[order])]
+    T = np.concatenate([[0.0], room[order]])  # the start of each piece
+    Fd = FS[:, order] * d[order]  # the columns leaving q, in order
+    q = (FS @ d)[:, None] - np.concatenate([np.zeros((FS.shape[0], 1)), np.cumsum(Fd, axis=1)], axis=1)
+    r = r0[:, None] + np.concatenate([np.zeros((FS.shape[0], 1)), np.cumsum(np.diff(T) * q[:, :-1], axis=1)],
+                                     axis=1)
+
+    def running(v):  # sum over the coordinates still moving on each piece
+        return float(np.sum(v)) - np.concatenate([[0.0], np.cumsum(v[order])])
+
+    a, b, cd = running(x0 * d), running(d * d), running(c_s * d)
+    slope = np.einsum("ik,ik->k", r, q) + mu * (a + T * b) + cd
+    curv = np.einsum("ik,ik->k", q, q) + mu * b
+    end = np.append(T[1:], np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_min = np.where((curv > 0.0) & (slope < 0.0), T - slope / curv, np.inf)
+    stop = np.flatnonzero((slope >= 0.0) | (t_min < end))
+    if stop.size == 0:
+        t = T[-1]
+    else:
+        k = int(stop[0])
+        t = T[k] if slope[k] >= 0.0 else float(t_min[k])
+    hit = room <= t
+    x = np.clip(x0 + t * d, lo_s, hi_s)
+    x[hit] = np.where(d[hit] > 0.0, hi_s[hit], lo_s[hit])
+    return x, int(np.count_nonzero(hit))
+
+
 def _subspace_step(F, mu, c, lo, hi, w):
     """One step towards the minimiser of the factored box QP over its free
     coordinates (strictly inside the box), the others held, in place on ``w``.
@@ -128,18 +173,20 @@ def _subspace_step(F, mu, c, lo, hi, w):
     (Woodbury), with the ridge of the dense active-set method
     (:func:`numkfs.solvers.native.boxqp._newton_direction`) when μ is
     below it (a candidate only: kept when it lowers the objective).  The
-    step goes to the first bound on the way (the objective, convex,
-    decreases along the whole segment; that coordinate is put on its bound
-    exactly) or, when that is lower, to the projection of the minimiser
-    onto the box.  Returns 0 (``w``
+    step goes along the projected path towards it, to the first local
+    minimum on the way (:func:`_projected_search`: every coordinate whose
+    bound is passed on the way is put on it exactly, so that the free set
+    can shrink by many coordinates in one step) or, when that is lower, to
+    the projection of the minimiser onto the box.  Returns 0 (``w``
     unchanged) when nothing was gained, 2 when ``w`` is the (projected)
-    minimiser, 1 when it stopped at a bound on the way (the free set
-    shrank: a next step goes on from there)."""
+    minimiser, 1 when coordinates were put on their bounds on the way (the
+    free set shrank: a next step goes on from there)."""
     free = np.flatnonzero((w > lo) & (w < hi))
     if free.size == 0:
         return 0
     FS = F[:, free]
-    b = c[free] + FS.T @ (F @ w - FS @ w[free])
+    r0 = F @ w
+    b = c[free] + FS.T @ (r0 - FS @ w[free])
     m = F.shape[0]
     norms = np.einsum("ij,ij->j", FS, FS)
     ridge = max(mu, 1e-10 * max(float(np.max(norms)), 1e-300))
@@ -157,26 +204,23 @@ def _subspace_step(F, mu, c, lo, hi, w):
         return 0
     if not np.all(np.isfinite(target)):
         return 0
-    d = target - w[free]
     lo_s, hi_s = lo[free], hi[free]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        room = np.where(d > 0.0, (hi_s - w[free]) / d, np.where(d < 0.0, (lo_s - w[free]) / d, np.inf))
-    k = int(np.argmin(room))
-    t = min(1.0, float(room[k]))
-    on_the_way = np.clip(w[free] + t * d, lo_s, hi_s)
-    if t < 1.0:
-        on_the_way[k] = hi_s[k] if d[k] > 0.0 else lo_s[k]
-    best, f_best = None, _factored_objective(F, mu, c, w)
-    for cand_free in (on_the_way, np.clip(target, lo_s, hi_s)):
-        cand = w.copy()
-        cand[free] = cand_free
-        f = _factored_objective(F, mu, c, cand)
+    on_the_way, n_hit = _projected_search(F, FS, mu, c[free], w[free], target - w[free], lo_s, hi_s, r0)
+    x0 = w[free]
+
+    def objective(x):  # of w with its free coordinates x (F w from r0: only the free columns change)
+        r = r0 + FS @ (x - x0)
+        return 0.5 * float(r @ r) + 0.5 * mu * float(x @ x) + float(c[free] @ x)
+
+    best, f_best, shrank = None, objective(x0), False
+    for cand, hits in ((on_the_way, n_hit > 0), (np.clip(target, lo_s, hi_s), False)):
+        f = objective(cand)
         if f < f_best:
-            best, f_best = cand, f
+            best, f_best, shrank = cand, f, hits
     if best is None:
         return 0
-    w[:] = best
-    return 2 if t >= 1.0 or np.array_equal(best[free], np.clip(target, lo_s, hi_s)) else 1
+    w[free] = best
+    return 1 if shrank else 2
 
 
 def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_sweeps: int = 100_000):
