@@ -173,9 +173,10 @@ def fgt_order(rtol: float = 1e-10, h: float = FGT_H):
 
 #: From this many weight rows on, :func:`_boxes_grid` copies them into the
 #: boxes one row per pass (the same positions): writes into a few box
-#: streams of one row, not into every row's at once (HSIC's 18 rows at
-#: 2 x 10^5 entries: see benchmarks/hsic_pvalues.py).
-ROW_SCATTER_MIN = 3
+#: streams of one row, not into every row's at once (19 rows at 2 x 10^5
+#: entries: 42 -> 34 ms; 3 rows: 4.2 -> 5.1 ms, hence not below 8; at
+#: 2 x 10^4 entries, in cache, 19 rows: 1.1 -> 1.3 ms).
+ROW_SCATTER_MIN = 8
 
 
 @jit
