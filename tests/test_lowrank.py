@@ -149,3 +149,25 @@ def test_squared_hinge_newton_is_liblinears_optimum_and_warm_starts():
     # from the optimum, no step is needed
     assert squared_hinge_svm(X, y, C=0.5, intercept_scaling=10.0, w0=w)[1] <= 1
     assert it >= 2
+
+
+def test_rbf1d_factor_grows_past_its_first_rows_and_equals_the_dense_factor():
+    """The 1-D factor is built transposed in rows allocated as the rank grows
+    (FACTOR_FIRST_ROWS at first): past that, the same pivots and columns as
+    the pivoted Cholesky of the explicit kernel (the same operations in the
+    same order; only the kernel's exponentials may round differently).
+    Before the change the factor was n x max_rank zeros, filled by columns."""
+    from numkfs.kernels.lowrank import FACTOR_FIRST_ROWS, _pivoted_cholesky_rbf1d
+
+    x = np.random.default_rng(3).uniform(-3, 3, size=400)
+    G, piv = _pivoted_cholesky_rbf1d(x, 5.0, 1e-10, 400)  # rank 46
+    assert G.shape[1] > FACTOR_FIRST_ROWS and G.flags["C_CONTIGUOUS"]
+    K = np.exp(-5.0 * (x[:, None] - x[None, :]) ** 2)
+    L = pivoted_cholesky(K, tol=1e-10)
+    assert L.shape == G.shape
+    # both residuals PSD with trace <= tol n: the factors' kernels within 2 tol n in nuclear norm
+    assert np.trace(K - G @ G.T) <= 1e-10 * 400
+    assert np.abs(np.linalg.eigvalsh(G @ G.T - L @ L.T)).sum() <= 2e-10 * 400
+    # up to the exponentials' rounding, amplified by 1/pivot (smallest pivot about 1e-5)
+    np.testing.assert_allclose(G, L, rtol=0, atol=1e-10)
+    assert np.all(G[piv, np.arange(len(piv))] > 0)  # the pivots' own entries: the pivots' square roots

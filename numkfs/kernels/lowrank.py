@@ -84,13 +84,39 @@ def _pivoted_cholesky_dense(K, tol, max_rank):
 
 
 @jit
+def _add_row(LT, r, j, col, piv, diag):
+    """Row r of the transposed factor ``LT`` (rank x n) from the pivot's
+    kernel column ``col`` (overwritten): the operations of ``_add_column``
+    in the same order, one axpy per earlier row."""
+    n = LT.shape[1]
+    for q in range(r):
+        c = LT[q, j]
+        for i in range(n):
+            col[i] -= LT[q, i] * c
+    for i in range(n):
+        v = col[i] / piv
+        LT[r, i] = v
+        diag[i] -= v * v
+    diag[j] = 0.0
+
+
+#: Rows of the transposed factor allocated at first (doubled as needed).
+FACTOR_FIRST_ROWS = 32
+
+
+@jit
 def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
     """Pivoted Cholesky of exp(-γ (x_a - x_b)²), columns evaluated on demand;
-    returns the factor and its pivot rows in the order taken."""
+    returns the factor (n x r, C order) and its pivot rows in the order taken.
+
+    The factor is built transposed, in rows allocated as the rank grows
+    (never n x ``max_rank`` zeros: at n = 2e5 and ``max_rank = 200`` those
+    were 320 MB, written before the first column)."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
-    L = np.zeros((n, max_rank))
+    cap = min(max_rank, FACTOR_FIRST_ROWS)
+    LT = np.empty((cap, n))
     col = np.empty(n)
     pivots = np.empty(max_rank, dtype=np.int64)
     r = 0
@@ -98,14 +124,19 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
         res, best, j = _next_pivot(diag)
         if res <= tol * total or best <= 1e-13:
             break
+        if r == cap:
+            cap = min(max_rank, 2 * cap)
+            grown = np.empty((cap, n))
+            grown[:r] = LT[:r]
+            LT = grown
         xj = x[j]
         for i in range(n):
             t = x[i] - xj
             col[i] = np.exp(-gamma * t * t)
-        _add_column(L, r, j, col, np.sqrt(best), diag)
+        _add_row(LT, r, j, col, np.sqrt(best), diag)
         pivots[r] = j
         r += 1
-    return L[:, :r].copy(), pivots[:r].copy()
+    return np.ascontiguousarray(LT[:r].T), pivots[:r].copy()
 
 
 def pivoted_cholesky(K, tol: float = 1e-6, max_rank: int | None = None) -> np.ndarray:
