@@ -52,6 +52,7 @@ Usage::
 
     python benchmarks/peers.py --part simulations            # 4 data sets x 5 seeds
     python benchmarks/peers.py --part simulations --seeds 0 1 --cap 300
+    python benchmarks/peers.py --part simulations --seeds 2 3 4 --merge   # add seeds to the last run
     python benchmarks/peers.py --part sizes --sizes 1000x50 4000x40 --seeds 0
     python benchmarks/peers.py --part render                 # rebuild peers.md only
 """
@@ -215,7 +216,7 @@ def run_simulation(selector, name, seeds):
         X, y, true, task = dataset(name, seed)
         support, note, cpu, wall = timed(selector, X, y, task, len(true), seed)
         print(json.dumps(dict(selector=selector, data=name, seed=seed, **score(support, true),
-                              cpu=cpu, wall=wall, note=note)), flush=True)
+                              cpu=cpu, wall=wall, note=note, selected=np.asarray(support).tolist())), flush=True)
 
 
 def _failed_row(note, **keys):
@@ -278,7 +279,7 @@ def render_simulations(part):
             d = [r for r in ok if r["data"] == name]
             n_all = len([r for r in mine if r["data"] == name])
             cells.append(f"{sum(r['hit'] for r in d)}/{n_all}" if d else "-")
-        cells.append(f"{sum(r['hit'] for r in ok)}/{len(mine)}")
+        cells.append(f"{sum(r['hit'] for r in ok)}/{len(mine)}" if ok else "-")
         cells.append(f"{np.mean([r['false'] for r in ok]):.1f}" if ok else "-")
         cells.append(float(np.mean([r["cpu"] for r in ok])) if ok else float("nan"))
         fails = sorted({r["note"] for r in mine if r["hit"] is None})
@@ -297,7 +298,7 @@ def render_simulations(part):
             detail.append([DATASET_LABELS[name], sel, len(d), len(ok),
                            f"{np.mean([r['true'] for r in ok]):.1f}/{n_true}" if ok else "-",
                            f"{np.mean([r['false'] for r in ok]):.1f}" if ok else "-",
-                           sum(r["hit"] for r in ok),
+                           sum(r["hit"] for r in ok) if ok else "-",
                            float(np.mean([r["cpu"] for r in ok])) if ok else float("nan"),
                            float(np.mean([r["wall"] for r in ok])) if ok else float("nan")])
     return ("## Simulations\n\n"
@@ -306,7 +307,8 @@ def render_simulations(part):
             + ("" if len(seeds) >= 5 else "; fewer than the 5 planned, to keep the run within its time budget")
             + f"), each (selector, data set) in a fresh process under a {part['cap']:.0f} s wall cap. "
             "A hit: every true feature selected, with at most one false one. CPU s: the selector's "
-            "process time (all threads) per data set, imports and compilation excluded.\n\n"
+            "process time (all threads) per data set, imports and compilation excluded; a peer's one-time "
+            "set-up inside its first call (worker pools, lazy imports) counts in the first seed.\n\n"
             "Hits per data set (of the seeds run), with the mean number of false features and the mean "
             "CPU seconds over all data sets:\n\n"
             + markdown_table(head, summary)
@@ -370,6 +372,8 @@ def main(argv=None):
     ap.add_argument("--data", nargs="+", default=list(DATASETS), choices=DATASETS)
     ap.add_argument("--cap", type=float, default=240.0,
                     help="wall seconds allowed to one (selector, data set) over all seeds (simulations)")
+    ap.add_argument("--merge", action="store_true",
+                    help="simulations: keep the rows of the last run that this run does not redo (e.g. more seeds)")
     ap.add_argument("--one-size", nargs=4, metavar=("SELECTOR", "N", "P", "SEED"), help=argparse.SUPPRESS)
     ap.add_argument("--one-simulation", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -384,14 +388,20 @@ def main(argv=None):
     command = "python benchmarks/peers.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.part == "simulations":
         seeds = args.seeds if args.seeds is not None else [0, 1, 2, 3, 4]
-        rows = []
+        rows, commands = [], [command.strip()]
+        old = RESULTS / "peers_simulations.json"
+        if args.merge and old.exists():
+            kept = json.loads(old.read_text())
+            commands = kept["command"].split("; ") + commands
+            rows = kept["rows"]
         for name in args.data:
             for sel in args.selectors or SIM_SELECTORS:
                 new = fresh_simulation(sel, name, seeds, args.cap)
-                rows += new
+                done = {(r["selector"], r["data"], r["seed"]) for r in new}
+                rows = [r for r in rows if (r["selector"], r["data"], r["seed"]) not in done] + new
                 for r in new:
                     print(r, flush=True)
-        save_part("simulations", command.strip(), rows, cap=args.cap)
+                save_part("simulations", "; ".join(commands), rows, cap=args.cap)  # an interrupted run keeps these
     elif args.part == "sizes":
         seeds = args.seeds if args.seeds is not None else [0]
         rows = []

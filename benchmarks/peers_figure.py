@@ -22,10 +22,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peers import DATASET_LABELS, DATASETS, SELECTOR_LABELS, SIM_SELECTORS  # noqa: E402
+from peers import DATASET_LABELS, DATASETS, SIM_SELECTORS  # noqa: E402
 
 OUT = ROOT / "docs" / "_static" / "peers_hits_cpu.png"
 MARKERS = dict(zip(DATASETS, ("o", "s", "^", "D")))
+SHORT = {"knife": "KNIFE (numkfs default)", "boruta": "Boruta", "permutation": "permutation importance",
+         "hsic": "HSIC Lasso (true count)", "mrmr": "mRMR (true count)", "knockpy": "knockpy"}
 
 
 def main():
@@ -53,7 +55,7 @@ def main():
     ax.set_ylabel("share of seeds with a hit")
     ax.set_ylim(-0.1, 1.1)
     ax.grid(alpha=0.3)
-    sel_handles = [plt.Line2D([], [], color=colours[i], marker="o", linestyle="", label=SELECTOR_LABELS[s])
+    sel_handles = [plt.Line2D([], [], color=colours[i], marker="o", linestyle="", label=SHORT[s])
                    for i, s in enumerate(SIM_SELECTORS)
                    if any(r["selector"] == s and r["hit"] is not None for r in rows)]
     data_handles = [plt.Line2D([], [], color="grey", marker=MARKERS[d], linestyle="", label=DATASET_LABELS[d])
@@ -67,7 +69,7 @@ def main():
     ax.set_title(f"Hits against CPU, {len(seeds)} seed(s) per data set", fontsize=10)
     fig.tight_layout()
     OUT.parent.mkdir(exist_ok=True)
-    fig.savefig(OUT, dpi=110)
+    fig.savefig(OUT, dpi=110, bbox_inches="tight")
     print(OUT)
 
 
