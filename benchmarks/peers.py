@@ -1,31 +1,60 @@
 """numkfs's default against the feature selectors a user would otherwise reach for (issue #46).
 
-Part ``sizes`` (the only part so far): on the simulation of issue #46,
-n rows of p standard normal features and
+Two parts, each kept in its own JSON under ``benchmarks/results/``
+(``peers_<part>.json``); every run rebuilds ``benchmarks/results/peers.md``
+(the whole file) from the parts it finds, so running one part keeps the
+other's last table.
+
+Part ``simulations``: public simulations with a known truth, seeds 0-4 by
+default,
+
+* ``sinusoid``: ``numkfs.datasets.make_sinusoid(100, 20)`` (regression, 5 true);
+* ``friedman1``: ``sklearn.datasets.make_friedman1(200, 15, noise=1)``
+  (regression, 5 true and 10 noise features);
+* ``classification``: ``sklearn.datasets.make_classification(300, 30,
+  n_informative=5, n_redundant=0, shuffle=False)`` (5 true);
+* ``xor``: 400 x 20 standard normal features, y = 1 when x0 x1 > 0 (2 true);
+
+and every selector with the settings its documentation recommends:
+
+* ``knife``: ``numkfs.select(X, y)``, every default (KNIFE, its CV);
+* ``boruta``: ``BorutaPy(RandomForest{Regressor,Classifier}(max_depth=7,
+  n_jobs=-1), n_estimators="auto")`` (Boruta's README); confirmed features;
+* ``permutation``: ``HistGradientBoosting{Regressor,Classifier}()`` fitted on
+  70 % of the rows and ``sklearn.inspection.permutation_importance``
+  (10 repeats) on the other 30 %: a feature is selected when its mean
+  importance exceeds twice its standard deviation;
+* ``hsic``: ``pyHSICLasso.HSICLasso`` (``regression`` or ``classification``),
+  told the true number of features (its API requires a count);
+* ``mrmr``: ``mrmr.mrmr_regression`` / ``mrmr_classif`` (``mrmr-selection``),
+  told the true number of features;
+* ``knockpy``: ``knockpy.KnockoffFilter()`` (its defaults: Gaussian model-X
+  knockoffs, lasso statistic) at ``fdr=0.2``.
+
+Each (selector, data set) runs in a fresh Python process (imports and
+compilation are not timed; numkfs's Numba kernels are warmed by a small
+call first) under a wall-time cap (``--cap``), so one slow peer cannot eat
+the budget: the seeds it did not finish are reported as timed out.
+
+Part ``sizes``: on the simulation of issue #46, n rows of p standard normal
+features and
 
     y = 2 sin(x0) + x1² + exp(x2 / 2) + x3 x4 + ε,   ε ~ N(0, 1),
 
-(five true features), each selector in a fresh process (so that neither
-pays for the other's imports, compilation or warm caches... except
-numkfs's Numba cache on disk, warmed by one small call first), timed by
-``time.process_time`` of that process (all its threads):
+(five true features) KNIFE's default, Boruta and permutation importance,
+each in a fresh process.
 
-* ``knife``: ``numkfs.select(X, y)``, every default (KNIFE, its CV);
-* ``boruta``: ``BorutaPy(RandomForestRegressor(max_depth=7, n_jobs=-1),
-  n_estimators="auto")`` (the settings Boruta's README recommends);
-* ``permutation``: ``HistGradientBoostingRegressor()`` fitted on 70 % of the
-  rows and ``sklearn.inspection.permutation_importance`` (10 repeats) on the
-  other 30 %: a feature is selected when its mean importance exceeds twice
-  its standard deviation.
-
+Timing: ``time.process_time`` of the selector's process (all its threads).
 A hit: every true feature selected, with at most one false one.  A peer
-that is not installed has its row say so.  Results go to
-``benchmarks/results/peers.md`` (the whole file, rebuilt from the run).
+that is not installed or fails has its row say why.
 
 Usage::
 
-    python benchmarks/peers.py                       # sizes 1000x50, 4000x40 (seed 0)
-    python benchmarks/peers.py --sizes 1000x50 10000x50 --seeds 0 1 2
+    python benchmarks/peers.py --part simulations            # 4 data sets x 5 seeds
+    python benchmarks/peers.py --part simulations --seeds 0 1 --cap 300
+    python benchmarks/peers.py --part simulations --seeds 2 3 4 --merge   # add seeds to the last run
+    python benchmarks/peers.py --part sizes --sizes 1000x50 4000x40 --seeds 0
+    python benchmarks/peers.py --part render                 # rebuild peers.md only
 """
 from __future__ import annotations
 
@@ -35,11 +64,29 @@ import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
+RESULTS = Path(__file__).resolve().parent / "results"
 TRUE = [0, 1, 2, 3, 4]
-SELECTORS = ("knife", "boruta", "permutation")
+SIZE_SELECTORS = ("knife", "boruta", "permutation")
+SIM_SELECTORS = ("knife", "boruta", "permutation", "hsic", "mrmr", "knockpy")
+DATASETS = ("sinusoid", "friedman1", "classification", "xor")
+DATASET_LABELS = {
+    "sinusoid": "sinusoid 100 x 20",
+    "friedman1": "Friedman #1 200 x 15",
+    "classification": "make_classification 300 x 30",
+    "xor": "XOR 400 x 20",
+}
+SELECTOR_LABELS = {
+    "knife": "KNIFE (numkfs `select()` default)",
+    "boruta": "Boruta (random forest, max_depth 7)",
+    "permutation": "permutation importance of gradient boosting",
+    "hsic": "HSIC Lasso, told the true count",
+    "mrmr": "mRMR, told the true count",
+    "knockpy": "knockpy (model-X knockoffs, fdr 0.2)",
+}
 
 
 def simulate(n, p, seed):
@@ -50,95 +97,323 @@ def simulate(n, p, seed):
     return X, y
 
 
-def run_one(selector, n, p, seed):
-    """One selector on one data set, in this process: a dict with the selection and CPU seconds."""
-    X, y = simulate(n, p, seed)
+def dataset(name, seed):
+    """One public simulation: ``(X, y, true feature indices, task)``."""
+    if name == "sinusoid":
+        from numkfs.datasets import make_sinusoid
+
+        X, y, s = make_sinusoid(100, 20, random_state=seed)
+        return X, y, np.flatnonzero(s).tolist(), "regression"
+    if name == "friedman1":
+        from sklearn.datasets import make_friedman1
+
+        X, y = make_friedman1(200, 15, noise=1.0, random_state=seed)
+        return X, y, TRUE, "regression"
+    if name == "classification":
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False, random_state=seed)
+        return X, y, TRUE, "classification"
+    if name == "xor":
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((400, 20))
+        return X, (X[:, 0] * X[:, 1] > 0).astype(int), [0, 1], "classification"
+    raise ValueError(f"unknown data set {name!r}; use one of {DATASETS}")
+
+
+def warm_numkfs():
+    """Compile (or load from the cache) numkfs's kernels outside the timed region."""
+    import numkfs
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 3))
+    numkfs.select(X, rng.standard_normal(30), n_grid=4)
+    numkfs.select(X, (X[:, 0] > 0).astype(int), n_grid=4)
+
+
+def fit_select(selector, X, y, task, k, seed):
+    """Run one selector: ``(selected indices, note)``.  ``k``: the true count (HSIC Lasso, mRMR)."""
+    clf = task == "classification"
     if selector == "knife":
         import numkfs
 
-        rng = np.random.default_rng(1)
-        numkfs.select(rng.standard_normal((30, 3)), rng.standard_normal(30), n_grid=4)  # warm the kernels
+        res = numkfs.select(X, y, random_state=seed)
+        return np.flatnonzero(res.selected), f"approximation_={res.estimator.approximation_}"
+    if selector == "boruta":
+        from boruta import BorutaPy
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+        Forest = RandomForestClassifier if clf else RandomForestRegressor
+        rf = Forest(max_depth=7, n_jobs=-1, random_state=seed)
+        bor = BorutaPy(rf, n_estimators="auto", random_state=seed).fit(X, y)
+        return np.flatnonzero(bor.support_), f"{bor.n_features_} confirmed"
+    if selector == "permutation":
+        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+        from sklearn.inspection import permutation_importance
+        from sklearn.model_selection import train_test_split
+
+        GB = HistGradientBoostingClassifier if clf else HistGradientBoostingRegressor
+        Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y if clf else None)
+        gb = GB(random_state=seed).fit(Xa, ya)
+        imp = permutation_importance(gb, Xb, yb, n_repeats=10, random_state=seed)
+        return np.flatnonzero(imp.importances_mean > 2 * imp.importances_std), "mean > 2 sd"
+    if selector == "hsic":
+        from pyHSICLasso import HSICLasso
+
+        h = HSICLasso()
+        h.input(np.asarray(X, dtype=float), np.asarray(y, dtype=float))
+        (h.classification if clf else h.regression)(k)
+        return np.asarray(h.get_index(), dtype=int), f"num_feat={k}"
+    if selector == "mrmr":
+        import pandas as pd
+        from mrmr import mrmr_classif, mrmr_regression
+
+        fn = mrmr_classif if clf else mrmr_regression
+        chosen = fn(X=pd.DataFrame(X), y=pd.Series(y), K=k, show_progress=False)
+        return np.asarray(sorted(chosen), dtype=int), f"K={k}"
+    if selector == "knockpy":
+        try:
+            from knockpy import KnockoffFilter
+        except ImportError as e:
+            raise RuntimeError("knockpy is not installed (`pip install knockpy` compiles C extensions; on "
+                               "the benchmark machine the build did not finish in 5 minutes)") from e
+
+        np.random.seed(seed)  # knockpy draws its knockoffs from numpy's global generator
+        rej = KnockoffFilter().forward(X=X, y=y, fdr=0.2)
+        return np.flatnonzero(rej), "gaussian knockoffs, lasso statistic"
+    raise ValueError(f"unknown selector {selector!r}")
+
+
+def score(support, true):
+    n_true = len(set(np.asarray(support).tolist()) & set(true))
+    n_false = len(support) - n_true
+    return dict(true=n_true, n_true_features=len(true), false=n_false,
+                hit=bool(n_true == len(true) and n_false <= 1))
+
+
+def timed(selector, X, y, task, k, seed):
     c0, t0 = time.process_time(), time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if selector == "knife":
-            res = numkfs.select(X, y, random_state=seed)
-            support, note = np.flatnonzero(res.selected), f"approximation_={res.estimator.approximation_}"
-        elif selector == "boruta":
-            from boruta import BorutaPy
-            from sklearn.ensemble import RandomForestRegressor
-
-            rf = RandomForestRegressor(max_depth=7, n_jobs=-1, random_state=seed)
-            bor = BorutaPy(rf, n_estimators="auto", random_state=seed).fit(X, y)
-            support, note = np.flatnonzero(bor.support_), f"{bor.n_features_} confirmed"
-        else:
-            from sklearn.ensemble import HistGradientBoostingRegressor
-            from sklearn.inspection import permutation_importance
-            from sklearn.model_selection import train_test_split
-
-            Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=seed)
-            gb = HistGradientBoostingRegressor(random_state=seed).fit(Xa, ya)
-            imp = permutation_importance(gb, Xb, yb, n_repeats=10, random_state=seed)
-            support = np.flatnonzero(imp.importances_mean > 2 * imp.importances_std)
-            note = "mean > 2 sd"
-    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
-    true = len(set(support.tolist()) & set(TRUE))
-    false = len(support) - true
-    return dict(selector=selector, n=n, p=p, seed=seed, true=true, false=false,
-                hit=bool(true == len(TRUE) and false <= 1), cpu=cpu, wall=wall, note=note)
+        support, note = fit_select(selector, X, y, task, k, seed)
+    return support, note, time.process_time() - c0, time.perf_counter() - t0
 
 
-def run_fresh(selector, n, p, seed):
-    """:func:`run_one` in a fresh Python process; a failure (not installed, crashed) as a row saying why."""
-    out = subprocess.run([sys.executable, __file__, "--one", selector, str(n), str(p), str(seed)],
+def run_size(selector, n, p, seed):
+    """One selector on the size simulation, in this process: a dict with the selection and CPU seconds."""
+    X, y = simulate(n, p, seed)
+    if selector == "knife":
+        warm_numkfs()
+    support, note, cpu, wall = timed(selector, X, y, "regression", len(TRUE), seed)
+    return dict(selector=selector, n=n, p=p, seed=seed, **score(support, TRUE), cpu=cpu, wall=wall, note=note)
+
+
+def run_simulation(selector, name, seeds):
+    """One selector on one simulation over ``seeds``, in this process; prints one JSON line per seed."""
+    if selector == "knife":
+        warm_numkfs()
+    for seed in seeds:
+        X, y, true, task = dataset(name, seed)
+        support, note, cpu, wall = timed(selector, X, y, task, len(true), seed)
+        print(json.dumps(dict(selector=selector, data=name, seed=seed, **score(support, true),
+                              cpu=cpu, wall=wall, note=note, selected=np.asarray(support).tolist())), flush=True)
+
+
+def _failed_row(note, **keys):
+    return dict(keys, true=None, false=None, hit=None, cpu=float("nan"), wall=float("nan"), note=note)
+
+
+def _rows_from(stdout):
+    if isinstance(stdout, bytes):
+        stdout = stdout.decode(errors="replace")
+    return [json.loads(ln) for ln in (stdout or "").splitlines() if ln.startswith("{")]
+
+
+def _last_error(stderr):
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode(errors="replace")
+    lines = [ln for ln in (stderr or "").strip().splitlines() if ln.strip()]
+    return (lines or ["no output"])[-1][:160]
+
+
+def fresh_size(selector, n, p, seed):
+    """:func:`run_size` in a fresh Python process; a failure (not installed, crashed) as a row saying why."""
+    out = subprocess.run([sys.executable, __file__, "--one-size", selector, str(n), str(p), str(seed)],
                          capture_output=True, text=True)
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
-    if out.returncode == 0 and lines:
-        return json.loads(lines[-1])
-    err = (out.stderr.strip().splitlines() or ["no output"])[-1]
-    return dict(selector=selector, n=n, p=p, seed=seed, true=None, false=None, hit=None, cpu=float("nan"),
-                wall=float("nan"), note=f"failed: {err[:120]}")
+    rows = _rows_from(out.stdout)
+    if out.returncode == 0 and rows:
+        return rows[-1]
+    return _failed_row(f"failed: {_last_error(out.stderr)}", selector=selector, n=n, p=p, seed=seed)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", nargs="+", default=["1000x50", "4000x40"], help="NxP, e.g. 4000x40")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0])
-    ap.add_argument("--one", nargs=4, metavar=("SELECTOR", "N", "P", "SEED"), help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    if args.one:
-        sel, n, p, seed = args.one
-        print(json.dumps(run_one(sel, int(n), int(p), int(seed))))
-        return 0
-    from _common import markdown_table, save
+def fresh_simulation(selector, name, seeds, cap):
+    """:func:`run_simulation` in a fresh process capped at ``cap`` wall seconds; missing seeds say why."""
+    cmd = [sys.executable, __file__, "--one-simulation", selector, name, *map(str, seeds)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
+        rows, why = _rows_from(out.stdout), None if out.returncode == 0 else f"failed: {_last_error(out.stderr)}"
+    except subprocess.TimeoutExpired as e:
+        rows, why = _rows_from(e.stdout), f"timed out: over the {cap:.0f} s wall cap for {len(seeds)} seeds"
+    done = {r["seed"] for r in rows}
+    rows += [_failed_row(why or "no output", selector=selector, data=name, seed=s) for s in seeds if s not in done]
+    return rows
 
-    rows = []
-    for size in args.sizes:
-        n, p = (int(v) for v in size.lower().split("x"))
-        for seed in args.seeds:
-            for sel in SELECTORS:
-                r = run_fresh(sel, n, p, seed)
-                rows.append(r)
-                print(r, flush=True)
+
+def _fmt(v, nd=0):
+    return "-" if v is None or (isinstance(v, float) and v != v) else v
+
+
+def render_simulations(part):
+    from _common import markdown_table
+
+    rows = part["rows"]
+    seeds = sorted({r["seed"] for r in rows})
+    summary = []
+    for sel in SIM_SELECTORS:
+        mine = [r for r in rows if r["selector"] == sel]
+        if not mine:
+            continue
+        ok = [r for r in mine if r["hit"] is not None]
+        cells = [SELECTOR_LABELS[sel]]
+        for name in DATASETS:
+            d = [r for r in ok if r["data"] == name]
+            n_all = len([r for r in mine if r["data"] == name])
+            cells.append(f"{sum(r['hit'] for r in d)}/{n_all}" if d else "-")
+        cells.append(f"{sum(r['hit'] for r in ok)}/{len(mine)}" if ok else "-")
+        cells.append(f"{np.mean([r['false'] for r in ok]):.1f}" if ok else "-")
+        cells.append(float(np.mean([r["cpu"] for r in ok])) if ok else float("nan"))
+        fails = sorted({r["note"] for r in mine if r["hit"] is None})
+        cells.append("; ".join(fails) if fails else "")
+        summary.append(cells)
+    head = (["selector"] + [DATASET_LABELS[d] for d in DATASETS]
+            + ["hits", "mean false", "mean CPU s", "failures"])
+    detail = []
+    for name in DATASETS:
+        for sel in SIM_SELECTORS:
+            d = [r for r in rows if r["data"] == name and r["selector"] == sel]
+            ok = [r for r in d if r["hit"] is not None]
+            if not d:
+                continue
+            n_true = ok[0]["n_true_features"] if ok else "-"
+            detail.append([DATASET_LABELS[name], sel, len(d), len(ok),
+                           f"{np.mean([r['true'] for r in ok]):.1f}/{n_true}" if ok else "-",
+                           f"{np.mean([r['false'] for r in ok]):.1f}" if ok else "-",
+                           sum(r["hit"] for r in ok) if ok else "-",
+                           float(np.mean([r["cpu"] for r in ok])) if ok else float("nan"),
+                           float(np.mean([r["wall"] for r in ok])) if ok else float("nan")])
+    return ("## Simulations\n\n"
+            f"{part['machine']}. `{part['command']}`: seeds {', '.join(map(str, seeds))} "
+            f"({len(seeds)} per data set"
+            + ("" if len(seeds) >= 5 else "; fewer than the 5 planned, to keep the run within its time budget")
+            + f"), each (selector, data set) in a fresh process under a {part['cap']:.0f} s wall cap. "
+            "A hit: every true feature selected, with at most one false one. CPU s: the selector's "
+            "process time (all threads) per data set, imports and compilation excluded; a peer's one-time "
+            "set-up inside its first call (worker pools, lazy imports) counts in the first seed.\n\n"
+            "Hits per data set (of the seeds run), with the mean number of false features and the mean "
+            "CPU seconds over all data sets:\n\n"
+            + markdown_table(head, summary)
+            + "\n\nPer data set and selector (means over the seeds that finished):\n\n"
+            + markdown_table(["data", "selector", "seeds", "finished", "true", "false", "hits", "CPU s", "wall s"],
+                             detail))
+
+
+def render_sizes(part):
+    from _common import markdown_table
+
+    rows = part["rows"]
     table = markdown_table(
         ["rows x features", "seed", "selector", "true (of 5)", "false", "hit", "CPU s", "wall s", "note"],
-        [[f"{r['n']} x {r['p']}", r["seed"], r["selector"], "-" if r["true"] is None else r["true"],
-          "-" if r["false"] is None else r["false"], "-" if r["hit"] is None else ("yes" if r["hit"] else "no"),
-          r["cpu"], r["wall"], r["note"]] for r in rows])
+        [[f"{r['n']} x {r['p']}", r["seed"], r["selector"], _fmt(r["true"]), _fmt(r["false"]),
+          "-" if r["hit"] is None else ("yes" if r["hit"] else "no"), r["cpu"], r["wall"], r["note"]]
+         for r in rows])
     ratio = []
-    for size in args.sizes:
-        n, p = (int(v) for v in size.lower().split("x"))
+    for n, p in dict.fromkeys((r["n"], r["p"]) for r in rows):
         k = [r["cpu"] for r in rows if (r["n"], r["p"], r["selector"]) == (n, p, "knife")]
         b = [r["cpu"] for r in rows if (r["n"], r["p"], r["selector"]) == (n, p, "boruta")]
         if k and b and np.all(np.isfinite(k + b)):
             ratio.append(f"- {n} x {p}: KNIFE's default used {np.sum(k) / np.sum(b):.2f}x Boruta's CPU "
                          f"({np.sum(k):.0f} s against {np.sum(b):.0f} s over {len(k)} seed(s)).")
-    body = ("y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1) noise on standard normal features; each "
-            "selector in a fresh process, CPU seconds of that process (all threads). A hit: all five true "
-            "features with at most one false one. `python benchmarks/peers.py --sizes "
-            + " ".join(args.sizes) + " --seeds " + " ".join(map(str, args.seeds)) + "`.\n\n"
+    return ("## Sizes\n\n"
+            f"{part['machine']}. `{part['command']}`. y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1) "
+            "noise on standard normal features; each selector in a fresh process, CPU seconds of that "
+            "process (all threads). A hit: all five true features with at most one false one.\n\n"
             + table + "\n\n" + "\n".join(ratio))
-    save("peers", "numkfs's default against Boruta and permutation importance (issue #46)", body)
+
+
+def render():
+    """Rebuild ``benchmarks/results/peers.md`` from the parts' JSON files."""
+    parts = []
+    for name, fn in (("simulations", render_simulations), ("sizes", render_sizes)):
+        path = RESULTS / f"peers_{name}.json"
+        if path.exists():
+            parts.append(fn(json.loads(path.read_text())))
+    text = ("# numkfs's default against the selectors a user would otherwise reach for (issue #46)\n\n"
+            "Rebuilt by `python benchmarks/peers.py` from `peers_simulations.json` and `peers_sizes.json` "
+            "(each part's last run).\n\n" + "\n\n".join(parts) + "\n")
+    (RESULTS / "peers.md").write_text(text)
+    print(text)
+
+
+def save_part(name, command, rows, **extra):
+    from _common import machine_line
+
+    RESULTS.mkdir(exist_ok=True)
+    data = dict(command=command, machine=machine_line(), rows=rows, **extra)
+    (RESULTS / f"peers_{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=("simulations", "sizes", "render"), default="simulations")
+    ap.add_argument("--sizes", nargs="+", default=["1000x50", "4000x40"], help="NxP, e.g. 4000x40")
+    ap.add_argument("--seeds", nargs="+", type=int, default=None,
+                    help="default: 0-4 for simulations, 0 for sizes")
+    ap.add_argument("--selectors", nargs="+", default=None, help="a subset of the part's selectors")
+    ap.add_argument("--data", nargs="+", default=list(DATASETS), choices=DATASETS)
+    ap.add_argument("--cap", type=float, default=240.0,
+                    help="wall seconds allowed to one (selector, data set) over all seeds (simulations)")
+    ap.add_argument("--merge", action="store_true",
+                    help="simulations: keep the rows of the last run that this run does not redo (e.g. more seeds)")
+    ap.add_argument("--one-size", nargs=4, metavar=("SELECTOR", "N", "P", "SEED"), help=argparse.SUPPRESS)
+    ap.add_argument("--one-simulation", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one_size:
+        sel, n, p, seed = args.one_size
+        print(json.dumps(run_size(sel, int(n), int(p), int(seed))))
+        return 0
+    if args.one_simulation:
+        sel, name, *seeds = args.one_simulation
+        run_simulation(sel, name, [int(s) for s in seeds])
+        return 0
+    command = "python benchmarks/peers.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.part == "simulations":
+        seeds = args.seeds if args.seeds is not None else [0, 1, 2, 3, 4]
+        rows, commands = [], [command.strip()]
+        old = RESULTS / "peers_simulations.json"
+        if args.merge and old.exists():
+            kept = json.loads(old.read_text())
+            commands = kept["command"].split("; ") + commands
+            rows = kept["rows"]
+        for name in args.data:
+            for sel in args.selectors or SIM_SELECTORS:
+                new = fresh_simulation(sel, name, seeds, args.cap)
+                done = {(r["selector"], r["data"], r["seed"]) for r in new}
+                rows = [r for r in rows if (r["selector"], r["data"], r["seed"]) not in done] + new
+                for r in new:
+                    print(r, flush=True)
+                save_part("simulations", "; ".join(commands), rows, cap=args.cap)  # an interrupted run keeps these
+    elif args.part == "sizes":
+        seeds = args.seeds if args.seeds is not None else [0]
+        rows = []
+        for size in args.sizes:
+            n, p = (int(v) for v in size.lower().split("x"))
+            for seed in seeds:
+                for sel in args.selectors or SIZE_SELECTORS:
+                    r = fresh_size(sel, n, p, seed)
+                    rows.append(r)
+                    print(r, flush=True)
+        save_part("sizes", command.strip(), rows)
+    render()
     return 0
 
 
