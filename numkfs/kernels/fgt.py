@@ -180,6 +180,13 @@ ROW_SCATTER_MIN = 8
 
 
 @jit
+def _cell(sj, lo, inv, nbox):
+    """The grid cell of ``sj`` (the last cell holds the top edge)."""
+    b = int((sj - lo) * inv)
+    return nbox - 1 if b >= nbox else b
+
+
+@jit
 def _boxes_grid(s, W, m, h, lo, nbox, sv, Wv, bstart, bcent, cnt):
     """Counting sort of the first ``m`` entries into the grid cells
     ``[lo + b h, lo + (b+1) h)``; returns the number of occupied cells.
@@ -189,10 +196,7 @@ def _boxes_grid(s, W, m, h, lo, nbox, sv, Wv, bstart, bcent, cnt):
     for b in range(nbox + 1):
         cnt[b] = 0
     for j in range(m):
-        b = int((s[j] - lo) * inv)
-        if b >= nbox:
-            b = nbox - 1
-        cnt[b + 1] += 1
+        cnt[_cell(s[j], lo, inv, nbox) + 1] += 1
     for b in range(nbox):
         cnt[b + 1] += cnt[b]
     # cnt[b] is now the start of cell b; occupied cells become boxes in order
@@ -205,9 +209,7 @@ def _boxes_grid(s, W, m, h, lo, nbox, sv, Wv, bstart, bcent, cnt):
     bstart[nocc] = m
     rows = R if R < ROW_SCATTER_MIN else 1  # with many, one pass per weight row
     for j in range(m):
-        b = int((s[j] - lo) * inv)
-        if b >= nbox:
-            b = nbox - 1
+        b = _cell(s[j], lo, inv, nbox)
         pos = cnt[b]
         cnt[b] = pos + 1
         sv[pos] = s[j]
@@ -219,9 +221,7 @@ def _boxes_grid(s, W, m, h, lo, nbox, sv, Wv, bstart, bcent, cnt):
             cnt[b] = cnt[b - 1]
         cnt[0] = 0
         for j in range(m):
-            b = int((s[j] - lo) * inv)
-            if b >= nbox:
-                b = nbox - 1
+            b = _cell(s[j], lo, inv, nbox)
             pos = cnt[b]
             cnt[b] = pos + 1
             Wv[r, pos] = W[r, j]
