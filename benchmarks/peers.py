@@ -71,8 +71,14 @@ import numpy as np
 RESULTS = Path(__file__).resolve().parent / "results"
 TRUE = [0, 1, 2, 3, 4]
 SIZE_SELECTORS = ("knife", "boruta", "permutation")
-SIM_SELECTORS = ("knife", "boruta", "permutation", "hsic", "mrmr", "knockpy")
+#: numkfs's other methods, each by its ``select()`` default (its own CV and rule)
+NUMKFS_METHODS = ("lpkta", "l1kr", "garrote", "cosso", "nmmkl")
+#: KNIFE's "how sure" selections: ``select(X, y, stability=True)`` and ``select(X, y, fdr=0.2)``
+NUMKFS_TRUST = ("knife_stability", "knife_fdr")
+SIM_SELECTORS = ("knife", *NUMKFS_TRUST, *NUMKFS_METHODS, "boruta", "permutation", "hsic", "mrmr", "knockpy")
 DATASETS = ("sinusoid", "friedman1", "classification", "xor")
+DATASET_TASKS = {"sinusoid": "regression", "friedman1": "regression", "classification": "classification",
+                 "xor": "classification"}
 DATASET_LABELS = {
     "sinusoid": "sinusoid 100 x 20",
     "friedman1": "Friedman #1 200 x 15",
@@ -81,6 +87,13 @@ DATASET_LABELS = {
 }
 SELECTOR_LABELS = {
     "knife": "KNIFE (numkfs `select()` default)",
+    "knife_stability": "KNIFE, stability selection (`select(stability=True)`)",
+    "knife_fdr": "KNIFE, knockoffs (`select(fdr=0.2)`)",
+    "lpkta": "lp-KTA (`select(method=\"lpkta\")`)",
+    "l1kr": "L1KR (`select(method=\"l1kr\")`)",
+    "garrote": "garrote (`select(method=\"garrote\")`)",
+    "cosso": "COSSO (`select(method=\"cosso\")`)",
+    "nmmkl": "NMMKL (`select(method=\"nmmkl\")`)",
     "boruta": "Boruta (random forest, max_depth 7)",
     "permutation": "permutation importance of gradient boosting",
     "hsic": "HSIC Lasso, told the true count",
@@ -139,6 +152,17 @@ def fit_select(selector, X, y, task, k, seed):
 
         res = numkfs.select(X, y, random_state=seed)
         return np.flatnonzero(res.selected), f"approximation_={res.estimator.approximation_}"
+    if selector in NUMKFS_TRUST:
+        import numkfs
+
+        how = dict(stability=True) if selector == "knife_stability" else dict(fdr=0.2)
+        res = numkfs.select(X, y, "knife", random_state=seed, **how)
+        return np.flatnonzero(res.selected), res.score_text()
+    if selector in NUMKFS_METHODS:
+        import numkfs
+
+        res = numkfs.select(X, y, selector, random_state=seed)
+        return np.flatnonzero(res.selected), f"cv_rule={res.cv_rule}"
     if selector == "boruta":
         from boruta import BorutaPy
         from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
@@ -208,9 +232,18 @@ def run_size(selector, n, p, seed):
     return dict(selector=selector, n=n, p=p, seed=seed, **score(support, TRUE), cpu=cpu, wall=wall, note=note)
 
 
+def runs_on(selector, name):
+    """Whether ``selector`` does the task of data set ``name`` (numkfs's methods do one task or both)."""
+    if selector not in NUMKFS_METHODS:
+        return True
+    from numkfs._registry import METHOD_ROWS
+
+    return DATASET_TASKS[name] in METHOD_ROWS[selector].tasks
+
+
 def run_simulation(selector, name, seeds):
     """One selector on one simulation over ``seeds``, in this process; prints one JSON line per seed."""
-    if selector == "knife":
+    if selector == "knife" or selector in NUMKFS_TRUST or selector in NUMKFS_METHODS:
         warm_numkfs()
     for seed in seeds:
         X, y, true, task = dataset(name, seed)
@@ -396,6 +429,8 @@ def main(argv=None):
             rows = kept["rows"]
         for name in args.data:
             for sel in args.selectors or SIM_SELECTORS:
+                if not runs_on(sel, name):
+                    continue
                 new = fresh_simulation(sel, name, seeds, args.cap)
                 done = {(r["selector"], r["data"], r["seed"]) for r in new}
                 rows = [r for r in rows if (r["selector"], r["data"], r["seed"]) not in done] + new
