@@ -402,3 +402,17 @@ def test_to_dict_writes_an_infinite_knockoff_threshold_as_null():
     d = res.to_dict()
     assert d["knockoffs"]["threshold"] is None
     json.dumps(d, allow_nan=False)  # raises on NaN / Infinity
+
+
+def test_knife_statistic_has_power_on_friedman1_at_13_rows_per_feature():
+    # issue #43: power with the KNIFE statistic at n/p >= 5.  Friedman #1 (200 x 15, 5 true features, noise 1):
+    # knockoff+ at q = 0.2 must find all five (the CV selection does) with at most one false feature
+    from sklearn.datasets import make_friedman1
+
+    from numkfs import select
+
+    X, y = make_friedman1(200, 15, noise=1.0, random_state=1)
+    res = select(X, y, "knife", fdr=0.2, random_state=1)
+    chosen = set(np.flatnonzero(res.selected).tolist())
+    assert {0, 1, 2, 3, 4} <= chosen
+    assert len(chosen - {0, 1, 2, 3, 4}) <= 1
