@@ -1,9 +1,9 @@
 """numkfs's default against the feature selectors a user would otherwise reach for (issue #46).
 
-Two parts, each kept in its own JSON under ``benchmarks/results/``
+Three parts, each kept in its own JSON under ``benchmarks/results/``
 (``peers_<part>.json``); every run rebuilds ``benchmarks/results/peers.md``
 (the whole file) from the parts it finds, so running one part keeps the
-other's last table.
+others' last tables.
 
 Part ``simulations``: public simulations with a known truth, seeds 0-4 by
 default,
@@ -44,6 +44,13 @@ features and
 (five true features) KNIFE's default, Boruta and permutation importance,
 each in a fresh process.
 
+Part ``real``: the real data sets of ``benchmarks/common_learner.py``
+(ozone, raw diabetes, breast_cancer, ionosphere, sonar, WPBC, colon), 10
+train/test splits; every numkfs method that does the task (its ``select()``
+default), the peers, an L1 model and all features, each selection judged by
+one common downstream learner (a standardised RBF SVC/SVR tuned by CV)
+refitted on it (see that module).
+
 Timing: ``time.process_time`` of the selector's process (all its threads).
 A hit: every true feature selected, with at most one false one.  A peer
 that is not installed or fails has its row say why.
@@ -54,6 +61,8 @@ Usage::
     python benchmarks/peers.py --part simulations --seeds 0 1 --cap 300
     python benchmarks/peers.py --part simulations --seeds 2 3 4 --merge   # add seeds to the last run
     python benchmarks/peers.py --part sizes --sizes 1000x50 4000x40 --seeds 0
+    python benchmarks/peers.py --part real --splits 10       # 7 real data sets x 10 splits
+    python benchmarks/peers.py --part real --real-data colon --merge   # redo one data set
     python benchmarks/peers.py --part render                 # rebuild peers.md only
 """
 from __future__ import annotations
@@ -99,6 +108,8 @@ SELECTOR_LABELS = {
     "hsic": "HSIC Lasso, told the true count",
     "mrmr": "mRMR, told the true count",
     "knockpy": "knockpy (model-X knockoffs, fdr 0.2)",
+    "l1": "L1 model (LassoCV / L1-logistic CV)",
+    "all": "all features",
 }
 
 
@@ -195,6 +206,15 @@ def fit_select(selector, X, y, task, k, seed):
         fn = mrmr_classif if clf else mrmr_regression
         chosen = fn(X=pd.DataFrame(X), y=pd.Series(y), K=k, show_progress=False)
         return np.asarray(sorted(chosen), dtype=int), f"K={k}"
+    if selector == "l1":
+        from sklearn.linear_model import LassoCV, LogisticRegressionCV
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        model = (LogisticRegressionCV(penalty="l1", solver="saga", cv=5, max_iter=5000, random_state=seed) if clf
+                 else LassoCV(cv=5, random_state=seed))
+        fitted = make_pipeline(StandardScaler(), model).fit(X, y)[-1]
+        return np.flatnonzero(np.any(np.atleast_2d(fitted.coef_) != 0, axis=0)), "non-zero coefficients"
     if selector == "knockpy":
         try:
             from knockpy import KnockoffFilter
@@ -232,13 +252,13 @@ def run_size(selector, n, p, seed):
     return dict(selector=selector, n=n, p=p, seed=seed, **score(support, TRUE), cpu=cpu, wall=wall, note=note)
 
 
-def runs_on(selector, name):
+def runs_on(selector, name, task=None):
     """Whether ``selector`` does the task of data set ``name`` (numkfs's methods do one task or both)."""
     if selector not in NUMKFS_METHODS:
         return True
     from numkfs._registry import METHOD_ROWS
 
-    return DATASET_TASKS[name] in METHOD_ROWS[selector].tasks
+    return (task or DATASET_TASKS[name]) in METHOD_ROWS[selector].tasks
 
 
 def run_simulation(selector, name, seeds):
@@ -373,15 +393,84 @@ def render_sizes(part):
             + table + "\n\n" + "\n".join(ratio))
 
 
+def fresh_real(selector, name, n_splits, counts, cap):
+    """:func:`common_learner.run_real` in a fresh process capped at ``cap`` wall seconds."""
+    cmd = [sys.executable, __file__, "--one-real", selector, name, str(n_splits), *map(str, counts or [])]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
+        rows, why = _rows_from(out.stdout), None if out.returncode == 0 else f"failed: {_last_error(out.stderr)}"
+    except subprocess.TimeoutExpired as e:
+        rows, why = _rows_from(e.stdout), f"timed out: over the {cap:.0f} s wall cap for {n_splits} splits"
+    done = {r["split"] for r in rows}
+    rows += [dict(selector=selector, data=name, split=i, error=None, n_features=None, cpu=float("nan"),
+                  note=why or "no output") for i in range(n_splits) if i not in done]
+    return rows
+
+
+def run_real_part(args, command):
+    """Part ``real``: every selector on every data set (KNIFE first: its counts go to HSIC Lasso and mRMR)."""
+    from common_learner import REAL_SELECTORS, REAL_SETS, load
+
+    rows = []
+    old = RESULTS / "peers_real.json"
+    commands = [command]
+    if args.merge and old.exists():
+        kept = json.loads(old.read_text())
+        commands = kept["command"].split("; ") + commands
+        rows = kept["rows"]
+    for name in args.real_data or REAL_SETS:
+        task = load(name)[2]
+        counts = None
+        for sel in args.selectors or REAL_SELECTORS:
+            if not runs_on(sel, name, task):
+                continue
+            if sel in ("hsic", "mrmr") and counts is None:
+                knife = [r for r in rows if r["data"] == name and r["selector"] == "knife"]
+                counts = [r["n_features"] or 0 for r in sorted(knife, key=lambda r: r["split"])][:args.splits]
+            new = fresh_real(sel, name, args.splits, counts if sel in ("hsic", "mrmr") else None, args.cap * 4)
+            rows = [r for r in rows if (r["selector"], r["data"]) != (sel, name)] + new
+            for r in new:
+                print({k: v for k, v in r.items() if k != "selected"}, flush=True)
+            save_part("real", "; ".join(commands), rows, splits=args.splits, cap=args.cap * 4)
+
+
+def render_real(part):
+    from _common import markdown_table
+    from common_learner import REAL_SETS, judge, summarise
+
+    rows = part["rows"]
+    tables = []
+    for name in [d for d in REAL_SETS if any(r["data"] == d for r in rows)]:
+        summary = summarise(rows, name)
+        verdict = judge(summary)
+        body = []
+        for sel, n, m, se, nf, cpu, fails in summary:
+            v = verdict.get(sel)
+            body.append([SELECTOR_LABELS.get(sel, sel), n, "-" if m is None else f"{m:.4g} ± {se:.2g}",
+                         "-" if nf is None else f"{nf:.1f}", float("nan") if cpu is None else cpu,
+                         "" if v is None else ("met" if v[0] else "NOT met") + f" ({v[1]})", fails])
+        tables.append(f"### {name}\n\n" + markdown_table(
+            ["selector", "splits", "held-out error (mean ± se)", "features", "CPU s (selection)",
+             "target: within 1 se of all features or of the best peer with no more features", "failures"], body))
+    return ("## Real data, one common learner\n\n"
+            f"{part['machine']}. `{part['command']}`. {part['splits']} random 70/30 splits (stratified for "
+            "classes). Every selection is judged by the same downstream learner: a standardised RBF SVC "
+            "(classes) or SVR (standardised y), C and γ tuned by 5-fold CV over 25 pairs, refitted on the "
+            "selected columns of the training rows (`benchmarks/common_learner.py`). Error: misclassification "
+            "rate, or mean squared error in y's units. HSIC Lasso and mRMR are told KNIFE's count on the same "
+            "split; `l1`: the non-zero coefficients of LassoCV or L1-logistic CV on standardised X; `all`: "
+            "every feature.\n\n" + "\n\n".join(tables))
+
+
 def render():
     """Rebuild ``benchmarks/results/peers.md`` from the parts' JSON files."""
     parts = []
-    for name, fn in (("simulations", render_simulations), ("sizes", render_sizes)):
+    for name, fn in (("simulations", render_simulations), ("sizes", render_sizes), ("real", render_real)):
         path = RESULTS / f"peers_{name}.json"
         if path.exists():
             parts.append(fn(json.loads(path.read_text())))
     text = ("# numkfs's default against the selectors a user would otherwise reach for (issue #46)\n\n"
-            "Rebuilt by `python benchmarks/peers.py` from `peers_simulations.json` and `peers_sizes.json` "
+            "Rebuilt by `python benchmarks/peers.py` from `peers_simulations.json`, `peers_sizes.json` and `peers_real.json` "
             "(each part's last run).\n\n" + "\n\n".join(parts) + "\n")
     (RESULTS / "peers.md").write_text(text)
     print(text)
@@ -397,7 +486,9 @@ def save_part(name, command, rows, **extra):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=("simulations", "sizes", "render"), default="simulations")
+    ap.add_argument("--part", choices=("simulations", "sizes", "real", "render"), default="simulations")
+    ap.add_argument("--real-data", nargs="+", default=None, help="real: a subset of the data sets")
+    ap.add_argument("--splits", type=int, default=10, help="real: number of train/test splits")
     ap.add_argument("--sizes", nargs="+", default=["1000x50", "4000x40"], help="NxP, e.g. 4000x40")
     ap.add_argument("--seeds", nargs="+", type=int, default=None,
                     help="default: 0-4 for simulations, 0 for sizes")
@@ -409,10 +500,17 @@ def main(argv=None):
                     help="simulations: keep the rows of the last run that this run does not redo (e.g. more seeds)")
     ap.add_argument("--one-size", nargs=4, metavar=("SELECTOR", "N", "P", "SEED"), help=argparse.SUPPRESS)
     ap.add_argument("--one-simulation", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--one-real", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one_size:
         sel, n, p, seed = args.one_size
         print(json.dumps(run_size(sel, int(n), int(p), int(seed))))
+        return 0
+    if args.one_real:
+        from common_learner import run_real
+
+        sel, name, n_splits, *counts = args.one_real
+        run_real(sel, name, int(n_splits), [int(c) for c in counts] or None)
         return 0
     if args.one_simulation:
         sel, name, *seeds = args.one_simulation
@@ -437,6 +535,8 @@ def main(argv=None):
                 for r in new:
                     print(r, flush=True)
                 save_part("simulations", "; ".join(commands), rows, cap=args.cap)  # an interrupted run keeps these
+    elif args.part == "real":
+        run_real_part(args, command.strip())
     elif args.part == "sizes":
         seeds = args.seeds if args.seeds is not None else [0]
         rows = []
