@@ -520,6 +520,12 @@ def weight_gradient_product(X, w, alpha, v, K=None, kernel: str = "rbf", *, gamm
     ndarray of shape (p,)
         Zero for the zero-weight features.
 
+    References
+    ----------
+    G. I. Allen, "Automatic feature selection via weighted kernels and
+    regularization", Journal of Computational and Graphical Statistics
+    22(2):284-299, 2013.
+
     Examples
     --------
     >>> import numpy as np
