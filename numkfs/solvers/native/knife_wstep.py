@@ -240,7 +240,7 @@ def _free_objective(FS, r0, mu, c_s, x0, x):
 
 
 @jit
-def _subspace_step(F, mu, c, lo, hi, w):
+def _subspace_step(F, mu, c, lo, hi, w, r0):
     """One step towards the minimiser of the factored box QP over its free
     coordinates (strictly inside the box), the others held, in place on ``w``.
 
@@ -257,9 +257,10 @@ def _subspace_step(F, mu, c, lo, hi, w):
     the projection of the minimiser onto the box.  Returns 0 (``w``
     unchanged) when nothing was gained, 2 when ``w`` is the (projected)
     minimiser, 1 when coordinates were put on their bounds on the way (the
-    free set shrank: a next step goes on from there).  Compiled: a Newton
-    model of the weight step on wide data takes dozens of these steps, each
-    on a few hundred coordinates (issue #46)."""
+    free set shrank: a next step goes on from there).  ``r0 = F w``, kept up
+    to date in place (the O(mp) product is not recomputed at every step).
+    Compiled: a Newton model of the weight step on wide data takes dozens of
+    these steps, each on a few hundred coordinates (issue #46)."""
     m, p = F.shape
     free = np.empty(p, dtype=np.int64)
     s = 0
@@ -280,14 +281,9 @@ def _subspace_step(F, mu, c, lo, hi, w):
         x0[k], c_s[k], lo_s[k], hi_s[k] = w[j], c[j], lo[j], hi[j]
         for i in range(m):
             FS[i, k] = F[i, j]
-    r0 = np.zeros(m)  # F w
     held = np.zeros(m)  # F w - F_S w_S: the held coordinates' part
     for i in range(m):
-        ri = 0.0
-        for j in range(p):
-            ri += F[i, j] * w[j]
-        r0[i] = ri
-        hi_ = ri
+        hi_ = r0[i]
         for k in range(s):
             hi_ -= FS[i, k] * x0[k]
         held[i] = hi_
@@ -360,7 +356,11 @@ def _subspace_step(F, mu, c, lo, hi, w):
     if status == 0:
         return 0
     for k in range(s):
-        w[free[k]] = best[k]
+        dk = best[k] - x0[k]
+        if dk != 0.0:
+            w[free[k]] = best[k]
+            for i in range(m):
+                r0[i] += FS[i, k] * dk
     return status
 
 
@@ -444,8 +444,9 @@ def _subspace_steps(F, mu, c, lo, hi, w):
     """:func:`_subspace_step` until the free set's minimiser (at most one step per coordinate); returns
     the number of steps that moved ``w``."""
     n = 0
+    r = F @ w
     for _ in range(w.shape[0]):
-        status = _subspace_step(F, mu, c, lo, hi, w)
+        status = _subspace_step(F, mu, c, lo, hi, w, r)
         n += status > 0
         if status != 1:
             break
