@@ -531,7 +531,8 @@ def weight_gradient_product(X, w, alpha, v, K=None, kernel: str = "rbf", *, gamm
     >>> import numpy as np
     >>> from numkfs.kernels.weighted import weight_gradient_matrix, weight_gradient_product
     >>> rng = np.random.default_rng(0)
-    >>> X, w, alpha, v = rng.standard_normal((20, 40)), rng.uniform(0, 1, 40), rng.standard_normal(20), rng.standard_normal(20)
+    >>> X, w = rng.standard_normal((20, 40)), rng.uniform(0, 1, 40)
+    >>> alpha, v = rng.standard_normal(20), rng.standard_normal(20)
     >>> A = weight_gradient_matrix(X, w, alpha, gamma=0.1)
     >>> bool(np.allclose(weight_gradient_product(X, w, alpha, v, gamma=0.1), A.T @ v))
     True
