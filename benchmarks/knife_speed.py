@@ -31,9 +31,16 @@ table's rows of the same names.
 Part ``colon_raw`` (issue #46): the raw-colon ``knife_path`` row of ``targets`` alone, run twice
 (CPU seconds, the median), written into the targets table.
 
-Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|colon_raw|all] [--quick]``;
-writes its part(s) into ``benchmarks/results/knife_speed.md`` (the other
-part's section is kept).
+Part ``colon_raw`` also runs the path once with a CPU timer on each stage
+(weight steps, the box QP, the L-BFGS-B finish, kernels, α-steps).
+
+Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|colon_raw|render|all] [--quick]``.
+Each part keeps its results in JSON under ``benchmarks/results/``
+(``knife_speed_targets.json``: the targets table's rows, each with the run
+that measured it, replaced by case; ``knife_speed_colon_stages.json``;
+``knife_speed_numpy.json``), and every run rebuilds
+``benchmarks/results/knife_speed.md`` (the whole file, tables only) from
+them, so running one part keeps the other parts' last tables.
 """
 from __future__ import annotations
 
@@ -313,6 +320,43 @@ elif case == "colon_path":
     print(json.dumps({{"seconds": float(np.median(ts)), "min": min(ts), "max": max(ts),
                        "info": "min/median/max over %d splits; %d points; outer iterations %d-%d" % (
                            len(ts), out[0][1], min(o[2] for o in out), max(o[2] for o in out))}}))
+elif case == "colon_raw_stages":
+    # CPU seconds by stage (inclusive timers on the KNIFE problem's methods; a timer does not count
+    # a call nested in one of its own): where the raw-colon path spends its time
+    from numkfs.datasets import load_dataset
+    from numkfs.methods.knife import knife_path
+    from numkfs.methods.knife import _problem as P
+    d = load_dataset("colon")
+    X = np.asarray(d.data, float)
+    knife_path(X[:20, :50], d.target[:20], loss="squared_hinge", n_grid=3)
+    spent, depth, fits = {{}}, {{}}, []
+    def timer(name, f):
+        def wrapped(*a, **k):
+            depth[name] = depth.get(name, 0) + 1
+            c = time.process_time()
+            try:
+                return f(*a, **k)
+            finally:
+                depth[name] -= 1
+                if depth[name] == 0:
+                    spent[name] = spent.get(name, 0.0) + time.process_time() - c
+        return wrapped
+    real_fit = P._Knife.fit
+    def fit(self, w, lambda2, **k):
+        st = real_fit(self, w, lambda2, **k)
+        fits.append(int(np.count_nonzero(np.asarray(w) > 0)))
+        return st
+    for name in ("w_step", "_lbfgsb_finish", "kernel_matrix", "alpha_step", "wstep_data"):
+        setattr(P._Knife, name, timer(name, getattr(P._Knife, name)))
+    P._Knife.fit = timer("fit", fit)
+    import numkfs.solvers.native.knife_wstep as KW
+    P.solve_knife_wstep = timer("box_qp", KW.solve_knife_wstep)
+    c = time.process_time()
+    p = knife_path(X, d.target, loss="squared_hinge", random_state=0)
+    spent["total"] = time.process_time() - c
+    spent["fits"] = len(fits)
+    spent["fits_from_1000_features_or_more"] = sum(f >= 1000 for f in fits)
+    print(json.dumps(spent))
 elif case == "colon_raw_path":
     from numkfs.datasets import load_dataset
     from numkfs.methods.knife import knife_path
@@ -388,43 +432,133 @@ def bench_breast_cancer():
     return rows, load, os.getloadavg()[0]
 
 
-def _replace_rows(text, rows, cols, fmt):
-    """Replace the table rows whose first cell is a row's ``case`` (append the others after the last of them)."""
-    lines = text.splitlines()
-    new = table(rows, cols, fmt).splitlines()[2:]
-    last = None
-    for row, line in zip(rows, new):
-        key = f"| {row['case']} |"
-        hits = [i for i, old in enumerate(lines) if old.startswith(key)]
-        if hits:
-            lines[hits[0]] = line
-            last = hits[0]
-        elif last is not None:
-            lines.insert(last + 1, line)
-            last += 1
-    return "\n".join(lines) + "\n"
+def _stamp(part, load, load_after):
+    """When and how a row was measured (its ``measured`` column)."""
+    return (f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load {load:.1f}-{load_after:.1f}, "
+            f"`--part {part}`")
 
 
-def _replace_section(text, marker, section):
-    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
-    block = f"{begin}\n{section}\n{end}"
-    if begin in text and end in text:
-        a, b = text.index(begin), text.index(end) + len(end)
-        return text[:a] + block + text[b:]
-    return text.rstrip() + "\n\n" + block + "\n"
+def _json_path(name):
+    return os.path.join(HERE, "results", f"knife_speed_{name}.json")
+
+
+def _load(name, default):
+    path = _json_path(name)
+    return json.load(open(path)) if os.path.exists(path) else default
+
+
+def _save(name, data):
+    os.makedirs(os.path.dirname(_json_path(name)), exist_ok=True)
+    with open(_json_path(name), "w") as fh:
+        json.dump(data, fh, indent=1, default=float)
+        fh.write("\n")
+
+
+def save_target_rows(rows, part, load, load_after):
+    """Replace the rows of the targets table with the same ``case`` (append the new ones), each
+    stamped with this run; the other rows keep their own run's stamp."""
+    stamp = _stamp(part, load, load_after)
+    kept = _load("targets", [])
+    for row in rows:
+        row = {**row, "measured": stamp}
+        same = [i for i, old in enumerate(kept) if old["case"] == row["case"]]
+        if same:
+            kept[same[0]] = row
+        else:
+            kept.append(row)
+    _save("targets", kept)
+
+
+def _cell(value, fmt):
+    if isinstance(value, str):
+        return value
+    try:
+        return fmt.format(value)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def table(rows, cols, fmt):
     head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
     body = ""
     for r in rows:
-        body += "| " + " | ".join(fmt.get(c, "{}").format(r[c]) for c in cols) + " |\n"
+        body += "| " + " | ".join(_cell(r.get(c, ""), fmt.get(c, "{}")) for c in cols) + " |\n"
     return head + body
+
+
+_STAGES = [("total", "the whole path"),
+           ("fit", "the fits (path points, rejected refinement fits, the top search)"),
+           ("w_step", "weight steps of the alternation (A and the box QP)"),
+           ("box_qp", "  of which the box QP on the factor (`solve_knife_wstep`)"),
+           ("_lbfgsb_finish", "L-BFGS-B finish (its kernels, α-steps and gradients)"),
+           ("kernel_matrix", "kernels (alternation, line searches, finish)"),
+           ("alpha_step", "α-steps (alternation and finish)")]
+
+
+def render():
+    """Rebuild ``benchmarks/results/knife_speed.md`` (the whole file) from the parts' JSON files."""
+    out = ["# KNIFE speed\n",
+           "Rebuilt by `python benchmarks/knife_speed.py --part PART` from `knife_speed_targets.json`, "
+           "`knife_speed_colon_stages.json` and `knife_speed_numpy.json` (each part's last run; a row's "
+           "`measured` column tells its run).  Machine: 2 cores shared with other sessions; timings are "
+           "noisy, ratios are from one run.\n"]
+    rows = _load("targets", [])
+    if rows:
+        out.append("## KNIFE against an SVC grid search (issues #16, #30, #46)\n\n"
+                   "Each case in a fresh process (compile/cache load excluded by a warm-up fit); `ratio` = "
+                   "seconds / the SVC grid search (100 (C, γ) pairs x 5 folds, standardised) on the same data "
+                   "in the same run; `seconds` are CPU seconds where `info` says so, else wall seconds.\n")
+        out.append(table(rows, ["case", "seconds", "ratio", "target", "info", "measured"],
+                         {"seconds": "{:.1f}", "ratio": "{:.1f}"}))
+    stages = _load("colon_stages", None)
+    if stages:
+        s = stages["spent"]
+        body = [{"stage": label, "CPU_s": s.get(key, np.nan), "share": s.get(key, np.nan) / s["total"]}
+                for key, label in _STAGES]
+        out.append("## Where the raw-colon path spends its CPU (issue #46)\n\n"
+                   f"`knife_path(colon.data, y, loss=\"squared_hinge\")`, default grid, one run with a CPU "
+                   f"timer on each stage (inclusive; the timers slow it a little), {stages['measured']}.  "
+                   f"{s['fits']} fits, {s['fits_from_1000_features_or_more']} of them from a state with 1000 "
+                   "or more features (the plateau of the unstandardised data at w = 1, left at one jump that "
+                   "the refinement brackets).\n")
+        out.append(table(body, ["stage", "CPU_s", "share"], {"CPU_s": "{:.2f}", "share": "{:.0%}"}))
+    num = _load("numpy", None)
+    if num:
+        out.append("## numkfs against plain numpy (same algorithm, same iterations)\n\n" + num["header"] + "\n")
+        for title, key, cols, fmt in _NUMPY_TABLES:
+            if num.get(key):
+                out.append(f"### {title}\n")
+                out.append(table(num[key], cols, fmt))
+        out.append("`method=\"auto\"` (numkfs.kernels.weighted) uses the Numba loops for the rbf kernel with at "
+                   "most `AUTO_NUMBA_MAX_FEATURES` = 32 active features and BLAS otherwise.  Memory: a few "
+                   "n x n arrays (kernel, Cholesky factor, line-search kernel) and n x p arrays, O(n² + np); an "
+                   "n x n x p array would need the last column.\n")
+    text = "\n".join(out)
+    with open(os.path.join(HERE, "results", "knife_speed.md"), "w") as fh:
+        fh.write(text)
+    print(text)
+
+
+_NUMPY_TABLES = [
+    ("Fit", "fit", ["n", "p", "iters", "numkfs_s", "numpy_s", "speedup", "obj_rel_diff"],
+     {"numkfs_s": "{:.3f}", "numpy_s": "{:.3f}", "speedup": "{:.1f}", "obj_rel_diff": "{:.1e}"}),
+    ("Path (warm starts, the same grid for both, 3 iterations per point)", "path",
+     ["n", "p", "points", "iters/point", "numkfs_s", "numpy_s", "speedup"],
+     {"numkfs_s": "{:.3f}", "numpy_s": "{:.3f}", "speedup": "{:.1f}"}),
+    ("Kernel forms: BLAS (GEMM + map) against Numba loops, milliseconds (best of several; serial up to "
+     "n = 2000 like the fits)", "forms",
+     ["n", "p", "kernel", "threads", "K_blas_ms", "K_numba_ms", "A_blas_ms", "A_numba_ms"],
+     {k: "{:.2f}" for k in ("K_blas_ms", "K_numba_ms", "A_blas_ms", "A_numba_ms")}),
+    ("Peak extra resident memory of a numkfs fit (fresh process, VmRSS sampled every 0.5 ms, minus the RSS "
+     "before the fit)", "memory", ["n", "p", "extra_MiB", "n2_MiB", "np_MiB", "n2p_MiB"],
+     {k: "{:.1f}" for k in ("extra_MiB", "n2_MiB", "np_MiB", "n2p_MiB")}),
+]
 
 
 def bench_colon_raw(repeats=2):
     """The raw-colon row of the targets table (issue #46), the case run ``repeats`` times (fresh
-    processes; the machine is shared): the median CPU seconds, each run's in ``info``."""
+    processes; the machine is shared): the median CPU seconds, each run's in ``info``; then one run
+    with a CPU timer on each stage."""
     load = os.getloadavg()[0]
     runs = [run_case("colon_raw_path", None, 1800) for _ in range(repeats)]
     cpus = [r.get("cpu", r["seconds"]) for r in runs]
@@ -433,71 +567,43 @@ def bench_colon_raw(repeats=2):
            "info": "CPU s, median of %d runs (%s; wall %s s); %s" % (
                repeats, ", ".join(f"{c:.1f}" for c in cpus), ", ".join(f"{r['seconds']:.1f}" for r in runs),
                runs[-1]["info"])}
-    return row, load, os.getloadavg()[0]
+    stages = run_case("colon_raw_stages", None, 1800)
+    return row, stages, load, os.getloadavg()[0]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a subset of the cases")
-    ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "colon_raw", "all"], default="all")
+    ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "colon_raw", "render", "all"],
+                    default="all")
     args = ap.parse_args()
-    path = os.path.join(HERE, "results", "knife_speed.md")
     if args.part == "colon_raw":
-        row, load, load_after = bench_colon_raw()
-        line = table([row], ["case", "seconds", "ratio", "target", "info"],
-                     {"seconds": "{:.1f}", "ratio": "{:.1f}"}).splitlines()[2]
-        lines = open(path).read().splitlines()
-        same = [i for i, old in enumerate(lines) if old.startswith(f"| {row['case']} |")]
-        after = [i for i, old in enumerate(lines) if old.startswith("| knife_path, colon 31 x 2000")]
-        if same:
-            lines[same[0]] = line
-        else:  # below the half-split colon row of the targets table
-            lines.insert(after[0] + 1 if after else len(lines), line)
-        note = (f"\nRaw-colon row measured for issue #46 ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-                f"load average {load:.1f} at the start, {load_after:.1f} at the end): "
-                "`python benchmarks/knife_speed.py --part colon_raw`.\n")
-        text = "\n".join(lines) + "\n"
-        text = text.replace("<!-- /targets -->", note + "<!-- /targets -->", 1)
-        with open(path, "w") as fh:
-            fh.write(text)
-        print(line)
-        return
+        row, stages, load, load_after = bench_colon_raw()
+        print(row, flush=True)
+        save_target_rows([row], "colon_raw", load, load_after)
+        if "total" in stages:
+            _save("colon_stages", {"spent": stages, "measured": _stamp("colon_raw", load, load_after)})
     if args.part == "breast_cancer":
         rows, load, load_after = bench_breast_cancer()
-        text = _replace_rows(open(path).read(), rows, ["case", "seconds", "ratio", "target", "info"],
-                             {"seconds": "{:.1f}", "ratio": "{:.1f}"})
-        note = (f"\nbreast_cancer rows re-measured for issue #30 ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-                f", load average {load:.1f} at the start, {load_after:.1f} at the end): CPU seconds, "
-                "`python benchmarks/knife_speed.py --part breast_cancer`.\n")
-        text = text.replace("<!-- /targets -->", note + "<!-- /targets -->", 1)
-        with open(path, "w") as fh:
-            fh.write(text)
-        print(text)
-        return
+        save_target_rows(rows, "breast_cancer", load, load_after)
     if args.part in ("targets", "all"):
         rows, load, load_after = bench_targets(args.quick)
-        f = {"seconds": "{:.1f}", "ratio": "{:.1f}"}
-        section = ("## Targets of issue #16: KNIFE against an SVC grid search measured in the same run\n\n"
-                   f"Machine: {os.cpu_count()} cores shared with other sessions; load average {load:.1f} at the "
-                   f"start, {load_after:.1f} at the end (timings are slowed by the load; ratios are from one run). "
-                   "Each case in a fresh process (compile/cache load excluded by a warm-up fit); `ratio` = "
-                   "seconds / the SVC grid search on the same data.\n\n"
-                   + table(rows, ["case", "seconds", "ratio", "target", "info"], f))
-        text = open(path).read() if os.path.exists(path) else "# KNIFE speed\n"
-        text = _replace_section(text, "targets", section)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as fh:
-            fh.write(text)
-        print(section)
-    if args.part == "targets":
-        return
+        save_target_rows(rows, "targets", load, load_after)
+    if args.part in ("numpy", "all"):
+        _save("numpy", bench_numpy(args.quick))
+    render()
+
+
+def bench_numpy(quick):
+    """The numpy tables (the same iterations as numkfs's plain alternation)."""
     # the numpy translation runs the paper's plain alternation: numkfs runs the same iterations
     # (no extrapolation, no L-BFGS-B finish), so the ratio compares the arithmetic, not the algorithm
     import importlib
 
     km = importlib.import_module("numkfs.methods.knife._problem")  # the module switches
     km._EXTRAPOLATE, km._POLISH_AFTER = False, None
-    if args.quick:
+    load = os.getloadavg()[0]
+    if quick:
         fit_cases = [(100, 10, True), (100, 100, True), (1000, 10, True), (1000, 100, True), (100, 1000, True),
                      (4000, 10, False), (1000, 1000, False)]
         path_cases = [(100, 10), (300, 10)]
@@ -509,48 +615,21 @@ def main():
         form_cases = [(n, p) for n in (100, 1000, 4000) for p in (10, 100)]
         mem_cases = [(1000, 100), (4000, 100), (4000, 1000)]
     n_iter = 10
-    fmt = {"numkfs_s": "{:.3f}", "numpy_s": "{:.3f}", "speedup": "{:.1f}", "obj_rel_diff": "{:.1e}"}
-    out = ["## numkfs against plain numpy (same algorithm, same iterations)\n",
-           f"Machine: {os.cpu_count()} cores, shared with other jobs (timings noisy; ratios are from the same run). "
-           f"rbf kernel, squared loss, λ1 = 1, λ2 = 0.02 n, {n_iter} outer iterations from the same start "
-           "(tol = 0); both run with the same BLAS thread count (1 up to n = 2000, like numkfs). `obj_rel_diff`: relative difference of the final objectives (same iterates up to the "
-           "inner solvers' tolerances). numpy baseline skipped where it would take minutes (NaN).\n",
-           "## Fit\n"]
-    rows = []
+    out = {"fit": [], "path": [], "forms": [], "memory": []}
     for n, p, base in fit_cases:
-        r = bench_fit(n, p, n_iter, base)
-        print(r, flush=True)
-        rows.append(r)
-    out.append(table(rows, ["n", "p", "iters", "numkfs_s", "numpy_s", "speedup", "obj_rel_diff"], fmt))
-    out.append("\n## Path (warm starts, the same grid for both, 3 iterations per point)\n")
-    rows = []
+        out["fit"].append(bench_fit(n, p, n_iter, base))
+        print(out["fit"][-1], flush=True)
     for n, p in path_cases:
-        r = bench_path(n, p, 20, 3)
-        print(r, flush=True)
-        rows.append(r)
-    out.append(table(rows, ["n", "p", "points", "iters/point", "numkfs_s", "numpy_s", "speedup"], fmt))
-    out.append("\n## Kernel forms: BLAS (GEMM + map) against Numba loops, milliseconds (best of several; serial up to n = 2000 like the fits)\n")
-    rows = bench_forms(form_cases)
-    for r in rows:
-        print(r, flush=True)
-    f2 = {k: "{:.2f}" for k in ("K_blas_ms", "K_numba_ms", "A_blas_ms", "A_numba_ms")}
-    out.append(table(rows, ["n", "p", "kernel", "threads", "K_blas_ms", "K_numba_ms", "A_blas_ms", "A_numba_ms"], f2))
-    out.append("\n`method=\"auto\"` (numkfs.kernels.weighted) uses the Numba loops for the rbf kernel with at "
-               "most `AUTO_NUMBA_MAX_FEATURES` = 32 active features and BLAS otherwise.\n")
-    out.append("\n## Peak extra resident memory of a numkfs fit (fresh process, VmRSS sampled every 0.5 ms, minus the RSS before the fit)\n")
-    rows = [bench_memory(n, p) for n, p in mem_cases]
-    for r in rows:
-        print(r, flush=True)
-    out.append(table(rows, ["n", "p", "extra_MiB", "n2_MiB", "np_MiB", "n2p_MiB"],
-                     {k: "{:.1f}" for k in ("extra_MiB", "n2_MiB", "np_MiB", "n2p_MiB")}))
-    out.append("\nA few n x n arrays (kernel, Cholesky factor, line-search kernel) and n x p arrays: "
-               "O(n² + np); an n x n x p array would need the last column.\n")
-    section = "\n".join(out)
-    text = open(path).read() if os.path.exists(path) else ""
-    text = _replace_section(text, "numpy", section)
-    with open(path, "w") as fh:
-        fh.write(text)
-    print(section)
+        out["path"].append(bench_path(n, p, 20, 3))
+        print(out["path"][-1], flush=True)
+    out["forms"] = bench_forms(form_cases)
+    out["memory"] = [bench_memory(n, p) for n, p in mem_cases]
+    out["header"] = (f"{_stamp('numpy', load, os.getloadavg()[0])}.  rbf kernel, squared loss, λ1 = 1, "
+                     f"λ2 = 0.02 n, {n_iter} outer iterations from the same start (tol = 0); both run with the "
+                     "same BLAS thread count (1 up to n = 2000, like numkfs). `obj_rel_diff`: relative "
+                     "difference of the final objectives (same iterates up to the inner solvers' tolerances). "
+                     "numpy baseline skipped where it would take minutes (NaN).")
+    return out
 
 
 if __name__ == "__main__":

@@ -174,3 +174,26 @@ def test_loss_values_closed_forms():
     assert get_loss("logistic").value(y, u) == pytest.approx(np.sum(np.log1p(np.exp(-y * u))))
     with pytest.raises(ValueError, match="Unknown loss 'hinge'"):
         get_loss("hinge")
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("method", ["auto", "blas", "numba"])
+def test_weight_gradient_product_is_a_transpose_times_v(kernel, method):
+    # issue #46: KNIFE's L-BFGS-B finish takes Aᵀv directly (one GEMM over p columns for the rbf
+    # kernel in the BLAS form) instead of forming the n x p matrix A at every evaluation
+    from numkfs.kernels.weighted import weight_gradient_matrix, weight_gradient_product
+
+    rng = np.random.default_rng(3)
+    for p in (10, 40, 300):  # both sides of AUTO_NUMBA_MAX_FEATURES
+        X = rng.standard_normal((30, p))
+        w = rng.uniform(0.0, 1.0, p)
+        w[::3] = 0.0
+        alpha = rng.standard_normal(30)
+        alpha[::4] = 0.0  # rows outside the margin
+        v = rng.standard_normal(30)
+        v[1::5] = 0.0
+        A = weight_gradient_matrix(X, w, alpha, kernel=kernel, gamma=0.05, method=method)
+        got = weight_gradient_product(X, w, alpha, v, kernel=kernel, gamma=0.05, method=method)
+        want = A.T @ v
+        assert got.shape == (p,) and np.all(got[w == 0] == 0.0)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.max(np.abs(want)))

@@ -640,3 +640,46 @@ def test_subspace_step_goes_to_the_first_minimum_along_the_projected_path(seed):
     assert f(x) < f(w) and n_hit == np.count_nonzero((x == lo) | (x == hi)) - np.count_nonzero((w == lo) | (w == hi))
     assert n_hit > 1  # more than one coordinate put on its bound in one step
     assert values[~first][0] >= f(x) - 1e-9 * abs(f(x))  # and a minimum: just beyond it f is not lower
+
+
+def test_top_search_starts_from_the_floor_when_the_linearised_top_is_zero():
+    # issue #46: rows so far apart that the rbf kernel at w = 1 is exactly the identity make every
+    # kernel derivative zero, so the linearised top is exactly 0 with every weight 1; the search
+    # returned 1.0 unchecked there, below its own floor (2.0): the fit at that "top" kept 4 features
+    rng = np.random.default_rng(0)
+    X = 1e3 * rng.standard_normal((20, 5))
+    y = np.where(np.arange(20) % 2, 1.0, -1.0)
+    _, _, _, const, model, _ = kinput._prepare(X, y, {**kpath._FIT_DEFAULTS, "loss": "squared_hinge",
+                                                       "random_state": 0}, "test")
+    st, _ = kfit._best_start(model, kfit._starts(np.random.default_rng(0), X.shape[1], const, 1, None), 0.0,
+                             100, 1e-6)
+    assert np.all(st.w == 1.0) and kpath._lambda2_top(model, st) == 0.0
+    floor = kpath._lambda2_floor(model, st, 1e-6)
+    top = kpath._find_top(model, st, 100, 1e-6)
+    assert top >= floor > 1.0
+    assert not np.any(model.fit(st.w, top, alpha=st.alpha, a0=st.a0, K=st.K).w > 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_factored_box_qp_with_few_free_coordinates_starts_with_the_subspace_steps(seed):
+    # issue #46: a warm-started Newton model of the weight step on wide data has few coordinates
+    # strictly inside its box (the zero weights sit on their bound): the minimiser over them comes
+    # first, no chunk of coordinate-descent sweeps over every coordinate (20 sweeps of O(mp) each,
+    # run before at every Newton step); the same minimiser as the dense solver's
+    rng = np.random.default_rng(seed)
+    m, p = 12, 400
+    F = rng.standard_normal((m, p))
+    mu = 1e-8
+    w = np.zeros(p)
+    inside = rng.choice(p, 8, replace=False)
+    w[inside] = rng.uniform(0.2, 0.8, 8)
+    c = 100.0 + np.abs(rng.standard_normal(p))  # the bound coordinates stay on their bound
+    c[inside] = rng.standard_normal(8)
+    lo, hi = -w, 1.0 - w
+    d, sweeps, res = solve_box_qp_factored(F, mu, c, lo, hi, tol=1e-10)
+    Q = F.T @ F + mu * np.eye(p)
+    d_dense, _, _ = solve_box_qp(Q, c, lo, hi, tol=1e-12)
+    scale = max(1.0, float(np.max(np.abs(c))))
+    assert res <= 1e-10 * scale
+    assert abs((0.5 * d @ Q @ d + c @ d) - (0.5 * d_dense @ Q @ d_dense + c @ d_dense)) <= 1e-9 * scale
+    assert sweeps < 20  # before: at least a full chunk of 20 sweeps, then the subspace steps

@@ -247,6 +247,16 @@ class _KnifeNystroem(_Knife):
         c = self.lambda1 * (Amm.T @ alpha) + lambda2
         return act, A, u0, c
 
+    def reduced_gradient(self, K, alpha, a0, w, lambda2):
+        """The finish's gradient from the landmark form of A (:meth:`wstep_data`): the loss part through
+        the n x m block, the ridge part through the m x m one."""
+        act, A, _, c = self.wstep_data(K, alpha, a0, w, lambda2)
+        grad = np.full(w.shape, float(lambda2))
+        if act.size:
+            u = self.k_alpha(K, alpha) + a0
+            grad[act] = A.T @ self.loss.gradient(self.y, u) + c
+        return grad
+
     def fit(self, w, lambda2, *, alpha=None, a0=0.0, max_iter=100, tol=1e-6, K=None, polish=True):
         """:meth:`numkfs.methods.knife._problem._Knife.fit` (α: one coefficient per landmark), with the BLAS
         threads of numkfs's thread policy for this method (set from the main thread only: the

@@ -54,11 +54,17 @@ def _find_top(model, st, max_iter, tol):
     :func:`_lambda2_floor` (whose fits cannot zero every weight) are skipped
     without a fit: the same top, without the fits that fail by
     construction (on unstandardised wide data the linearised top is of the
-    size of round-off, 2^33 below the answer: issue #46)."""
-    top = _lambda2_top(model, st)
-    if top <= 0:
+    size of round-off, 2^33 below the answer: issue #46).  A linearised
+    top of exactly 0 while weights are non-zero (every kernel derivative
+    zero: rows so far apart that the kernel is the identity) starts the
+    search at the floor (1 when the floor is 0 too), verified as any other
+    start; 1 is returned unchecked only when ``st`` has no weight."""
+    if not np.any(st.w > 0):
         return 1.0
+    top = _lambda2_top(model, st)
     floor = _lambda2_floor(model, st, tol)
+    if top <= 0:
+        top = floor if floor > 0 else 1.0
     skipped = 0
     while skipped < _TOP_DOUBLINGS and top < floor:
         top *= 2.0  # exact in floating point: the values the fits below would have been probed at

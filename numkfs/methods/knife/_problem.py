@@ -20,7 +20,8 @@ import scipy.optimize
 from ..._linalg import rows_matvec
 from ..._registry import METHOD_ROWS
 from ..._validation import Interval, NoneOr, Options
-from ...kernels.weighted import KERNELS, weight_gradient_matrix, weighted_kernel, weighted_kernel_product
+from ...kernels.weighted import (KERNELS, weight_gradient_matrix, weight_gradient_product, weighted_kernel,
+                                weighted_kernel_product)
 from ...losses import get_loss
 from ...paths import SELECTION_TOL, support_mask
 from ...solvers.native.knife_wstep import KnifeWeightStep, knife_wstep_kkt_residual, solve_knife_wstep
@@ -336,12 +337,20 @@ class _Knife:
         K = self.kernel_matrix(w, alpha)
         alpha, a0 = self.alpha_step(K, alpha, a0)
         f = self.objective(K, alpha, a0, w, lambda2)
-        act, A, _, c = self.wstep_data(K, alpha, a0, w, lambda2)
+        return f, self.reduced_gradient(K, alpha, a0, w, lambda2), K, alpha, a0
+
+    def reduced_gradient(self, K, alpha, a0, w, lambda2):
+        r""":math:`\nabla F(w) = A^\top(\nabla_u L + \lambda_1\alpha) + \lambda_2` at an optimal (α, α0) for w,
+        without A itself where A would be formed by BLAS (issue #46: on wide data A was formed at
+        every evaluation of the finish only to be multiplied by one vector)."""
+        act, Xa = self.active_data(w)
         grad = np.full(w.shape, float(lambda2))
         if act.size:
             u = self.k_alpha(K, alpha) + a0  # the α-step's own K α (remembered)
-            grad[act] = A.T @ self.loss.gradient(self.y, u) + c
-        return f, grad, K, alpha, a0
+            v = self.loss.gradient(self.y, u) + self.lambda1 * alpha
+            grad[act] += weight_gradient_product(Xa, w[act], alpha, v, K, self.kernel, gamma=self.gamma,
+                                                 degree=self.degree, coef0=self.coef0, method=self.kernel_method)
+        return grad
 
     def _polish(self, st, lambda2, budget, tol):
         """Finish a fit by L-BFGS-B on F over the box, on the features still active.

@@ -33,7 +33,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..._jit import jit
 from ...losses import get_loss
@@ -118,6 +117,7 @@ def _factored_objective(F, mu, c, w):
     return 0.5 * float(r @ r) + 0.5 * mu * float(w @ w) + float(c @ w)
 
 
+@jit
 def _projected_search(F, FS, mu, c_s, x0, d, lo_s, hi_s, r0):
     """The first local minimiser of the factored box QP along the projected path
     ``x(t) = clip(x0 + t d)`` of the free coordinates (the others held), ``t >= 0``.
@@ -126,44 +126,121 @@ def _projected_search(F, FS, mu, c_s, x0, d, lo_s, hi_s, r0):
     coordinate reaches its bound and stays there) the objective is a
     quadratic in ``t``; its slope and curvature at the piece's start come
     from running sums over the coordinates still moving (``q = F_M d_M``
-    drops one column per breakpoint), O(m) each, so every breakpoint is
-    visited in O(m |S|) in all (the generalised Cauchy point of L-BFGS-B,
-    with the exact Hessian ``FᵀF + μI``).  ``r0 = F w`` at the start.
-    Returns the free coordinates' new values (those whose breakpoint was
-    passed exactly on their bound) and the number of them on a bound."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        room = np.where(d > 0.0, (hi_s - x0) / d, np.where(d < 0.0, (lo_s - x0) / d, np.inf))
-    room = np.maximum(room, 0.0)
-    order = np.argsort(room, kind="stable")
-    order = order[np.isfinite(room[order])]
-    T = np.concatenate([[0.0], room[order]])  # the start of each piece
-    Fd = FS[:, order] * d[order]  # the columns leaving q, in order
-    q = (FS @ d)[:, None] - np.concatenate([np.zeros((FS.shape[0], 1)), np.cumsum(Fd, axis=1)], axis=1)
-    r = r0[:, None] + np.concatenate([np.zeros((FS.shape[0], 1)), np.cumsum(np.diff(T) * q[:, :-1], axis=1)],
-                                     axis=1)
+    drops one column per breakpoint), O(m) each, so the pieces up to the
+    minimiser are visited in O(m) each (the generalised Cauchy point of
+    L-BFGS-B, with the exact Hessian ``FᵀF + μI``).  ``r0 = F w`` at the
+    start; ``F`` is not used (the free columns are ``FS``).  Returns the free
+    coordinates' new values (those whose breakpoint was passed exactly on
+    their bound) and the number of them on a bound."""
+    m, s = FS.shape
+    room = np.empty(s)
+    for k in range(s):
+        if d[k] > 0.0:
+            room[k] = max((hi_s[k] - x0[k]) / d[k], 0.0)
+        elif d[k] < 0.0:
+            room[k] = max((lo_s[k] - x0[k]) / d[k], 0.0)
+        else:
+            room[k] = np.inf
+    order = np.argsort(room, kind="mergesort")  # stable: ties in index order
+    q = np.zeros(m)  # F_M d_M of the coordinates still moving
+    for k in range(s):
+        for i in range(m):
+            q[i] += FS[i, k] * d[k]
+    r = r0.copy()  # F x at the start of the piece
+    a = 0.0
+    b = 0.0
+    cd = 0.0
+    for k in range(s):
+        a += x0[k] * d[k]
+        b += d[k] * d[k]
+        cd += c_s[k] * d[k]
+    T = 0.0
+    t = 0.0
+    for piece in range(s + 1):
+        slope = mu * (a + T * b) + cd
+        curv = mu * b
+        for i in range(m):
+            slope += r[i] * q[i]
+            curv += q[i] * q[i]
+        end = room[order[piece]] if piece < s else np.inf
+        if slope >= 0.0:
+            t = T
+            break
+        if curv > 0.0 and T - slope / curv < end:
+            t = T - slope / curv
+            break
+        if not end < np.inf:  # no bound left ahead, no minimum: the start of the last piece
+            t = T
+            break
+        j = order[piece]  # coordinate j reaches its bound at `end` and stops
+        for i in range(m):
+            r[i] += (end - T) * q[i]
+            q[i] -= FS[i, j] * d[j]
+        a -= x0[j] * d[j]
+        b -= d[j] * d[j]
+        cd -= c_s[j] * d[j]
+        T = end
+    x = np.empty(s)
+    n_hit = 0
+    for k in range(s):
+        if room[k] <= t:
+            x[k] = hi_s[k] if d[k] > 0.0 else lo_s[k]
+            n_hit += 1
+        else:
+            x[k] = min(max(x0[k] + t * d[k], lo_s[k]), hi_s[k])
+    return x, n_hit
 
-    def running(v):  # sum over the coordinates still moving on each piece
-        return float(np.sum(v)) - np.concatenate([[0.0], np.cumsum(v[order])])
 
-    a, b, cd = running(x0 * d), running(d * d), running(c_s * d)
-    slope = np.einsum("ik,ik->k", r, q) + mu * (a + T * b) + cd
-    curv = np.einsum("ik,ik->k", q, q) + mu * b
-    end = np.append(T[1:], np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_min = np.where((curv > 0.0) & (slope < 0.0), T - slope / curv, np.inf)
-    stop = np.flatnonzero((slope >= 0.0) | (t_min < end))
-    if stop.size == 0:
-        t = T[-1]
-    else:
-        k = int(stop[0])
-        t = T[k] if slope[k] >= 0.0 else float(t_min[k])
-    hit = room <= t
-    x = np.clip(x0 + t * d, lo_s, hi_s)
-    x[hit] = np.where(d[hit] > 0.0, hi_s[hit], lo_s[hit])
-    return x, int(np.count_nonzero(hit))
+@jit
+def _cholesky_solve(M, v):
+    """``M⁻¹ v`` for a symmetric positive definite ``M`` (overwritten by its Cholesky factor), in place
+    on ``v``; False (``v`` undefined) when ``M`` is not numerically positive definite."""
+    k = M.shape[0]
+    for j in range(k):
+        sj = M[j, j]
+        for l in range(j):
+            sj -= M[j, l] * M[j, l]
+        if not sj > 0.0:
+            return False
+        dj = np.sqrt(sj)
+        M[j, j] = dj
+        for i in range(j + 1, k):
+            si = M[i, j]
+            for l in range(j):
+                si -= M[i, l] * M[j, l]
+            M[i, j] = si / dj
+    for i in range(k):
+        si = v[i]
+        for l in range(i):
+            si -= M[i, l] * v[l]
+        v[i] = si / M[i, i]
+    for i in range(k - 1, -1, -1):
+        si = v[i]
+        for l in range(i + 1, k):
+            si -= M[l, i] * v[l]
+        v[i] = si / M[i, i]
+    return True
 
 
-def _subspace_step(F, mu, c, lo, hi, w):
+@jit
+def _free_objective(FS, r0, mu, c_s, x0, x):
+    """The factored box QP's objective with the free coordinates at ``x`` (``F w`` from ``r0``: only
+    the free columns change)."""
+    m, s = FS.shape
+    f = 0.0
+    for i in range(m):
+        ri = r0[i]
+        for k in range(s):
+            ri += FS[i, k] * (x[k] - x0[k])
+        f += ri * ri
+    f *= 0.5
+    for k in range(s):
+        f += 0.5 * mu * x[k] * x[k] + c_s[k] * x[k]
+    return f
+
+
+@jit
+def _subspace_step(F, mu, c, lo, hi, w, r0):
     """One step towards the minimiser of the factored box QP over its free
     coordinates (strictly inside the box), the others held, in place on ``w``.
 
@@ -180,47 +257,115 @@ def _subspace_step(F, mu, c, lo, hi, w):
     the projection of the minimiser onto the box.  Returns 0 (``w``
     unchanged) when nothing was gained, 2 when ``w`` is the (projected)
     minimiser, 1 when coordinates were put on their bounds on the way (the
-    free set shrank: a next step goes on from there)."""
-    free = np.flatnonzero((w > lo) & (w < hi))
-    if free.size == 0:
+    free set shrank: a next step goes on from there).  ``r0 = F w``, kept up
+    to date in place (the O(mp) product is not recomputed at every step).
+    Compiled: a Newton model of the weight step on wide data takes dozens of
+    these steps, each on a few hundred coordinates (issue #46)."""
+    m, p = F.shape
+    free = np.empty(p, dtype=np.int64)
+    s = 0
+    for j in range(p):
+        if w[j] > lo[j] and w[j] < hi[j]:
+            free[s] = j
+            s += 1
+    if s == 0:
         return 0
-    FS = F[:, free]
-    r0 = F @ w
-    b = c[free] + FS.T @ (r0 - FS @ w[free])
-    m = F.shape[0]
-    norms = np.einsum("ij,ij->j", FS, FS)
-    ridge = max(mu, 1e-10 * max(float(np.max(norms)), 1e-300))
-    try:
-        if free.size <= m:
-            H = FS.T @ FS
-            H[np.diag_indices_from(H)] += ridge
-            target = -cho_solve(cho_factor(H, check_finite=False), b, check_finite=False)
-        else:
-            M = FS @ FS.T
-            M[np.diag_indices_from(M)] += ridge
-            z = cho_solve(cho_factor(M, check_finite=False), FS @ b, check_finite=False)
-            target = -(b - FS.T @ z) / ridge
-    except LinAlgError:
+    free = free[:s]
+    FS = np.empty((m, s))
+    x0 = np.empty(s)
+    c_s = np.empty(s)
+    lo_s = np.empty(s)
+    hi_s = np.empty(s)
+    for k in range(s):
+        j = free[k]
+        x0[k], c_s[k], lo_s[k], hi_s[k] = w[j], c[j], lo[j], hi[j]
+        for i in range(m):
+            FS[i, k] = F[i, j]
+    held = np.zeros(m)  # F w - F_S w_S: the held coordinates' part
+    for i in range(m):
+        hi_ = r0[i]
+        for k in range(s):
+            hi_ -= FS[i, k] * x0[k]
+        held[i] = hi_
+    bvec = np.empty(s)
+    top = 0.0
+    for k in range(s):
+        bk = c_s[k]
+        nk = 0.0
+        for i in range(m):
+            bk += FS[i, k] * held[i]
+            nk += FS[i, k] * FS[i, k]
+        bvec[k] = bk
+        top = max(top, nk)
+    ridge = max(mu, 1e-10 * max(top, 1e-300))
+    target = np.empty(s)
+    if s <= m:
+        H = np.empty((s, s))
+        for k in range(s):
+            for l in range(k + 1):
+                hkl = 0.0
+                for i in range(m):
+                    hkl += FS[i, k] * FS[i, l]
+                H[k, l] = hkl
+                H[l, k] = hkl
+            H[k, k] += ridge
+        v = bvec.copy()
+        if not _cholesky_solve(H, v):
+            return 0
+        for k in range(s):
+            target[k] = -v[k]
+    else:  # Woodbury: (F_SᵀF_S + ρI)⁻¹ b = (b - F_Sᵀ (F_S F_Sᵀ + ρI)⁻¹ F_S b) / ρ
+        M = np.empty((m, m))
+        for i in range(m):
+            for l in range(i + 1):
+                mil = 0.0
+                for k in range(s):
+                    mil += FS[i, k] * FS[l, k]
+                M[i, l] = mil
+                M[l, i] = mil
+            M[i, i] += ridge
+        z = np.zeros(m)
+        for i in range(m):
+            zi = 0.0
+            for k in range(s):
+                zi += FS[i, k] * bvec[k]
+            z[i] = zi
+        if not _cholesky_solve(M, z):
+            return 0
+        for k in range(s):
+            tk = bvec[k]
+            for i in range(m):
+                tk -= FS[i, k] * z[i]
+            target[k] = -tk / ridge
+    for k in range(s):
+        if not np.isfinite(target[k]):
+            return 0
+    on_the_way, n_hit = _projected_search(F, FS, mu, c_s, x0, target - x0, lo_s, hi_s, r0)
+    projected = np.empty(s)
+    for k in range(s):
+        projected[k] = min(max(target[k], lo_s[k]), hi_s[k])
+    f_best = _free_objective(FS, r0, mu, c_s, x0, x0)
+    status = 0
+    f1 = _free_objective(FS, r0, mu, c_s, x0, on_the_way)
+    best = x0
+    if f1 < f_best:
+        best, f_best, status = on_the_way, f1, (1 if n_hit > 0 else 2)
+    f2 = _free_objective(FS, r0, mu, c_s, x0, projected)
+    if f2 < f_best:
+        best, f_best, status = projected, f2, 2
+    if status == 0:
         return 0
-    if not np.all(np.isfinite(target)):
-        return 0
-    lo_s, hi_s = lo[free], hi[free]
-    on_the_way, n_hit = _projected_search(F, FS, mu, c[free], w[free], target - w[free], lo_s, hi_s, r0)
-    x0 = w[free]
+    for k in range(s):
+        dk = best[k] - x0[k]
+        if dk != 0.0:
+            w[free[k]] = best[k]
+            for i in range(m):
+                r0[i] += FS[i, k] * dk
+    return status
 
-    def objective(x):  # of w with its free coordinates x (F w from r0: only the free columns change)
-        r = r0 + FS @ (x - x0)
-        return 0.5 * float(r @ r) + 0.5 * mu * float(x @ x) + float(c[free] @ x)
 
-    best, f_best, shrank = None, objective(x0), False
-    for cand, hits in ((on_the_way, n_hit > 0), (np.clip(target, lo_s, hi_s), False)):
-        f = objective(cand)
-        if f < f_best:
-            best, f_best, shrank = cand, f, hits
-    if best is None:
-        return 0
-    w[free] = best
-    return 1 if shrank else 2
+#: start with the subspace steps when at most this many times m coordinates are free
+_SUBSPACE_FIRST = 2.0
 
 
 def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_sweeps: int = 100_000):
@@ -239,7 +384,12 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
     little more are those a sweep hardly moves along (issue #46: on the
     unstandardised colon data, 20,000-40,000 sweeps per Newton step of the
     weight step); the subspace step solves them directly, as the dense
-    solver's active-set method does.
+    solver's active-set method does.  When at most ``2 m`` coordinates
+    (:data:`_SUBSPACE_FIRST` times the rows of F) are strictly inside the
+    box at the start, the subspace steps come first: a warm-started Newton
+    model (its zero weights on their bound) is then solved in a few
+    factorisations, without a chunk of sweeps over every coordinate first
+    (on raw colon, 62 x 2000: the weight steps of a path 27 % faster).
 
     Parameters
     ----------
@@ -273,6 +423,9 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
     w = np.clip(np.zeros(p) if w0 is None else np.array(w0, dtype=np.float64), lo, hi)
     mu, tol, max_sweeps = float(mu), float(tol), int(max_sweeps)
     total = 0
+    F = np.ascontiguousarray(F)
+    if mu > 0.0 and np.count_nonzero((w > lo) & (w < hi)) <= _SUBSPACE_FIRST * F.shape[0]:
+        total += _subspace_steps(F, mu, c, lo, hi, w)
     while True:
         # μ = 0 (the squared loss's own problem, not a Newton model): coordinate descent alone, whose
         # point among the minimisers of a singular Q the squared-loss paths are tested with
@@ -283,12 +436,21 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
             break
         # steps over the free set, each one fewer free coordinate, until its minimiser (as the dense
         # solver's active-set method; a step costs a factorisation of at most m x m, less than a sweep)
-        for _ in range(p):
-            status = _subspace_step(F, mu, c, lo, hi, w)
-            total += status > 0
-            if status != 1:
-                break
+        total += _subspace_steps(F, mu, c, lo, hi, w)
     return w, int(total), float(res)
+
+
+def _subspace_steps(F, mu, c, lo, hi, w):
+    """:func:`_subspace_step` until the free set's minimiser (at most one step per coordinate); returns
+    the number of steps that moved ``w``."""
+    n = 0
+    r = F @ w
+    for _ in range(w.shape[0]):
+        status = _subspace_step(F, mu, c, lo, hi, w, r)
+        n += status > 0
+        if status != 1:
+            break
+    return n
 
 
 def _surrogate(loss, y, A, u0, c, w):
