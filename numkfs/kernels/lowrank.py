@@ -107,7 +107,19 @@ FACTOR_FIRST_ROWS = 32
 @jit
 def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
     """Pivoted Cholesky of exp(-γ (x_a - x_b)²), columns evaluated on demand;
-    returns the factor (n x r, C order) and its pivot rows in the order taken.
+    returns the factor (n x r, C order) and its pivot rows in the order taken
+    (:func:`_pivoted_cholesky_rbf1d_rows`, transposed)."""
+    LT, piv = _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank)
+    return np.ascontiguousarray(LT.T), piv
+
+
+@jit
+def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank):
+    """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
+    order, a view of the first rows of its buffer) and the pivots: for a
+    caller that reads the factor by columns (the HSIC test's weight rows),
+    without the n x r transposition (at n = 2e5, r = 17: a third of the
+    factor's time).
 
     The factor is built transposed, in rows allocated as the rank grows
     (never n x ``max_rank`` zeros: at n = 2e5 and ``max_rank = 200`` those
@@ -136,7 +148,7 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
         _add_row(LT, r, j, col, np.sqrt(best), diag)
         pivots[r] = j
         r += 1
-    return np.ascontiguousarray(LT[:r].T), pivots[:r].copy()
+    return LT[:r], pivots[:r].copy()
 
 
 def pivoted_cholesky(K, tol: float = 1e-6, max_rank: int | None = None) -> np.ndarray:
