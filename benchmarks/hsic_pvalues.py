@@ -1,28 +1,45 @@
 """HSIC p-values with a real-valued target against the alignments (issue #43, item 5).
 
-Usage: python benchmarks/hsic_pvalues.py
+Usage: python benchmarks/hsic_pvalues.py [--baseline DIR [--baseline-label TEXT]]
 
 ``numkfs.hsic_pvalues(X, y)`` and ``feature_alignments(X, y)`` on the same
 X (standard normal, 10 columns) and y = sin(x0) + 0.3 noise, at 2 x 10^4
-and 2 x 10^5 rows; wall seconds, best of interleaved rounds (both hit by
-the same phases of a shared machine), and the ratio (target: at most 3).
-Then the stages of the HSIC test at the same sizes: the target's pivoted
-Cholesky factor (``numkfs.hsic._target_factor``), the statistic's sums over
-the factor's r columns and the counts (the alignments' sums with r + 1
-weight vectors, fast Gauss transform), and the null variance's row moments
-(``numkfs.kernels.rowsums.rbf_row_moments``).  ``trust.py`` section 3 has
-the calibration of the same p-values.
+and 2 x 10^5 rows; best wall and CPU seconds (``time.process_time``, all
+threads) of interleaved rounds (both hit by the same phases of a shared
+machine), and their ratios (target: at most 3).  With ``--baseline DIR``
+(a source tree of an earlier commit, e.g. ``git archive main | tar -x -C
+DIR``), the same ratios of that tree's numkfs first, in a subprocess, in
+the same run (``--baseline-label``: how the table names it).  Then the
+stages of the HSIC test at the same sizes: the target's pivoted Cholesky
+factor (``numkfs.hsic._target_factor``), the statistic's sums over the
+factor's r rows and the counts (the alignments' sums with r + 1 weight
+vectors, fast Gauss transform), and the null variance's row moments
+(``numkfs.kernels.rowsums.rbf_row_moments``).
+``trust.py`` section 3 has the calibration of the same p-values.
+
+The numkfs timed is this tree's (its root goes first on ``sys.path``),
+whatever is installed.
 """
 from __future__ import annotations
 
-import numpy as np
+import json
+import os
+import subprocess
+import sys
 
-from _common import best_time, best_times, markdown_table, save
+HERE = os.path.dirname(os.path.abspath(__file__))
+if __name__ == "__main__":
+    ROOT = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv else os.path.dirname(HERE)
+    sys.path.insert(0, os.path.abspath(ROOT))
+sys.path.insert(0, HERE)
 
-from numkfs import hsic_pvalues
-from numkfs.hsic import RTOL, VAR_RTOL, _target_factor
-from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces, _resolve_gamma, feature_alignments
-from numkfs.kernels.rowsums import rbf_row_moments
+import numpy as np  # noqa: E402
+
+from _common import best_time, markdown_table, save  # noqa: E402
+
+SIZES = (20_000, 200_000)
+P = 10
+ROUNDS = 5
 
 
 def data(n, p, seed=0):
@@ -31,30 +48,76 @@ def data(n, p, seed=0):
     return X, np.sin(X[:, 0]) + 0.3 * rng.standard_normal(n)
 
 
-def main():
+def ratio_rows():
+    """(n, p, hsic wall, alignments wall, ratio, hsic CPU, alignments CPU, ratio) per size."""
+    from numkfs import hsic_pvalues
+    from numkfs.kernels.alignment import feature_alignments
+
     X, y = data(3000, 3)
     hsic_pvalues(X, y), feature_alignments(X, y)  # compile first
-    rows, stages = [], []
-    for n in (20_000, 200_000):
-        p = 10
-        X, y = data(n, p)
-        t_h, t_a = best_times([lambda: hsic_pvalues(X, y), lambda: feature_alignments(X, y)], rounds=5)
-        rows.append((n, p, t_h, t_a, t_h / t_a))
-        t_f, (Z, _) = best_time(_target_factor, y, "auto", n)
+    rows = []
+    for n in SIZES:
+        X, y = data(n, P)
+        fns = [lambda: hsic_pvalues(X, y), lambda: feature_alignments(X, y)]
+        wall, cpu = [np.inf, np.inf], [np.inf, np.inf]
+        for _ in range(ROUNDS):
+            for i, fn in enumerate(fns):
+                w, c, _ = best_time(fn, min_repeat=1, budget=0.3, cpu=True)
+                wall[i], cpu[i] = min(wall[i], w), min(cpu[i], c)
+        rows.append((n, P, wall[0], wall[1], wall[0] / wall[1], cpu[0], cpu[1], cpu[0] / cpu[1]))
+        print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def stage_rows():
+    from numkfs.hsic import RTOL, VAR_RTOL, _target_factor
+    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces, _resolve_gamma
+    from numkfs.kernels.rowsums import rbf_row_moments
+
+    rows = []
+    for n in SIZES:
+        X, y = data(n, P)
+        t_f, (ZT, _) = best_time(_target_factor, y, "auto", n)
         st = _dense_stats(X)
         g = _resolve_gamma(X, None, st[1])
-        ZT = np.ascontiguousarray(Z.T)
         t_s, _ = best_time(_rbf_sums_traces, X, g, ZT, "auto", RTOL, st)
         t_r, _ = best_time(lambda: rbf_row_moments(X, g, fgt=True, rtol=VAR_RTOL))
-        stages.append((n, p, Z.shape[1], t_f, t_s, t_r))
-        print(rows[-1], stages[-1], flush=True)
+        rows.append((n, P, ZT.shape[0], t_f, t_s, t_r))
+        print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def baseline_rows(root):
+    """``ratio_rows`` of the numkfs in ``root``, in a subprocess."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--root", root, "--ratios-json"],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    return [tuple(r) for r in json.loads(out)]
+
+
+def main():
+    if "--ratios-json" in sys.argv:
+        print(json.dumps(ratio_rows()))
+        return
+    base = None
+    if "--baseline" in sys.argv:
+        root = sys.argv[sys.argv.index("--baseline") + 1]
+        label = (sys.argv[sys.argv.index("--baseline-label") + 1] if "--baseline-label" in sys.argv
+                 else os.path.basename(os.path.normpath(root)))
+        base = [(f"before ({label})",) + r for r in baseline_rows(root)]
+    rows = [("this tree",) + r for r in ratio_rows()]
+    stages = stage_rows()
+    head = ["code", "n", "p", "hsic_pvalues wall s", "feature_alignments wall s", "ratio wall",
+            "hsic_pvalues CPU s", "feature_alignments CPU s", "ratio CPU"]
     body = (
-        "X standard normal, y = sin(x0) + 0.3 N(0, 1); wall seconds, best of 5 interleaved rounds "
-        "(numkfs.hsic_pvalues, feature_alignments on the same X, y; method='auto': the fast Gauss transform).\n\n"
-        + markdown_table(["n", "p", "hsic_pvalues s", "feature_alignments s", "ratio"], rows)
-        + "\n\n## Stages of the HSIC test\n\n"
-        "r: columns of the target's pivoted Cholesky factor (trace tolerance 1e-6 n); the statistic's sums carry "
-        "r + 1 weight vectors through the fast Gauss transform where the alignments carry 2.\n\n"
+        "X standard normal, y = sin(x0) + 0.3 N(0, 1); best of 5 interleaved rounds, wall seconds and CPU "
+        "seconds of all threads (numkfs.hsic_pvalues, feature_alignments on the same X, y; method='auto': the "
+        "fast Gauss transform)"
+        + (", the earlier tree's in a subprocess just before this tree's" if base else "")
+        + ".\n\n" + markdown_table(head, (base or []) + rows)
+        + "\n\n## Stages of the HSIC test (this tree)\n\n"
+        "r: rows of the target's pivoted Cholesky factor (trace tolerance 1e-6 n); the statistic's sums carry "
+        "r + 1 weight vectors through the fast Gauss transform where the alignments carry 2. Wall seconds.\n\n"
         + markdown_table(["n", "p", "r", "target factor s", "statistic sums s", "row moments s"], stages)
     )
     save("hsic_pvalues", "HSIC p-values with a real-valued target against the alignments (issue #43)", body)

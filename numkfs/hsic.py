@@ -28,9 +28,10 @@ the target's:
   positive semi-definite.  The rank r is about 24 for a Gaussian-like
   target, 11 for a uniform one, over 100 for a heavy-tailed one (Student t
   with 2 degrees of freedom: 136), and the cost of each feature's sums
-  grows with r + 1 (the alignment's sums carry 2 weight vectors: with a
-  class target, HSIC costs about twice the alignments, with a real target
-  about r/2 times).
+  grows with r + 1 (the alignments' sums carry 2 weight vectors): with a
+  class target HSIC costs about twice the alignments, with a real target
+  (:math:`y = \sin x_0` plus noise, r = 17) about 4.5 to 5 times their CPU
+  time at 2 x 10^4 and 2 x 10^5 rows (``benchmarks/hsic_pvalues.py``).
 
 With :math:`Z = HG` (or :math:`Z = HY`, :math:`Y` the one-hot class matrix),
 :math:`n^2\,\mathrm{HSIC}_b = \sum_q z_q^\top K z_q` is the numerator of the
@@ -90,7 +91,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._targets import target_type
-from ._threads import limit_threads
 from ._validation import check_X, check_y
 from .kernels.alignment import (
     FGT_MIN_SAMPLES,
@@ -101,7 +101,7 @@ from .kernels.alignment import (
     _rbf_sums_traces,
     _resolve_gamma,
 )
-from .kernels.lowrank import _pivoted_cholesky_rbf1d
+from .kernels.lowrank import _pivoted_cholesky_rbf1d_rows, _rows_gram
 from .kernels.rowsums import rbf_row_moments
 
 __all__ = ["hsic_test", "hsic_pvalues"]
@@ -121,7 +121,10 @@ VAR_RTOL = 1e-6
 
 
 def _target_factor(y, target, n):
-    """Centred factor ``Z`` (n, r) with ``HLH = ZZᵀ`` (module docstring) and the kind."""
+    """Centred factor, transposed: ``ZT`` (r, n, C order) with ``HLH = ZTᵀ ZT``
+    (module docstring), and the kind.  Rows, not columns: the sums read each
+    column of the factor as a weight row, and the n x r transposition cost a
+    third of the factor's time (n = 2e5, r = 17)."""
     if target == "auto":
         try:
             target = target_type(y)
@@ -133,21 +136,21 @@ def _target_factor(y, target, n):
             y = y.ravel()
         classes, inv = np.unique(y, return_inverse=True)
         if len(classes) == 2:  # the two centred indicators are opposite: one column, twice
-            Y = np.sqrt(2.0) * (inv == 1).astype(float)[:, None]
+            Y = np.sqrt(2.0) * (inv == 1).astype(float)[None, :]
         else:
-            Y = np.zeros((n, len(classes)))
-            Y[np.arange(n), inv] = 1.0
+            Y = np.zeros((len(classes), n))
+            Y[inv, np.arange(n)] = 1.0
     elif target == "regression":
         y = check_y(y, n, caller="hsic_test")
         sd = y.std()
         if sd == 0:
-            return np.zeros((n, 1)), target
-        Y, _ = _pivoted_cholesky_rbf1d((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK))
+            return np.zeros((1, n)), target
+        Y, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK))
     else:
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."
         )
-    return np.ascontiguousarray(Y - Y.mean(axis=0)), target
+    return Y - Y.mean(axis=1, keepdims=True), target
 
 
 def _offdiag_mean_sq(F, diag_sq, n):
@@ -156,10 +159,10 @@ def _offdiag_mean_sq(F, diag_sq, n):
     return np.maximum(F - diag_sq, 0.0) / (n * (n - 1.0))
 
 
-def _rbf_moments(X, g, Z, method, stats):
-    """(numerator, tr(HKH), A_K) of every RBF column."""
+def _rbf_moments(X, g, ZT, method, stats):
+    """(numerator, tr(HKH), A_K) of every RBF column (``ZT``: the target factor's rows)."""
     n = X.shape[0]
-    num, tr, _ = _rbf_sums_traces(X, g, np.ascontiguousarray(Z.T), method, RTOL, stats)
+    num, tr, _ = _rbf_sums_traces(X, g, ZT, method, RTOL, stats)
     fgt = method == "fgt" or (method == "auto" and n >= FGT_MIN_SAMPLES)
     R2, Q = rbf_row_moments(X, g, fgt=fgt, rtol=VAR_RTOL)
     S = n * (n - tr)
@@ -169,10 +172,10 @@ def _rbf_moments(X, g, Z, method, stats):
     return num, tr, _offdiag_mean_sq(F, diag_sq, n)
 
 
-def _linear_moments(X, Z):
+def _linear_moments(X, ZT):
     """(numerator, tr(HKH), A_K) of every linear column (closed form)."""
     n, d = X.shape
-    num, tr = _linear_parts(X, Z)
+    num, tr = _linear_parts(X, ZT.T)
     mean, _ = _column_moments(X)
     m4 = np.empty(d)
     for i0 in range(0, d, 64):
@@ -255,7 +258,7 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
         raise ValueError(
             f"hsic_test: y must be 1-D with one value per row of X: X has {n} rows, y has shape {y.shape}."
         )
-    Z, _ = _target_factor(y, target, n)
+    ZT, _ = _target_factor(y, target, n)
     if sp.issparse(X):
         stats, var = None, None
         const = (X.max(axis=0).toarray() == X.min(axis=0).toarray()).ravel()
@@ -263,15 +266,14 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
         stats = _dense_stats(X)  # one pass: means, variances, constant columns
         var, const = stats[1], stats[2] == 0.0
     if kernel == "linear":
-        num, tr, A_K = _linear_moments(X, Z)
+        num, tr, A_K = _linear_moments(X, ZT)
     else:
         g = _resolve_gamma(X, gamma, var)
-        num, tr, A_K = _rbf_moments(X, g, Z, method, stats)
+        num, tr, A_K = _rbf_moments(X, g, ZT, method, stats)
     const = const | (tr <= 0)
-    with limit_threads(blas_threads=1):  # n x r: after the parallel sums, threaded BLAS waited 0.05-1.4 s
-        ZtZ = Z.T @ Z
+    ZtZ, rows4 = _rows_gram(ZT)  # no BLAS after the parallel sums (_rows_gram)
     tr_L = float(np.trace(ZtZ))
-    A_L = float(_offdiag_mean_sq(np.sum(ZtZ * ZtZ), np.sum(np.sum(Z * Z, axis=1) ** 2), n))
+    A_L = float(_offdiag_mean_sq(np.sum(ZtZ * ZtZ), rows4, n))
     stat = np.where(const, 0.0, np.maximum(num, 0.0) / n**2)
     mu = tr * tr_L / (n * (n - 1.0) ** 2)
     var0 = 2.0 * (n - 4.0) * (n - 5.0) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0)) * A_K * A_L

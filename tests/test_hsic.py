@@ -143,6 +143,31 @@ def test_fgt_route_agrees_with_exact_route():
     np.testing.assert_allclose(pf, pe, rtol=1e-6, atol=1e-300)
 
 
+def test_fgt_route_agrees_with_exact_route_real_target():
+    """A real-valued target: the factor's r rows and the counts through the
+    fast Gauss transform (shared weight rows, several columns per worker on
+    the same scratch, weights copied into the boxes by position), against
+    the exact pair loop on the same factor, within the transform's bound
+    rtol sum_q |z_q|ᵀ K |z_q| / n² plus rounding."""
+    from numkfs.hsic import RTOL, _target_factor
+
+    rng = np.random.default_rng(5)
+    n = 1500
+    X = np.c_[rng.normal(size=(n, 4)), rng.standard_t(2, size=n), rng.uniform(size=n), rng.normal(size=(n, 2))]
+    y = np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
+    sf, pf = hsic_test(X, y, method="fgt")
+    se, pe = hsic_test(X, y, method="exact")
+    ZT, _ = _target_factor(y, "auto", n)
+    assert ZT.shape[0] >= 10  # many weight rows
+    A = np.abs(ZT)
+    for i in range(X.shape[1]):
+        x = X[:, i]
+        K = np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var())
+        scale = np.sum((A @ K) * A) / n**2
+        assert abs(sf[i] - se[i]) <= (RTOL + EXP_REL + 8 * n * EPS) * scale
+    np.testing.assert_allclose(pf, pe, rtol=1e-6, atol=1e-300)
+
+
 def test_inside_scikit_learn_selectors():
     from sklearn.feature_selection import SelectFdr, SelectFpr, SelectKBest
 

@@ -64,25 +64,30 @@ def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, ou
 
 
 @pjit
-def _fgt_sums_dense(X, shift, scale, ZT, cap, fgt, nring, nb, S1, S2, U):
+def _fgt_sums_dense(X, shift, scale, ZT, W, cap, fgt, nring, nb, nw, S1, S2, U):
     """``_rbf_sums_dense`` by the fast Gauss transform (``scale`` to natural
-    units): ``nb`` tasks of consecutive columns, each copied into a
-    feature-major buffer (one pass over the rows per block)."""
+    units): ``nb`` blocks of consecutive columns, each copied into a
+    feature-major buffer (one pass over the rows per block), taken by ``nw``
+    workers (worker ``k``: blocks ``k, k + nw, ...``).  ``W``: the weight
+    rows, the targets ``ZT`` (a view of its first rows) then the counts
+    (ones), shared by every block; each
+    worker allocates its scratch once (with r + 1 weight rows, fresh
+    per-block copies of ``W`` and of the transform's work arrays cost as
+    much as the transform itself)."""
     n = X.shape[0]
     r = ZT.shape[0]
     p = fgt[1]
-    for b in prange(nb):
-        T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
+    for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r)
-        W = np.empty((r + 1, n))
-        _fill_weights(ZT, cnt, n, W)
         work = _fgt_work(n, r + 1, p, nring)
         out = np.empty(r + 1)
-        for q in range(w):
-            s1, s2, u = _fgt_entry_sums(T[q], ZT, cnt, n, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
-            S1[i0 + q] = s1
-            S2[i0 + q] = s2
-            U[i0 + q] = u
+        for b in range(k, nb, nw):
+            T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
+            for q in range(w):
+                s1, s2, u = _fgt_entry_sums(T[q], ZT, cnt, n, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
+                S1[i0 + q] = s1
+                S2[i0 + q] = s2
+                U[i0 + q] = u
 
 
 @pjit

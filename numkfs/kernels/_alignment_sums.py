@@ -81,8 +81,10 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None):
             nt = numba.get_num_threads()
             nb = max(_n_blocks(d), -(-d * n // FGT_BLOCK_VALUES))
             nb = int(min(d, -(-nb // nt) * nt))
-            _fgt_sums_dense(X, shift, nat, np.ascontiguousarray(ZT), SMALL_DISTINCT, fgt,
-                            nring, nb, S1, S2, U)
+            W = np.empty((ZT.shape[0] + 1, n))  # the targets, then the counts
+            W[:-1] = ZT
+            W[-1] = 1.0
+            _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
         return S1, S2, U
     # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)
