@@ -374,11 +374,11 @@ def test_cv_variants_replace_cv_inside_fixed_point_estimators():
 
 
 def test_default_cv_rules_cover_every_method_with_a_known_rule():
-    from numkfs.model_selection import CV_RULES, DEFAULT_CV_RULES, SCORINGS, default_cv_rule
+    from numkfs.model_selection import DEFAULT_CV_RULES, SCORINGS, SELECTION_RULES, default_cv_rule
     from numkfs.selection import METHODS
 
     assert set(DEFAULT_CV_RULES) == set(METHODS) == set(SCORINGS)
-    assert set(DEFAULT_CV_RULES.values()) <= set(CV_RULES)
+    assert set(DEFAULT_CV_RULES.values()) <= set(SELECTION_RULES)
     assert all(default_cv_rule(m.upper()) == r for m, r in DEFAULT_CV_RULES.items())
     assert default_cv_rule("garrote", "best") == "best"
     with pytest.raises(ValueError, match="cv_rule must be one of"):
