@@ -389,7 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules = ", ".join(f"{m} {row.cv_rules['selection']}" for m, row in METHOD_ROWS.items())
     p.add_argument("--cv-rule", choices=CV_RULE_NAMES["selection"], default=None, dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
-                        "error of it; relaxed_best, relaxed_1se: the same on the scores of each point's "
+                        "error of it; 2pct: the sparsest point within 2%% of it; relaxed_best, relaxed_1se: "
+                        "best and 1se on the scores of each point's "
                         "features refitted without the method's penalty by one kernel ridge "
                         f"(default: the method's rule: {rules})")
     p.add_argument("--scoring", choices=["accuracy"], default=None,

@@ -76,16 +76,17 @@ __all__ = ["CV_RULES", "DEFAULT_CV_RULES", "MAX_FLOAT_CLASSES", "RULES", "SCORIN
            "support_jump", "tied_features", "warn_ties"]
 
 #: Every rule that turns scores into a chosen point: rule -> (the scores it reads, how many standard
-#: errors of the best point a sparser point may lose).  ``"cv"``: the path's own CV scores (the
-#: estimators' rules, :data:`CV_RULES`); ``"relaxed"``: each point's support refitted without the
-#: method's penalty by one common learner (:mod:`numkfs.relaxed`), for :func:`numkfs.select` and the
-#: command line (:data:`SELECTION_RULES`); the names are the registry's ``CV_RULE_NAMES``.
-RULES = {"best": ("cv", 0.0), "1se": ("cv", 1.0), "relaxed_best": ("relaxed", 0.0), "relaxed_1se": ("relaxed", 1.0)}
+#: errors and what fraction of the best mean score a sparser point may lose).  ``"cv"``: the path's own
+#: CV scores; ``"relaxed"``: each point's support refitted without the method's penalty by one common
+#: learner (:mod:`numkfs.relaxed`).  The names are the registry's ``CV_RULE_NAMES``.
+RULES = {"best": ("cv", 0.0, 0.0), "1se": ("cv", 1.0, 0.0), "2pct": ("cv", 0.0, 0.02),
+         "relaxed_best": ("relaxed", 0.0, 0.0), "relaxed_1se": ("relaxed", 1.0, 0.0)}
 
-#: The rules that turn a path's own CV scores into a chosen point (every estimator's ``cv_rule``).
-CV_RULES = tuple(r for r, (scores, _) in RULES.items() if scores == "cv")
+#: The rules every estimator's ``cv_rule`` takes (the others are :func:`numkfs.select`'s, read off the
+#: path the estimator fitted).
+CV_RULES = ("best", "1se")
 
-#: The rules :func:`numkfs.select` takes: :data:`CV_RULES` and the rules on the relaxed refit.
+#: The rules :func:`numkfs.select` and the command line take.
 SELECTION_RULES = tuple(RULES)
 
 
@@ -102,9 +103,9 @@ SCORINGS = {name: dict(row.scorings) for name, row in METHOD_ROWS.items()}
 #: The rule :func:`numkfs.select` (and ``numkfs select``) uses for each method when no ``cv_rule`` is
 #: given: each method's ``cv_rules["selection"]`` in ``numkfs._registry``, where the reason for each is
 #: written, chosen by the true and false features it keeps on simulations with a known truth
-#: (``benchmarks/selection_rules.py``; the selection guide): ``"relaxed_best"`` for L1KR and lp-KTA (their
-#: own CV curve is flat where their path keeps noise features), ``"1se"`` for COSSO, ``"best"`` for KNIFE,
-#: the garrote and NMMKL's m.  The estimators keep ``cv_rules["prediction"]``.
+#: (``benchmarks/selection_rules.py``; the selection guide): ``"relaxed_best"`` for L1KR and lp-KTA
+#: (their own CV curve is flat where their path keeps noise features), ``"2pct"`` for the garrote and
+#: NMMKL's m, ``"1se"`` for COSSO, ``"best"`` for KNIFE.  The estimators' own default stays ``"best"``.
 DEFAULT_CV_RULES = {name: row.cv_rules["selection"] for name, row in METHOD_ROWS.items()}
 
 
@@ -476,15 +477,16 @@ def choose_index(path, rule: str = "best") -> int:
     """
     if rule not in CV_RULES:
         raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {rule!r}"
-                         + (" (a rule on the relaxed refit: numkfs.relaxed.relaxed_choice)." if rule in RULES else "."))
+                         + (" (numkfs.select's rule: choose_from_scores, numkfs.relaxed)." if rule in RULES else "."))
     if path.cv_scores is None:
         raise ValueError("choose_index: the path has no cv_scores.")
-    return choose_from_scores(path, path.cv_scores, path.cv_fold_sizes, RULES[rule][1])
+    return choose_from_scores(path, path.cv_scores, path.cv_fold_sizes, *RULES[rule][1:])
 
 
-def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0) -> int:
+def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0, rel: float = 0.0) -> int:
     """The sparsest point of ``path`` whose mean score is within ``n_se``
-    standard errors of the best point's (the core of every rule of :data:`RULES`).
+    standard errors, or the fraction ``rel`` of its magnitude, of the best
+    point's (the core of every rule of :data:`RULES`).
 
     Parameters
     ----------
@@ -498,6 +500,9 @@ def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0) -> int:
         Test rows per fold, the folds' weights (:func:`cv_mean_se`).
     n_se : float, default=0.0
         0: the best mean score (``"best"``); 1: glmnet's ``lambda.1se``.
+    rel : float, default=0.0
+        A further allowance of ``rel * |best mean|`` (``"2pct"``: 0.02, a
+        mean loss at most 2 % above the best).
 
     Returns
     -------
@@ -521,7 +526,7 @@ def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0) -> int:
     # equal within round-off relative to the best score itself (never an absolute floor: the scores
     # are in the units of y squared, and the choice must not depend on them)
     slack = 1e-12 * abs(best)
-    threshold = best - slack
+    threshold = best - slack - rel * abs(best)
     if n_se:
         ib = int(np.flatnonzero(mean == best)[0])
         threshold -= n_se * float(se[ib])

@@ -69,7 +69,7 @@ class SelectionResult:
     index : int or None
         The chosen point of ``path``.
     cv_rule : str, default="best"
-        ``"best"``, ``"1se"``, ``"relaxed_best"``, ``"relaxed_1se"``,
+        ``"best"``, ``"1se"``, ``"2pct"``, ``"relaxed_best"``, ``"relaxed_1se"``,
         ``"n_features"``, ``"stability"`` or ``"knockoffs"``.
     weight_name : str, default="weight"
         What ``weights`` hold: ``"weight"`` (the method's feature weights),
@@ -150,7 +150,7 @@ class SelectionResult:
     def summary(self) -> str:
         names = [str(self.feature_names[j]) for j in np.flatnonzero(self.selected)]
         rule = {"best": "best CV score", "1se": "sparsest within 1 SE of the best",
-                "relaxed_best": "best CV score of the relaxed refit",
+                "2pct": "sparsest within 2% of the best", "relaxed_best": "best CV score of the relaxed refit",
                 "relaxed_1se": "sparsest within 1 SE of the best relaxed refit",
                 "n_features": "requested number of features",
                 "stability": "selection probability >= threshold",
@@ -299,23 +299,25 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         instead of the point chosen by ``cv_rule``.
     cv : int
         Folds of the cross-validation.
-    cv_rule : {"best", "1se", "relaxed_best", "relaxed_1se"}, optional
+    cv_rule : {"best", "1se", "2pct", "relaxed_best", "relaxed_1se"}, optional
         How the path point is chosen: on the method's own CV scores
-        (:func:`numkfs.model_selection.choose_index`; ``"best"``, or
+        (:func:`numkfs.model_selection.choose_from_scores`; ``"best"``;
         ``"1se"``, the sparsest point within one standard error of the
-        best), or on those of the relaxed refit, each point's features
-        refitted without the method's penalty by one kernel ridge on the
-        same folds (:func:`numkfs.relaxed.relaxed_choice`; the estimator is
-        then fitted with the method's prediction rule and the point read
-        off its path; ``extra["relaxed"]`` holds the scores).  Default: the
-        method's rule in :data:`numkfs.model_selection.DEFAULT_CV_RULES`,
-        chosen by the true and false features kept on simulations with a
-        known truth (the selection guide): ``"relaxed_best"`` for L1KR and
-        lp-KTA (their own CV curve is flat where their path keeps noise
-        features; even their 1se point keeps several), ``"1se"`` for COSSO,
-        ``"best"`` for KNIFE and the garrote (their best point keeps at
-        most one noise feature there).  For NMMKL the rule chooses m.  For
-        the most accurate predictor pass ``"best"``.
+        best; ``"2pct"``, the sparsest point whose mean CV loss is within
+        2 % of the best), or on those of the relaxed refit, each point's
+        features refitted without the method's penalty by one kernel ridge
+        on the same folds (:func:`numkfs.relaxed.relaxed_choice`;
+        ``extra["relaxed"]`` holds the scores).  For a rule the estimators
+        do not take (``"2pct"``, the relaxed ones) the estimator is fitted
+        with the method's prediction rule and the point read off its path.
+        Default: the method's rule in
+        :data:`numkfs.model_selection.DEFAULT_CV_RULES`, chosen by the true
+        and false features kept on simulations with a known truth (the
+        selection guide): ``"relaxed_best"`` for L1KR and lp-KTA (their
+        own CV curve is flat where their path keeps noise features; even
+        their 1se point keeps several), ``"2pct"`` for the garrote and
+        NMMKL, ``"1se"`` for COSSO, ``"best"`` for KNIFE.  For NMMKL the
+        rule chooses m.  For the most accurate predictor pass ``"best"``.
     scoring : str, optional
         The held-out score where the method offers a choice
         (classification: ``"accuracy"`` or the default continuous loss).
@@ -443,13 +445,13 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
 
 def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):
     """:func:`select` after its checks: fit the method's estimator and choose the point."""
-    from .model_selection import RULES, TIE_RTOL, index_for_count, warn_ties
+    from .model_selection import CV_RULES, RULES, TIE_RTOL, choose_from_scores, index_for_count, warn_ties
 
     row, extra = METHOD_ROWS[method], {}
-    scores_read, n_se = RULES[cv_rule]
-    # a rule on the relaxed refit chooses among the points of the path the estimator fitted with its
-    # prediction rule (the estimators choose on their own CV scores only)
-    fit_rule = cv_rule if scores_read == "cv" else row.cv_rules["prediction"]
+    scores_read, n_se, rel = RULES[cv_rule]
+    # a rule the estimators do not take chooses among the points of the path the estimator fitted with
+    # the method's prediction rule
+    fit_rule = cv_rule if cv_rule in CV_RULES else row.cv_rules["prediction"]
     contract = dict(cv=cv, cv_rule=fit_rule, scoring=scoring, random_state=random_state, verbose=verbose)
 
     if row.fixed_count is not None and n_features is not None:  # NMMKL's top-m rule at m = n_features
@@ -479,21 +481,24 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     est = cls(**_with_contract(cls, kw, **contract)).fit(X, y)
     path = est.path_
     extra.update({key: getattr(est, attr) for key, attr in row.select_extra.items()})
-    if n_features is None and scores_read == "cv":
+    if n_features is None and cv_rule in CV_RULES:
         i = int(est.best_index_)
         selected = path.selected(i)
         weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         rule = path.cv_rule or cv_rule
-    elif n_features is None:  # the relaxed refit's scores on the same folds choose the point
-        from .relaxed import relaxed_choice
+    elif n_features is None:  # the path's CV scores, or the relaxed refit's on the same folds
+        if scores_read == "relaxed":
+            from .relaxed import relaxed_choice
 
-        i, rscores, rsizes = relaxed_choice(path, X, np.asarray(y), cv, classifier=task == "classification",
-                                            n_se=n_se)
+            i, rscores, rsizes = relaxed_choice(path, X, np.asarray(y), cv, classifier=task == "classification",
+                                                n_se=n_se)
+            extra["relaxed"] = {"cv_scores": rscores, "fold_sizes": rsizes, "estimator_rule": fit_rule,
+                                "estimator_index": int(est.best_index_)}
+        else:
+            i = choose_from_scores(path, path.cv_scores, path.cv_fold_sizes, n_se, rel)
         selected = path.selected(i)
         weights = np.where(selected, path.weights[i], 0.0)
         rule = cv_rule
-        extra["relaxed"] = {"cv_scores": rscores, "fold_sizes": rsizes, "estimator_rule": fit_rule,
-                            "estimator_index": int(est.best_index_)}
         path = dataclasses.replace(path, chosen_index=i, cv_rule=rule, chosen_support=selected)
     else:
         i, selected = index_for_count(path, n_features, feature_names=names)

@@ -29,9 +29,13 @@ def test_choose_from_scores_by_hand():
     # the path's own rules are the same core on the path's CV scores
     path.cv_scores = S
     assert choose_index(path, "best") == 0 and choose_index(path, "1se") == 1
-    with pytest.raises(ValueError, match="relaxed_choice"):
+    with pytest.raises(ValueError, match="numkfs.select's rule"):
         choose_index(path, "relaxed_1se")
-    assert RULES["relaxed_1se"] == ("relaxed", 1.0) and RULES["1se"] == ("cv", 1.0)
+    # "2pct": a mean loss at most 2 % above the best; by hand with 6 % and 20 % on the same scores
+    assert choose_from_scores(path, S, rel=0.06) == 1  # -1.06 >= -1.0 - 0.06
+    assert choose_from_scores(path, S, rel=0.2) == 2  # -1.2 >= -1.0 - 0.2 > -2.0
+    assert choose_from_scores(path, S, rel=0.02) == 0  # -1.06 < -1.02
+    assert RULES["relaxed_1se"] == ("relaxed", 1.0, 0.0) and RULES["2pct"] == ("cv", 0.0, 0.02)
 
 
 def test_leave_one_out_closed_form_matches_refits():
@@ -103,3 +107,18 @@ def test_select_default_for_lpkta_keeps_the_truth_without_noise():
     np.testing.assert_array_equal(res.path.cv_scores, old.path.cv_scores)
     assert res.path.chosen_index == res.index and res.extra["relaxed"]["cv_scores"].shape[0] == res.path.n_points
     np.testing.assert_array_equal(res.selected, res.path.selected(res.index))
+
+
+def test_cli_takes_the_relaxed_rules(tmp_path):
+    import json
+
+    from numkfs.cli import main
+
+    js = tmp_path / "out.json"
+    assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "--cv-rule", "relaxed_1se", "--json", str(js),
+                 "-q"]) == 0
+    res = json.loads(js.read_text())
+    assert res["cv_rule"] == "relaxed_1se" and res["relaxed"]["estimator_rule"] == "best"
+    assert len(res["relaxed"]["cv_scores"]) > 1 and len(res["relaxed"]["fold_sizes"]) == 3
+    with pytest.raises(SystemExit):  # argparse names the rules it takes
+        main(["select", "ozone", "--method", "garrote", "--cv-rule", "relaxed", "-q"])
