@@ -15,6 +15,7 @@ from pathlib import Path
 MODULES = [
     ("numkfs", "Estimators, path functions, :func:`numkfs.select` and the result classes."),
     ("numkfs.model_selection", "Cross-validation over a path and the selection contract."),
+    ("numkfs.relaxed", "The relaxed refit: each path point's support scored without the method's penalty."),
     ("numkfs.solvers", "The solver registry: conic backends, native Numba solvers, cross-checks."),
     ("numkfs.datasets", "Shipped real data and the simulations of the papers."),
     ("numkfs.distributed", "Feature-separable work block by block over a Dask cluster."),

@@ -54,6 +54,6 @@ __getattr__, __dir__, __all__ = _attach(
     },
     submodules=["datasets", "estimators", "kernels", "methods", "solvers"],
     defined=["__version__"],
-    unlisted=["losses", "model_selection", "paths", "plotting", "selection"],
+    unlisted=["losses", "model_selection", "paths", "plotting", "relaxed", "selection"],
 )
 del _attach

@@ -366,7 +366,7 @@ def _cmd_cross_check(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     from .datasets import dataset_names
-    from ._registry import METHOD_ROWS  # numpy-free: --help and --version stay light
+    from ._registry import CV_RULE_NAMES, METHOD_ROWS  # numpy-free: --help and --version stay light
 
     parser = argparse.ArgumentParser(prog="numkfs", description="Feature selection in non-linear kernel models.")
     parser.add_argument("--version", action="version", version=f"numkfs {__version__}")
@@ -387,9 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-features", type=_positive_int, dest="n_features", help="number of features to select (>= 1)")
     p.add_argument("--cv", type=_folds, default=5, help="cross-validation folds (>= 2, default 5)")
     rules = ", ".join(f"{m} {row.cv_rules['selection']}" for m, row in METHOD_ROWS.items())
-    p.add_argument("--cv-rule", choices=["best", "1se"], default=None, dest="cv_rule",
+    p.add_argument("--cv-rule", choices=CV_RULE_NAMES["selection"], default=None, dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
-                        f"error of it (default: the method's rule: {rules})")
+                        "error of it; 2pct: the sparsest point within 2%% of it; relaxed_best, relaxed_1se: "
+                        "best and 1se on the scores of each point's "
+                        "features refitted without the method's penalty by one kernel ridge "
+                        f"(default: the method's rule: {rules})")
     p.add_argument("--scoring", choices=["accuracy"], default=None,
                    help="classification: score by accuracy instead of the default held-out loss")
     p.add_argument("--stability", action="store_true",

@@ -28,7 +28,9 @@ module, so that every method turns its path into features the same way:
 * **Rule.**  :func:`choose_index` with ``cv_rule="best"`` (highest mean
   score) or ``"1se"`` (glmnet's ``lambda.1se``: the sparsest point whose
   mean score is within one standard error of the best); ties go to the
-  sparser point whichever way the grid runs.  :func:`numkfs.select` uses
+  sparser point whichever way the grid runs.  :func:`numkfs.select` also
+  offers the same two on the relaxed refit's scores (``"relaxed_best"``,
+  ``"relaxed_1se"``, :mod:`numkfs.relaxed`; :data:`RULES`).  :func:`numkfs.select` uses
   each method's rule of :data:`DEFAULT_CV_RULES` when none is given
   (:func:`default_cv_rule`).  :func:`index_for_count`
   honours a requested number of features exactly, and warns naming the
@@ -67,14 +69,25 @@ from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, 
 from ._ties import tied_features, warn_ties  # ties at a requested count
 from ._cv_mean import cv_mean_se  # a point's mean CV score and standard error
 
-__all__ = ["CV_RULES", "DEFAULT_CV_RULES", "MAX_FLOAT_CLASSES", "SCORINGS", "TIE_RTOL", "target_type",
-           "GridEdgeWarning", "check_folds", "check_grid_edge", "check_scoring", "choose_index", "cross_val_path",
-           "cv_mean_se", "default_cv_rule", "fold_data", "index_for_count", "make_cv", "numba_threads_for",
-           "parallel_map", "path_scores", "record_cv", "refine_walk", "show_progress", "support_jump", "tied_features",
-           "warn_ties"]
+__all__ = ["CV_RULES", "DEFAULT_CV_RULES", "MAX_FLOAT_CLASSES", "RULES", "SCORINGS", "SELECTION_RULES", "TIE_RTOL",
+           "target_type", "GridEdgeWarning", "check_folds", "check_grid_edge", "check_scoring", "choose_from_scores",
+           "choose_index", "cross_val_path", "cv_mean_se", "default_cv_rule", "fold_data", "index_for_count",
+           "make_cv", "numba_threads_for", "parallel_map", "path_scores", "record_cv", "refine_walk", "show_progress",
+           "support_jump", "tied_features", "warn_ties"]
 
-#: The rules that turn CV scores into a chosen point.
+#: Every rule that turns scores into a chosen point: rule -> (the scores it reads, how many standard
+#: errors and what fraction of the best mean score a sparser point may lose).  ``"cv"``: the path's own
+#: CV scores; ``"relaxed"``: each point's support refitted without the method's penalty by one common
+#: learner (:mod:`numkfs.relaxed`).  The names are the registry's ``CV_RULE_NAMES``.
+RULES = {"best": ("cv", 0.0, 0.0), "1se": ("cv", 1.0, 0.0), "2pct": ("cv", 0.0, 0.02),
+         "relaxed_best": ("relaxed", 0.0, 0.0), "relaxed_1se": ("relaxed", 1.0, 0.0)}
+
+#: The rules every estimator's ``cv_rule`` takes (the others are :func:`numkfs.select`'s, read off the
+#: path the estimator fitted).
 CV_RULES = ("best", "1se")
+
+#: The rules :func:`numkfs.select` and the command line take.
+SELECTION_RULES = tuple(RULES)
 
 
 class GridEdgeWarning(UserWarning):
@@ -87,19 +100,12 @@ class GridEdgeWarning(UserWarning):
 SCORINGS = {name: dict(row.scorings) for name, row in METHOD_ROWS.items()}
 
 
-#: The rule :func:`numkfs.select` (and ``numkfs select``) uses for each method when no
-#: ``cv_rule`` is given (each method's ``cv_rules["selection"]`` in ``numkfs._registry``,
-#: where the reason for each is written), chosen on the simulations of ``benchmarks/selection_quality.py``
-#: (true and false positives against the known truth; see the selection guide):
-#: ``"1se"`` where the best CV score sits on a flat stretch of the path that keeps
-#: noise features (COSSO, L1KR, lp-KTA, whose best point is often near p = 2,
-#: the dense end), ``"best"`` for KNIFE (its best point already keeps at most one noise feature,
-#: and it predicted best) and for the garrote (its relaxed CV, ``GarroteRegressorCV(relax=True)``,
-#: keeps no noise feature there with either rule, and ``"best"`` predicts better on real data);
-#: ``"best"`` for NMMKL's number of features m
-#: (:class:`numkfs.NMMKLSelectorCV`: fewer missed and fewer false features than
-#: the former fixed m, where ``"1se"`` missed twice as many).  The estimators' own
-#: default stays ``"best"``.
+#: The rule :func:`numkfs.select` (and ``numkfs select``) uses for each method when no ``cv_rule`` is
+#: given: each method's ``cv_rules["selection"]`` in ``numkfs._registry``, where the reason for each is
+#: written, chosen by the true and false features it keeps on simulations with a known truth
+#: (``benchmarks/selection_rules.py``; the selection guide): ``"relaxed_best"`` for L1KR and lp-KTA
+#: (their own CV curve is flat where their path keeps noise features), ``"2pct"`` for the garrote and
+#: NMMKL's m, ``"1se"`` for COSSO, ``"best"`` for KNIFE.  The estimators' own default stays ``"best"``.
 DEFAULT_CV_RULES = {name: row.cv_rules["selection"] for name, row in METHOD_ROWS.items()}
 
 
@@ -111,8 +117,8 @@ def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
     ----------
     method : str
         A key of :data:`DEFAULT_CV_RULES` (any case).
-    cv_rule : {"best", "1se"} or None
-        The rule asked for.
+    cv_rule : {"best", "1se", "relaxed_best", "relaxed_1se"} or None
+        The rule asked for (one of :data:`SELECTION_RULES`).
 
     Returns
     -------
@@ -121,7 +127,7 @@ def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
     Raises
     ------
     ValueError
-        When ``cv_rule`` is not one of :data:`CV_RULES`.
+        When ``cv_rule`` is not one of :data:`SELECTION_RULES`.
 
     Examples
     --------
@@ -131,8 +137,8 @@ def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
     """
     if cv_rule is None:
         return DEFAULT_CV_RULES[str(method).lower()]
-    if cv_rule not in CV_RULES:
-        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {cv_rule!r}.")
+    if cv_rule not in SELECTION_RULES:
+        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, SELECTION_RULES))}; got {cv_rule!r}.")
     return cv_rule
 
 
@@ -200,8 +206,6 @@ def show_progress(on: bool = True):
         yield
     finally:
         _PROGRESS["on"] = old
-
-
 
 
 def make_cv(cv, y, *, classifier: bool, random_state=None):
@@ -472,10 +476,48 @@ def choose_index(path, rule: str = "best") -> int:
     (1, 1)
     """
     if rule not in CV_RULES:
-        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {rule!r}.")
+        raise ValueError(f"cv_rule must be one of {', '.join(map(repr, CV_RULES))}; got {rule!r}"
+                         + (" (numkfs.select's rule: choose_from_scores, numkfs.relaxed)." if rule in RULES else "."))
     if path.cv_scores is None:
         raise ValueError("choose_index: the path has no cv_scores.")
-    mean, se = cv_mean_se(path.cv_scores, path.cv_fold_sizes)
+    return choose_from_scores(path, path.cv_scores, path.cv_fold_sizes, *RULES[rule][1:])
+
+
+def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0, rel: float = 0.0) -> int:
+    """The sparsest point of ``path`` whose mean score is within ``n_se``
+    standard errors, or the fraction ``rel`` of its magnitude, of the best
+    point's (the core of every rule of :data:`RULES`).
+
+    Parameters
+    ----------
+    path : FeaturePath
+        The path whose points are ordered by sparsity (fewer selected
+        features, then nearer the sparse end of the grid).
+    scores : ndarray of shape (n_points, n_folds)
+        Higher is better (NaN for a fold that could not score a point):
+        the path's CV scores, or those of the relaxed refit (:mod:`numkfs.relaxed`).
+    fold_sizes : array-like of shape (n_folds,), optional
+        Test rows per fold, the folds' weights (:func:`cv_mean_se`).
+    n_se : float, default=0.0
+        0: the best mean score (``"best"``); 1: glmnet's ``lambda.1se``.
+    rel : float, default=0.0
+        A further allowance of ``rel * |best mean|`` (``"2pct"``: 0.02, a
+        mean loss at most 2 % above the best).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs import FeaturePath
+    >>> from numkfs.model_selection import choose_from_scores
+    >>> W = np.array([[1.0, 1.0], [1.0, 0.0]])
+    >>> choose_from_scores(FeaturePath([0.1, 1.0], W), np.array([[-1.0, -1.2], [-1.05, -1.25]]), n_se=1)
+    1
+    """
+    mean, se = cv_mean_se(scores, fold_sizes)
     if np.all(np.isnan(mean)):
         raise ValueError("choose_index: no fold scored any path point (every CV score is NaN).")
     mean = np.where(np.isnan(mean), -np.inf, mean)
@@ -484,11 +526,10 @@ def choose_index(path, rule: str = "best") -> int:
     # equal within round-off relative to the best score itself (never an absolute floor: the scores
     # are in the units of y squared, and the choice must not depend on them)
     slack = 1e-12 * abs(best)
-    if rule == "best":
-        threshold = best - slack
-    else:
+    threshold = best - slack - rel * abs(best)
+    if n_se:
         ib = int(np.flatnonzero(mean == best)[0])
-        threshold = best - float(se[ib]) - slack
+        threshold -= n_se * float(se[ib])
     candidates = np.flatnonzero(mean >= threshold)
     return int(candidates[np.argmin(key[candidates])])
 

@@ -5,7 +5,7 @@ and turned into features by the selection contract of
 :mod:`numkfs.model_selection`: fold-wise preprocessing, a score named by
 what it is (negative mean squared error for regression; a held-out loss for
 classification by default, accuracy on request), ``cv_rule="best"`` or
-``"1se"`` (by default each method's rule of
+``"1se"``, or either on the relaxed refit (:mod:`numkfs.relaxed`) (by default each method's rule of
 :data:`numkfs.model_selection.DEFAULT_CV_RULES`), an exact count with ``n_features``, and the support read from
 the path by the method's one tolerance.  NMMKL's path runs over the number
 of features m (:class:`numkfs.NMMKLSelectorCV`): each fold's selections are
@@ -69,7 +69,8 @@ class SelectionResult:
     index : int or None
         The chosen point of ``path``.
     cv_rule : str, default="best"
-        ``"best"``, ``"1se"``, ``"n_features"``, ``"stability"`` or ``"knockoffs"``.
+        ``"best"``, ``"1se"``, ``"2pct"``, ``"relaxed_best"``, ``"relaxed_1se"``,
+        ``"n_features"``, ``"stability"`` or ``"knockoffs"``.
     weight_name : str, default="weight"
         What ``weights`` hold: ``"weight"`` (the method's feature weights),
         ``"probability"`` (stability selection's selection probabilities) or
@@ -149,6 +150,8 @@ class SelectionResult:
     def summary(self) -> str:
         names = [str(self.feature_names[j]) for j in np.flatnonzero(self.selected)]
         rule = {"best": "best CV score", "1se": "sparsest within 1 SE of the best",
+                "2pct": "sparsest within 2% of the best", "relaxed_best": "best CV score of the relaxed refit",
+                "relaxed_1se": "sparsest within 1 SE of the best relaxed refit",
                 "n_features": "requested number of features",
                 "stability": "selection probability >= threshold",
                 "knockoffs": "knockoff statistic >= threshold"}.get(self.cv_rule, self.cv_rule)
@@ -158,8 +161,9 @@ class SelectionResult:
 
     def to_dict(self) -> dict:
         """The result as plain Python (what ``numkfs select --json`` writes): the
-        features with their ``weight_name`` values, and for stability selection
-        and knockoffs their bound or target (keys ``"stability"``, ``"knockoffs"``)."""
+        features with their ``weight_name`` values, for stability selection
+        and knockoffs their bound or target (keys ``"stability"``, ``"knockoffs"``),
+        and a relaxed rule's scores (key ``"relaxed"``)."""
         out = {
             "method": self.method, "task": self.task, "solver": self.solver,
             "score": float(self.score) if np.isfinite(self.score) else None, "score_name": self.score_name,
@@ -168,7 +172,7 @@ class SelectionResult:
                          for f, w, s in zip(self.feature_names, self.weights, self.selected)],
             "selected": [str(f) for f, s in zip(self.feature_names, self.selected) if s],
         }
-        for key in ("stability", "knockoffs"):
+        for key in ("stability", "knockoffs", "relaxed"):
             if key in self.extra:
                 out[key] = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.extra[key].items()}
         return json_safe(out)  # valid JSON: a knockoff threshold of +inf (nothing selected) is null
@@ -295,18 +299,25 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         instead of the point chosen by ``cv_rule``.
     cv : int
         Folds of the cross-validation.
-    cv_rule : {"best", "1se"}, optional
-        How the path point is chosen from the CV scores
-        (:func:`numkfs.model_selection.choose_index`).  Default: the
-        method's rule in :data:`numkfs.model_selection.DEFAULT_CV_RULES`,
-        chosen by the true and false positives on simulations with a known
-        truth: ``"1se"`` for COSSO, L1KR and lp-KTA (their best CV score
-        lies on a flat stretch of the path that keeps noise features; the
-        sparsest point within one standard error keeps far fewer),
-        ``"best"`` for KNIFE (its best point keeps at most one noise
-        feature there, and it predicted best) and the garrote (its relaxed
-        CV keeps no noise feature there with either rule).  The estimators' own default is
-        ``"best"``.  For NMMKL the rule chooses m.
+    cv_rule : {"best", "1se", "2pct", "relaxed_best", "relaxed_1se"}, optional
+        How the path point is chosen: on the method's own CV scores
+        (:func:`numkfs.model_selection.choose_from_scores`; ``"best"``;
+        ``"1se"``, the sparsest point within one standard error of the
+        best; ``"2pct"``, the sparsest point whose mean CV loss is within
+        2 % of the best), or on those of the relaxed refit, each point's
+        features refitted without the method's penalty by one kernel ridge
+        on the same folds (:func:`numkfs.relaxed.relaxed_choice`;
+        ``extra["relaxed"]`` holds the scores).  For a rule the estimators
+        do not take (``"2pct"``, the relaxed ones) the estimator is fitted
+        with the method's prediction rule and the point read off its path.
+        Default: the method's rule in
+        :data:`numkfs.model_selection.DEFAULT_CV_RULES`, chosen by the true
+        and false features kept on simulations with a known truth (the
+        selection guide): ``"relaxed_best"`` for L1KR and lp-KTA (their
+        own CV curve is flat where their path keeps noise features; even
+        their 1se point keeps several), ``"2pct"`` for the garrote and
+        NMMKL, ``"1se"`` for COSSO, ``"best"`` for KNIFE.  For NMMKL the
+        rule chooses m.  For the most accurate predictor pass ``"best"``.
     scoring : str, optional
         The held-out score where the method offers a choice
         (classification: ``"accuracy"`` or the default continuous loss).
@@ -345,7 +356,9 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     I. King, ICML 2009 (NMMKL); Y. Lin and H. H. Zhang, Annals of Statistics
     34(5), 2006 (COSSO).  The ``"1se"`` rule: J. Friedman, T. Hastie and
     R. Tibshirani, "Regularization paths for generalized linear models via
-    coordinate descent", Journal of Statistical Software 33(1), 2010.
+    coordinate descent", Journal of Statistical Software 33(1), 2010.  The
+    relaxed refit: N. Meinshausen, "Relaxed Lasso", Computational Statistics
+    & Data Analysis 52(1), 2007.
 
     Examples
     --------
@@ -432,10 +445,14 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
 
 def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):
     """:func:`select` after its checks: fit the method's estimator and choose the point."""
-    from .model_selection import TIE_RTOL, index_for_count, warn_ties
+    from .model_selection import CV_RULES, RULES, TIE_RTOL, choose_from_scores, index_for_count, warn_ties
 
     row, extra = METHOD_ROWS[method], {}
-    contract = dict(cv=cv, cv_rule=cv_rule, scoring=scoring, random_state=random_state, verbose=verbose)
+    scores_read, n_se, rel = RULES[cv_rule]
+    # a rule the estimators do not take chooses among the points of the path the estimator fitted with
+    # the method's prediction rule
+    fit_rule = cv_rule if cv_rule in CV_RULES else row.cv_rules["prediction"]
+    contract = dict(cv=cv, cv_rule=fit_rule, scoring=scoring, random_state=random_state, verbose=verbose)
 
     if row.fixed_count is not None and n_features is not None:  # NMMKL's top-m rule at m = n_features
         y = np.asarray(y)
@@ -464,11 +481,25 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     est = cls(**_with_contract(cls, kw, **contract)).fit(X, y)
     path = est.path_
     extra.update({key: getattr(est, attr) for key, attr in row.select_extra.items()})
-    if n_features is None:
+    if n_features is None and cv_rule in CV_RULES:
         i = int(est.best_index_)
         selected = path.selected(i)
         weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         rule = path.cv_rule or cv_rule
+    elif n_features is None:  # the path's CV scores, or the relaxed refit's on the same folds
+        if scores_read == "relaxed":
+            from .relaxed import relaxed_choice
+
+            i, rscores, rsizes = relaxed_choice(path, X, np.asarray(y), cv, classifier=task == "classification",
+                                                n_se=n_se)
+            extra["relaxed"] = {"cv_scores": rscores, "fold_sizes": rsizes, "estimator_rule": fit_rule,
+                                "estimator_index": int(est.best_index_)}
+        else:
+            i = choose_from_scores(path, path.cv_scores, path.cv_fold_sizes, n_se, rel)
+        selected = path.selected(i)
+        weights = np.where(selected, path.weights[i], 0.0)
+        rule = cv_rule
+        path = dataclasses.replace(path, chosen_index=i, cv_rule=rule, chosen_support=selected)
     else:
         i, selected = index_for_count(path, n_features, feature_names=names)
         weights = np.where(selected, path.weights[i], 0.0)

@@ -261,7 +261,7 @@ def test_json_has_path_and_parameters(tmp_path, capsys):
     np.testing.assert_allclose(np.where([f["selected"] for f in res["features"]], w[i], 0.0),
                                [f["weight"] for f in res["features"]], rtol=1e-12, atol=1e-15)
     assert res["parameters"] == {"method": "garrote", "task": "regression", "n_features": None, "cv": 3,
-                                 "cv_rule": "best", "scoring": None, "seed": 0, "target": res["target"]}
+                                 "cv_rule": "2pct", "scoring": None, "seed": 0, "target": res["target"]}  # its default
 
 
 def test_cross_check_times_exclude_compilation_and_say_so(capsys):

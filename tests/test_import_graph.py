@@ -37,9 +37,9 @@ LAYERS = [
     ("kernels", {"kernels"}),
     ("losses", {"losses"}),
     ("solvers", {"solvers"}),
-    # the selection contract and cross-validation over any path, and the drawing of
-    # paths (both read a FeaturePath they are given, and know no method)
-    ("selection contract and plots", {"model_selection", "plotting"}),
+    # the selection contract and cross-validation over any path (and its relaxed refit), and the
+    # drawing of paths (they read a FeaturePath they are given, and know no method)
+    ("selection contract and plots", {"model_selection", "relaxed", "plotting"}),
     # the result of every path method (FeaturePath) and the one support rule
     ("paths", {"paths"}),
     ("methods", {"methods"}),

@@ -83,11 +83,17 @@ def test_default_grid_and_bad_grids():
 @pytest.mark.filterwarnings("ignore:selecting 3 features:UserWarning")  # tied φ at the requested m
 def test_select_chooses_m_by_cv_and_keeps_a_requested_m(informative):
     X, y = informative
-    res = select(X, y, "nmmkl", cv=3)
+    res = select(X, y, "nmmkl", cv=3, cv_rule="best")
     est = NMMKLSelectorCV(cv=3, cv_rule=res.cv_rule).fit(X, y)
     assert res.n_selected == est.n_features_to_select_
     np.testing.assert_array_equal(res.selected, est.get_support())
     assert res.score == pytest.approx(est.path_.mean_cv_score[est.best_index_], rel=1e-12)
+    # the default, "2pct", is read off the same path: the sparsest m within 2 % of the best CV loss
+    default = select(X, y, "nmmkl", cv=3)
+    mean = est.path_.mean_cv_score
+    assert default.cv_rule == "2pct" and mean[default.index] >= mean.max() - 0.02 * abs(mean.max())
+    assert default.n_selected == min(est.path_.n_selected()[mean >= mean.max() - 0.02 * abs(mean.max())])
+    np.testing.assert_array_equal(default.selected, est.path_.selected(default.index))
     fixed = select(X, y, "nmmkl", n_features=3, cv=3)
     assert fixed.n_selected == 3 and fixed.cv_rule == "n_features"
 

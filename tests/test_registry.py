@@ -41,7 +41,7 @@ def _resolves(dotted):
 
 def row_problems(row: MethodRow) -> list:
     """What is missing or wrong in ``row`` (empty when the row is complete)."""
-    from numkfs.model_selection import CV_RULES
+    from numkfs.model_selection import CV_RULES, SELECTION_RULES
 
     out = []
     for f in dataclasses.fields(row):
@@ -79,7 +79,8 @@ def row_problems(row: MethodRow) -> list:
                 out.append(f"select()'s {task} estimator {dotted!r} is not one of the row's")
             elif not set(row.select_params) <= set(cls().get_params(deep=False)):
                 out.append(f"{cls.__name__} takes no {sorted(set(row.select_params) - set(cls().get_params()))}")
-        if tuple(row.cv_rules) != CV_QUESTIONS or not set(row.cv_rules.values()) <= set(CV_RULES):
+        if tuple(row.cv_rules) != CV_QUESTIONS or row.cv_rules["prediction"] not in CV_RULES \
+                or row.cv_rules["selection"] not in SELECTION_RULES:
             out.append(f"cv_rules {dict(row.cv_rules)!r}")
         if set(row.scorings) != set(row.tasks) or not all(row.scorings[t] for t in row.scorings):
             out.append(f"scorings {dict(row.scorings)!r}")
@@ -120,6 +121,8 @@ def test_every_row_is_complete(name):
                      "classification": ("numkfs.estimators:NoSuchClassifierCV",)}}, "does not resolve to a class"),
     ({"cv_rules": {"prediction": "best"}}, "cv_rules"),
     ({"cv_rules": {"prediction": "best", "selection": "min"}}, "cv_rules"),
+    # the estimators choose on their own CV scores: a rule on the relaxed refit is select()'s only
+    ({"cv_rules": {"prediction": "relaxed_1se", "selection": "best"}}, "cv_rules"),
     ({"select_params": {"n_lambdas_x": 4}}, "takes no ['n_lambdas_x']"),
     ({"guide": "docs/guide/nothing.md"}, "is not a file"),
     ({"cross_check": {"knife-wstep": "numkfs._crosscheck_problems:nope"}}, "does not resolve"),
@@ -180,6 +183,11 @@ def test_the_public_tables_are_read_from_the_rows():
 
     assert list(METHODS) == list(DEFAULT_CV_RULES) == list(SCORINGS) == methods()
     assert numkfs.selection.METHODS is METHODS
+    # the rules' names, per question, are the registry's; what each does is model_selection's
+    from numkfs._registry import CV_RULE_NAMES
+    from numkfs.model_selection import CV_RULES, RULES, SELECTION_RULES
+
+    assert CV_RULES == CV_RULE_NAMES["prediction"] and SELECTION_RULES == CV_RULE_NAMES["selection"] == tuple(RULES)
     for name, row in METHOD_ROWS.items():
         assert METHODS[name] == row.tasks
         assert DEFAULT_CV_RULES[name] == default_cv_rule(name) == row.cv_rules["selection"]
