@@ -45,14 +45,22 @@ Parts (``--part``):
   names begin so (the baselines always run), ``SQ_RULE=best|1se`` one
   ``cv_rule`` for every method instead of its default.
 
+* ``common``: the real data judged by the features, not by each method's
+  own predictor: one common learner (a standardised RBF SVC/SVR tuned by
+  CV) refitted on every method's ``select()`` selection, the peers'
+  selections and all features, over 10 splits (issue #45).  Computed by
+  ``python benchmarks/peers.py --part real`` (the same table is part of
+  ``peers.md``); this part renders its last run.
+
 ``SQ_OUT=file`` writes the results there instead (e.g. a re-run of some
 rows, to be read beside the full table).
 
-Usage: ``python benchmarks/selection_quality.py [--part knife|seeds|scoring|sim|simseeds|real|all]
+Usage: ``python benchmarks/selection_quality.py [--part knife|seeds|scoring|sim|simseeds|real|common|all]
 [--quick]``;
-writes ``benchmarks/results/selection_quality.md`` (each part its own
-section between ``<!-- part -->`` markers, the others kept; a reading written
-by hand goes outside the markers, where a re-run keeps it).
+rebuilds ``benchmarks/results/selection_quality.md`` as a whole: each part's
+section is the table of that part's last run (between ``<!-- part -->``
+markers), and nothing else is kept: readings belong in the documentation
+(``docs/guide/selection.md``), the history of the tables in git.
 """
 from __future__ import annotations
 
@@ -70,7 +78,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 from _common import RESULTS, machine_line, markdown_table  # noqa: E402
-from knife_speed import _replace_section  # noqa: E402  (the sections' one writer)
 
 warnings.simplefilter("ignore")
 
@@ -749,16 +756,46 @@ def _run_select(method, X, y, limit, cv_rule=None, truth=None):
     return _run_limited(_select_case, (method, X, y, cv_rule, truth), wall=limit)
 
 
+#: The parts in the order of the results file.
+PART_ORDER = ("scoring", "knife", "seeds", "sim", "simseeds", "real", "common")
+TITLE = "# Selection quality of the defaults (issues #30, #45)"
+
+
+def _rebuild(text, name, section):
+    """The whole results file: every part's last section (``name``'s replaced by ``section``), in
+    :data:`PART_ORDER`, and nothing else (a reading by hand belongs in the docs)."""
+    sections = {}
+    for part in PART_ORDER:
+        begin, end = f"<!-- {part} -->", f"<!-- /{part} -->"
+        if begin in text and end in text:
+            sections[part] = text[text.index(begin) + len(begin):text.index(end)].strip("\n")
+    sections[name] = section.strip("\n")
+    body = "\n\n".join(f"<!-- {p} -->\n{sections[p]}\n<!-- /{p} -->" for p in PART_ORDER if p in sections)
+    return (f"{TITLE}\n\nRebuilt by `python benchmarks/selection_quality.py --part PART`: each section is the "
+            "last run of its part (the history is git's).\n\n" + body + "\n")
+
+
+def part_common(quick=False):
+    """The common-learner table of ``peers.py --part real`` (its last run), rendered."""
+    import json
+
+    from peers import render_real
+
+    path = RESULTS / "peers_real.json"
+    if not path.exists():
+        return "## Real data, one common learner\n\nNot run yet: `python benchmarks/peers.py --part real`.\n"
+    return render_real(json.loads(path.read_text()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["knife", "seeds", "scoring", "sim", "simseeds", "real", "all"],
-                    default="all")
+    ap.add_argument("--part", choices=[*PART_ORDER, "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="fewer cases and splits")
     args = ap.parse_args()
     path = Path(os.environ.get("SQ_OUT", RESULTS / "selection_quality.md"))
-    text = path.read_text() if path.exists() else "# Selection quality of the defaults (issue #30)\n"
+    text = path.read_text() if path.exists() else TITLE + "\n"
     parts = {"knife": part_knife, "seeds": part_seeds, "scoring": part_scoring, "sim": part_sim,
-             "simseeds": part_simseeds, "real": part_real}
+             "simseeds": part_simseeds, "real": part_real, "common": part_common}
     for name, fn in parts.items():
         if args.part not in (name, "all"):
             continue
@@ -767,17 +804,18 @@ def main():
         started = time.strftime('%H:%M UTC', time.gmtime())
         if name == "real":  # written after each data set, so that a long run keeps what it measured
             def write(partial, name=name, load=load, started=started):
-                path.write_text(_replace_section(path.read_text() if path.exists() else text, name, partial + (
+                path.write_text(_rebuild(path.read_text() if path.exists() else text, name, partial + (
                     f"\nRun: started {started}, {machine_line()}, load average {load:.1f} at the start "
                     f"(still running; {os.getloadavg()[0]:.1f} now).\n")))
 
             section = fn(args.quick, write)
         else:
             section = fn(args.quick)
-        section += (f"\nRun: started {started}, {machine_line()} (the end), load average {load:.1f} at the start, "
-                    f"{os.getloadavg()[0]:.1f} at the end; {time.process_time() - c:.0f} CPU s in this process"
-                    f"{' (--quick)' if args.quick else ''}.\n")
-        text = _replace_section(path.read_text() if path.exists() else text, name, section)  # others' sections kept
+        if name != "common":  # rendered from peers.py's run, which says how it ran
+            section += (f"\nRun: started {started}, {machine_line()} (the end), load average {load:.1f} at the "
+                        f"start, {os.getloadavg()[0]:.1f} at the end; {time.process_time() - c:.0f} CPU s in this "
+                        f"process{' (--quick)' if args.quick else ''}.\n")
+        text = _rebuild(path.read_text() if path.exists() else text, name, section)  # others' sections kept
         path.write_text(text)
         print(section, flush=True)
 
