@@ -121,8 +121,8 @@ class PathSpec(_Frozen):
     stability : dict
         Settings of the paths of :class:`numkfs.StabilitySelection` (on all
         rows and on every subsample) over ``defaults``, for a method given by
-        name: KNIFE's 20-point λ2 grid (its region Λ needs no finer grid, and
-        the subsamples then cost half; benchmarks/results/trust.md).
+        name: KNIFE's 20-point λ2 grid, not refined (its region Λ needs no
+        finer grid, and each fit costs less; benchmarks/results/trust.md).
     """
 
     defaults: Mapping = field(default_factory=dict)
@@ -294,7 +294,7 @@ _ROWS = (
         guide="docs/guide/knife.md",
         resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0}, classification={"loss": "squared_hinge"},
                             standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                            multiclass="knife_ovr_paths", stability={"n_grid": 20}),
+                            multiclass="knife_ovr_paths", stability={"n_grid": 20, "max_refine": 0}),
     ),
     MethodRow(
         "lpkta", "lp-KTA", "kernel weight η", ("classification", "regression"), _M + "lpkta_path", "grid",

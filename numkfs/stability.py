@@ -388,7 +388,8 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         of benchmarks/results/trust.md, where lp-KTA's keeps noise features
         to its sparse end and selected nothing.  A method given by name uses
         :func:`numkfs.select`'s settings of its path, and for KNIFE a
-        20-point λ2 grid (the region needs no finer one; the fits cost half).
+        20-point λ2 grid, not refined (the region needs no finer one, and
+        the fits cost less).
     n_resamples : int, default=25
         Number B of complementary pairs (``2 * n_resamples`` path fits).  25
         kept the power and the error of 50 on the simulations of
