@@ -1,6 +1,6 @@
 """How sure: stability selection, knockoffs and HSIC p-values (issue #25 targets).
 
-Usage: python benchmarks/trust.py [--quick] [--part stability_defaults]
+Usage: python benchmarks/trust.py [--quick] [--part stability_defaults [--cached]]
 
 1. Stability selection (complementary pairs): the defaults chosen by
    evidence (benchmarks/stability_defaults.py: power, error on null data
@@ -196,7 +196,7 @@ def stability_section(srows):
     """Section 1 of the results: the defaults' evidence table and the lp-KTA rows."""
     import stability_defaults as sd
 
-    drows = sd.table(QUICK)
+    drows = sd.table(QUICK, cached_only="--cached" in sys.argv)  # --cached: only the cases fitted already
     return ("## 1. Stability selection (complementary pairs)\n\n"
             "### The defaults, chosen by evidence (issue #43)\n\n" + sd.DESCRIPTION + "\n\n"
             + markdown_table(sd.HEADERS, drows) + "\n\n"
