@@ -160,13 +160,16 @@ def pfer_bounds(q, p, threshold, n_pairs):
     q, p, t, B = float(q), float(p), float(threshold), float(n_pairs)
     mb = q * q / ((2.0 * t - 1.0) * p)
     theta = q / p
-    if t <= 0.75:
-        c = 2.0 * (2.0 * t - 1.0 - 1.0 / (2.0 * B))
-        ok = t >= 0.5 + min(theta * theta, 1.0 / (2.0 * B) + 0.75 * theta * theta) and c > 0
-    else:
-        c = (1.0 + 1.0 / B) / (4.0 * (1.0 - t + 1.0 / (2.0 * B)))
-        ok = True
+    c = _unimodal_constant(t, B)
+    ok = t > 0.75 or (t >= 0.5 + min(theta * theta, 1.0 / (2.0 * B) + 0.75 * theta * theta) and c > 0)
     return mb, (q * q / (c * p) if ok else float("nan"))
+
+
+def _unimodal_constant(t, B):
+    """C(π_thr, B) of Shah & Samworth's unimodal bound q² / (C p)."""
+    if t <= 0.75:
+        return 2.0 * (2.0 * t - 1.0 - 1.0 / (2.0 * B))
+    return (1.0 + 1.0 / B) / (4.0 * (1.0 - t + 1.0 / (2.0 * B)))
 
 
 def _r_concave_tail(eta, tail, n, r):
@@ -175,8 +178,9 @@ def _r_concave_tail(eta, tail, n, r):
 
     The extremal distributions are, for k = 0..n, f(i) proportional to
     (a + i)^(1/r) on i <= k with mean eta, mixed with the next one's support
-    (their Section 3.3): for each k the tail of the mixture is maximised
-    over a between the a of support k + 1 and that of support k.
+    (the computation of the authors' code, also in R's ``stabs``): for each
+    k the tail of the mixture is maximised over a between the a of support
+    k + 1 and that of support k.
     """
     from scipy.optimize import brentq, minimize_scalar
 
@@ -220,8 +224,8 @@ def pfer_bound_r_concave(q, p, threshold, n_pairs):
     on :math:`\{0, 1/B, \dots, 1\}` with :math:`E X \le \eta`: the first
     term for the simultaneous selection probabilities of the B pairs
     (assumed -1/2-concave), the second for the 2B single ones (-1/4-concave).
-    D is computed numerically over the extremal distributions as Shah &
-    Samworth describe (Section 3.3; also R's ``stabs``).  The threshold is
+    D is computed numerically over the extremal distributions, as Shah &
+    Samworth's own code and R's ``stabs`` compute it.  The threshold is
     rounded up to a multiple of 1/(2B).  Tighter than the unimodal bound,
     under a stronger assumption.
 
@@ -324,9 +328,7 @@ def q_for_pfer(pfer, p, threshold, n_pairs, bound="unimodal"):
     if bound == "mb":
         return q_mb
     if bound == "unimodal":
-        c = 2.0 * (2.0 * t - 1.0 - 1.0 / (2.0 * B)) if t <= 0.75 else \
-            (1.0 + 1.0 / B) / (4.0 * (1.0 - t + 1.0 / (2.0 * B)))
-        q = float(np.sqrt(max(c, 0.0) * pfer * p))
+        q = float(np.sqrt(max(_unimodal_constant(t, B), 0.0) * pfer * p))
         return q if np.isfinite(pfer_bounds(q, p, t, B)[1]) and q > q_mb else q_mb
     lo, hi = 0.0, p  # r-concave: bisection on q (its bound is non-decreasing in q)
     if pfer_bound_r_concave(hi, p, t, B) <= pfer:
