@@ -1,10 +1,14 @@
 """How sure: stability selection, knockoffs and HSIC p-values (issue #25 targets).
 
-Usage: python benchmarks/trust.py [--quick]
+Usage: python benchmarks/trust.py [--quick] [--part stability_defaults [--cached]]
 
-1. Stability selection (complementary pairs) over lp-KTA on 10^4 x 1,000
-   with 50 pairs (target: within 2 minutes on 2 cores), and over KNIFE on
-   Friedman #1, 200 x 15.
+1. Stability selection (complementary pairs): the defaults chosen by
+   evidence (benchmarks/stability_defaults.py: power, error on null data
+   and CPU against the CV selection, over seeds, for each candidate bound,
+   threshold and number of pairs), and over lp-KTA on 10^4 x 1,000 with 50
+   pairs (target: within 2 minutes on 2 cores).  ``--part
+   stability_defaults`` regenerates this section alone and keeps the
+   others of benchmarks/results/trust.md as they are.
 2. Model-X knockoffs on AR(0.3)-correlated Gaussian X with a non-linear
    truth: FDR and power over seeds at q = 0.2, the lp-KTA statistic
    (numkfs.KnockoffFilter) next to a lasso statistic (scikit-learn's lasso
@@ -29,6 +33,7 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's numkfs first
 from _common import markdown_table, save  # noqa: E402
 
 QUICK = "--quick" in sys.argv
@@ -64,28 +69,23 @@ def stability_rows():
     sel = StabilitySelection("lpkta", n_resamples=B, random_state=0)
     wall, cpu, _ = timed(sel.fit, X, y)
     rows.append(_stab_row("lp-KTA", f"{n} x {p}", sel, truth, wall, cpu))
-    n2, B2 = (200, 10) if QUICK else (200, 50)
+    n2 = 200
     X, y = make_friedman1(n_samples=n2, n_features=15, random_state=0)
-    sel = StabilitySelection("knife", n_resamples=B2, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        wall, cpu, _ = timed(sel.fit, X, y)
-    rows.append(_stab_row("KNIFE", f"{n2} x 15 (Friedman #1)", sel, np.arange(5), wall, cpu))
-    # Friedman #1 with a region wide enough for its five features: q = max_features = 5 and threshold 0.9
-    # keep the Meinshausen-Buehlmann bound finite (q^2 / ((2 pi - 1) p) = 25 / 12 at p = 15)
-    for method, name in (("lpkta", "lp-KTA"), ("knife", "KNIFE")):
-        sel = StabilitySelection(method, n_resamples=B2, threshold=0.9, max_features=5, random_state=0)
+    # Friedman #1 over lp-KTA with the default rule and with the old one's q (max_features=5)
+    for kw, note in (({}, ""), ({"max_features": 5}, ", max_features=5")):
+        sel = StabilitySelection("lpkta", random_state=0, **kw)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             wall, cpu, _ = timed(sel.fit, X, y)
-        rows.append(_stab_row(name, f"{n2} x 15 (Friedman #1), max_features=5", sel, np.arange(5), wall, cpu))
+        rows.append(_stab_row("lp-KTA", f"{n2} x 15 (Friedman #1){note}", sel, np.arange(5), wall, cpu))
     return rows
 
 
 def _stab_row(name, shape, sel, truth, wall, cpu):
     chosen = np.flatnonzero(sel.get_support())
     false = np.setdiff1d(chosen, truth)
-    return [name, shape, sel.n_resamples, sel.threshold_, round(sel.q_region_, 2), round(sel.pfer_bound_, 3),
+    return [name, shape, sel.n_resamples, sel.threshold_, round(sel.q_region_, 2),
+            f"{sel.pfer_bound_:.3f} ({sel.bound_})",
             ", ".join(map(str, chosen)) or "-", len(false), f"{wall:.1f}", f"{cpu:.1f}"]
 
 
@@ -192,6 +192,38 @@ def hsic_rows():
     return rows
 
 
+def stability_section(srows):
+    """Section 1 of the results: the defaults' evidence table and the lp-KTA rows."""
+    import stability_defaults as sd
+
+    drows = sd.table(QUICK, cached_only="--cached" in sys.argv)  # --cached: only the cases fitted already
+    return ("## 1. Stability selection (complementary pairs)\n\n"
+            "### The defaults, chosen by evidence (issue #43)\n\n" + sd.DESCRIPTION + "\n\n"
+            + markdown_table(sd.HEADERS, drows) + "\n\n"
+            "### lp-KTA at scale, and Friedman #1 (defaults of StabilitySelection but the selector)\n\n"
+            "lp-KTA: y = 2 sin(pi x0 / 2) + x1^2 + 1.5 |x2| + x3 + 0.5 x4 + 0.5 N(0, 1), X standard normal "
+            "(truth 0-4), 50 pairs. Friedman #1 (truth 0-4, noise 5-14), sklearn make_friedman1 seed 0. "
+            "PFER bound: the one named (unimodal: Shah & Samworth's eq. (8); mb: Meinshausen & Buehlmann's, "
+            "where the unimodal one is not proved).\n\n"
+            + markdown_table(["method", "data", "pairs", "threshold", "q", "PFER bound", "selected",
+                              "false selections", "wall s", "CPU s"], srows))
+
+
+def stability_part():
+    """``--part stability_defaults``: section 1 of benchmarks/results/trust.md regenerated, the rest kept."""
+    from _common import RESULTS, machine_line
+
+    path = RESULTS / "trust.md"
+    text = path.read_text()
+    head, rest = text.split("## 1. Stability selection", 1)
+    tail = rest[rest.index("## 2. Knockoffs"):]
+    section = stability_section(stability_rows())
+    note = (f"Section 1 regenerated by `python benchmarks/trust.py --part stability_defaults`: {machine_line()}, "
+            f"load average {os.getloadavg()[0]:.1f} at the end.")
+    path.write_text(head + section + "\n\n" + note + "\n\n" + tail)
+    print(section)
+
+
 def main():
     import numba
 
@@ -210,12 +242,7 @@ def main():
         f"start and {os.getloadavg()[0]:.1f} at the end; total wall {time.perf_counter() - t_start:.0f} s. CPU "
         "seconds are process CPU time over all threads; wall seconds on otherwise idle cores would be about "
         "CPU / threads.")
-    parts.append("## 1. Stability selection (complementary pairs; threshold 0.6 and PFER target 1 unless stated)\n\n"
-                 "lp-KTA: y = 2 sin(pi x0 / 2) + x1^2 + 1.5 |x2| + x3 + 0.5 x4 + 0.5 N(0, 1), X standard normal "
-                 "(truth 0-4). KNIFE: Friedman #1 (truth 0-4, noise 5-14), sklearn make_friedman1 seed 0. "
-                 "PFER bound: Meinshausen & Buehlmann's q^2 / ((2 pi - 1) p) at the region's q.\n\n"
-                 + markdown_table(["method", "data", "pairs", "threshold", "q", "PFER bound", "selected",
-                                   "false selections", "wall s", "CPU s"], srows))
+    parts.append(stability_section(srows))
     parts.append(f"## 2. Knockoffs: FDR and power at q = {kinfo['q']}\n\n"
                  f"X: {kinfo['n']} x {kinfo['p']}, AR(0.3) Gaussian; y: {kinfo['k']} features (random), "
                  "1.2 f(x_j) with f cycling through sin(2x), x^2 - 1, |x| - 0.8, tanh, x, plus 0.5 N(0, 1). "
@@ -243,7 +270,9 @@ def main():
 
 
 if __name__ == "__main__":
-    if "--stability" in sys.argv:  # the stability table alone, printed (not saved)
+    if "--part" in sys.argv and sys.argv[sys.argv.index("--part") + 1] == "stability_defaults":
+        stability_part()
+    elif "--stability" in sys.argv:  # the stability table alone, printed (not saved)
         print(markdown_table(["method", "data", "pairs", "threshold", "q", "PFER bound", "selected",
                               "false selections", "wall s", "CPU s"], stability_rows()))
     else:

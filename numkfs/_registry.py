@@ -124,6 +124,11 @@ class PathSpec(_Frozen):
         refuses fewer than 2, as the estimators do).
     integer_grid : bool
         The grid holds integers (NMMKL's m); default grid 1, ..., p.
+    stability : dict
+        Settings of the paths of :class:`numkfs.StabilitySelection` (on all
+        rows and on every subsample) over ``defaults``, for a method given by
+        name: KNIFE's 20-point λ2 grid, not refined (its region Λ needs no
+        finer grid, and each fit costs less; benchmarks/results/trust.md).
     """
 
     defaults: Mapping = field(default_factory=dict)
@@ -140,6 +145,7 @@ class PathSpec(_Frozen):
     multiclass: str | None = None
     min_rows: int = 2
     integer_grid: bool = False
+    stability: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -294,7 +300,7 @@ _ROWS = (
         guide="docs/guide/knife.md",
         resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0}, classification={"loss": "squared_hinge"},
                             standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                            multiclass="knife_ovr_paths"),
+                            multiclass="knife_ovr_paths", stability={"n_grid": 20, "max_refine": 0}),
     ),
     MethodRow(
         "lpkta", "lp-KTA", "kernel weight η", ("classification", "regression"), _M + "lpkta_path", "grid",

@@ -403,9 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="select by model-X knockoffs at false discovery rate Q (0 < Q < 1): prints each "
                         "feature's knockoff statistic and the threshold")
     p.add_argument("--n-resamples", type=_positive_int, dest="n_resamples",
-                   help="with --stability: complementary pairs (default 50)")
+                   help="with --stability: complementary pairs (default 25)")
     p.add_argument("--threshold", type=_threshold,
-                   help="with --stability: selection-probability threshold in (0.5, 1] (default 0.6)")
+                   help="with --stability: selection-probability threshold in (0.5, 1] (default 0.9)")
     p.add_argument("--seed", type=_seed, default=0, help=f"random seed, 0 to {MAX_SEED} (default 0)")
     p.add_argument("--plot", help="write the feature path plot here, in the format of its extension (.png, "
                                   ".pdf, .svg...; none: PNG) (with --stability: the stability path)")

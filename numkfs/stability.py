@@ -14,7 +14,7 @@ selections (the per-family error rate, PFER) by
     E(V) \le \frac{q_\Lambda^2}{(2\pi_{thr} - 1)\, p}
 
 when the noise features are exchangeable and the procedure is no worse than
-random guessing.  Shah & Samworth (2013) draw the subsamples in
+random guessing (:func:`pfer_bounds`).  Shah & Samworth (2013) draw the subsamples in
 complementary pairs (the two halves of one random split of the rows: CPSS),
 for which the same bound holds without those two assumptions, and, when the
 distribution of the simultaneous selection probabilities of the
@@ -39,7 +39,13 @@ q, so the dense end of a path (lp-KTA at p = 2 keeps every feature) never
 counts.  For a nested path (features only enter towards the dense end) the
 union is the selection at Λ's densest point, Meinshausen & Bühlmann's
 "average number selected".  q is given (``max_features``) or chosen from a
-target bound: :math:`q = \sqrt{(2\pi_{thr} - 1)\, \mathrm{PFER}\, p}`.
+target bound (:func:`q_for_pfer`): the largest q whose bound is at most the
+target, :math:`q = \sqrt{(2\pi_{thr} - 1)\, \mathrm{PFER}\, p}` for
+Meinshausen & Bühlmann's.  The default bound is Shah & Samworth's unimodal
+one with threshold 0.9 (q = 6.6 at p = 20 with 25 pairs, where
+Meinshausen & Bühlmann's at threshold 0.6 gave q = 2, too few for five true
+features); Shah & Samworth's r-concave bound (:func:`pfer_bound_r_concave`)
+is tighter still.
 """
 from __future__ import annotations
 
@@ -51,10 +57,11 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import Interval, NoneOr, validate_params
+from ._validation import Interval, NoneOr, Options, validate_params
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
-__all__ = ["StabilitySelection", "complementary_pairs", "pfer_bounds"]
+__all__ = ["BOUNDS", "StabilitySelection", "complementary_pairs", "pfer_bound", "pfer_bound_r_concave", "pfer_bounds",
+           "q_for_pfer"]
 
 
 def complementary_pairs(y, n_pairs, sample_fraction=0.5, *, classification=False, random_state=None):
@@ -133,6 +140,10 @@ def pfer_bounds(q, p, threshold, n_pairs):
         Shah & Samworth's bound under unimodality (their eq. (8)); NaN where
         the threshold is outside its range.
 
+    See Also
+    --------
+    pfer_bound_r_concave : Shah & Samworth's bound under r-concavity.
+
     References
     ----------
     N. Meinshausen and P. Bühlmann, "Stability selection", JRSS B 72(4),
@@ -149,13 +160,190 @@ def pfer_bounds(q, p, threshold, n_pairs):
     q, p, t, B = float(q), float(p), float(threshold), float(n_pairs)
     mb = q * q / ((2.0 * t - 1.0) * p)
     theta = q / p
-    if t <= 0.75:
-        c = 2.0 * (2.0 * t - 1.0 - 1.0 / (2.0 * B))
-        ok = t >= 0.5 + min(theta * theta, 1.0 / (2.0 * B) + 0.75 * theta * theta) and c > 0
-    else:
-        c = (1.0 + 1.0 / B) / (4.0 * (1.0 - t + 1.0 / (2.0 * B)))
-        ok = True
+    c = _unimodal_constant(t, B)
+    ok = t > 0.75 or (t >= 0.5 + min(theta * theta, 1.0 / (2.0 * B) + 0.75 * theta * theta) and c > 0)
     return mb, (q * q / (c * p) if ok else float("nan"))
+
+
+def _unimodal_constant(t, B):
+    """C(π_thr, B) of Shah & Samworth's unimodal bound q² / (C p)."""
+    if t <= 0.75:
+        return 2.0 * (2.0 * t - 1.0 - 1.0 / (2.0 * B))
+    return (1.0 + 1.0 / B) / (4.0 * (1.0 - t + 1.0 / (2.0 * B)))
+
+
+def _r_concave_tail(eta, tail, n, r):
+    """Largest P(X >= tail / n) over r-concave distributions of X on
+    {0, 1/n, ..., 1} with E X <= eta (Shah & Samworth's D(eta, tail/n, n, r)).
+
+    The extremal distributions are, for k = 0..n, f(i) proportional to
+    (a + i)^(1/r) on i <= k with mean eta, mixed with the next one's support
+    (the computation of the authors' code, also in R's ``stabs``): for each
+    k the tail of the mixture is maximised over a between the a of support
+    k + 1 and that of support k.
+    """
+    from scipy.optimize import brentq, minimize_scalar
+
+    s = 1.0 / r
+    mean = eta * n
+    k_start = int(np.ceil(2.0 * mean)) + 1
+    if tail < k_start or k_start > n:
+        return 1.0
+    i = np.arange(n + 1, dtype=float)
+
+    def gap(a, k):  # mean of f on 0..k minus the target mean
+        w = (a + i[:k + 1]) ** s
+        return float(i[:k + 1] @ w / w.sum() - mean)
+
+    a = {k_start - 1: 1e5}
+    for k in range(k_start, n + 1):
+        hi = a[k - 1]
+        a[k] = brentq(gap, 1e-5, hi, args=(k,), xtol=1e-13) if gap(1e-5, k) < 0 < gap(hi, k) else hi
+
+    below = np.arange(tail, dtype=float)  # the points under the threshold (beyond k too)
+
+    def tail_of_mix(x, k):
+        w = (x + i[:k + 1]) ** s
+        return 1.0 - (k + 1 - mean) * ((x + below) ** s).sum() / ((k + 1 - i[:k + 1]) * w).sum()
+
+    best = 0.0
+    for k in range(k_start, n):
+        lo, hi = sorted((a[k + 1], a[k]))
+        res = minimize_scalar(lambda x: -tail_of_mix(x, k), bounds=(lo, hi), method="bounded",
+                              options={"xatol": 1e-10 * max(1.0, hi)})
+        best = max(best, -float(res.fun), tail_of_mix(lo, k), tail_of_mix(hi, k))
+    return min(1.0, best)
+
+
+def pfer_bound_r_concave(q, p, threshold, n_pairs):
+    r"""Shah & Samworth's bound on the PFER under r-concavity.
+
+    With θ = q/p, :math:`E(V) \le p \min\{D(\theta^2, 2\pi_{thr} - 1, B, -\tfrac12),
+    D(\theta, \pi_{thr}, 2B, -\tfrac14)\}`, where :math:`D(\eta, \tau, B, r)`
+    is the largest :math:`P(X \ge \tau)` over r-concave distributions of X
+    on :math:`\{0, 1/B, \dots, 1\}` with :math:`E X \le \eta`: the first
+    term for the simultaneous selection probabilities of the B pairs
+    (assumed -1/2-concave), the second for the 2B single ones (-1/4-concave).
+    D is computed numerically over the extremal distributions, as Shah &
+    Samworth's own code and R's ``stabs`` compute it.  The threshold is
+    rounded up to a multiple of 1/(2B).  Tighter than the unimodal bound,
+    under a stronger assumption.
+
+    Parameters
+    ----------
+    q : float
+        Average number of features selected in the region Λ (over subsamples).
+    p : int
+        Number of features.
+    threshold : float in (0.5, 1]
+        Selection-probability threshold.
+    n_pairs : int
+        Number B of complementary pairs.
+
+    Returns
+    -------
+    float
+        The bound (at most p).
+
+    References
+    ----------
+    R. D. Shah and R. J. Samworth, "Variable selection with error control:
+    another look at stability selection", JRSS B 75(1):55-80, 2013, Theorem 3.
+
+    Examples
+    --------
+    >>> from numkfs.stability import pfer_bound_r_concave, pfer_bounds
+    >>> bool(pfer_bound_r_concave(4.0, 20, 0.9, 50) < pfer_bounds(4.0, 20, 0.9, 50)[1])
+    True
+    """
+    B = int(n_pairs)
+    theta = float(q) / float(p)
+    if theta <= 0:
+        return 0.0
+    k = int(np.ceil(round(float(threshold) * 2 * B, 10)))  # the threshold in units of 1/(2B)
+    d = min(1.0, _r_concave_tail(theta * theta, k - B, B, -0.5), _r_concave_tail(theta, k, 2 * B, -0.25))
+    return d * float(p)
+
+
+#: The bounds a StabilitySelection can report and set q from.
+BOUNDS = ("unimodal", "r-concave", "mb")
+
+
+def pfer_bound(q, p, threshold, n_pairs, bound="unimodal"):
+    """One of the bounds on the PFER: ``"mb"``, ``"unimodal"`` (:func:`pfer_bounds`)
+    or ``"r-concave"`` (:func:`pfer_bound_r_concave`).
+
+    Parameters
+    ----------
+    q, p, threshold, n_pairs
+        As in :func:`pfer_bounds`.
+    bound : {"unimodal", "r-concave", "mb"}, default="unimodal"
+        Which bound.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from numkfs.stability import pfer_bound
+    >>> round(pfer_bound(4.0, 20, 0.9, 50, "mb"), 4)
+    1.0
+    """
+    if bound == "r-concave":
+        return pfer_bound_r_concave(q, p, threshold, n_pairs)
+    mb, unimodal = pfer_bounds(q, p, threshold, n_pairs)
+    return mb if bound == "mb" else unimodal
+
+
+def q_for_pfer(pfer, p, threshold, n_pairs, bound="unimodal"):
+    r"""The largest q (average number selected in the region) whose bound is at most ``pfer``.
+
+    Meinshausen & Bühlmann: :math:`q = \sqrt{(2\pi_{thr} - 1)\,\mathrm{PFER}\,p}`;
+    unimodal: :math:`q = \sqrt{C(\pi_{thr}, B)\,\mathrm{PFER}\,p}` (:func:`pfer_bounds`;
+    at thresholds up to 3/4 only where that q is inside the bound's range,
+    else the Meinshausen-Bühlmann q); r-concave: found by bisection (the bound
+    grows with q).
+
+    Parameters
+    ----------
+    pfer : float > 0
+        Target bound on the expected number of false selections.
+    p, threshold, n_pairs
+        As in :func:`pfer_bounds`.
+    bound : {"unimodal", "r-concave", "mb"}, default="unimodal"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from numkfs.stability import q_for_pfer
+    >>> round(q_for_pfer(1.0, 20, 0.9, 50, "mb"), 4), round(q_for_pfer(1.0, 20, 0.9, 50), 2)
+    (4.0, 6.81)
+    """
+    pfer, p, t, B = float(pfer), float(p), float(threshold), float(n_pairs)
+    q_mb = float(np.sqrt((2.0 * t - 1.0) * pfer * p))
+    if bound == "mb":
+        return q_mb
+    if bound == "unimodal":
+        q = float(np.sqrt(max(_unimodal_constant(t, B), 0.0) * pfer * p))
+        return q if np.isfinite(pfer_bounds(q, p, t, B)[1]) and q > q_mb else q_mb
+    lo, hi = 0.0, p  # r-concave: bisection on q (its bound is non-decreasing in q)
+    if pfer_bound_r_concave(hi, p, t, B) <= pfer:
+        return hi
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if pfer_bound_r_concave(mid, p, t, B) <= pfer else (lo, mid)
+        if hi - lo < 1e-3:
+            break
+    return max(lo, q_mb)
+
+
+#: Default number of complementary pairs (benchmarks/results/trust.md: B = 25 kept the power and the
+#: error of B = 50 on the simulations at half the cost).
+N_RESAMPLES = 25
 
 
 class _SubsamplePath:
@@ -194,22 +382,41 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    selector : str or estimator, default="lpkta"
+    selector : str or estimator, default="knife"
         A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
-        ``"cosso"``, ``"nmmkl"``; the default is the fastest, for regression
-        and classification alike) or a numkfs estimator whose parameters set
-        the path (it is never fitted itself).
-    n_resamples : int, default=50
-        Number of complementary pairs (``2 * n_resamples`` path fits).
+        ``"cosso"``, ``"nmmkl"``) or a numkfs estimator whose parameters set
+        the path (it is never fitted itself).  KNIFE by default: its path
+        drops the noise features before the true ones on every simulation
+        of benchmarks/results/trust.md, where lp-KTA's keeps noise features
+        to its sparse end and selected nothing.  A method given by name uses
+        :func:`numkfs.select`'s settings of its path, and for KNIFE a
+        20-point λ2 grid, not refined (the region needs no finer one, and
+        the fits cost less).
+    n_resamples : int, default=25
+        Number B of complementary pairs (``2 * n_resamples`` path fits).  25
+        kept the power and the error of 50 on the simulations of
+        benchmarks/results/trust.md at half the cost.
     sample_fraction : float in (0, 1), default=0.5
         Fraction of the rows in each subsample.  The bounds are proved for
         0.5; below it the pairs stay disjoint, above it the two subsamples
         of a "pair" are drawn independently.
-    threshold : float in (0.5, 1], default=0.6
+    threshold : float in (0.5, 1], default=0.9
         Selection-probability threshold :math:`\pi_{thr}`.
     pfer : float > 0, default=1.0
-        Target bound on the expected number of false selections; sets
-        :math:`q = \sqrt{(2\pi_{thr} - 1)\,\mathrm{pfer}\,p}`.
+        Target bound on the expected number of false selections: q is the
+        largest average number of features in the region whose ``bound``
+        is at most ``pfer`` (:func:`q_for_pfer`).  With the defaults
+        (threshold 0.9, unimodal bound, 25 pairs) q = 6.6 at p = 20, 21 at
+        p = 200, against 2 and 6.3 with Meinshausen & Bühlmann's bound at
+        threshold 0.6 (the defaults before).
+    bound : {"unimodal", "r-concave", "mb"}, default="unimodal"
+        The bound that sets q from ``pfer`` and that ``pfer_bound_``
+        reports: Shah & Samworth's under unimodality (their eq. (8)) or
+        r-concavity (their Theorem 3, tighter under a stronger assumption),
+        or Meinshausen & Bühlmann's (no assumption on the distribution for
+        complementary pairs, and the most conservative).  On null data the
+        mean number of false selections stayed within the unimodal bound
+        (benchmarks/results/trust.md).
     max_features : float > 0, optional
         q given directly (then ``pfer`` is not used).
     task : {"regression", "classification"}, optional
@@ -253,11 +460,17 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         selections over Λ (at most ``q_``).
     threshold_ : float
         The threshold used.
+    bound_ : str
+        Which bound ``pfer_bound_`` is: ``bound``, except ``"mb"`` where
+        the unimodal bound is not proved (thresholds up to 3/4 with a wide
+        region; ``pfer_bound_unimodal_`` is then NaN).
     pfer_bound_ : float
+        The bound ``bound`` on the expected number of false selections at
+        :math:`q_\Lambda` (:func:`pfer_bound`).
+    pfer_bound_mb_ : float
         Meinshausen & Bühlmann's bound :math:`q_\Lambda^2 / ((2\pi_{thr} - 1) p)`
-        on the expected number of false selections (it holds for
-        complementary pairs without their exchangeability assumptions,
-        Shah & Samworth's Theorem 1).
+        (it holds for complementary pairs without their exchangeability
+        assumptions, Shah & Samworth's Theorem 1).
     pfer_bound_unimodal_ : float
         Shah & Samworth's tighter bound when the simultaneous selection
         probabilities of the low-probability features have a unimodal
@@ -288,17 +501,21 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     >>> from numkfs import StabilitySelection
     >>> X, y = make_friedman1(n_samples=120, n_features=8, random_state=0)
     >>> sel = StabilitySelection("lpkta", n_resamples=5, threshold=0.9, max_features=3, random_state=0).fit(X, y)
-    >>> sel.stability_path_.shape, sel.get_support().nonzero()[0].tolist(), round(sel.pfer_bound_, 2)
+    >>> sel.stability_path_.shape, sel.get_support().nonzero()[0].tolist(), round(sel.pfer_bound_mb_, 2)
     ((101, 8), [1, 3], 1.31)
+    >>> sel.bound_, bool(sel.pfer_bound_ < sel.pfer_bound_mb_)
+    ('unimodal', True)
     """
 
-    def __init__(self, selector="lpkta", *, n_resamples=50, sample_fraction=0.5, threshold=0.6, pfer=1.0,
-                 max_features=None, task=None, random_state=None, n_jobs=None, params=None, **kwargs):
+    def __init__(self, selector="knife", *, n_resamples=N_RESAMPLES, sample_fraction=0.5, threshold=0.9, pfer=1.0,
+                 bound="unimodal", max_features=None, task=None, random_state=None, n_jobs=None, params=None,
+                 **kwargs):
         self.selector = selector
         self.n_resamples = n_resamples
         self.sample_fraction = sample_fraction
         self.threshold = threshold
         self.pfer = pfer
+        self.bound = bound
         self.max_features = max_features
         self.task = task
         self.random_state = random_state
@@ -310,6 +527,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         "n_resamples": [Interval(numbers.Integral, 1, None, closed="left")],
         "sample_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
         "pfer": [Interval(numbers.Real, 0, None, closed="neither")],
+        "bound": [Options(BOUNDS)],
         "max_features": [NoneOr, Interval(numbers.Real, 0, None, closed="neither")],
         **SELECTOR_CONSTRAINTS,
     }
@@ -353,10 +571,12 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
             raise ValueError(f"sample_fraction={self.sample_fraction} leaves class {labels[j]!r} ({counts[j]} rows) "
                              "out of the subsamples: raise sample_fraction or give more rows of that class.")
         names = getattr(self, "feature_names_in_", None)
-        full = method_path(self.selector, X, y, params=self.params, task=task, feature_names=names)
+        # a method given by name: the stability selection's own settings of its path (KNIFE's shorter grid)
+        params = {**spec.stability, **(self.params or {})} if isinstance(self.selector, str) else self.params
+        full = method_path(self.selector, X, y, params=params, task=task, feature_names=names)
         subsamples = complementary_pairs(y, self.n_resamples, self.sample_fraction, classification=classification,
                                          random_state=self.random_state)
-        fit_one = _SubsamplePath(self.selector, X, y, full, self.params, task)
+        fit_one = _SubsamplePath(self.selector, X, y, full, params, task)
         results = parallel_map(fit_one, subsamples, n_jobs=self.n_jobs)
         _rewarn(results, len(subsamples))
         sel = np.stack([r[0] for r in results])  # (n_subsamples, n_grid, p)
@@ -368,7 +588,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.stability_path_ = sel.mean(axis=0)
         self.mean_selected_ = sel.sum(axis=2).mean(axis=0)
         self.q_ = float(self.max_features if self.max_features is not None
-                        else np.sqrt((2.0 * self.threshold - 1.0) * self.pfer * p))
+                        else q_for_pfer(self.pfer, p, self.threshold, self.n_resamples, self.bound))
         self.threshold_ = float(self.threshold)
         self.region_, self.q_region_ = _region(sel, self.mean_selected_, self.q_)
         if not self.region_.any():
@@ -379,8 +599,11 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
             self.selection_probabilities_ = np.zeros(p)
         else:
             self.selection_probabilities_ = self.stability_path_[self.region_].max(axis=0)
-        self.pfer_bound_, self.pfer_bound_unimodal_ = pfer_bounds(self.q_region_, p, self.threshold_,
-                                                                  self.n_resamples)
+        self.pfer_bound_mb_, self.pfer_bound_unimodal_ = pfer_bounds(self.q_region_, p, self.threshold_,
+                                                                     self.n_resamples)
+        # the unimodal bound where it is proved, else Meinshausen & Bühlmann's (which always holds)
+        self.bound_ = "mb" if self.bound == "unimodal" and np.isnan(self.pfer_bound_unimodal_) else self.bound
+        self.pfer_bound_ = pfer_bound(self.q_region_, p, self.threshold_, self.n_resamples, self.bound_)
         self.support_ = self.selection_probabilities_ >= self.threshold_
         return self
 

@@ -32,11 +32,14 @@ def test_friedman_strong_features_and_no_noise_with_a_finite_pfer_bound(friedman
     assert not support[5:].any(), sel.selection_probabilities_
     # the bound of Meinshausen & Bühlmann at the q the region reached, by its formula
     assert 0 < sel.q_region_ <= 6
-    assert sel.pfer_bound_ == pytest.approx(sel.q_region_ ** 2 / ((2 * 0.7 - 1) * 12), rel=1e-12)
+    assert sel.pfer_bound_mb_ == pytest.approx(sel.q_region_ ** 2 / ((2 * 0.7 - 1) * 12), rel=1e-12)
     assert np.isfinite(sel.pfer_bound_)
-    # Shah & Samworth's unimodal bound is not proved at this threshold for q/p ~ 1/2: reported as NaN
-    assert np.isnan(sel.pfer_bound_unimodal_) == (0.7 < 0.5 + min((sel.q_region_ / 12) ** 2,
-                                                                   1 / 16 + 0.75 * (sel.q_region_ / 12) ** 2))
+    # Shah & Samworth's unimodal bound is not proved at this threshold for q/p ~ 1/2: reported as NaN, and
+    # the bound reported (pfer_bound_, the unimodal one by default) is then Meinshausen & Bühlmann's
+    unproved = 0.7 < 0.5 + min((sel.q_region_ / 12) ** 2, 1 / 16 + 0.75 * (sel.q_region_ / 12) ** 2)
+    assert np.isnan(sel.pfer_bound_unimodal_) == unproved
+    assert (sel.bound_, sel.pfer_bound_) == (("mb", sel.pfer_bound_mb_) if unproved
+                                             else ("unimodal", sel.pfer_bound_unimodal_))
 
 
 def test_probabilities_are_the_fraction_of_subsamples_selecting_each_feature():

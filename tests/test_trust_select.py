@@ -24,8 +24,11 @@ def test_stability_select_is_stability_selection(friedman):
     np.testing.assert_array_equal(res.selected, ref.selection_probabilities_ >= 0.75)
     st = res.extra["stability"]
     assert st["pfer_bound"] == ref.pfer_bound_ and st["n_subsamples"] == 8
-    # the bound is Meinshausen-Buehlmann's formula at the region's q
-    assert st["pfer_bound"] == pytest.approx(st["q"] ** 2 / ((2 * 0.75 - 1) * 8), rel=1e-12)
+    # Meinshausen-Buehlmann's formula at the region's q; the bound reported is the unimodal one by default
+    # (Meinshausen-Buehlmann's where the unimodal one is not proved), as StabilitySelection reports it
+    assert st["pfer_bound_mb"] == pytest.approx(st["q"] ** 2 / ((2 * 0.75 - 1) * 8), rel=1e-12)
+    assert st["bound"] == ref.bound_ and st["pfer_bound_unimodal"] == ref.pfer_bound_unimodal_
+    assert st["pfer_bound"] == (st["pfer_bound_mb"] if ref.bound_ == "mb" else st["pfer_bound_unimodal"])
     d = res.to_dict()
     assert [f["probability"] for f in d["features"]] == res.weights.tolist()
     assert d["stability"]["threshold"] == 0.75 and d["score"] is None

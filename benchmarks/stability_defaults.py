@@ -1,0 +1,225 @@
+"""Stability selection's defaults chosen by evidence (issue #43): power, error and cost.
+
+Imported by ``benchmarks/trust.py`` (``python benchmarks/trust.py --part
+stability_defaults`` regenerates section 1 of ``benchmarks/results/trust.md``
+and leaves the other sections as they are).
+
+For every data set and seed the KNIFE path is fitted once on all rows and on
+``2 * MAX_PAIRS`` complementary-pair subsamples (what
+:class:`numkfs.StabilitySelection` does), each fit timed in CPU seconds, and
+the subsamples' selections along the grid are kept.  Every candidate rule
+(bound, threshold, PFER target, number of pairs) is then read from the same
+selections, so the candidates differ only by the rule.  ``select(X, y,
+"knife")`` (cross-validation) is timed in the same process, just before.
+
+Raw selections are cached in ``$NUMKFS_BENCH_CACHE`` (default
+``/tmp/numkfs_stability_cache``), one file per data set and seed, so that a
+rerun only fits what is missing (delete the directory to refit).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import time
+import warnings
+
+import numpy as np
+
+CACHE = os.environ.get("NUMKFS_BENCH_CACHE", "/tmp/numkfs_stability_cache")
+MAX_PAIRS = 50
+NULL_PAIRS = 25  # null data: only the pairs of the default (the cost of 50 did not fit in the session)
+
+
+def datasets(quick=False):
+    """name -> (list of seeds, maker(seed) -> (X, y, truth indices or None, classification))."""
+    from sklearn.datasets import make_classification, make_friedman1
+
+    from numkfs.datasets import make_sinusoid
+
+    def sinusoid(n):
+        def make(seed):
+            X, y, s = make_sinusoid(n, 20, random_state=seed)
+            return X, y, np.flatnonzero(s), False
+        return make
+
+    def friedman(seed):
+        X, y = make_friedman1(n_samples=200, n_features=15, random_state=seed)
+        return X, y, np.arange(5), False
+
+    def classification(seed):
+        X, y = make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False, random_state=seed)
+        return X, y, np.arange(5), True
+
+    def null(p):
+        def make(seed):
+            rng = np.random.default_rng(1000 + seed)
+            return rng.standard_normal((200, p)), rng.standard_normal(200), None, False
+        return make
+
+    five = range(2) if quick else range(5)
+    return {
+        "make_sinusoid(300, 20)": (five, sinusoid(300)),
+        "Friedman #1 + 10 noise, 200 x 15": (five, friedman),
+        "make_classification(300, 30), 5 informative": (five, classification),
+        "make_sinusoid(100, 20)": (five, sinusoid(100)),
+        "null, 200 x 20": (range(6) if quick else range(int(os.environ.get("NULL20_SEEDS", 50))), null(20)),
+        "null, 200 x 200": (range(2) if quick else range(6), null(200)),
+    }
+
+
+def _cache_path(name, seed, n_grid, refine=True):
+    return os.path.join(CACHE, "".join(c if c.isalnum() else "_" for c in name)
+                        + f"_g{n_grid}{'' if refine else 'r0'}_s{seed}.npz")
+
+
+def collect(name, seed, make, n_grid, pairs=None, refine=True):
+    """Fit (or load) one case: the CV selection and the subsamples' selections."""
+    from numkfs import select
+    from numkfs.resampling import method_path
+    from numkfs.stability import _SubsamplePath, complementary_pairs
+
+    os.makedirs(CACHE, exist_ok=True)
+    path = _cache_path(name, seed, n_grid, refine)
+    if os.path.exists(path):
+        return dict(np.load(path))
+    X, y, truth, classification = make(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c0 = time.process_time()
+        cv = select(X, y, "knife").selected if truth is not None else np.zeros(X.shape[1], dtype=bool)
+        cv_cpu = time.process_time() - c0 if truth is not None else np.nan
+        task = "classification" if classification else "regression"
+        c0 = time.process_time()
+        params = {"n_grid": n_grid} if refine else {"n_grid": n_grid, "max_refine": 0}
+        full = method_path("knife", X, y, params=params, task=task)
+        full_cpu = time.process_time() - c0
+        pairs = pairs or (MAX_PAIRS if truth is not None else NULL_PAIRS)
+        subs = complementary_pairs(y, pairs, classification=classification, random_state=seed)
+        fit_one = _SubsamplePath("knife", X, y, full, params, task)
+        sel, cpu = [], []
+        for rows in subs:
+            c0 = time.process_time()
+            sel.append(fit_one(rows)[0])
+            cpu.append(time.process_time() - c0)
+    out = dict(sel=np.stack(sel), sub_cpu=np.array(cpu), full_cpu=full_cpu, cv_cpu=cv_cpu, cv=cv,
+               truth=np.zeros(0, int) if truth is None else truth, p=X.shape[1])
+    np.savez(path, **out)
+    return out
+
+
+def rules(p, n_pairs):
+    """The candidate rules: name -> (bound kind, threshold, PFER target)."""
+    return {
+        "MB, pi 0.6, PFER 1 (old default)": ("mb", 0.6, 1.0),
+        "MB, pi 0.9, PFER 1": ("mb", 0.9, 1.0),
+        "SS unimodal, pi 0.75, PFER 1": ("unimodal", 0.75, 1.0),
+        "SS unimodal, pi 0.9, PFER 1": ("unimodal", 0.9, 1.0),
+        "SS r-concave, pi 0.9, PFER 1": ("r-concave", 0.9, 1.0),
+        "SS unimodal, pi 0.9, PFER 2": ("unimodal", 0.9, 2.0),
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def _q(pfer, p, threshold, n_pairs, kind):
+    from numkfs.stability import q_for_pfer
+
+    return q_for_pfer(pfer, p, threshold, n_pairs, bound=kind)
+
+
+def apply_rule(sel, p, kind, threshold, pfer, n_pairs):
+    """(support, q_region, the rule's bound) from the subsamples' selections."""
+    from numkfs.stability import _region, pfer_bound, q_for_pfer
+
+    q = _q(pfer, p, threshold, n_pairs, kind)
+    mean_selected = sel.sum(axis=2).mean(axis=0)
+    region, q_region = _region(sel, mean_selected, q)
+    probs = sel.mean(axis=0)[region].max(axis=0) if region.any() else np.zeros(p)
+    bound = pfer_bound(q_region, p, threshold, n_pairs, kind)
+    if np.isnan(bound):  # the unimodal bound where it is not proved: MB's, as StabilitySelection reports
+        bound = pfer_bound(q_region, p, threshold, n_pairs, "mb")
+    return probs >= threshold, q_region, bound
+
+
+#: (label, n_grid, refined, pairs, rules shown): the default setting first, then the ones it was chosen over.
+SETTINGS = (
+    ("20 points, not refined", 20, False, 25, None),
+    ("20 points, refined", 20, True, 50, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1")),
+    ("20 points, refined", 20, True, 25, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1")),
+)
+
+
+def table(quick=False, cached_only=False):
+    """Rows of the power / error / cost table (``cached_only``: the cases already fitted)."""
+    data = datasets(quick)
+    rows = []
+    for label, n_grid, refine, n_pairs, shown in SETTINGS:
+        cases = {}
+        for name, (seeds, make) in data.items():
+            runs = [collect(name, s, make, n_grid, n_pairs if not refine else None, refine) for s in seeds
+                    if (not cached_only and not refine) or os.path.exists(_cache_path(name, s, n_grid, refine))]
+            runs = [r for r in runs if r["sel"].shape[0] >= 2 * n_pairs]
+            if runs:
+                cases[name] = runs
+        for rule, (kind, thr, pfer) in rules(20, n_pairs).items():
+            if shown is not None and rule not in shown:
+                continue
+            for name, runs in cases.items():
+                rows.append([rule, f"{label}, {n_pairs} pairs", name, len(runs), *_summary(runs, kind, thr, pfer,
+                                                                                       n_pairs)])
+    return rows
+
+
+def _summary(runs, kind, thr, pfer, n_pairs):
+    """True kept, runs passing, false, bound and CPU columns over the runs of one data set."""
+    hits, falses, bounds, ratios, ok = [], [], [], [], 0
+    for r in runs:
+        sel = r["sel"][: 2 * n_pairs]
+        support, q_region, bound = apply_rule(sel, int(r["p"]), kind, thr, pfer, n_pairs)
+        truth = r["truth"]
+        false = int(np.setdiff1d(np.flatnonzero(support), truth).size)
+        falses.append(false)
+        bounds.append(bound)
+        cpu = float(r["full_cpu"]) + float(r["sub_cpu"][: 2 * n_pairs].sum())
+        if truth.size:
+            found = np.intersect1d(np.flatnonzero(r["cv"]), truth)
+            kept = np.intersect1d(found, np.flatnonzero(support)).size
+            hits.append(int(np.intersect1d(np.flatnonzero(support), truth).size))
+            ok += int(kept >= 0.8 * found.size and false <= 1)
+            ratios.append(cpu / float(r["cv_cpu"]))
+        else:
+            ratios.append(cpu)
+    n_true = runs[0]["truth"].size
+    if not n_true:
+        return ["-", "-", f"{np.mean(falses):.2f}", f"{np.nanmean(bounds):.2f}", f"{np.mean(ratios):.0f} s"]
+    return [f"{np.mean(hits):.1f} / {n_true}", f"{ok} / {len(runs)}", f"{np.mean(falses):.2f}",
+            f"{np.nanmean(bounds):.2f}", f"{np.mean(ratios):.1f}x (max {np.max(ratios):.1f}x)"]
+
+
+DESCRIPTION = (
+    "KNIFE's path (select()'s settings) on all rows and on complementary pairs of half-samples, per data set "
+    "and seed. Paths: a 20-point lambda2 grid without refinement and 25 pairs (the new default), or refined "
+    "where the support jumps (knife_path's default) with 50 pairs, the 25-pair rows then read from the first "
+    "25 pairs of the same fits. Each rule is read from the same subsample selections. Rule: the bound that "
+    "sets q from the PFER target (MB: Meinshausen & Buehlmann, q^2 / ((2 pi - 1) p); SS unimodal: Shah & "
+    "Samworth eq. (8); SS r-concave: their Theorem 3, r = -1/2 and -1/4, computed numerically), the threshold "
+    "pi and the target. Data: make_sinusoid(n, 20) (5 true), make_friedman1(200, 15) (5 true, 10 noise), "
+    "make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False) (5 true), null: X and y "
+    "independent standard normal, 200 rows (every selection is false), seeds 0, 1, ... as many as the "
+    "seeds column says. True kept: mean number of true features selected. Runs passing: runs keeping >= 80 % "
+    "of the true features that select(X, y, 'knife') (CV) finds, with <= 1 false. False: mean number of false "
+    "selections; reported bound: mean of the rule's bound at the region's q (the guarantee: mean false <= "
+    "mean bound). CPU: the stability fits (all rows + 2B subsamples) over select(X, y, 'knife')'s CPU "
+    "seconds, measured in the same process just before (mean and largest ratio over the seeds); on null "
+    "data the stability CPU seconds (no CV run).")
+
+HEADERS = ["rule", "paths", "data", "seeds", "true kept (mean)", "runs passing", "false (mean)",
+           "reported bound (mean)", "CPU vs CV (mean)"]
+
+if __name__ == "__main__":
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's numkfs
+    from _common import markdown_table  # noqa: E402
+
+    print(markdown_table(HEADERS, table("--quick" in sys.argv, cached_only="--cached" in sys.argv)))
