@@ -150,7 +150,8 @@ def _target_factor(y, target, n):
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."
         )
-    return Y - Y.mean(axis=1, keepdims=True), target
+    Y -= Y.mean(axis=1, keepdims=True)  # Y is this function's own: centred in place, no second r x n array
+    return Y, target
 
 
 def _offdiag_mean_sq(F, diag_sq, n):
