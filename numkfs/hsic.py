@@ -30,7 +30,7 @@ the target's:
   with 2 degrees of freedom: 136), and the cost of each feature's sums
   grows with r + 1 (the alignments' sums carry 2 weight vectors): with a
   class target HSIC costs about twice the alignments, with a real target
-  (:math:`y = \sin x_0` plus noise, r = 17) about 4.5 to 5 times their CPU
+  (:math:`y = \sin x_0` plus noise, r = 17) about 4 to 5 times their CPU
   time at 2 x 10^4 and 2 x 10^5 rows (``benchmarks/hsic_pvalues.py``).
 
 With :math:`Z = HG` (or :math:`Z = HY`, :math:`Y` the one-hot class matrix),
@@ -150,7 +150,8 @@ def _target_factor(y, target, n):
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."
         )
-    return Y - Y.mean(axis=1, keepdims=True), target
+    Y -= Y.mean(axis=1, keepdims=True)  # Y is this function's own: centred in place, no second r x n array
+    return Y, target
 
 
 def _offdiag_mean_sq(F, diag_sq, n):

@@ -99,6 +99,30 @@ def test_quadratic_forms_against_numpy():
                                [np.exp(-np.subtract.outer(t, t) ** 2).sum()], rtol=1e-12)
 
 
+@pytest.mark.parametrize("R, P", [(1, 14), (2, 19), (5, 19), (18, 19), (18, 12)])
+def test_box_moments_against_numpy(R, P):
+    """Box moments M[r, k] = sum_j W[r, j] (s_j - c)^k / k! against numpy, over
+    two and a half chunks: the fused pass of two rows, and the tiles of four
+    rows by two orders with their remainders (one row, an odd order count).
+    Each entry is a sum of L products of size at most |W| t^k / k!: its
+    rounding is within a few L eps of the sum of their magnitudes."""
+    from math import factorial
+
+    from numkfs.kernels.fgt import MOMENT_CHUNK, _moments
+
+    rng = np.random.default_rng(7)
+    L = 2 * MOMENT_CHUNK + MOMENT_CHUNK // 2
+    sv = rng.uniform(-0.25, 0.25, size=L + 9)
+    Wv = rng.normal(size=(R, L + 9))
+    M = np.empty((R, P))
+    _moments(sv, Wv, 4, 4 + L, 0.03, P, np.empty(L + 9), M)
+    t = sv[4:4 + L] - 0.03
+    T = np.array([t**k / factorial(k) for k in range(P)])
+    W = Wv[:, 4:4 + L]
+    scale = np.abs(W) @ np.abs(T).T
+    assert np.all(np.abs(M - W @ T.T) <= 8 * L * np.finfo(float).eps * scale)
+
+
 def test_constant_columns_and_sparse_input():
     rng = np.random.default_rng(4)
     n = 1500

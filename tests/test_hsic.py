@@ -126,6 +126,29 @@ def test_fgt_row_moments_within_their_bound(rtol):
         assert abs(Qe[i] - q) <= (2 * EXP_REL + 8 * n * EPS) * q
 
 
+def test_row_moments_feature_major_copy_and_sparse_blocks():
+    """The row moments' blocks are copied feature-major by a jitted loop: the
+    values of numpy's transposed copy bit for bit, for a block inside X and
+    the last, narrower one (ROW_BLOCK = 8 columns per block, 11 columns);
+    a sparse X gives the dense X's moments bit for bit (the same copies)."""
+    import scipy.sparse as sp
+
+    from numkfs.kernels.rowsums import ROW_BLOCK, _feature_major
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(1200, 11))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    for i0, i1 in [(2, 7), (ROW_BLOCK, 11)]:
+        T = _feature_major(X, i0, i1)
+        assert T.flags["C_CONTIGUOUS"] and np.array_equal(T, np.ascontiguousarray(X[:, i0:i1].T))
+    g = 1.0 / X.var(axis=0)
+    for fgt in (True, False):
+        R2, Q = rbf_row_moments(X, g, fgt=fgt, rtol=VAR_RTOL)
+        R2s, Qs = rbf_row_moments(sp.csc_matrix(X), g, fgt=fgt, rtol=VAR_RTOL)
+        assert np.array_equal(R2, R2s) and np.array_equal(Q, Qs)
+        assert np.all(Q >= X.shape[0]) and np.all(R2 >= X.shape[0])  # the diagonal's ones alone
+
+
 def test_fgt_route_agrees_with_exact_route():
     rng = np.random.default_rng(2)
     n = 1500

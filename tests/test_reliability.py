@@ -542,6 +542,19 @@ def test_extreme_scales_refused_with_a_reason(method, x_scale, y_scale, message)
             _SCALE_RUNS[method](X * x_scale, y * y_scale)
 
 
+def test_largest_magnitude_from_either_extreme():
+    """check_X takes max |x| of a column from its minimum and maximum (no |X|
+    temporary): a column whose largest magnitude is negative is named with it."""
+    from numkfs._validation import check_X
+
+    X = np.array([[1.0, 2.0], [-3e160, 1.0], [2.0, 5e159], [0.5, -1.0]])
+    with pytest.raises(ValueError, match=r"column 0 of X has values up to 3\.0e\+160"):
+        check_X(X)
+    with pytest.raises(ValueError, match=r"column 0 of X has values up to 5\.0e\+159"):
+        check_X(X[:, 1:])  # positive this time
+    assert check_X(X / 1e140).shape == (4, 2)  # within range: accepted, both signs
+
+
 def test_garrote_lambda1_beyond_floating_point_refused():
     # garrote_path(lambda1=1e200) returned NaN weights with only a RuntimeWarning
     from numkfs.methods.garrote import garrote_path

