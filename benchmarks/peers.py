@@ -446,7 +446,9 @@ def render_real(part):
         body = []
         for sel, n, m, se, nf, cpu, fails in summary:
             v = verdict.get(sel)
-            body.append([SELECTOR_LABELS.get(sel, sel), n, "-" if m is None else f"{m:.4g} ± {se:.2g}",
+            label = {"hsic": "HSIC Lasso, told KNIFE's count", "mrmr": "mRMR, told KNIFE's count"}.get(
+                sel, SELECTOR_LABELS.get(sel, sel))
+            body.append([label, n, "-" if m is None else f"{m:.4g} ± {se:.2g}",
                          "-" if nf is None else f"{nf:.1f}", float("nan") if cpu is None else cpu,
                          "" if v is None else ("met" if v[0] else "NOT met") + f" ({v[1]})", fails])
         tables.append(f"### {name}\n\n" + markdown_table(
