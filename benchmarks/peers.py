@@ -299,14 +299,19 @@ def fresh_size(selector, n, p, seed):
     return _failed_row(f"failed: {_last_error(out.stderr)}", selector=selector, n=n, p=p, seed=seed)
 
 
+def _capped(args, cap, what):
+    """``peers.py *args`` in a fresh process capped at ``cap`` wall seconds: (its JSON rows, why it
+    stopped early or None); ``what`` names the runs in the time-out message."""
+    try:
+        out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, timeout=cap)
+        return _rows_from(out.stdout), None if out.returncode == 0 else f"failed: {_last_error(out.stderr)}"
+    except subprocess.TimeoutExpired as e:
+        return _rows_from(e.stdout), f"timed out: over the {cap:.0f} s wall cap for {what}"
+
+
 def fresh_simulation(selector, name, seeds, cap):
     """:func:`run_simulation` in a fresh process capped at ``cap`` wall seconds; missing seeds say why."""
-    cmd = [sys.executable, __file__, "--one-simulation", selector, name, *map(str, seeds)]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
-        rows, why = _rows_from(out.stdout), None if out.returncode == 0 else f"failed: {_last_error(out.stderr)}"
-    except subprocess.TimeoutExpired as e:
-        rows, why = _rows_from(e.stdout), f"timed out: over the {cap:.0f} s wall cap for {len(seeds)} seeds"
+    rows, why = _capped(["--one-simulation", selector, name, *map(str, seeds)], cap, f"{len(seeds)} seeds")
     done = {r["seed"] for r in rows}
     rows += [_failed_row(why or "no output", selector=selector, data=name, seed=s) for s in seeds if s not in done]
     return rows
@@ -395,12 +400,8 @@ def render_sizes(part):
 
 def fresh_real(selector, name, n_splits, counts, cap):
     """:func:`common_learner.run_real` in a fresh process capped at ``cap`` wall seconds."""
-    cmd = [sys.executable, __file__, "--one-real", selector, name, str(n_splits), *map(str, counts or [])]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
-        rows, why = _rows_from(out.stdout), None if out.returncode == 0 else f"failed: {_last_error(out.stderr)}"
-    except subprocess.TimeoutExpired as e:
-        rows, why = _rows_from(e.stdout), f"timed out: over the {cap:.0f} s wall cap for {n_splits} splits"
+    rows, why = _capped(["--one-real", selector, name, str(n_splits), *map(str, counts or [])], cap,
+                        f"{n_splits} splits")
     done = {r["split"] for r in rows}
     rows += [dict(selector=selector, data=name, split=i, error=None, n_features=None, cpu=float("nan"),
                   note=why or "no output") for i in range(n_splits) if i not in done]
