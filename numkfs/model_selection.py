@@ -64,7 +64,7 @@ import numpy as np
 
 from ._targets import MAX_FLOAT_CLASSES, target_type  # the rule lives below kernels/
 from . import _ties
-from ._registry import METHOD_ROWS  # each method's scores and default rule
+from ._registry import CV_RULE_NAMES, METHOD_ROWS  # each method's scores and default rule; the rules' names
 from ._grid_refinement import REFINE_MIN_RATIO, REFINE_ZERO_FLOOR, refine_walk, support_jump  # grids
 from ._ties import tied_features, warn_ties  # ties at a requested count
 from ._cv_mean import cv_mean_se  # a point's mean CV score and standard error
@@ -84,10 +84,10 @@ RULES = {"best": ("cv", 0.0, 0.0), "1se": ("cv", 1.0, 0.0), "2pct": ("cv", 0.0, 
 
 #: The rules every estimator's ``cv_rule`` takes (the others are :func:`numkfs.select`'s, read off the
 #: path the estimator fitted).
-CV_RULES = ("best", "1se")
+CV_RULES = CV_RULE_NAMES["prediction"]
 
 #: The rules :func:`numkfs.select` and the command line take.
-SELECTION_RULES = tuple(RULES)
+SELECTION_RULES = CV_RULE_NAMES["selection"]
 
 
 class GridEdgeWarning(UserWarning):
@@ -117,7 +117,7 @@ def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
     ----------
     method : str
         A key of :data:`DEFAULT_CV_RULES` (any case).
-    cv_rule : {"best", "1se", "relaxed_best", "relaxed_1se"} or None
+    cv_rule : {"best", "1se", "2pct", "relaxed_best", "relaxed_1se"} or None
         The rule asked for (one of :data:`SELECTION_RULES`).
 
     Returns
