@@ -163,9 +163,13 @@ def _offdiag_mean_sq(F, diag_sq, n):
 def _rbf_moments(X, g, ZT, method, stats):
     """(numerator, tr(HKH), A_K) of every RBF column (``ZT``: the target factor's rows)."""
     n = X.shape[0]
-    num, tr, _ = _rbf_sums_traces(X, g, ZT, method, RTOL, stats)
-    fgt = method == "fgt" or (method == "auto" and n >= FGT_MIN_SAMPLES)
-    R2, Q = rbf_row_moments(X, g, fgt=fgt, rtol=VAR_RTOL)
+    # R2, Q of the dense columns through the transform come with the sums, on their boxes
+    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, method, RTOL, stats, rows=VAR_RTOL)
+    rest = np.isnan(R2)
+    if rest.any():
+        fgt = method == "fgt" or (method == "auto" and n >= FGT_MIN_SAMPLES)
+        R2[rest], Q[rest] = rbf_row_moments(X if rest.all() else X[:, np.flatnonzero(rest)], g[rest], fgt=fgt,
+                                            rtol=VAR_RTOL)
     S = n * (n - tr)
     F = Q - 2.0 * R2 / n + S * S / n**2
     c = 1.0 + S / n**2

@@ -265,3 +265,75 @@ def test_sparse_input_equals_dense():
     ss, ps = hsic_test(sp.csr_matrix(X), y, kernel="linear")
     np.testing.assert_allclose(ss, sd, rtol=8 * n * EPS)
     np.testing.assert_allclose(ps, pd, rtol=1e-9, atol=1e-300)
+
+
+def _gamma_p(stat, tr, AK, trL, AL, n):
+    """hsic_test's gamma p-value from the statistic and the moments' parts."""
+    mu = tr * trL / (n * (n - 1.0) ** 2)
+    var = 2.0 * (n - 4.0) * (n - 5.0) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0)) * AK * AL
+    return stats.gamma.sf(stat, mu**2 / var, scale=var / mu)
+
+
+def _AK(Q, R2, tr, n):
+    """A_K from Q, R2 and tr(HKH) (numkfs.hsic's identities)."""
+    S = n * (n - tr)
+    c = 1.0 + S / n**2
+    return (Q - 2.0 * R2 / n + S * S / n**2 - (n * c * c - 4.0 * c * S / n + 4.0 * R2 / n**2)) / (n * (n - 1.0))
+
+
+def test_fused_row_moments_and_pvalues_within_the_transform_bounds():
+    """Dense columns through the fast Gauss transform take R2 and Q on the
+    boxes of the statistic's sums (numkfs.kernels._hsic_fgt), a grouped
+    column exactly over its groups, a small-spread column through
+    rbf_row_moments: each within the row sums' and Q's bounds at VAR_RTOL
+    of the direct n x n values; the statistics within RTOL sum_q |z_q|ᵀK|z_q|
+    / n²; the p-values inside the range the gamma law takes over the
+    corners of those bounds (plus rounding), at n = 2000."""
+    from itertools import product
+
+    from numkfs.hsic import RTOL, _target_factor
+    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces
+    from numkfs.kernels.lowrank import _rows_gram
+
+    rng = np.random.default_rng(7)
+    n = 2000
+    X = np.c_[rng.normal(size=(n, 2)), rng.standard_t(2, size=n), rng.uniform(size=n), rng.integers(0, 5, n),
+              1.0 + 1e-3 * rng.normal(size=n), rng.normal(size=n)]
+    y = np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
+    g = 1.0 / X.var(axis=0)
+    g[5] *= 1e-4  # small spread: gamma (max - min)² <= 1/16, the moments' route
+    ZT, _ = _target_factor(y, "auto", n)
+    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, "auto", RTOL, _dense_stats(X), rows=VAR_RTOL)
+    assert np.isnan(R2[5]) and np.isnan(Q[5]) and not np.isnan(R2[[0, 1, 2, 3, 4, 6]]).any()
+    stat, p = hsic_test(X, y, gamma=g)
+    ZtZ, rows4 = _rows_gram(ZT)
+    trL = np.trace(ZtZ)
+    AL = (np.sum(ZtZ * ZtZ) - rows4) / (n * (n - 1.0))
+    A = np.abs(ZT)
+    rnd = EXP_REL + 8 * n * EPS
+    for i in range(X.shape[1]):
+        s = np.sqrt(g[i]) * (X[:, i] - X[:, i].mean())
+        K = np.exp(-((s[:, None] - s[None, :]) ** 2))
+        r = K.sum(axis=1)
+        q = np.sum(K**2)
+        S2 = r.sum()
+        num_e = np.sum((ZT @ K) * ZT)
+        d_num = (RTOL + rnd) * np.sum((A @ K) * A)
+        d_tr = (RTOL + rnd) * S2 / n
+        if i == 5:
+            assert abs(stat[i] - num_e / n**2) <= 1e-12 * np.sum((A @ K) * A) / n**2
+            continue
+        if i == 4:  # five groups: exact sums
+            err_r, d_q = rnd * r, 2 * rnd * q
+        else:
+            err_r, d_q = _row_sum_bound(s, VAR_RTOL) + rnd * r, (VAR_RTOL + 8 * n * EPS) * q
+        d_r2 = np.sum(2 * r * err_r + err_r**2)
+        assert abs(num[i] - num_e) <= d_num
+        assert abs(tr[i] - (n - S2 / n)) <= d_tr
+        assert abs(R2[i] - r @ r) <= d_r2
+        assert abs(Q[i] - q) <= d_q
+        corners = [_gamma_p((num_e + a * d_num) / n**2, n - S2 / n + b * d_tr,
+                            _AK(q + c * d_q, r @ r + e * d_r2, n - S2 / n + b * d_tr, n), trL, AL, n)
+                   for a, b, c, e in product((-1, 1), repeat=4)]
+        lo, hi = min(corners), max(corners)
+        assert lo * (1 - 1e-9) <= p[i] <= hi * (1 + 1e-9)  # 1e-9: gammaincc's and the moments' rounding

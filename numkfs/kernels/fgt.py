@@ -420,7 +420,9 @@ def _direct_self(sv, Wv, c0, c1, out, ebuf):
 @jit
 def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out):
     """out[r] = sum_jk W[r,j] W[r,k] exp(-(s_j - s_k)²) over the first ``m``
-    entries (see the module docstring).  Work arrays: ``sv`` (m), ``Wv``
+    entries (see the module docstring); returns the number of boxes (their
+    values, weights, starts and centres stay in ``sv``, ``Wv``, ``bstart``,
+    ``bcent`` for a caller that takes more sums on them).  Work arrays: ``sv`` (m), ``Wv``
     (R, m), ``pw`` (m), ``bstart`` (m + 1), ``bcent`` (m), ``cnt``
     (``len(cnt) - m - 1`` grid cells at most and the entries' positions,
     else the sorted boxes), ``ring``
@@ -429,7 +431,7 @@ def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, 
     for r in range(R):
         out[r] = 0.0
     if m == 0:
-        return
+        return 0
     nocc = _boxes(s, W, m, h, sv, Wv, bstart, bcent, cnt)
     nring = ring.shape[0]
     for q in range(nring):
@@ -466,6 +468,7 @@ def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, 
                 _hermite(bcent[B] - bcent[C], P, hk)
                 _expand_pair(ring[slotB], ring[slotC], hk, P, out, 2.0)
             B -= 1
+    return nocc
 
 
 def _ring_size(h, delta):
