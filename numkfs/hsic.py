@@ -121,10 +121,12 @@ VAR_RTOL = 1e-6
 
 
 def _target_factor(y, target, n):
-    """Centred factor, transposed: ``ZT`` (r, n, C order) with ``HLH = ZTᵀ ZT``
-    (module docstring), and the kind.  Rows, not columns: the sums read each
-    column of the factor as a weight row, and the n x r transposition cost a
-    third of the factor's time (n = 2e5, r = 17)."""
+    """Centred factor, transposed, and a row of ones: ``W`` (r + 1, n, C
+    order) with ``HLH = ZTᵀ ZT`` for ``ZT = W[:-1]`` (module docstring),
+    and the kind.  Rows, not columns: the sums read each column of the
+    factor as a weight row, and the n x r transposition cost a third of the
+    factor's time (n = 2e5, r = 17); the ones are the sums' counts row,
+    in the factor's own buffer (no copy of the factor to add it)."""
     if target == "auto":
         try:
             target = target_type(y)
@@ -136,22 +138,27 @@ def _target_factor(y, target, n):
             y = y.ravel()
         classes, inv = np.unique(y, return_inverse=True)
         if len(classes) == 2:  # the two centred indicators are opposite: one column, twice
-            Y = np.sqrt(2.0) * (inv == 1).astype(float)[None, :]
+            W = np.empty((2, n))
+            W[0] = np.sqrt(2.0) * (inv == 1)
         else:
-            Y = np.zeros((len(classes), n))
-            Y[inv, np.arange(n)] = 1.0
+            W = np.zeros((len(classes) + 1, n))
+            W[inv, np.arange(n)] = 1.0
     elif target == "regression":
         y = check_y(y, n, caller="hsic_test")
         sd = y.std()
         if sd == 0:
-            return np.zeros((1, n)), target
-        Y, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK))
+            W = np.zeros((2, n))
+            W[1] = 1.0
+            return W, target
+        W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1)
     else:
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."
         )
-    Y -= Y.mean(axis=1, keepdims=True)  # Y is this function's own: centred in place, no second r x n array
-    return Y, target
+    ZT = W[:-1]
+    ZT -= ZT.mean(axis=1, keepdims=True)  # W is this function's own: centred in place, no second r x n array
+    W[-1] = 1.0
+    return W, target
 
 
 def _offdiag_mean_sq(F, diag_sq, n):
@@ -160,11 +167,11 @@ def _offdiag_mean_sq(F, diag_sq, n):
     return np.maximum(F - diag_sq, 0.0) / (n * (n - 1.0))
 
 
-def _rbf_moments(X, g, ZT, method, stats):
-    """(numerator, tr(HKH), A_K) of every RBF column (``ZT``: the target factor's rows)."""
+def _rbf_moments(X, g, W, method, stats):
+    """(numerator, tr(HKH), A_K) of every RBF column (``W``: the target factor's rows and the ones)."""
     n = X.shape[0]
     # R2, Q of the dense columns through the transform come with the sums, on their boxes
-    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, method, RTOL, stats, rows=VAR_RTOL)
+    num, tr, _, R2, Q = _rbf_sums_traces(X, g, W[:-1], method, RTOL, stats, rows=VAR_RTOL, weights=W)
     rest = np.isnan(R2)
     if rest.any():
         fgt = method == "fgt" or (method == "auto" and n >= FGT_MIN_SAMPLES)
@@ -263,7 +270,8 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
         raise ValueError(
             f"hsic_test: y must be 1-D with one value per row of X: X has {n} rows, y has shape {y.shape}."
         )
-    ZT, _ = _target_factor(y, target, n)
+    W, _ = _target_factor(y, target, n)
+    ZT = W[:-1]
     if sp.issparse(X):
         stats, var = None, None
         const = (X.max(axis=0).toarray() == X.min(axis=0).toarray()).ravel()
@@ -274,7 +282,7 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
         num, tr, A_K = _linear_moments(X, ZT)
     else:
         g = _resolve_gamma(X, gamma, var)
-        num, tr, A_K = _rbf_moments(X, g, ZT, method, stats)
+        num, tr, A_K = _rbf_moments(X, g, W, method, stats)
     const = const | (tr <= 0)
     ZtZ, rows4 = _rows_gram(ZT)  # no BLAS after the parallel sums (_rows_gram)
     tr_L = float(np.trace(ZtZ))

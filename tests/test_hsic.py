@@ -180,8 +180,9 @@ def test_fgt_route_agrees_with_exact_route_real_target():
     y = np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
     sf, pf = hsic_test(X, y, method="fgt")
     se, pe = hsic_test(X, y, method="exact")
-    ZT, _ = _target_factor(y, "auto", n)
-    assert ZT.shape[0] >= 10  # many weight rows
+    W, _ = _target_factor(y, "auto", n)
+    ZT = W[:-1]
+    assert ZT.shape[0] >= 10 and np.all(W[-1] == 1.0)  # many weight rows, then the counts
     A = np.abs(ZT)
     for i in range(X.shape[1]):
         x = X[:, i]
@@ -302,8 +303,9 @@ def test_fused_row_moments_and_pvalues_within_the_transform_bounds():
     y = np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
     g = 1.0 / X.var(axis=0)
     g[5] *= 1e-4  # small spread: gamma (max - min)² <= 1/16, the moments' route
-    ZT, _ = _target_factor(y, "auto", n)
-    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, "auto", RTOL, _dense_stats(X), rows=VAR_RTOL)
+    W, _ = _target_factor(y, "auto", n)
+    ZT = W[:-1]
+    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, "auto", RTOL, _dense_stats(X), rows=VAR_RTOL, weights=W)
     assert np.isnan(R2[5]) and np.isnan(Q[5]) and not np.isnan(R2[[0, 1, 2, 3, 4, 6]]).any()
     stat, p = hsic_test(X, y, gamma=g)
     ZtZ, rows4 = _rows_gram(ZT)

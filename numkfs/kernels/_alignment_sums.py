@@ -54,14 +54,16 @@ def _fgt_min_entries(method):
     return {"exact": np.iinfo(np.int64).max, "fgt": 0, "auto": FGT_MIN_SAMPLES}[method]
 
 
-def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None):
+def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None, weights=None):
     """(S1, S2, n_entries) for every column of X (dense ndarray or CSC):
     ``method`` as in :func:`feature_alignments`; ``shift``: the dense
     columns' ``_column_shift`` if known.  ``rows``: the HSIC test's row
     moments' tolerance; then also ``(R2, Q)``
     (:func:`numkfs.kernels.rowsums.rbf_row_moments`), taken on the same
     boxes for dense columns through the transform
-    (:mod:`numkfs.kernels._hsic_fgt`), NaN for the others."""
+    (:mod:`numkfs.kernels._hsic_fgt`), NaN for the others.  ``weights``:
+    ``ZT``'s rows and a row of ones in one array, if the caller has it
+    (``ZT`` its first rows), else made here for the transform."""
     n, d = X.shape
     S1 = np.empty(d)
     S2 = np.empty(d)
@@ -88,9 +90,11 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None):
             nt = numba.get_num_threads()
             nb = max(_n_blocks(d), -(-d * n // FGT_BLOCK_VALUES))
             nb = int(min(d, -(-nb // nt) * nt))
-            W = np.empty((ZT.shape[0] + 1, n))  # the targets, then the counts
-            W[:-1] = ZT
-            W[-1] = 1.0
+            W = weights
+            if W is None:
+                W = np.empty((ZT.shape[0] + 1, n))  # the targets, then the counts
+                W[:-1] = ZT
+                W[-1] = 1.0
             if rows is None:
                 _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
             else:
@@ -187,14 +191,14 @@ def _small_spread_sums(Xs, g, mean, Z):
     return S1, tot[0] / n
 
 
-def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None):
+def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None, weights=None):
     """``(S1, tr, n_entries)`` for every column: ``_rbf_pair_sums`` with
     ``tr = n - S2/n``, except for dense columns within a quarter of a
     bandwidth, whose sums come from their moments (``_small_spread_sums``:
     there ``n - S2/n`` cancels, ``1 - γ var`` of the digits lost).
     ``stats``: ``(mean, var, spread)`` of a dense X if known.  ``rows``:
     as in ``_rbf_pair_sums``, then ``(S1, tr, n_entries, R2, Q)`` (NaN
-    where not taken with the sums)."""
+    where not taken with the sums); ``weights``: as in ``_rbf_pair_sums``."""
     n, d = X.shape
     if rows is not None:
         R2 = np.full(d, np.nan)
@@ -211,7 +215,7 @@ def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None
     small = (g * (2.0 * spread) ** 2 <= SMALL_SPREAD) & (spread > 0)
     shift = _column_shift(X, mean, var)
     if not small.any():
-        out = _rbf_pair_sums(X, g, ZT, method, rtol, shift, rows)
+        out = _rbf_pair_sums(X, g, ZT, method, rtol, shift, rows, weights)
         return (out[0], n - out[1] / n) + out[2:]
     S1 = np.empty(d)
     tr = np.empty(d)
@@ -219,7 +223,7 @@ def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None
     S1[small], tr[small] = _small_spread_sums(X[:, small], g[small], mean[small], ZT.T)
     rest = ~small
     if rest.any():
-        out = _rbf_pair_sums(X[:, rest], g[rest], ZT, method, rtol, shift[rest], rows)
+        out = _rbf_pair_sums(X[:, rest], g[rest], ZT, method, rtol, shift[rest], rows, weights)
         S1[rest], tr[rest], U[rest] = out[0], n - out[1] / n, out[2]
         if rows is not None:
             R2[rest], Q[rest] = out[3], out[4]

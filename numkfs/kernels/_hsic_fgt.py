@@ -27,7 +27,11 @@ from .._jit import jit, pjit, prange
 from ._alignment_exact import _dense_block, _entry_scratch
 from ._alignment_fgt import _fgt_entry_sums
 from .fastexp import LOG2E
-from .fgt import _fgt_work
+from .fgt import _fgt_work, _moments
+
+#: Boxes whose counts moments the statistic's sums keep for the row sums
+#: (more boxes, from far outliers: the row sums take their own moments).
+KEEP_BOXES = 4096
 from .rowsums import _box_moments, _boxed_row_sums
 
 
@@ -73,7 +77,7 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S
     PM = max(Pr, Pq)
     for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r)
-        work = _fgt_work(n, r + 1, p, nring)
+        work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM)
         out = np.empty(r + 1)
         loc = np.empty(Pr)
         hk = np.empty(Pr)
@@ -93,7 +97,13 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S
                     R2[i0 + q], Q[i0 + q] = _grouped_row_moments(vals, cs, u)
                     continue
                 nocc = _n_boxes(bstart, n)
-                M = _box_moments(sv, ones, bstart, bcent, nocc, PM, pw)
+                if nocc > KEEP_BOXES:  # far outliers: more boxes than kept
+                    M = _box_moments(sv, ones, bstart, bcent, nocc, PM, pw)
+                else:
+                    M = work[9][:nocc]
+                    for C in range(nocc):
+                        if np.isnan(M[C, 0, 0]):  # summed directly only: not yet taken
+                            _moments(sv, ones, bstart[C], bstart[C + 1], bcent[C], PM, pw, M[C])
                 Q[i0 + q] = _boxed_row_sums(sv, ones, n, nocc, bstart, bcent, M, Pr, dr, Pq, dq, direct_max, pw,
                                             loc, hk, hq, s2, rs)
                 acc = 0.0
