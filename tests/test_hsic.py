@@ -339,3 +339,74 @@ def test_fused_row_moments_and_pvalues_within_the_transform_bounds():
                    for a, b, c, e in product((-1, 1), repeat=4)]
         lo, hi = min(corners), max(corners)
         assert lo * (1 - 1e-9) <= p[i] <= hi * (1 + 1e-9)  # 1e-9: gammaincc's and the moments' rounding
+
+
+def test_target_factor_tolerance_moves_the_test_within_its_bounds():
+    """The real target's kernel L through its factor GGᵀ, E = L - GGᵀ positive
+    semi-definite with tr(E) <= TARGET_TOL n: against the full Gaussian kernel
+    (n x n), tr(HLH) moves by at most tr(E), n(n-1) A_L by at most
+    tr(E) (2 lambda_max(HLH) + 2 max_j (HLH)_jj), the statistic by at most
+    tr(E) lambda_max(HKH) / n² (the bounds of numkfs.hsic's docstring); the
+    p-values stay inside the range the gamma law takes over the corners of
+    those bounds (plus rounding)."""
+    from itertools import product
+
+    from numkfs.hsic import TARGET_TOL, _target_factor
+    from numkfs.kernels.lowrank import _pivoted_cholesky_rbf1d_rows, _rows_gram
+
+    rng = np.random.default_rng(8)
+    n = 600
+    X = np.c_[rng.normal(size=(n, 3)), rng.standard_t(3, size=n)]
+    for y in (np.sin(X[:, 0]) + 0.3 * rng.normal(size=n), rng.standard_t(2, size=n)):
+        v = (y - y.mean()) / y.std()
+        G, _ = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, n)
+        trE = n - np.sum(G * G)
+        assert 0.0 <= trE <= TARGET_TOL * n
+        W, _ = _target_factor(y, "auto", n)
+        ZtZ, rows4 = _rows_gram(W[:-1])
+        trLf = np.trace(ZtZ)
+        ALf = (np.sum(ZtZ * ZtZ) - rows4) / (n * (n - 1.0))
+        Hm = np.eye(n) - 1.0 / n
+        Lc = Hm @ np.exp(-((v[:, None] - v[None, :]) ** 2)) @ Hm
+        off = ~np.eye(n, dtype=bool)
+        trL = np.trace(Lc)
+        AL = np.sum(Lc[off] ** 2) / (n * (n - 1.0))
+        d_trL = trE + 1e-12 * trL
+        d_AL = trE * (2 * np.linalg.eigvalsh(Lc)[-1] + 2 * np.max(np.diag(Lc))) / (n * (n - 1.0)) + 1e-12 * AL
+        assert abs(trLf - trL) <= d_trL and abs(ALf - AL) <= d_AL
+        stat, p = hsic_test(X, y, method="exact")
+        for i in range(X.shape[1]):
+            x = X[:, i]
+            Kc = Hm @ np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var()) @ Hm
+            st = np.sum(Kc * Lc) / n**2
+            d_st = trE * np.linalg.eigvalsh(Kc)[-1] / n**2 + (EXP_REL + 8 * n * EPS) * np.sum(np.abs(Kc) * np.abs(Lc)) / n**2
+            assert abs(stat[i] - st) <= d_st
+            trK = np.trace(Kc)
+            AK = np.sum(Kc[off] ** 2) / (n * (n - 1.0))
+            corners = [_gamma_p(st + a * d_st, trK, AK, trL + b * d_trL, AL + c * d_AL, n)
+                       for a, b, c in product((-1, 1), repeat=3)]
+            assert min(corners) * (1 - 1e-9) <= p[i] <= max(corners) * (1 + 1e-9)
+
+
+def test_fused_row_moments_with_more_boxes_than_kept():
+    """A column spread over more boxes than the sums keep moments for
+    (KEEP_BOXES; here about 4,400 boxes of a few points, the pairs within
+    the cut-off summed directly, the others skipped): its R2 and Q are
+    those of the exact pair loop within VAR_RTOL (the skipped pairs' share,
+    below the cut-off's half of the bound)."""
+    from numkfs.hsic import RTOL, _target_factor
+    from numkfs.kernels._hsic_fgt import KEEP_BOXES
+    from numkfs.kernels.alignment import _rbf_sums_traces
+
+    rng = np.random.default_rng(9)
+    n = 5000
+    X = rng.uniform(size=(n, 1))
+    g = np.array([1e4**2])  # natural units over [0, 1e4]: 2e4 cells of width 0.5
+    W, _ = _target_factor(np.sin(3 * X[:, 0]) + rng.normal(size=n), "auto", n)
+    out = _rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, rows=VAR_RTOL, weights=W)
+    s = np.sort(np.sqrt(g[0]) * X[:, 0])
+    assert np.sum(np.diff(np.floor((s - s[0]) / FGT_H)) > 0) + 1 > KEEP_BOXES
+    R2e, Qe = rbf_row_moments(X, g, fgt=False)
+    np.testing.assert_allclose(out[3], R2e, rtol=VAR_RTOL)
+    np.testing.assert_allclose(out[4], Qe, rtol=VAR_RTOL)
+    assert np.all(out[3] < R2e) and np.all(out[4] <= Qe)  # only skipped (positive) terms missing
