@@ -379,7 +379,7 @@ def test_target_factor_tolerance_moves_the_test_within_its_bounds():
             x = X[:, i]
             Kc = Hm @ np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var()) @ Hm
             st = np.sum(Kc * Lc) / n**2
-            d_st = trE * np.linalg.eigvalsh(Kc)[-1] / n**2 + (EXP_REL + 8 * n * EPS) * np.sum(np.abs(Kc) * np.abs(Lc)) / n**2
+            d_st = (trE * np.linalg.eigvalsh(Kc)[-1] + (EXP_REL + 8 * n * EPS) * np.sum(np.abs(Kc) * np.abs(Lc))) / n**2
             assert abs(stat[i] - st) <= d_st
             trK = np.trace(Kc)
             AK = np.sum(Kc[off] ** 2) / (n * (n - 1.0))

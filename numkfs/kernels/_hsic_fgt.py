@@ -9,7 +9,9 @@ target factor's r rows and the counts as weight rows,
 copied, scaled and boxed once, and the row sums' box moments are those of
 the counts row at the variance's orders (at most the statistic's), so the
 second pass over the points (its own copy, boxing and moments: a sixth of
-the test at 2 x 10^5 x 10) is gone.  The row sums and ``Q`` keep the
+the test at 2 x 10^5 x 10) is gone: the counts row's moments are kept as
+the statistic's sums take them (``keep`` of
+:func:`numkfs.kernels.fgt._fgt_core`).  The row sums and ``Q`` keep the
 orders, cut-offs and error bounds of :mod:`numkfs.kernels.rowsums` at the
 variance's tolerance; only the boxes' origin moves (the statistic's column
 offset rather than the column mean), so the results differ from the
@@ -28,11 +30,11 @@ from ._alignment_exact import _dense_block, _entry_scratch
 from ._alignment_fgt import _fgt_entry_sums
 from .fastexp import LOG2E
 from .fgt import _fgt_work, _moments
+from .rowsums import _box_moments, _boxed_row_sums
 
 #: Boxes whose counts moments the statistic's sums keep for the row sums
 #: (more boxes, from far outliers: the row sums take their own moments).
 KEEP_BOXES = 4096
-from .rowsums import _box_moments, _boxed_row_sums
 
 
 @jit
