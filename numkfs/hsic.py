@@ -81,7 +81,9 @@ with the row sums :math:`r_j = \sum_k K_{jk}`, :math:`S = \sum_j r_j`,
 goes through the exact pair loop below 1,024 rows and through the fast
 Gauss transform from there on (``method="auto"``): O(n) per feature, within
 ``rtol = 1e-10`` for the statistic's sums and 1e-6 for the variance's
-(:data:`VAR_RTOL`).  A constant feature (or target) has statistic 0 and p-value 1.
+(:data:`VAR_RTOL`); for dense columns the variance's row moments are taken
+on the boxes and moments of the statistic's transform, in the same pass
+(:mod:`numkfs.kernels._hsic_fgt`).  A constant feature (or target) has statistic 0 and p-value 1.
 
 Calibration: the gamma law matches the first two moments only; it is
 accurate in the bulk and the upper tail for moderate n (the tests check
