@@ -120,7 +120,8 @@ def run_real(selector, name, n_splits, counts=None):
             cpu_select = time.process_time() - c0
             err = held_out_error(X, y, tr, te, cols, task)
         print(json.dumps(dict(selector=selector, data=name, split=i, n_features=int(len(cols)), error=err,
-                              cpu=cpu_select, note=str(note)[:120], selected=np.asarray(cols).tolist())),
+                              cpu=cpu_select, note=str(note)[:120],
+                              selected=None if selector == "all" else np.asarray(cols).tolist())),
               flush=True)
 
 

@@ -371,14 +371,18 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     (every data set of the selection benchmarks), default_n_components(n) landmarks on one row more:
     a quarter of the rows, at least MIN_COMPONENTS (all rows when fewer), at most DEFAULT_N_COMPONENTS."""
     from numkfs import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
-    from numkfs.methods.knife import (AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS, MIN_COMPONENTS,
-                                      default_n_components)
+    from numkfs.methods.knife import (AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION,
+                                      DEFAULT_N_COMPONENTS, MIN_COMPONENTS, default_n_components)
 
     assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS) == (250, 500)
     assert [default_n_components(n) for n in (10, 250, 999, 1000, 1001, 1999, 2000, 10**6)] == \
         [10, 250, 250, 250, 250, 499, 500, 500]
     assert resolve_approximation("auto", 800) == ("exact", None)
     assert resolve_approximation("auto", 801) == ("nystroem", 250)
+    # the classification losses keep the exact kernel up to 2,000 rows (their α-step factorises the margin's rows)
+    assert AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION == 2000
+    assert resolve_approximation("auto", 2000, loss="squared_hinge") == ("exact", None)
+    assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 500)
     assert resolve_approximation("nystroem", 3000) == ("nystroem", 500)
     assert resolve_approximation("auto", 3000, 100) == ("nystroem", 100)
 

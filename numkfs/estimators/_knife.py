@@ -119,7 +119,8 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
                                           feature_names=getattr(self, "feature_names_in_", None))
         from ..methods.knife import resolve_approximation
 
-        self.approximation_ = resolve_approximation(self.approximation, X_arr.shape[0], self.n_components, name)[0]
+        self.approximation_ = resolve_approximation(self.approximation, X_arr.shape[0], self.n_components, name,
+                                                    self.loss)[0]
         return Xs, y_arr, X_arr
 
     def _check_predict_input(self, X):
@@ -193,7 +194,9 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         ``n_components`` landmark rows with the weights inside it (O(n m)
         memory; :func:`numkfs.methods.knife.knife`); ``"auto"``: exact up to
         :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES` (800)
-        rows, the Nyström form above, so that no default fit factorises an
+        rows for the squared loss and
+        :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION`
+        (2,000) for the classification losses, the Nyström form above, so that no default fit factorises an
         n x n kernel on thousands of rows (at 4,000 x 40 the exact default
         ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).
     n_components : int, optional

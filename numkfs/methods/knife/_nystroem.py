@@ -71,21 +71,29 @@ from ...kernels.weighted import AUTO_NUMBA_MAX_FEATURES
 from ...kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
 from ._problem import _EPS_DECREASE, _Knife
 
-__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
+__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
            "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]
 
 #: Values of the ``approximation`` parameter.
 APPROXIMATIONS = ("exact", "nystroem", "auto")
 
 #: ``approximation="auto"`` uses the exact kernel up to this many rows and
-#: the Nyström basis above.  An exact α-step factorises the n x n kernel
-#: (n³/3 flops), a Nyström one forms an n x m product (n m²): through
-#: :func:`default_n_components` landmarks the landmarks win from a few hundred
-#: rows.  ``select(X, y)`` on the size simulation (p = 50) took 90-100 CPU s
-#: exact and 44 s through 250 landmarks at n = 1000, with the same five
-#: features (benchmarks/results/knife_large_auto.md); every data set of the
-#: selection benchmarks (at most 569 rows) keeps the exact kernel.
+#: the Nyström basis above, for the squared loss (regression).  An exact
+#: α-step factorises the n x n kernel (n³/3 flops), a Nyström one forms an
+#: n x m product (n m²): through :func:`default_n_components` landmarks the
+#: landmarks win from a few hundred rows.  ``select(X, y)`` on the size
+#: simulation (p = 50) took 70-109 CPU s exact and 36-46 s through 250
+#: landmarks at n = 1000, with the same true features and no false one
+#: (exact: 0 and 5), and at n = 600 the landmarks added two false features
+#: (benchmarks/results/knife_large_auto.md).
 AUTO_EXACT_MAX_SAMPLES = 800
+
+#: The same for the classification losses: their exact α-step factorises
+#: only the rows inside the margin, so the exact kernel stays cheap longer:
+#: on digits (1,797 x 64, 10 classes) ``KNIFEClassifierCV()`` through 449
+#: landmarks took 1,557 CPU s, more than the exact kernel
+#: (benchmarks/results/knife_speed.md).
+AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION = 2000
 
 #: The most landmarks :func:`default_n_components` gives (from 2,000 rows on).
 DEFAULT_N_COMPONENTS = 500
@@ -115,9 +123,12 @@ def default_n_components(n_samples: int) -> int:
 LIVE_KERNELS = 3
 
 
-def resolve_approximation(approximation, n_samples: int, n_components=None, caller: str = "knife"):
+def resolve_approximation(approximation, n_samples: int, n_components=None, caller: str = "knife",
+                          loss: str = "squared"):
     """``(approximation, m)``: "exact" or "nystroem" for ``n_samples`` rows and the number of landmarks
-    (None for the exact kernel); raises a ValueError naming the parameter at fault.
+    (None for the exact kernel); raises a ValueError naming the parameter at fault.  ``"auto"`` is
+    exact up to :data:`AUTO_EXACT_MAX_SAMPLES` rows for the squared loss and
+    :data:`AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION` for the others.
 
     Examples
     --------
@@ -133,7 +144,8 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
         raise ValueError(f"The 'n_components' parameter of {caller} must be an int in [1, n_samples = "
                          f"{n_samples}] or None. Got {n_components!r} instead.")
     if approximation == "auto":
-        approximation = "exact" if n_samples <= AUTO_EXACT_MAX_SAMPLES else "nystroem"
+        exact_max = AUTO_EXACT_MAX_SAMPLES if loss == "squared" else AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION
+        approximation = "exact" if n_samples <= exact_max else "nystroem"
     if approximation == "exact":
         return "exact", None
     return "nystroem", int(default_n_components(n_samples) if n_components is None else n_components)
@@ -163,7 +175,8 @@ def knife_model(X, y, *, approximation="exact", n_components=None, landmarks="un
     :class:`numkfs.methods.knife._problem._Knife` or :class:`_KnifeNystroem` with landmarks drawn
     from ``random_state``; ``kw`` are :class:`_Knife`'s keywords.  The memory check names
     ``n_components``."""
-    approximation, m = resolve_approximation(approximation, X.shape[0], n_components, caller)
+    approximation, m = resolve_approximation(approximation, X.shape[0], n_components, caller,
+                                             kw.get("loss", "squared"))
     if approximation == "exact":
         n = X.shape[0]
         # K_w, its Cholesky factor (or Newton matrix) and a work copy live at once
