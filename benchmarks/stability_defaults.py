@@ -14,12 +14,15 @@ selections, so the candidates differ only by the rule.  ``select(X, y,
 
 Raw selections are cached in ``$NUMKFS_BENCH_CACHE`` (default
 ``/tmp/numkfs_stability_cache``), one file per data set and seed, so that a
-rerun only fits what is missing (delete the directory to refit).
+rerun only fits what is missing (delete the directory to refit).  ``--fit-new-only``
+fits only the current default's missing cases and reads the settings before
+from the cache.
 """
 from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 import warnings
 
@@ -42,8 +45,8 @@ def datasets(quick=False):
             return X, y, np.flatnonzero(s), False
         return make
 
-    def friedman(seed):
-        X, y = make_friedman1(n_samples=200, n_features=15, random_state=seed)
+    def friedman(seed, noise=0.0):
+        X, y = make_friedman1(n_samples=200, n_features=15, noise=noise, random_state=seed)
         return X, y, np.arange(5), False
 
     def classification(seed):
@@ -60,6 +63,7 @@ def datasets(quick=False):
     return {
         "make_sinusoid(300, 20)": (five, sinusoid(300)),
         "Friedman #1 + 10 noise, 200 x 15": (five, friedman),
+        "Friedman #1 + 10 noise, 200 x 15, noise 1": (five, functools.partial(friedman, noise=1.0)),
         "make_classification(300, 30), 5 informative": (five, classification),
         "make_sinusoid(100, 20)": (five, sinusoid(100)),
         "null, 200 x 20": (range(6) if quick else range(int(os.environ.get("NULL20_SEEDS", 50))), null(20)),
@@ -67,19 +71,25 @@ def datasets(quick=False):
     }
 
 
-def _cache_path(name, seed, n_grid, refine=True):
+def _cache_path(name, seed, n_grid, refine=True, new=False):
     return os.path.join(CACHE, "".join(c if c.isalnum() else "_" for c in name)
-                        + f"_g{n_grid}{'' if refine else 'r0'}_s{seed}.npz")
+                        + f"_g{n_grid}{'' if refine else 'r0'}{'_walk_l1cv' if new else ''}_s{seed}.npz")
 
 
-def collect(name, seed, make, n_grid, pairs=None, refine=True):
-    """Fit (or load) one case: the CV selection and the subsamples' selections."""
+def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False):
+    """Fit (or load) one case: the CV selection and the subsamples' selections.
+
+    ``new``: the settings of the current default (registry: on class labels KNIFEClassifierCV's lambda1 = 3;
+    each subsample walks only from where the full-data path keeps <= 2 q features, q of the default rule);
+    else the settings before (lambda1 = 1 on class labels, every point walked).
+    """
     from numkfs import select
+    from numkfs._registry import METHOD_ROWS
     from numkfs.resampling import method_path
-    from numkfs.stability import _SubsamplePath, complementary_pairs
+    from numkfs.stability import _SubsamplePath, complementary_pairs, q_for_pfer, _walked_points
 
     os.makedirs(CACHE, exist_ok=True)
-    path = _cache_path(name, seed, n_grid, refine)
+    path = _cache_path(name, seed, n_grid, refine, new)
     if os.path.exists(path):
         return dict(np.load(path))
     X, y, truth, classification = make(seed)
@@ -91,11 +101,17 @@ def collect(name, seed, make, n_grid, pairs=None, refine=True):
         task = "classification" if classification else "regression"
         c0 = time.process_time()
         params = {"n_grid": n_grid} if refine else {"n_grid": n_grid, "max_refine": 0}
+        if classification and not new:
+            params["lambda1"] = 1.0  # knife_path's default, what the resamples ran before
         full = method_path("knife", X, y, params=params, task=task)
-        full_cpu = time.process_time() - c0
         pairs = pairs or (MAX_PAIRS if truth is not None else NULL_PAIRS)
+        walked = None
+        if new:  # the region's q under the default rule (unimodal, threshold 0.9, PFER 1)
+            walked = _walked_points(full, METHOD_ROWS["knife"].resampling.walk_from,
+                                   q_for_pfer(1.0, X.shape[1], 0.9, pairs))
+        full_cpu = time.process_time() - c0
         subs = complementary_pairs(y, pairs, classification=classification, random_state=seed)
-        fit_one = _SubsamplePath("knife", X, y, full, params, task)
+        fit_one = _SubsamplePath("knife", X, y, full, params, task, walked)
         sel, cpu = [], []
         for rows in subs:
             c0 = time.process_time()
@@ -140,23 +156,33 @@ def apply_rule(sel, p, kind, threshold, pfer, n_pairs):
     return probs >= threshold, q_region, bound
 
 
-#: (label, n_grid, refined, pairs, rules shown): the default setting first, then the ones it was chosen over.
+#: (label, n_grid, refined, pairs, rules shown, new settings): the default setting first, then the ones it was
+#: chosen over.
 SETTINGS = (
-    ("20 points, not refined", 20, False, 25, None),
-    ("20 points, refined", 20, True, 50, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1")),
-    ("20 points, refined", 20, True, 25, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1")),
+    ("20 points, not refined, walked from 2 q, lambda1 3 on labels", 20, False, 25,
+     ("SS unimodal, pi 0.9, PFER 1",), True),
+    ("20 points, not refined, walked from 2 q, lambda1 3 on labels", 20, False, 20,
+     ("SS unimodal, pi 0.9, PFER 1",), True),
+    ("20 points, not refined", 20, False, 25, None, False),
+    ("20 points, refined", 20, True, 50, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1"), False),
+    ("20 points, refined", 20, True, 25, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1"), False),
 )
+#: Data sets measured under the current default only.
+NEW_ONLY = ("Friedman #1 + 10 noise, 200 x 15, noise 1",)
 
 
 def table(quick=False, cached_only=False):
     """Rows of the power / error / cost table (``cached_only``: the cases already fitted)."""
     data = datasets(quick)
     rows = []
-    for label, n_grid, refine, n_pairs, shown in SETTINGS:
+    for label, n_grid, refine, n_pairs, shown, new in SETTINGS:
         cases = {}
         for name, (seeds, make) in data.items():
-            runs = [collect(name, s, make, n_grid, n_pairs if not refine else None, refine) for s in seeds
-                    if (not cached_only and not refine) or os.path.exists(_cache_path(name, s, n_grid, refine))]
+            if name in NEW_ONLY and not new:
+                continue
+            runs = [collect(name, s, make, n_grid, n_pairs if not refine else None, refine, new) for s in seeds
+                    if (not cached_only and not refine and (new or "--fit-new-only" not in sys.argv))
+                    or os.path.exists(_cache_path(name, s, n_grid, refine, new))]
             runs = [r for r in runs if r["sel"].shape[0] >= 2 * n_pairs]
             if runs:
                 cases[name] = runs
@@ -197,12 +223,19 @@ def _summary(runs, kind, thr, pfer, n_pairs):
 
 DESCRIPTION = (
     "KNIFE's path (select()'s settings) on all rows and on complementary pairs of half-samples, per data set "
-    "and seed. Paths: a 20-point lambda2 grid without refinement and 25 pairs (the new default), or refined "
-    "where the support jumps (knife_path's default) with 50 pairs, the 25-pair rows then read from the first "
-    "25 pairs of the same fits. Each rule is read from the same subsample selections. Rule: the bound that "
+    "and seed. Paths: first the current default (issue #43, third round): a 20-point lambda2 grid without "
+    "refinement, on class labels KNIFEClassifierCV's lambda1 = 3 (what select() runs), each subsample walking "
+    "lambda2 = 0 then only from the first grid point where the full-data path keeps <= 2 q features (q of the "
+    "unimodal rule at 25 pairs), 25 pairs fitted and the 20-pair rows read from the first 20 pairs of the same "
+    "fits (20 is the default); then the settings before, every point walked and lambda1 = 1 on class labels: "
+    "the same grid with 25 pairs, or refined where the support jumps (knife_path's default) with 50 pairs, the "
+    "25-pair rows then read from the first 25 pairs of the same fits; those rows were fitted earlier (the "
+    "same day) and read from the cache. Friedman #1 with noise 1: the current default only. Each rule is read "
+    "from the same subsample selections. Rule: the bound that "
     "sets q from the PFER target (MB: Meinshausen & Buehlmann, q^2 / ((2 pi - 1) p); SS unimodal: Shah & "
     "Samworth eq. (8); SS r-concave: their Theorem 3, r = -1/2 and -1/4, computed numerically), the threshold "
-    "pi and the target. Data: make_sinusoid(n, 20) (5 true), make_friedman1(200, 15) (5 true, 10 noise), "
+    "pi and the target. Data: make_sinusoid(n, 20) (5 true), make_friedman1(200, 15) (5 true, 10 noise; "
+    "noise 0, sklearn's default, unless the name says noise 1), "
     "make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False) (5 true), null: X and y "
     "independent standard normal, 200 rows (every selection is false), seeds 0, 1, ... as many as the "
     "seeds column says. True kept: mean number of true features selected. Runs passing: runs keeping >= 80 % "
@@ -216,8 +249,6 @@ HEADERS = ["rule", "paths", "data", "seeds", "true kept (mean)", "runs passing",
            "reported bound (mean)", "CPU vs CV (mean)"]
 
 if __name__ == "__main__":
-    import sys
-
     sys.path.insert(0, os.path.dirname(__file__))
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's numkfs
     from _common import markdown_table  # noqa: E402

@@ -129,6 +129,15 @@ class PathSpec(_Frozen):
         rows and on every subsample) over ``defaults``, for a method given by
         name: KNIFE's 20-point λ2 grid, not refined (its region Λ needs no
         finer grid, and each fit costs less; benchmarks/results/trust.md).
+    walk_from : float or None
+        For a path walked from its dense end with warm starts, whose zero
+        weights stay zero (KNIFE's λ2 path): the subsamples of
+        :class:`numkfs.StabilitySelection` walk the path's first point (the
+        start every walk shares), then jump to the first grid point where
+        the full-data path keeps at most ``walk_from * q`` features and walk
+        on from there, warm-started from the point before; the points in
+        between are not walked (they count as outside the region Λ).  None:
+        every point is walked.
     """
 
     defaults: Mapping = field(default_factory=dict)
@@ -146,6 +155,7 @@ class PathSpec(_Frozen):
     min_rows: int = 2
     integer_grid: bool = False
     stability: Mapping = field(default_factory=dict)
+    walk_from: float | None = None
 
 
 @dataclass(frozen=True)
@@ -298,9 +308,14 @@ _ROWS = (
         select_params={"n_grid": 40},  # a 40-point λ2 grid keeps the CLI's main job under a minute
         cross_check={"knife-wstep": "numkfs._crosscheck_problems:knife_wstep_problem"},
         guide="docs/guide/knife.md",
-        resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0}, classification={"loss": "squared_hinge"},
+        # class labels: KNIFEClassifierCV's loss and lambda1 (the selection select() runs); lambda1 = 3 also
+        # halved stability selection's cost on make_classification (benchmarks/results/trust.md, issue #43)
+        resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0},
+                            classification={"loss": "squared_hinge", "lambda1": 3.0},
                             standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                            multiclass="knife_ovr_paths", stability={"n_grid": 20, "max_refine": 0}),
+                            multiclass="knife_ovr_paths", stability={"n_grid": 20, "max_refine": 0},
+                            # subsamples skip the points keeping > 2 q features on all rows (trust.md)
+                            walk_from=2.0),
     ),
     MethodRow(
         "lpkta", "lp-KTA", "kernel weight η", ("classification", "regression"), _M + "lpkta_path", "grid",

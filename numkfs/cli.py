@@ -403,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="select by model-X knockoffs at false discovery rate Q (0 < Q < 1): prints each "
                         "feature's knockoff statistic and the threshold")
     p.add_argument("--n-resamples", type=_positive_int, dest="n_resamples",
-                   help="with --stability: complementary pairs (default 25)")
+                   help="with --stability: complementary pairs (default 20)")
     p.add_argument("--threshold", type=_threshold,
                    help="with --stability: selection-probability threshold in (0.5, 1] (default 0.9)")
     p.add_argument("--seed", type=_seed, default=0, help=f"random seed, 0 to {MAX_SEED} (default 0)")

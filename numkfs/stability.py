@@ -42,7 +42,7 @@ union is the selection at Λ's densest point, Meinshausen & Bühlmann's
 target bound (:func:`q_for_pfer`): the largest q whose bound is at most the
 target, :math:`q = \sqrt{(2\pi_{thr} - 1)\, \mathrm{PFER}\, p}` for
 Meinshausen & Bühlmann's.  The default bound is Shah & Samworth's unimodal
-one with threshold 0.9 (q = 6.6 at p = 20 with 25 pairs, where
+one with threshold 0.9 (q = 6.5 at p = 20 with 20 pairs, where
 Meinshausen & Bühlmann's at threshold 0.6 gave q = 2, too few for five true
 features); Shah & Samworth's r-concave bound (:func:`pfer_bound_r_concave`)
 is tighter still.
@@ -342,24 +342,82 @@ def q_for_pfer(pfer, p, threshold, n_pairs, bound="unimodal"):
 
 
 #: Default number of complementary pairs (benchmarks/results/trust.md: B = 25 kept the power and the
-#: error of B = 50 on the simulations at half the cost).
-N_RESAMPLES = 25
+#: error of B = 50 on the simulations at half the cost; B = 20, read from the same fits, kept those of
+#: B = 25 and brought Friedman #1 within 3x the CV selection's CPU on every seed).
+N_RESAMPLES = 20
 
 
 class _SubsamplePath:
-    """The path of one subsample on the common grid (picklable for joblib workers)."""
+    """The path of one subsample on the common grid (picklable for joblib workers).
 
-    def __init__(self, selector, X, y, reference, params, task):
+    With ``walked`` (a mask over the grid) only those points are fitted; the
+    others are returned as selecting every feature (outside any region Λ).
+    """
+
+    def __init__(self, selector, X, y, reference, params, task, walked=None):
         self.selector, self.X, self.y, self.reference, self.params, self.task = selector, X, y, reference, params, task
+        self.walked = walked
 
     def __call__(self, rows):
+        from .paths import FeaturePath
         from .resampling import method_path
 
+        ref, walked = self.reference, self.walked
+        if walked is not None:
+            ref = FeaturePath(grid=ref.grid[walked], weights=ref.weights[walked], grid_name=ref.grid_name,
+                              method=ref.method, extra={"resampling": ref.extra["resampling"]}, tol=ref.tol)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            path = method_path(self.selector, self.X[rows], self.y[rows], grid=self.reference, params=self.params,
+            path = method_path(self.selector, self.X[rows], self.y[rows], grid=ref, params=self.params,
                                task=self.task)
-        return _selected(path), [(w.category, str(w.message)) for w in caught]
+        sel = _selected(path)
+        if walked is not None:
+            full = np.ones((walked.size, sel.shape[1]), dtype=bool)
+            full[walked] = sel
+            sel = full
+        return sel, [(w.category, str(w.message)) for w in caught]
+
+
+def _walked_points(path, walk_from, q):
+    """The grid points a subsample walks: its first, then from the first
+    point where ``path`` (the full-data path, dense end first) keeps at most
+    ``walk_from * q`` features (None: every point).
+
+    Parameters
+    ----------
+    path : FeaturePath
+        The full-data path.
+    walk_from : float or None
+        The multiple of q (:attr:`numkfs._registry.PathSpec.walk_from`).
+    q : float
+        The region's bound on the average number of features selected.
+
+    Returns
+    -------
+    ndarray of bool of shape (n_grid,) or None
+        None when every point is walked (``walk_from`` None, or no point is
+        skipped).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.paths import FeaturePath
+    >>> from numkfs.stability import _walked_points
+    >>> w = np.array([[1.0] * 6, [1.0] * 5 + [0.0], [1.0] * 2 + [0.0] * 4, [0.0] * 6])
+    >>> _walked_points(FeaturePath(grid=np.arange(4.0), weights=w, tol=1e-6), 2.0, 1.0).tolist()
+    [True, False, True, True]
+    """
+    if walk_from is None:
+        return None
+    sizes = _selected(path).sum(axis=1)
+    few = np.flatnonzero(sizes <= walk_from * q)
+    start = int(few[0]) if few.size else sizes.size - 1
+    if start <= 1:
+        return None
+    walked = np.zeros(sizes.size, dtype=bool)
+    walked[0] = True
+    walked[start:] = True
+    return walked
 
 
 def _selected(path):
@@ -389,13 +447,17 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         drops the noise features before the true ones on every simulation
         of benchmarks/results/trust.md, where lp-KTA's keeps noise features
         to its sparse end and selected nothing.  A method given by name uses
-        :func:`numkfs.select`'s settings of its path, and for KNIFE a
-        20-point λ2 grid, not refined (the region needs no finer one, and
-        the fits cost less).
+        :func:`numkfs.select`'s settings of its path (for KNIFE on class
+        labels those of :class:`~numkfs.KNIFEClassifierCV`: squared hinge
+        loss, λ1 = 3), and for KNIFE a 20-point λ2 grid, not refined (the
+        region needs no finer one, and the fits cost less), each subsample
+        walking only from where the region can begin (``walked_``).
     n_resamples : int, default=25
-        Number B of complementary pairs (``2 * n_resamples`` path fits).  25
-        kept the power and the error of 50 on the simulations of
-        benchmarks/results/trust.md at half the cost.
+        Number B of complementary pairs (``2 * n_resamples`` path fits).  20
+        kept the power and the error of 25 (and 25 those of 50) on the
+        simulations of benchmarks/results/trust.md, and brought KNIFE's cost
+        on Friedman #1 within 3x the CV selection's on every seed (25:
+        up to 3.5x).
     sample_fraction : float in (0, 1), default=0.5
         Fraction of the rows in each subsample.  The bounds are proved for
         0.5; below it the pairs stay disjoint, above it the two subsamples
@@ -406,7 +468,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         Target bound on the expected number of false selections: q is the
         largest average number of features in the region whose ``bound``
         is at most ``pfer`` (:func:`q_for_pfer`).  With the defaults
-        (threshold 0.9, unimodal bound, 25 pairs) q = 6.6 at p = 20, 21 at
+        (threshold 0.9, unimodal bound, 20 pairs) q = 6.5 at p = 20, 20.5 at
         p = 200, against 2 and 6.3 with Meinshausen & Bühlmann's bound at
         threshold 0.6 (the defaults before).
     bound : {"unimodal", "r-concave", "mb"}, default="unimodal"
@@ -444,13 +506,23 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     selection_probabilities_ : ndarray of shape (n_features,)
         Largest selection probability of each feature over Λ.
     stability_path_ : ndarray of shape (n_grid, n_features)
-        Selection probability of each feature at each grid point.
+        Selection probability of each feature at each grid point (NaN at
+        the points the subsamples did not walk, ``walked_``).
     grid_ : ndarray of shape (n_grid,)
         The common grid (the full-data path's).
     grid_name_ : str
         The path parameter (``"lambda2"``, ``"p"``, ``"D"``, ``"M"``, ``"m"``).
     mean_selected_ : ndarray of shape (n_grid,)
-        Average number of features the subsamples select at each grid point.
+        Average number of features the subsamples select at each grid point
+        (NaN where not walked).
+    walked_ : ndarray of bool of shape (n_grid,)
+        The grid points the subsamples walked.  For KNIFE given by name,
+        whose path runs from λ2 = 0 (every feature in) to its sparse end and
+        whose zero weights stay zero, each subsample walks the first point,
+        then only from the first point where the full-data path keeps at
+        most 2 q features, warm-started from the
+        point before: the points in between are far denser than the region
+        Λ, and are counted outside it.  Every point for the other methods.
     region_ : ndarray of bool of shape (n_grid,)
         The grid points of Λ.
     q_ : float
@@ -576,24 +648,29 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         full = method_path(self.selector, X, y, params=params, task=task, feature_names=names)
         subsamples = complementary_pairs(y, self.n_resamples, self.sample_fraction, classification=classification,
                                          random_state=self.random_state)
-        fit_one = _SubsamplePath(self.selector, X, y, full, params, task)
+        self.q_ = float(self.max_features if self.max_features is not None
+                        else q_for_pfer(self.pfer, p, self.threshold, self.n_resamples, self.bound))
+        # a path walked from its dense end (KNIFE's): the subsamples skip the points far denser than the region
+        walked = _walked_points(full, spec.walk_from if isinstance(self.selector, str) else None, self.q_)
+        fit_one = _SubsamplePath(self.selector, X, y, full, params, task, walked)
         results = parallel_map(fit_one, subsamples, n_jobs=self.n_jobs)
         _rewarn(results, len(subsamples))
-        sel = np.stack([r[0] for r in results])  # (n_subsamples, n_grid, p)
+        sel = np.stack([r[0] for r in results])  # (n_subsamples, n_grid, p); a point not walked: every feature
         self.method_ = method
         self.path_ = full
         self.grid_ = full.grid.copy()
         self.grid_name_ = full.grid_name
         self.n_subsamples_ = len(subsamples)
+        self.walked_ = np.ones(full.grid.size, dtype=bool) if walked is None else walked
         self.stability_path_ = sel.mean(axis=0)
         self.mean_selected_ = sel.sum(axis=2).mean(axis=0)
-        self.q_ = float(self.max_features if self.max_features is not None
-                        else q_for_pfer(self.pfer, p, self.threshold, self.n_resamples, self.bound))
         self.threshold_ = float(self.threshold)
         self.region_, self.q_region_ = _region(sel, self.mean_selected_, self.q_)
+        self.stability_path_[~self.walked_] = np.nan
+        self.mean_selected_[~self.walked_] = np.nan
         if not self.region_.any():
             warnings.warn(f"StabilitySelection: even the sparsest end of the {method} grid selects "
-                          f"{self.mean_selected_.min():.3g} features on average, more than q = {self.q_:.3g}: "
+                          f"{np.nanmin(self.mean_selected_):.3g} features on average, more than q = {self.q_:.3g}: "
                           "nothing is selected; raise pfer or max_features, or give a grid that reaches sparser "
                           "models (params).", UserWarning, stacklevel=2)
             self.selection_probabilities_ = np.zeros(p)

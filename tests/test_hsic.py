@@ -180,8 +180,9 @@ def test_fgt_route_agrees_with_exact_route_real_target():
     y = np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
     sf, pf = hsic_test(X, y, method="fgt")
     se, pe = hsic_test(X, y, method="exact")
-    ZT, _ = _target_factor(y, "auto", n)
-    assert ZT.shape[0] >= 10  # many weight rows
+    W, _ = _target_factor(y, "auto", n)
+    ZT = W[:-1]
+    assert ZT.shape[0] >= 10 and np.all(W[-1] == 1.0)  # many weight rows, then the counts
     A = np.abs(ZT)
     for i in range(X.shape[1]):
         x = X[:, i]
@@ -265,3 +266,147 @@ def test_sparse_input_equals_dense():
     ss, ps = hsic_test(sp.csr_matrix(X), y, kernel="linear")
     np.testing.assert_allclose(ss, sd, rtol=8 * n * EPS)
     np.testing.assert_allclose(ps, pd, rtol=1e-9, atol=1e-300)
+
+
+def _gamma_p(stat, tr, AK, trL, AL, n):
+    """hsic_test's gamma p-value from the statistic and the moments' parts."""
+    mu = tr * trL / (n * (n - 1.0) ** 2)
+    var = 2.0 * (n - 4.0) * (n - 5.0) / (n * (n - 1.0) * (n - 2.0) * (n - 3.0)) * AK * AL
+    return stats.gamma.sf(stat, mu**2 / var, scale=var / mu)
+
+
+def _AK(Q, R2, tr, n):
+    """A_K from Q, R2 and tr(HKH) (numkfs.hsic's identities)."""
+    S = n * (n - tr)
+    c = 1.0 + S / n**2
+    return (Q - 2.0 * R2 / n + S * S / n**2 - (n * c * c - 4.0 * c * S / n + 4.0 * R2 / n**2)) / (n * (n - 1.0))
+
+
+def test_fused_row_moments_and_pvalues_within_the_transform_bounds():
+    """Dense columns through the fast Gauss transform take R2 and Q on the
+    boxes of the statistic's sums (numkfs.kernels._hsic_fgt), a grouped
+    column exactly over its groups, a small-spread column through
+    rbf_row_moments: each within the row sums' and Q's bounds at VAR_RTOL
+    of the direct n x n values; the statistics within RTOL sum_q |z_q|ᵀK|z_q|
+    / n²; the p-values inside the range the gamma law takes over the
+    corners of those bounds (plus rounding), at n = 2000."""
+    from itertools import product
+
+    from numkfs.hsic import RTOL, _target_factor
+    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces
+    from numkfs.kernels.lowrank import _rows_gram
+
+    rng = np.random.default_rng(7)
+    n = 2000
+    X = np.c_[rng.normal(size=(n, 2)), rng.standard_t(2, size=n), rng.uniform(size=n), rng.integers(0, 5, n),
+              1.0 + 1e-3 * rng.normal(size=n), rng.normal(size=n)]
+    y = np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
+    g = 1.0 / X.var(axis=0)
+    g[5] *= 1e-4  # small spread: gamma (max - min)² <= 1/16, the moments' route
+    W, _ = _target_factor(y, "auto", n)
+    ZT = W[:-1]
+    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, "auto", RTOL, _dense_stats(X), rows=VAR_RTOL, weights=W)
+    assert np.isnan(R2[5]) and np.isnan(Q[5]) and not np.isnan(R2[[0, 1, 2, 3, 4, 6]]).any()
+    stat, p = hsic_test(X, y, gamma=g)
+    ZtZ, rows4 = _rows_gram(ZT)
+    trL = np.trace(ZtZ)
+    AL = (np.sum(ZtZ * ZtZ) - rows4) / (n * (n - 1.0))
+    A = np.abs(ZT)
+    rnd = EXP_REL + 8 * n * EPS
+    for i in range(X.shape[1]):
+        s = np.sqrt(g[i]) * (X[:, i] - X[:, i].mean())
+        K = np.exp(-((s[:, None] - s[None, :]) ** 2))
+        r = K.sum(axis=1)
+        q = np.sum(K**2)
+        S2 = r.sum()
+        num_e = np.sum((ZT @ K) * ZT)
+        d_num = (RTOL + rnd) * np.sum((A @ K) * A)
+        d_tr = (RTOL + rnd) * S2 / n
+        if i == 5:
+            assert abs(stat[i] - num_e / n**2) <= 1e-12 * np.sum((A @ K) * A) / n**2
+            continue
+        if i == 4:  # five groups: exact sums
+            err_r, d_q = rnd * r, 2 * rnd * q
+        else:
+            err_r, d_q = _row_sum_bound(s, VAR_RTOL) + rnd * r, (VAR_RTOL + 8 * n * EPS) * q
+        d_r2 = np.sum(2 * r * err_r + err_r**2)
+        assert abs(num[i] - num_e) <= d_num
+        assert abs(tr[i] - (n - S2 / n)) <= d_tr
+        assert abs(R2[i] - r @ r) <= d_r2
+        assert abs(Q[i] - q) <= d_q
+        corners = [_gamma_p((num_e + a * d_num) / n**2, n - S2 / n + b * d_tr,
+                            _AK(q + c * d_q, r @ r + e * d_r2, n - S2 / n + b * d_tr, n), trL, AL, n)
+                   for a, b, c, e in product((-1, 1), repeat=4)]
+        lo, hi = min(corners), max(corners)
+        assert lo * (1 - 1e-9) <= p[i] <= hi * (1 + 1e-9)  # 1e-9: gammaincc's and the moments' rounding
+
+
+def test_target_factor_tolerance_moves_the_test_within_its_bounds():
+    """The real target's kernel L through its factor GGᵀ, E = L - GGᵀ positive
+    semi-definite with tr(E) <= TARGET_TOL n: against the full Gaussian kernel
+    (n x n), tr(HLH) moves by at most tr(E), n(n-1) A_L by at most
+    tr(E) (2 lambda_max(HLH) + 2 max_j (HLH)_jj), the statistic by at most
+    tr(E) lambda_max(HKH) / n² (the bounds of numkfs.hsic's docstring); the
+    p-values stay inside the range the gamma law takes over the corners of
+    those bounds (plus rounding)."""
+    from itertools import product
+
+    from numkfs.hsic import TARGET_TOL, _target_factor
+    from numkfs.kernels.lowrank import _pivoted_cholesky_rbf1d_rows, _rows_gram
+
+    rng = np.random.default_rng(8)
+    n = 600
+    X = np.c_[rng.normal(size=(n, 3)), rng.standard_t(3, size=n)]
+    for y in (np.sin(X[:, 0]) + 0.3 * rng.normal(size=n), rng.standard_t(2, size=n)):
+        v = (y - y.mean()) / y.std()
+        G, _ = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, n)
+        trE = n - np.sum(G * G)
+        assert 0.0 <= trE <= TARGET_TOL * n
+        W, _ = _target_factor(y, "auto", n)
+        ZtZ, rows4 = _rows_gram(W[:-1])
+        trLf = np.trace(ZtZ)
+        ALf = (np.sum(ZtZ * ZtZ) - rows4) / (n * (n - 1.0))
+        Hm = np.eye(n) - 1.0 / n
+        Lc = Hm @ np.exp(-((v[:, None] - v[None, :]) ** 2)) @ Hm
+        off = ~np.eye(n, dtype=bool)
+        trL = np.trace(Lc)
+        AL = np.sum(Lc[off] ** 2) / (n * (n - 1.0))
+        d_trL = trE + 1e-12 * trL
+        d_AL = trE * (2 * np.linalg.eigvalsh(Lc)[-1] + 2 * np.max(np.diag(Lc))) / (n * (n - 1.0)) + 1e-12 * AL
+        assert abs(trLf - trL) <= d_trL and abs(ALf - AL) <= d_AL
+        stat, p = hsic_test(X, y, method="exact")
+        for i in range(X.shape[1]):
+            x = X[:, i]
+            Kc = Hm @ np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var()) @ Hm
+            st = np.sum(Kc * Lc) / n**2
+            d_st = (trE * np.linalg.eigvalsh(Kc)[-1] + (EXP_REL + 8 * n * EPS) * np.sum(np.abs(Kc) * np.abs(Lc))) / n**2
+            assert abs(stat[i] - st) <= d_st
+            trK = np.trace(Kc)
+            AK = np.sum(Kc[off] ** 2) / (n * (n - 1.0))
+            corners = [_gamma_p(st + a * d_st, trK, AK, trL + b * d_trL, AL + c * d_AL, n)
+                       for a, b, c in product((-1, 1), repeat=3)]
+            assert min(corners) * (1 - 1e-9) <= p[i] <= max(corners) * (1 + 1e-9)
+
+
+def test_fused_row_moments_with_more_boxes_than_kept():
+    """A column spread over more boxes than the sums keep moments for
+    (KEEP_BOXES; here about 4,400 boxes of a few points, the pairs within
+    the cut-off summed directly, the others skipped): its R2 and Q are
+    those of the exact pair loop within VAR_RTOL (the skipped pairs' share,
+    below the cut-off's half of the bound)."""
+    from numkfs.hsic import RTOL, _target_factor
+    from numkfs.kernels._hsic_fgt import KEEP_BOXES
+    from numkfs.kernels.alignment import _rbf_sums_traces
+
+    rng = np.random.default_rng(9)
+    n = 5000
+    X = rng.uniform(size=(n, 1))
+    g = np.array([1e4**2])  # natural units over [0, 1e4]: 2e4 cells of width 0.5
+    W, _ = _target_factor(np.sin(3 * X[:, 0]) + rng.normal(size=n), "auto", n)
+    out = _rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, rows=VAR_RTOL, weights=W)
+    s = np.sort(np.sqrt(g[0]) * X[:, 0])
+    assert np.sum(np.diff(np.floor((s - s[0]) / FGT_H)) > 0) + 1 > KEEP_BOXES
+    R2e, Qe = rbf_row_moments(X, g, fgt=False)
+    np.testing.assert_allclose(out[3], R2e, rtol=VAR_RTOL)
+    np.testing.assert_allclose(out[4], Qe, rtol=VAR_RTOL)
+    assert np.all(out[3] < R2e) and np.all(out[4] <= Qe)  # only skipped (positive) terms missing

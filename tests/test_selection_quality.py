@@ -122,6 +122,39 @@ def test_auto_gamma_follows_the_selected_features():
     assert res.params["gamma"] == g[i]
 
 
+def _friedman105(seed):
+    """Friedman #1 with 100 noise features at 200 rows, X standardised and y centred."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=200, n_features=105, random_state=seed)
+    return (X - X.mean(0)) / X.std(0), y - y.mean()
+
+
+def test_auto_gamma_first_point_keeps_the_u_shaped_feature(monkeypatch):
+    # issue #45, seed 1: the fit at 1/105 switches the U-shaped x2 off (it pays only in a narrow kernel)
+    # and the warm-started rounds never bring a zero weight back (35 features, x2 not among them); the
+    # fit from w = 1 at the rounds' scale keeps it, and the first point goes on from the union
+    X, y = _friedman105(1)
+    res = km.knife(X, y, lambda2=0.0, gamma="auto", random_state=0)
+    assert np.all(res.weights[:5] > 0)
+    assert res.params["gamma"] == 1.0 / np.count_nonzero(res.weights > 0)  # the scale settled on its support
+    monkeypatch.setattr(sys.modules["numkfs.methods.knife._fit"], "AUTO_GAMMA_RESTART", False)
+    rounds = km.knife(X, y, lambda2=0.0, gamma="auto", random_state=0)
+    assert rounds.weights[2] == 0 and np.all(rounds.weights[[0, 1, 3, 4]] > 0)  # the rounds alone lose x2
+
+
+@pytest.mark.slow
+def test_select_finds_every_friedman_feature_among_100_noise_features():
+    # issue #45: select(X, y) (KNIFE) kept 0, 1, 3, 4 on seed 1, x2 lost at the path's first point
+    from sklearn.datasets import make_friedman1
+
+    from numkfs import select
+
+    X, y = make_friedman1(n_samples=200, n_features=105, random_state=1)
+    selected = set(np.flatnonzero(select(X, y).selected))
+    assert set(range(5)) <= selected and len(selected - set(range(5))) <= 1
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_knife_classifier_cv_finds_sine_and_square(seed):
     X, y = _sin_square(seed)

@@ -73,7 +73,7 @@ def test_mean_false_count_on_null_data_within_the_reported_bound():
 @pytest.mark.slow
 def test_defaults_keep_the_five_true_sinusoid_features():
     """make_sinusoid(300, 20) seed 0 (truth: 5 features): the CV selection finds them; stability selection
-    with every default (KNIFE, 25 pairs, threshold 0.9, unimodal bound at PFER 1) keeps all five, <= 1 false."""
+    with every default (KNIFE, 20 pairs, threshold 0.9, unimodal bound at PFER 1) keeps all five, <= 1 false."""
     X, y, truth = make_sinusoid(300, 20, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -82,7 +82,27 @@ def test_defaults_keep_the_five_true_sinusoid_features():
     assert chosen[truth].all(), res.weights
     assert chosen[~truth].sum() <= 1
     st = res.extra["stability"]
-    assert st["bound"] == "unimodal" and st["n_subsamples"] == 50 and st["threshold"] == 0.9
-    # q_region <= q = sqrt(1.04 / 0.48 * 20) and the bound at it <= the target 1
-    assert st["q"] <= np.sqrt(1.04 / 0.48 * 20) + 1e-9 and st["pfer_bound"] <= 1 + 1e-9
-    assert st["pfer_bound"] == pytest.approx(st["q"] ** 2 * 4 * (0.1 + 0.02) / (1.04 * 20), rel=1e-12)
+    assert st["bound"] == "unimodal" and st["n_subsamples"] == 40 and st["threshold"] == 0.9
+    # q_region <= q = sqrt(C p), C = (1 + 1/20) / (4 (0.1 + 1/40)) = 2.1, and the bound at it <= the target 1
+    assert st["q"] <= np.sqrt(1.05 / 0.5 * 20) + 1e-9 and st["pfer_bound"] <= 1 + 1e-9
+    assert st["pfer_bound"] == pytest.approx(st["q"] ** 2 * 4 * (0.1 + 0.025) / (1.05 * 20), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_defaults_keep_four_of_the_five_informative_classification_features():
+    """make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False) seed 4: the CV selection
+    keeps the five informative features; stability selection with every default (the resamples on
+    KNIFEClassifierCV's lambda1 = 3, walked from 2 q) keeps >= 80 % of them (4), with <= 1 false (before:
+    lambda1 = 1, features 0, 3, 4 only)."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False, random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cv = select(X, y, "knife").selected
+        res = select(X, y, "knife", stability=True, random_state=4)
+    found = np.flatnonzero(cv[:5])
+    assert found.size == 5
+    assert res.selected[found].sum() >= 0.8 * found.size, res.weights
+    assert res.selected[5:].sum() <= 1
+    assert res.extra["stability"]["pfer_bound"] <= 1 + 1e-9

@@ -163,7 +163,9 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     gamma : float, "auto" or None, default=None
         RBF scale: a number; None is 1/p (p every column); ``"auto"`` refits
         with the scale of the selected features, 1 / (their number), until
-        it no longer changes (:func:`numkfs.methods.knife.knife`).
+        it no longer changes, once more from w = 1 at that scale, and on
+        from the union of both fits' weights
+        (:func:`numkfs.methods.knife.knife`).
     degree : int, default=2
         Degree d of the polynomial kernel.
     coef0 : float, default=1.0

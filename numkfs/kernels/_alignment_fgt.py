@@ -55,8 +55,8 @@ def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, ou
         s1, s2 = _pair_sums(vals, zs, cs, u, buf)
         return s1, s2, u
     h, p, delta, direct_max = fgt
-    sv, Wv, pw, bstart, bcent, cg, ring, owner, hk = work
-    _fgt_core(s, W, m, h, p, delta, direct_max, sv, Wv, pw, bstart, bcent, cg, ring, owner, hk, out)
+    sv, Wv, pw, bstart, bcent, cg, ring, owner, hk, keep = work
+    _fgt_core(s, W, m, h, p, delta, direct_max, sv, Wv, pw, bstart, bcent, cg, ring, owner, hk, out, keep)
     s1 = 0.0
     for q in range(r):
         s1 += out[q]

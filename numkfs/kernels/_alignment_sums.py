@@ -27,6 +27,7 @@ from ._alignment_exact import (
     _rbf_sums_dense_serial,
 )
 from ._alignment_fgt import _fgt_sums_csc, _fgt_sums_dense
+from ._hsic_fgt import _fgt_hsic_dense
 from .fastexp import LOG2E
 from .fgt import DIRECT_MAX, FGT_H, _ring_size, fgt_order
 
@@ -53,14 +54,22 @@ def _fgt_min_entries(method):
     return {"exact": np.iinfo(np.int64).max, "fgt": 0, "auto": FGT_MIN_SAMPLES}[method]
 
 
-def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None):
+def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None, weights=None):
     """(S1, S2, n_entries) for every column of X (dense ndarray or CSC):
     ``method`` as in :func:`feature_alignments`; ``shift``: the dense
-    columns' ``_column_shift`` if known."""
+    columns' ``_column_shift`` if known.  ``rows``: the HSIC test's row
+    moments' tolerance; then also ``(R2, Q)``
+    (:func:`numkfs.kernels.rowsums.rbf_row_moments`), taken on the same
+    boxes for dense columns through the transform
+    (:mod:`numkfs.kernels._hsic_fgt`), NaN for the others.  ``weights``:
+    ``ZT``'s rows and a row of ones in one array, if the caller has it
+    (``ZT`` its first rows), else made here for the transform."""
     n, d = X.shape
     S1 = np.empty(d)
     S2 = np.empty(d)
     U = np.empty(d, dtype=np.int64)
+    R2 = np.full(d, np.nan)
+    Q = np.full(d, np.nan)
     if not sp.issparse(X):
         X = np.ascontiguousarray(X, dtype=np.float64)
         shift = _column_shift(X) if shift is None else shift
@@ -81,11 +90,17 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None):
             nt = numba.get_num_threads()
             nb = max(_n_blocks(d), -(-d * n // FGT_BLOCK_VALUES))
             nb = int(min(d, -(-nb // nt) * nt))
-            W = np.empty((ZT.shape[0] + 1, n))  # the targets, then the counts
-            W[:-1] = ZT
-            W[-1] = 1.0
-            _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
-        return S1, S2, U
+            W = weights
+            if W is None:
+                W = np.empty((ZT.shape[0] + 1, n))  # the targets, then the counts
+                W[:-1] = ZT
+                W[-1] = 1.0
+            if rows is None:
+                _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
+            else:
+                _fgt_hsic_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, _row_orders(rows, p), nb,
+                                min(nt, nb), S1, S2, U, R2, Q)
+        return (S1, S2, U) if rows is None else (S1, S2, U, R2, Q)
     # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)
     if sp.issparse(X):
@@ -100,7 +115,20 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None):
         ZTp[:, :n] = ZT
         loops = _column_loops(_rbf_sums_dense, _rbf_sums_dense_serial, d * n * n // 2 // SERIAL_PAIRS_PER_ENTRY)
         loops(X, shift, sq, ZTp, SMALL_DISTINCT, probe, _n_blocks(d), S1, S2, U)
-    return S1, S2, U
+    return (S1, S2, U) if rows is None else (S1, S2, U, R2, Q)
+
+
+def _row_orders(rtol, p):
+    """``(P, delta, Pq, deltaq)`` of the row moments at ``rtol`` (those of
+    :func:`numkfs.kernels.rowsums.rbf_row_moments`), checked against the
+    statistic's order ``p``, whose box moments they take."""
+    from .rowsums import Q_BOX
+
+    P, delta = fgt_order(float(rtol))
+    Pq, deltaq = fgt_order(float(rtol), Q_BOX)
+    if max(P, Pq) > p:
+        raise ValueError(f"row moments at rtol={rtol!r} need order {max(P, Pq)} > the statistic's {p}.")
+    return int(P), float(delta), int(Pq), float(deltaq)
 
 
 def _column_shift(X, mean=None, var=None):
@@ -163,16 +191,21 @@ def _small_spread_sums(Xs, g, mean, Z):
     return S1, tot[0] / n
 
 
-def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None):
+def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None, weights=None):
     """``(S1, tr, n_entries)`` for every column: ``_rbf_pair_sums`` with
     ``tr = n - S2/n``, except for dense columns within a quarter of a
     bandwidth, whose sums come from their moments (``_small_spread_sums``:
     there ``n - S2/n`` cancels, ``1 - γ var`` of the digits lost).
-    ``stats``: ``(mean, var, spread)`` of a dense X if known."""
+    ``stats``: ``(mean, var, spread)`` of a dense X if known.  ``rows``:
+    as in ``_rbf_pair_sums``, then ``(S1, tr, n_entries, R2, Q)`` (NaN
+    where not taken with the sums); ``weights``: as in ``_rbf_pair_sums``."""
     n, d = X.shape
+    if rows is not None:
+        R2 = np.full(d, np.nan)
+        Q = np.full(d, np.nan)
     if sp.issparse(X):
-        S1, S2, U = _rbf_pair_sums(X, g, ZT, method, rtol)
-        return S1, n - S2 / n, U
+        out = _rbf_pair_sums(X, g, ZT, method, rtol, rows=rows)
+        return (out[0], n - out[1] / n) + out[2:]
     X = np.ascontiguousarray(X, dtype=np.float64)
     if stats is None:
         mean, var, spread = _dense_stats(X)
@@ -182,17 +215,19 @@ def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None):
     small = (g * (2.0 * spread) ** 2 <= SMALL_SPREAD) & (spread > 0)
     shift = _column_shift(X, mean, var)
     if not small.any():
-        S1, S2, U = _rbf_pair_sums(X, g, ZT, method, rtol, shift)
-        return S1, n - S2 / n, U
+        out = _rbf_pair_sums(X, g, ZT, method, rtol, shift, rows, weights)
+        return (out[0], n - out[1] / n) + out[2:]
     S1 = np.empty(d)
     tr = np.empty(d)
     U = np.full(d, n, dtype=np.int64)
     S1[small], tr[small] = _small_spread_sums(X[:, small], g[small], mean[small], ZT.T)
     rest = ~small
     if rest.any():
-        s1, s2, u = _rbf_pair_sums(X[:, rest], g[rest], ZT, method, rtol, shift[rest])
-        S1[rest], tr[rest], U[rest] = s1, n - s2 / n, u
-    return S1, tr, U
+        out = _rbf_pair_sums(X[:, rest], g[rest], ZT, method, rtol, shift[rest], rows, weights)
+        S1[rest], tr[rest], U[rest] = out[0], n - out[1] / n, out[2]
+        if rows is not None:
+            R2[rest], Q[rest] = out[3], out[4]
+    return (S1, tr, U) if rows is None else (S1, tr, U, R2, Q)
 
 
 def _linear_parts(X, Z):

@@ -272,13 +272,15 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
     (P x chunk, in L1/L2), then tiles of four rows by two orders (8
     accumulators, 6 loads per 8 products where the former four rows per
     order took 5 per 4): 12.6 -> 9.6 ms for 18 rows at 19 orders over
-    2 x 10^5 points, the same moments to 7e-16 relative."""
+    2 x 10^5 points, the same moments to 7e-16 relative.  An odd P's last
+    order goes alone over the four rows (it was paired with a zero order:
+    a twentieth of the products at P = 19)."""
     R = Wv.shape[0]
     for r in range(R):
         for k in range(P):
             M[r, k] = 0.0
     if R != 2:
-        Pw = np.zeros((P + 1, MOMENT_CHUNK))  # row P: a zero order for the last tile of an odd P
+        Pw = np.empty((P, MOMENT_CHUNK))
     for a in range(j0, j1, MOMENT_CHUNK):
         b = min(a + MOMENT_CHUNK, j1)
         L = b - a
@@ -312,7 +314,7 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
             w1 = Wv[r0 + 1, a:b]
             w2 = Wv[r0 + 2, a:b]
             w3 = Wv[r0 + 3, a:b]
-            for k in range(0, P, 2):
+            for k in range(0, P - 1, 2):
                 p0 = Pw[k]
                 p1 = Pw[k + 1]
                 a00 = 0.0
@@ -338,11 +340,26 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
                 M[r0 + 1, k] += a10
                 M[r0 + 2, k] += a20
                 M[r0 + 3, k] += a30
-                if k + 1 < P:
-                    M[r0, k + 1] += a01
-                    M[r0 + 1, k + 1] += a11
-                    M[r0 + 2, k + 1] += a21
-                    M[r0 + 3, k + 1] += a31
+                M[r0, k + 1] += a01
+                M[r0 + 1, k + 1] += a11
+                M[r0 + 2, k + 1] += a21
+                M[r0 + 3, k + 1] += a31
+            if P % 2 == 1:  # the last order of an odd P alone (no product with a zero order)
+                p0 = Pw[P - 1]
+                a00 = 0.0
+                a10 = 0.0
+                a20 = 0.0
+                a30 = 0.0
+                for j in range(L):
+                    q0 = p0[j]
+                    a00 += w0[j] * q0
+                    a10 += w1[j] * q0
+                    a20 += w2[j] * q0
+                    a30 += w3[j] * q0
+                M[r0, P - 1] += a00
+                M[r0 + 1, P - 1] += a10
+                M[r0 + 2, P - 1] += a20
+                M[r0 + 3, P - 1] += a30
             r0 += 4
         for r in range(r0, R):
             w = Wv[r, a:b]
@@ -418,19 +435,36 @@ def _direct_self(sv, Wv, c0, c1, out, ebuf):
 
 
 @jit
-def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out):
+def _keep_last(MB, C, keep):
+    """``keep[C, 0] = MB[-1, :Pk]`` if ``C < len(keep)`` (:func:`_fgt_core`)."""
+    if C < keep.shape[0]:
+        R = MB.shape[0]
+        for k in range(keep.shape[2]):
+            keep[C, 0, k] = MB[R - 1, k]
+
+
+@jit
+def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out, keep):
     """out[r] = sum_jk W[r,j] W[r,k] exp(-(s_j - s_k)²) over the first ``m``
-    entries (see the module docstring).  Work arrays: ``sv`` (m), ``Wv``
+    entries (see the module docstring); returns the number of boxes (their
+    values, weights, starts and centres stay in ``sv``, ``Wv``, ``bstart``,
+    ``bcent`` for a caller that takes more sums on them).  Work arrays: ``sv`` (m), ``Wv``
     (R, m), ``pw`` (m), ``bstart`` (m + 1), ``bcent`` (m), ``cnt``
     (``len(cnt) - m - 1`` grid cells at most and the entries' positions,
     else the sorted boxes), ``ring``
-    (nring, R, P), ``owner`` (nring), ``hk`` (P)."""
+    (nring, R, P), ``owner`` (nring), ``hk`` (P).  ``keep`` (K, 1, Pk),
+    ``Pk <= P``: the first ``Pk`` moments of the last weight row of each
+    box ``C < K`` whose moments the sums take (the others' ``keep[C, 0,
+    0]`` NaN), for a caller that needs every box's moments of that row (the
+    HSIC test's row sums, :mod:`numkfs.kernels._hsic_fgt`); K = 0: none."""
     R = W.shape[0]
     for r in range(R):
         out[r] = 0.0
     if m == 0:
-        return
+        return 0
     nocc = _boxes(s, W, m, h, sv, Wv, bstart, bcent, cnt)
+    for C in range(min(nocc, keep.shape[0])):
+        keep[C, 0, 0] = np.nan
     nring = ring.shape[0]
     for q in range(nring):
         owner[q] = -1
@@ -445,6 +479,7 @@ def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, 
         else:
             if owner[slotC] != C:
                 _moments(sv, Wv, c0, c1, bcent[C], P, pw, ring[slotC])
+                _keep_last(ring[slotC], C, keep)
                 owner[slotC] = C
             _hermite(0.0, P, hk)
             _expand_pair(ring[slotC], ring[slotC], hk, P, out, 1.0)
@@ -459,13 +494,16 @@ def _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, 
                 slotB = B % nring
                 if owner[slotC] != C:
                     _moments(sv, Wv, c0, c1, bcent[C], P, pw, ring[slotC])
+                    _keep_last(ring[slotC], C, keep)
                     owner[slotC] = C
                 if owner[slotB] != B:
                     _moments(sv, Wv, b0, b1, bcent[B], P, pw, ring[slotB])
+                    _keep_last(ring[slotB], B, keep)
                     owner[slotB] = B
                 _hermite(bcent[B] - bcent[C], P, hk)
                 _expand_pair(ring[slotB], ring[slotC], hk, P, out, 2.0)
             B -= 1
+    return nocc
 
 
 def _ring_size(h, delta):
@@ -474,8 +512,9 @@ def _ring_size(h, delta):
 
 
 @jit
-def _fgt_work(m, R, P, nring):
-    """Work arrays of :func:`_fgt_core` for up to ``m`` entries."""
+def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1):
+    """Work arrays of :func:`_fgt_core` for up to ``m`` entries (``keep``:
+    ``nkeep`` boxes, ``pkeep`` orders)."""
     sv = np.empty(m)
     Wv = np.empty((R, m))
     pw = np.empty(m)
@@ -485,14 +524,15 @@ def _fgt_work(m, R, P, nring):
     ring = np.empty((nring, R, P))
     owner = np.empty(nring, dtype=np.int64)
     hk = np.empty(P)
-    return sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk
+    keep = np.empty((nkeep, 1, pkeep))
+    return sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, keep
 
 
 @jit
 def _fgt_quad(s, W, m, h, P, delta, direct_max, nring, out):
     """:func:`_fgt_core` with its own work arrays (for tests and one-offs)."""
-    sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(m, W.shape[0], P, nring)
-    _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out)
+    sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, keep = _fgt_work(m, W.shape[0], P, nring)
+    _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out, keep)
 
 
 def fgt_quadratic_forms(s, W, rtol: float = 1e-10):

@@ -115,7 +115,7 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
 
 
 @jit
-def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank):
+def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0):
     """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
     order, a view of the first rows of its buffer) and the pivots: for a
     caller that reads the factor by columns (the HSIC test's weight rows),
@@ -124,7 +124,9 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank):
 
     The factor is built transposed, in rows allocated as the rank grows
     (never n x ``max_rank`` zeros: at n = 2e5 and ``max_rank = 200`` those
-    were 320 MB, written before the first column)."""
+    were 320 MB, written before the first column).  ``extra``: rows after
+    the factor's, in the same buffer and left to the caller (the HSIC
+    test's row of counts: no copy of the factor to add it)."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
@@ -149,7 +151,11 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank):
         _add_row(LT, r, j, col, np.sqrt(best), diag)
         pivots[r] = j
         r += 1
-    return LT[:r], pivots[:r].copy()
+    if r + extra > cap:
+        grown = np.empty((r + extra, n))
+        grown[:r] = LT[:r]
+        LT = grown
+    return LT[:r + extra], pivots[:r].copy()
 
 
 #: Entries per chunk of :func:`_rows_gram` (the chunk of every row stays in cache).

@@ -77,6 +77,16 @@ def _exact_row_moments(s):
     return r2, n + 2.0 * q
 
 
+@jit
+def _box_moments(sv, Wv, bstart, bcent, nocc, PM, pw):
+    """Every box's moments of the weight row ``Wv`` (1, m) to order ``PM``
+    (nocc, 1, PM): the row sums need the boxes on both sides of each box."""
+    M = np.empty((nocc, 1, PM))
+    for C in range(nocc):
+        _moments(sv, Wv, bstart[C], bstart[C + 1], bcent[C], PM, pw, M[C])
+    return M
+
+
 @jit(fast=True)
 def _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bstart, bcent, cnt, loc, hk, hq, s2, rs):
     """Row sums ``rs`` (in the boxes' order, ``sv``) of one column by the
@@ -86,13 +96,19 @@ def _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bsta
     ``_fgt_work``, ``hq`` (Pq), ``s2`` (m) scratch."""
     m = s.shape[0]
     nocc = _boxes(s, ones, m, h, sv, Wv, bstart, bcent, cnt)
-    PM = max(P, Pq)
-    M = np.empty((nocc, 1, PM))  # every box's moments (boxes on both sides are needed)
-    for C in range(nocc):
-        c0 = bstart[C]
-        c1 = bstart[C + 1]
-        if (c1 - c0) > 0:
-            _moments(sv, Wv, c0, c1, bcent[C], PM, pw, M[C])
+    M = _box_moments(sv, Wv, bstart, bcent, nocc, max(P, Pq), pw)
+    return _boxed_row_sums(sv, Wv, m, nocc, bstart, bcent, M, P, delta, Pq, deltaq, direct_max, pw, loc, hk, hq,
+                           s2, rs)
+
+
+@jit(fast=True)
+def _boxed_row_sums(sv, Wv, m, nocc, bstart, bcent, M, P, delta, Pq, deltaq, direct_max, pw, loc, hk, hq, s2, rs):
+    """The row sums and ``Q`` of :func:`_fgt_row_sums` on boxes already
+    made (``sv``, ``bstart``, ``bcent``: ``nocc`` boxes of the ``m`` sorted
+    values; ``Wv`` (1, m) their unit weights; ``M`` (nocc, 1, at least
+    ``max(P, Pq)``) their moments, scaled in place for ``Q``): the HSIC
+    test takes them on the boxes of its statistic's sums
+    (:mod:`numkfs.kernels._hsic_fgt`)."""
     for j in range(m):
         rs[j] = 0.0
     for C in range(nocc):
@@ -209,7 +225,7 @@ def _fgt_block(T, mean, root, h, P, delta, Pq, deltaq, direct_max, ntask, R2, Q)
         ones = np.ones((1, n))
         loc = np.empty(P)
         hq = np.empty(Pq)
-        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk = _fgt_work(n, 1, P, 1)
+        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, _ = _fgt_work(n, 1, P, 1)
         for i in range(b * k // ntask, (b + 1) * k // ntask):
             _centred(T, mean, root, i, s)
             Q[i] = _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bstart, bcent, cnt,

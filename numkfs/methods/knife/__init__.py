@@ -69,7 +69,10 @@ Decisions where the paper and the user guide leave room:
   point with :math:`\gamma = 1/s`, s the number of features selected at its
   warm start (growing by at most :data:`AUTO_GAMMA_GROWTH` per point); its
   first point is the single fit under ``"auto"``, whose scale is refitted
-  until it settles on the features that fit selects.
+  until it settles on the features that fit selects, then fitted once more
+  from w = 1 at that scale and refitted from the union of both fits'
+  weights (a weight the wide kernel of 1/p zeroed comes back if the
+  narrow one wants it).
 * Weights that reach exactly 0 stay 0 (:math:`\partial k/\partial w_k
   \propto w_k`, "sticky"), and kernels and A are computed on the active
   features only.  Weights below ``1e-12`` are set to 0.  The linearised
