@@ -16,9 +16,9 @@ resident memory (``resource.getrusage``, data included), the features
 selected, the MSE on 10^4 fresh test rows, and the load average before and
 after (the machine is shared).
 
-Part ``--auto``: where ``approximation="auto"`` switches, one ``knife``
-fit (λ2 = 0.05 n, p = 20) exact and through min(n, 500) landmarks at
-n = 1000, 2000, 4000, CPU seconds in one process (written to
+Part ``--auto``: where ``approximation="auto"`` switches: ``select(X, y)``
+exact and through the default landmarks on the cases of :data:`AUTO_CASES`
+(600-1,000 rows), CPU seconds and features in one process (written to
 ``benchmarks/results/knife_large_auto.md``).
 
 Part ``--classification``: ``KNIFEClassifierCV(approximation="nystroem",
@@ -283,34 +283,62 @@ def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best", n_components=M
             "load_after": os.getloadavg()[0], **extra}
 
 
-def auto_crossover(rows=(1000, 2000, 4000)):
-    """One ``knife`` fit exact and through min(n, 500) landmarks per row count (CPU seconds)."""
+#: Cases of ``--auto``: (data, n, p, seed); "sizes" is the peers' size simulation
+#: (benchmarks/peers.py), "sinusoid" :func:`_data`, "sin_square" :func:`sin_square`.
+AUTO_CASES = (("sizes", 600, 50, 0), ("sizes", 1000, 50, 0), ("sizes", 1000, 50, 1),
+              ("sinusoid", 1000, 20, 0), ("sin_square", 1000, 20, 0))
+
+
+def _auto_data(name, n, p, seed):
+    import numpy as np
+
+    if name == "sizes":
+        from peers import TRUE, simulate
+
+        X, y = simulate(n, p, seed)
+        return X, y, np.isin(np.arange(p), TRUE)
+    return (_data if name == "sinusoid" else sin_square)(n, p, seed)
+
+
+def auto_crossover(cases=AUTO_CASES):
+    """``select(X, y)`` (KNIFE's defaults) with the exact kernel and through the default landmarks
+    (:func:`numkfs.methods.knife.default_n_components`), per case, CPU seconds in one process."""
     import warnings
 
     import numpy as np
 
-    from numkfs.methods.knife import knife
+    import numkfs
+    from numkfs.methods.knife import AUTO_EXACT_MAX_SAMPLES, default_n_components
 
+    X, y, _ = _auto_data("sizes", 300, 10, 1)
+    for approx in ("exact", "nystroem"):  # compile outside the timing
+        numkfs.select(X, y, approximation=approx, n_components=100 if approx == "nystroem" else None)
     out = []
-    for n in rows:
-        X, y, _ = _data(n, 20, 0)
-        X = (X - X.mean(0)) / X.std(0)
+    for name, n, p, seed in cases:
+        X, y, support = _auto_data(name, n, p, seed)
         for approx in ("exact", "nystroem"):
-            knife(X[:200], y[:200] - y.mean(), lambda2=10.0, random_state=0, approximation=approx,
-                  n_components=100)  # compile outside the timing
             c = time.process_time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r = knife(X, y - y.mean(), lambda2=0.05 * n, random_state=0, approximation=approx,
-                          n_components=min(n, M))
-            out.append([n, approx, round(time.process_time() - c, 2), r.n_iter,
-                        str([int(j) for j in np.flatnonzero(r.weights > 1e-4)])])
+                r = numkfs.select(X, y, approximation=approx)
+            sel = np.flatnonzero(r.selected)
+            n_true = int(np.sum(support[sel]))
+            out.append([f"{name} {n} x {p}", seed, approx,
+                        "-" if approx == "exact" else default_n_components(n), round(time.process_time() - c, 1),
+                        f"{n_true}/{int(support.sum())}", len(sel) - n_true, str([int(j) for j in sel])])
             print(out[-1], flush=True)
-    text = "\n".join(["# Where approximation=\"auto\" switches (issue #26)", "",
-                      "Written by `benchmarks/knife_large.py --auto`: one `knife` fit (sinusoid, p = 20, "
-                      f"lambda2 = 0.05 n), CPU seconds after a warm-up fit (compilation), load {os.getloadavg()[0]:.1f}.",
+    text = "\n".join(["# Where approximation=\"auto\" switches (issues #26, #46)", "",
+                      "Written by `benchmarks/knife_large.py --auto`: `numkfs.select(X, y)` (KNIFE's defaults, "
+                      "5-fold CV) with `approximation=\"exact\"` and with `\"nystroem\"` through the default "
+                      "number of landmarks (`default_n_components(n)`: n / 4, at least 250, at most 500), CPU "
+                      "seconds of all threads in one process after a warm-up (compilation), load "
+                      f"{os.getloadavg()[0]:.1f} at the end.  Data: `sizes` is the peers' size simulation "
+                      "(y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1), benchmarks/peers.py), `sinusoid` "
+                      "`make_sinusoid(n, p)`, `sin_square` the classification sign(sin(2 x0) + x1² - 1 + 0.3 ε). "
+                      f"`approximation=\"auto\"` takes the exact kernel up to {AUTO_EXACT_MAX_SAMPLES} rows.",
                       "", f"Machine: {machine_line()}", "",
-                      markdown_table(["n", "approximation", "CPU s", "iterations", "features"], out), ""])
+                      markdown_table(["data", "seed", "approximation", "landmarks", "CPU s", "true", "false",
+                                      "features"], out), ""])
     (RESULTS / "knife_large_auto.md").write_text(text)
     print(text)
 

@@ -28,13 +28,17 @@ former default bandwidth), in CPU seconds (``time.process_time`` of the
 fitting process; the wall seconds in ``info``), written into the targets
 table's rows of the same names.
 
+Part ``digits`` (issue #46): the same on digits (1,797 x 64, 10 classes),
+``KNIFEClassifierCV()`` with its defaults (``approximation="auto"``: Nyström
+landmarks above 800 rows) against the SVC grid; target at most 2x.
+
 Part ``colon_raw`` (issue #46): the raw-colon ``knife_path`` row of ``targets`` alone, run twice
 (CPU seconds, the median), written into the targets table.
 
 Part ``colon_raw`` also runs the path once with a CPU timer on each stage
 (weight steps, the box QP, the L-BFGS-B finish, kernels, α-steps).
 
-Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|colon_raw|render|all] [--quick]``.
+Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|digits|colon_raw|render|all] [--quick]``.
 Each part keeps its results in JSON under ``benchmarks/results/``
 (``knife_speed_targets.json``: the targets table's rows, each with the run
 that measured it, replaced by case; ``knife_speed_colon_stages.json``;
@@ -416,20 +420,27 @@ def bench_targets(quick=False):
     return rows, load, load_after
 
 
-def bench_breast_cancer():
-    """The breast_cancer rows of the targets table, in CPU seconds (issue #30)."""
+def bench_against_svc(name, cases, limit=1800):
+    """KNIFEClassifierCV with each of ``cases`` ((keyword arguments, target) pairs) against the SVC
+    grid on data set ``name``, in CPU seconds, each in a fresh process (issues #30, #46)."""
     load = os.getloadavg()[0]
-    svc = run_case("svc_grid", "breast_cancer", 3600)
-    rows = [{"case": "SVC grid, 100 pairs x 5 folds: breast_cancer", "seconds": svc["cpu"], "ratio": 1.0,
+    svc = run_case("svc_grid", name, 3600)
+    rows = [{"case": f"SVC grid, 100 pairs x 5 folds: {name}", "seconds": svc["cpu"], "ratio": 1.0,
              "target": "baseline", "info": f"{svc['info']}; CPU s (wall {svc['seconds']:.1f} s)"}]
-    for kw, target in (({}, "<= 3x"), ({"gamma": None}, "former default (gamma=1/p)")):
-        r = run_case("knife_cv", ("breast_cancer", kw), 1800)
+    for kw, target in cases:
+        r = run_case("knife_cv", (name, kw), limit)
         args = ", ".join(f"{k}={v}" for k, v in kw.items()) or "defaults"
-        rows.append({"case": f"KNIFEClassifierCV({args}): breast_cancer", "seconds": r["cpu"],
-                     "ratio": r["cpu"] / svc["cpu"], "target": target,
+        cpu = r.get("cpu", r["seconds"])
+        rows.append({"case": f"KNIFEClassifierCV({args}): {name}", "seconds": cpu,
+                     "ratio": cpu / svc["cpu"], "target": target,
                      "info": f"{r['info']}; CPU s (wall {r['seconds']:.1f} s, ratio {r['seconds'] / svc['seconds']:.1f})"})
         print(rows[-1], flush=True)
     return rows, load, os.getloadavg()[0]
+
+
+#: The cases of ``--part breast_cancer`` and ``--part digits``.
+SVC_CASES = {"breast_cancer": (({}, "<= 3x"), ({"gamma": None}, "former default (gamma=1/p)")),
+             "digits": (({}, "<= 2x (issue #46)"),)}
 
 
 def _stamp(part, load, load_after):
@@ -574,7 +585,7 @@ def bench_colon_raw(repeats=2):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a subset of the cases")
-    ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "colon_raw", "render", "all"],
+    ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "digits", "colon_raw", "render", "all"],
                     default="all")
     args = ap.parse_args()
     if args.part == "colon_raw":
@@ -583,9 +594,9 @@ def main():
         save_target_rows([row], "colon_raw", load, load_after)
         if "total" in stages:
             _save("colon_stages", {"spent": stages, "measured": _stamp("colon_raw", load, load_after)})
-    if args.part == "breast_cancer":
-        rows, load, load_after = bench_breast_cancer()
-        save_target_rows(rows, "breast_cancer", load, load_after)
+    if args.part in SVC_CASES:
+        rows, load, load_after = bench_against_svc(args.part, SVC_CASES[args.part], limit=3600)
+        save_target_rows(rows, args.part, load, load_after)
     if args.part in ("targets", "all"):
         rows, load, load_after = bench_targets(args.quick)
         save_target_rows(rows, "targets", load, load_after)

@@ -380,7 +380,8 @@ def render_simulations(part):
 def render_sizes(part):
     from _common import markdown_table
 
-    rows = part["rows"]
+    order = {sel: i for i, sel in enumerate(SIZE_SELECTORS)}
+    rows = sorted(part["rows"], key=lambda r: (r["n"], r["p"], r["seed"], order.get(r["selector"], len(order))))
     table = markdown_table(
         ["rows x features", "seed", "selector", "true (of 5)", "false", "hit", "CPU s", "wall s", "note"],
         [[f"{r['n']} x {r['p']}", r["seed"], r["selector"], _fmt(r["true"]), _fmt(r["false"]),
@@ -502,7 +503,8 @@ def main(argv=None):
     ap.add_argument("--cap", type=float, default=240.0,
                     help="wall seconds allowed to one (selector, data set) over all seeds (simulations)")
     ap.add_argument("--merge", action="store_true",
-                    help="simulations: keep the rows of the last run that this run does not redo (e.g. more seeds)")
+                    help="simulations, sizes, real: keep the rows of the last run that this run does not redo "
+                         "(e.g. more seeds, another size or data set)")
     ap.add_argument("--one-size", nargs=4, metavar=("SELECTOR", "N", "P", "SEED"), help=argparse.SUPPRESS)
     ap.add_argument("--one-simulation", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--one-real", nargs="+", help=argparse.SUPPRESS)
@@ -544,15 +546,20 @@ def main(argv=None):
         run_real_part(args, command.strip())
     elif args.part == "sizes":
         seeds = args.seeds if args.seeds is not None else [0]
-        rows = []
+        rows, commands = [], [command.strip()]
+        old = RESULTS / "peers_sizes.json"
+        if args.merge and old.exists():
+            kept = json.loads(old.read_text())
+            commands = kept["command"].split("; ") + commands
+            rows = kept["rows"]
         for size in args.sizes:
             n, p = (int(v) for v in size.lower().split("x"))
             for seed in seeds:
                 for sel in args.selectors or SIZE_SELECTORS:
                     r = fresh_size(sel, n, p, seed)
-                    rows.append(r)
+                    rows = [o for o in rows if (o["selector"], o["n"], o["p"], o["seed"]) != (sel, n, p, seed)] + [r]
                     print(r, flush=True)
-        save_part("sizes", command.strip(), rows)
+                    save_part("sizes", "; ".join(commands), rows)  # an interrupted run keeps these
     render()
     return 0
 

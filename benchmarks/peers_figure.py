@@ -22,12 +22,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peers import DATASET_LABELS, DATASETS, SIM_SELECTORS  # noqa: E402
+from peers import DATASET_LABELS, DATASETS  # noqa: E402
 
 OUT = ROOT / "docs" / "_static" / "peers_hits_cpu.png"
 MARKERS = dict(zip(DATASETS, ("o", "s", "^", "D")))
-SHORT = {"knife": "KNIFE (numkfs default)", "boruta": "Boruta", "permutation": "permutation importance",
+SHORT = {"knife": "KNIFE (numkfs default)", "knife_stability": "KNIFE, stability=True",
+         "knife_fdr": "KNIFE, fdr=0.2", "boruta": "Boruta", "permutation": "permutation importance",
          "hsic": "HSIC Lasso (true count)", "mrmr": "mRMR (true count)", "knockpy": "knockpy"}
+#: The selectors drawn (one colour each): KNIFE's default, its two "how sure" selections, the peers.
+FIGURE_SELECTORS = tuple(SHORT)
 
 
 def main():
@@ -40,8 +43,8 @@ def main():
     rows = part["rows"]
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     colours = plt.get_cmap("tab10").colors
-    offsets = np.linspace(-0.04, 0.04, len(SIM_SELECTORS))
-    for i, sel in enumerate(SIM_SELECTORS):
+    offsets = np.linspace(-0.04, 0.04, len(FIGURE_SELECTORS))
+    for i, sel in enumerate(FIGURE_SELECTORS):
         for name in DATASETS:
             done = [r for r in rows if r["selector"] == sel and r["data"] == name and r["hit"] is not None]
             if not done:
@@ -56,7 +59,7 @@ def main():
     ax.set_ylim(-0.1, 1.1)
     ax.grid(alpha=0.3)
     sel_handles = [plt.Line2D([], [], color=colours[i], marker="o", linestyle="", label=SHORT[s])
-                   for i, s in enumerate(SIM_SELECTORS)
+                   for i, s in enumerate(FIGURE_SELECTORS)
                    if any(r["selector"] == s and r["hit"] is not None for r in rows)]
     data_handles = [plt.Line2D([], [], color="grey", marker=MARKERS[d], linestyle="", label=DATASET_LABELS[d])
                     for d in DATASETS]

@@ -365,12 +365,22 @@ def test_sinusoid_true_features_at_a_few_thousand_rows():
     assert np.array_equal(est.get_support(), support)
 
 
-def test_the_estimators_default_is_exact_up_to_2000_rows_and_landmarks_above():
+def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     """Issue #46: no default fit factorises an n x n kernel on thousands of rows.  The four KNIFE
     estimators default to approximation="auto": the exact kernel on AUTO_EXACT_MAX_SAMPLES rows
-    (every data set of the selection benchmarks), DEFAULT_N_COMPONENTS landmarks on one row more."""
+    (every data set of the selection benchmarks), default_n_components(n) landmarks on one row more:
+    a quarter of the rows, at least MIN_COMPONENTS (all rows when fewer), at most DEFAULT_N_COMPONENTS."""
     from numkfs import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
-    from numkfs.methods.knife import AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS
+    from numkfs.methods.knife import (AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS, MIN_COMPONENTS,
+                                      default_n_components)
+
+    assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS) == (250, 500)
+    assert [default_n_components(n) for n in (10, 250, 999, 1000, 1001, 1999, 2000, 10**6)] == \
+        [10, 250, 250, 250, 250, 499, 500, 500]
+    assert resolve_approximation("auto", 800) == ("exact", None)
+    assert resolve_approximation("auto", 801) == ("nystroem", 250)
+    assert resolve_approximation("nystroem", 3000) == ("nystroem", 500)
+    assert resolve_approximation("auto", 3000, 100) == ("nystroem", 100)
 
     for cls in (KNIFERegressor, KNIFEClassifier, KNIFERegressorCV, KNIFEClassifierCV):
         assert cls().approximation == "auto", cls.__name__
@@ -379,6 +389,6 @@ def test_the_estimators_default_is_exact_up_to_2000_rows_and_landmarks_above():
     X = rng.standard_normal((n, 3))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
     big = KNIFERegressor(lambda2=float(n), max_iter=3).fit(X, y)
-    assert big.approximation_ == "nystroem" and big.alpha_.shape == (DEFAULT_N_COMPONENTS,)
+    assert big.approximation_ == "nystroem" and big.alpha_.shape == (default_n_components(n),) == (MIN_COMPONENTS,)
     small = KNIFERegressor(lambda2=100.0, max_iter=3).fit(X[:AUTO_EXACT_MAX_SAMPLES], y[:AUTO_EXACT_MAX_SAMPLES])
     assert small.approximation_ == "exact" and small.alpha_.shape == (AUTO_EXACT_MAX_SAMPLES,)

@@ -192,7 +192,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         The n x n weighted kernel, or the weighted kernel through
         ``n_components`` landmark rows with the weights inside it (O(n m)
         memory; :func:`numkfs.methods.knife.knife`); ``"auto"``: exact up to
-        :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES` (2,000)
+        :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES` (800)
         rows, the Nyström form above, so that no default fit factorises an
         n x n kernel on thousands of rows (at 4,000 x 40 the exact default
         ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).

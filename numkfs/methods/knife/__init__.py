@@ -129,8 +129,8 @@ global solution of eq. 4 with the reweighted penalty
 :math:`v_j = 0` imposed where :math:`w^*_j = 0`.
 """
 from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective
-from ._nystroem import (APPROXIMATIONS, AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS, LIVE_KERNELS, knife_model,
-                        memory_estimate, resolve_approximation)
+from ._nystroem import (APPROXIMATIONS, AUTO_EXACT_MAX_SAMPLES, DEFAULT_N_COMPONENTS, LIVE_KERNELS, MIN_COMPONENTS,
+                        default_n_components, knife_model, memory_estimate, resolve_approximation)
 from ._path import KNIFEGridWalk, knife_lambda2_max, knife_ovr_paths, knife_path, lambda_min_ratio_for
 from ._predict import knife_decision_function, path_decision_function
 from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUNDS, CLASSIFICATION_LOSSES,
@@ -141,5 +141,5 @@ __all__ = ["knife", "knife_path", "knife_ovr_paths", "KNIFEGridWalk", "knife_lam
            "knife_wstep_problem",
            "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS",
            # the Nyström model (numkfs.methods.knife._nystroem)
-           "APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "knife_model",
-           "memory_estimate", "resolve_approximation"]
+           "APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
+           "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]

@@ -265,7 +265,8 @@ def knife(
         The choice made is ``params["approximation"]``.
     n_components : int, optional
         Number of landmarks m, 1 <= m <= n; default
-        ``min(n, DEFAULT_N_COMPONENTS)`` (500).
+        :func:`~numkfs.methods.knife.default_n_components` (n / 4, at least
+        250 or all rows, at most 500).
 
     Returns
     -------

@@ -71,21 +71,45 @@ from ...kernels.weighted import AUTO_NUMBA_MAX_FEATURES
 from ...kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
 from ._problem import _EPS_DECREASE, _Knife
 
-__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "knife_model",
-           "memory_estimate", "resolve_approximation"]
+__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
+           "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]
 
 #: Values of the ``approximation`` parameter.
 APPROXIMATIONS = ("exact", "nystroem", "auto")
 
 #: ``approximation="auto"`` uses the exact kernel up to this many rows and
-#: the Nyström basis above: one sinusoid fit (p = 20) took 2.0 CPU s exact and
-#: 0.5 s through 500 landmarks at n = 2000, 39 s and 0.6 s at n = 4000, where the
-#: exact kernel's fits leave the serial thread policy
-#: (benchmarks/results/knife_large_auto.md).
-AUTO_EXACT_MAX_SAMPLES = 2000
+#: the Nyström basis above.  An exact α-step factorises the n x n kernel
+#: (n³/3 flops), a Nyström one forms an n x m product (n m²): through
+#: :func:`default_n_components` landmarks the landmarks win from a few hundred
+#: rows.  ``select(X, y)`` on the size simulation (p = 50) took 90-100 CPU s
+#: exact and 44 s through 250 landmarks at n = 1000, with the same five
+#: features (benchmarks/results/knife_large_auto.md); every data set of the
+#: selection benchmarks (at most 569 rows) keeps the exact kernel.
+AUTO_EXACT_MAX_SAMPLES = 800
 
-#: ``n_components=None``: this many landmarks (all rows when there are fewer).
+#: The most landmarks :func:`default_n_components` gives (from 2,000 rows on).
 DEFAULT_N_COMPONENTS = 500
+
+#: The fewest landmarks :func:`default_n_components` gives (all rows when there are fewer).
+MIN_COMPONENTS = 250
+
+
+def default_n_components(n_samples: int) -> int:
+    """Landmarks for ``n_components=None``: a quarter of the rows, at least
+    :data:`MIN_COMPONENTS` (all rows when there are fewer) and at most
+    :data:`DEFAULT_N_COMPONENTS`.  Below 2,000 rows 500 landmarks cost more
+    than the exact kernel (n m² against n³/3 flops a step: at n = 1000,
+    ``select`` took 153 CPU s through 500 landmarks, 90-100 s exact and 44 s
+    through 250).
+
+    Examples
+    --------
+    >>> from numkfs.methods.knife import default_n_components
+    >>> [default_n_components(n) for n in (100, 1000, 1600, 10_000)]
+    [100, 250, 400, 500]
+    """
+    return int(min(n_samples, max(MIN_COMPONENTS, min(DEFAULT_N_COMPONENTS, n_samples // 4))))
+
 
 #: Kernel blocks held in memory at once (a fit's current point, its trial point and one more).
 LIVE_KERNELS = 3
@@ -112,7 +136,7 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
         approximation = "exact" if n_samples <= AUTO_EXACT_MAX_SAMPLES else "nystroem"
     if approximation == "exact":
         return "exact", None
-    return "nystroem", int(min(n_samples, DEFAULT_N_COMPONENTS) if n_components is None else n_components)
+    return "nystroem", int(default_n_components(n_samples) if n_components is None else n_components)
 
 
 def memory_estimate(n_samples: int, n_features: int, n_components: int, kernel: str = "rbf") -> float:
