@@ -196,7 +196,9 @@ def fit_select(selector, X, y, task, k, seed):
         from pyHSICLasso import HSICLasso
 
         h = HSICLasso()
-        h.input(np.asarray(X, dtype=float), np.asarray(y, dtype=float))
+        # class labels as integer codes (pyHSICLasso takes numbers only; its delta kernel compares them)
+        target = np.unique(y, return_inverse=True)[1].astype(float) if clf else np.asarray(y, dtype=float)
+        h.input(np.asarray(X, dtype=float), target)
         (h.classification if clf else h.regression)(k)
         return np.asarray(h.get_index(), dtype=int), f"num_feat={k}"
     if selector == "mrmr":
