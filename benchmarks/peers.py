@@ -411,17 +411,21 @@ def fresh_real(selector, name, n_splits, counts, cap):
     return rows
 
 
+def _kept(part, merge, command):
+    """``(rows, commands)`` a run of ``part`` starts from: with ``merge``, the last run's rows and
+    commands (this run's command appended), else none."""
+    old = RESULTS / f"peers_{part}.json"
+    if merge and old.exists():
+        kept = json.loads(old.read_text())
+        return kept["rows"], kept["command"].split("; ") + [command.strip()]
+    return [], [command.strip()]
+
+
 def run_real_part(args, command):
     """Part ``real``: every selector on every data set (KNIFE first: its counts go to HSIC Lasso and mRMR)."""
     from common_learner import REAL_SELECTORS, REAL_SETS, load
 
-    rows = []
-    old = RESULTS / "peers_real.json"
-    commands = [command]
-    if args.merge and old.exists():
-        kept = json.loads(old.read_text())
-        commands = kept["command"].split("; ") + commands
-        rows = kept["rows"]
+    rows, commands = _kept("real", args.merge, command)
     for name in args.real_data or REAL_SETS:
         task = load(name)[2]
         counts = None
@@ -526,12 +530,7 @@ def main(argv=None):
     command = "python benchmarks/peers.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.part == "simulations":
         seeds = args.seeds if args.seeds is not None else [0, 1, 2, 3, 4]
-        rows, commands = [], [command.strip()]
-        old = RESULTS / "peers_simulations.json"
-        if args.merge and old.exists():
-            kept = json.loads(old.read_text())
-            commands = kept["command"].split("; ") + commands
-            rows = kept["rows"]
+        rows, commands = _kept("simulations", args.merge, command)
         for name in args.data:
             for sel in args.selectors or SIM_SELECTORS:
                 if not runs_on(sel, name):
@@ -546,12 +545,7 @@ def main(argv=None):
         run_real_part(args, command.strip())
     elif args.part == "sizes":
         seeds = args.seeds if args.seeds is not None else [0]
-        rows, commands = [], [command.strip()]
-        old = RESULTS / "peers_sizes.json"
-        if args.merge and old.exists():
-            kept = json.loads(old.read_text())
-            commands = kept["command"].split("; ") + commands
-            rows = kept["rows"]
+        rows, commands = _kept("sizes", args.merge, command)
         for size in args.sizes:
             n, p = (int(v) for v in size.lower().split("x"))
             for seed in seeds:
