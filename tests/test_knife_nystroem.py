@@ -379,7 +379,7 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
         [10, 250, 250, 250, 250, 499, 500, 500]
     assert resolve_approximation("auto", 800) == ("exact", None)
     assert resolve_approximation("auto", 801) == ("nystroem", 250)
-    # the classification losses keep the exact kernel up to 2,000 rows (their α-step factorises the margin's rows)
+    # the classification losses keep the exact kernel up to 2,000 rows (landmarks not yet measured on digits)
     assert AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION == 2000
     assert resolve_approximation("auto", 2000, loss="squared_hinge") == ("exact", None)
     assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 500)
