@@ -36,9 +36,17 @@ n_features=15, random_state=seed)``), for L1KR, lp-KTA, COSSO and the
 garrote; sin/square classification (300 x 30, ``selection_quality.sin_square``)
 for lp-KTA and NMMKL.
 
-Usage: ``python benchmarks/selection_rules.py [--fit] [--quick]``: ``--fit``
-fits the cases missing from the cache (one at a time, the slow step), then
-the table is written to ``benchmarks/results/selection_rules.md``.
+A rule from issue #43's statistics (``stability``): the features
+``numkfs.select(X, y, method, stability=True)`` keeps (stability selection
+over the method's path, its defaults), fitted with ``--stability`` and
+cached beside the path; it is not a point of the path, and is judged by the
+same target against the path.
+
+Usage: ``python benchmarks/selection_rules.py [--fit] [--stability] [--quick]
+[--methods m ...]``: ``--fit`` fits the cases missing from the cache (one at
+a time, the slow step), ``--stability`` the stability selections missing
+from it, then the table is written to ``benchmarks/results/selection_rules.md``
+(a case without a cached stability selection has "-" there).
 """
 from __future__ import annotations
 
@@ -108,6 +116,24 @@ def fit_case(method, data, seed):
         pickle.dump({"path": res.path, "index": res.index, "rule": res.cv_rule, "selected": np.asarray(res.selected),
                      "truth": truth, "cpu": cpu, "n": len(y)}, fh)
     print(f"{method} {data} {seed}: {res.cv_rule} -> {int(res.selected[truth].sum())}/"
+          f"{int((res.selected & ~truth).sum())}, {cpu:.1f} CPU s", flush=True)
+
+
+def fit_stability(method, data, seed):
+    """Fit ``select(X, y, method, stability=True)`` once and cache its selection."""
+    import numkfs
+
+    f = CACHE / f"{method}_{data}_{seed}_stability.pkl"
+    if f.exists():
+        return
+    X, y, truth = data_set(data, seed)
+    c = time.process_time()
+    res = numkfs.select(X, y, method, stability=True)
+    cpu = time.process_time() - c
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(f, "wb") as fh:
+        pickle.dump({"selected": np.asarray(res.selected), "cpu": cpu}, fh)
+    print(f"{method} {data} {seed} stability: {int(res.selected[truth].sum())}/"
           f"{int((res.selected & ~truth).sum())}, {cpu:.1f} CPU s", flush=True)
 
 
@@ -194,9 +220,12 @@ def evaluate():
             with open(f, "rb") as fh:
                 case = pickle.load(fh)
             X, y, truth = data_set(data, seed)
-            picks = rule_choices(case, X, y, data == "sinsq")
-            for rule, i in picks.items():
-                s = case["path"].selected(i)
+            picks = {rule: case["path"].selected(i) for rule, i in rule_choices(case, X, y, data == "sinsq").items()}
+            stab = CACHE / f"{method}_{data}_{seed}_stability.pkl"
+            if stab.exists():
+                with open(stab, "rb") as fh:
+                    picks["stability"] = pickle.load(fh)["selected"]
+            for rule, s in picks.items():
                 r = rows.setdefault((method, data, rule), {"met": 0, "tp": [], "fp": [], "today": case["rule"],
                                                             "cpu": [], "relax_cpu": []})
                 r["met"] += target_met(case["path"], s, truth)
@@ -211,7 +240,7 @@ def write_table(rows):
     from numkfs.model_selection import DEFAULT_CV_RULES
 
     column = {"relaxed_best": "relaxbest", "relaxed_1se": "relax1se"}
-    head = ["method", "data", "rule when fitted", "select() default now", "fit CPU s", "relaxed refit CPU s"] + list(RULES)
+    head = ["method", "data", "rule when fitted", "select() default now", "fit CPU s", "relaxed refit CPU s"] + list(RULES) + ["stability"]
     body = []
     for method, data in CASES:
         if (method, data, "best") not in rows:
@@ -220,12 +249,13 @@ def write_table(rows):
         now = DEFAULT_CV_RULES[method]
         line = [method, DATA[data], base["today"], column.get(now, now), f"{np.mean(base['cpu']):.1f}",
                 f"{np.mean(base['relax_cpu']):.1f}"]
-        for rule in RULES:
-            r = rows[(method, data, rule)]
-            line.append(f"{r['met']}/{len(r['tp'])} ({np.mean(r['tp']):.1f}/{np.mean(r['fp']):.1f})")
+        for rule in RULES + ("stability",):
+            r = rows.get((method, data, rule))
+            line.append("-" if r is None else
+                        f"{r['met']}/{len(r['tp'])} ({np.mean(r['tp']):.1f}/{np.mean(r['fp']):.1f})")
         body.append(line)
     totals = ["all", "", "", "", "", ""] + [str(sum(rows[(m, d, rule)]["met"] for m, d in CASES if (m, d, rule) in rows))
-                                    for rule in RULES]
+                                    for rule in RULES + ("stability",)]
     body.append(totals)
     text = ("# Rules that choose a path's point for selection (issue #45)\n\n"
             "Run by `python benchmarks/selection_rules.py --fit`: one `numkfs.select(X, y, method)` fit per "
@@ -242,14 +272,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fit", action="store_true", help="fit the cases missing from the cache first")
     ap.add_argument("--quick", action="store_true", help="seed 0 only")
+    ap.add_argument("--stability", action="store_true", help="fit the stability selections missing from the cache")
+    ap.add_argument("--methods", nargs="+", default=None, help="only these methods' cases (fitting)")
     args = ap.parse_args()
     global SEEDS
     if args.quick:
         SEEDS = range(1)
+    cases = [(m, d) for m, d in CASES if args.methods is None or m in args.methods]
     if args.fit:
         for seed in SEEDS:
-            for method, data in CASES:
+            for method, data in cases:
                 fit_case(method, data, seed)
+    if args.stability:
+        for data in ("sin100", "friedman", "sinsq", "sin300"):
+            for seed in SEEDS:
+                for method, d in cases:
+                    if d == data:
+                        fit_stability(method, data, seed)
     write_table(evaluate())
 
 
