@@ -221,6 +221,134 @@ def _summary(runs, kind, thr, pfer, n_pairs):
             f"{np.nanmean(bounds):.2f}", f"{np.mean(ratios):.1f}x (max {np.max(ratios):.1f}x)"]
 
 
+#: The case the defaults miss (issue #43): make_classification(300, 30, n_informative=5, shuffle=False) seed 0.
+MISS_DATA, MISS_SEED = "make_classification(300, 30), 5 informative", 0
+#: (label, path settings over StabilitySelection's for all rows, the subsamples' over those (None: the same),
+#: walked from 2 q as the default): what could cut features 2 and 3 out, one at a time.
+MISS_SETTINGS = (
+    ("the default: squared hinge, lambda1 3, gamma 1/p, 20 points, walked from 2 q", {}, None, True),
+    ("every point walked, the grid refined (max_refine 20)", {"max_refine": 20}, None, False),
+    ("gamma 'auto' (the scale select()'s CV estimator follows)", {"gamma": "auto"}, None, True),
+    ("lambda1 3 on all rows, 1.5 on the half-samples (scaled by m / n)", {}, {"lambda1": 1.5}, True),
+    ("lambda1 1 (knife_path's default)", {"lambda1": 1.0}, None, True),
+    ("lambda1 0.3", {"lambda1": 0.3}, None, True),
+    ("gamma 0.1", {"gamma": 0.1}, None, True),
+    ("huberized hinge loss", {"loss": "huberized_hinge"}, None, True),
+    ("logistic loss", {"loss": "logistic"}, None, True),
+)
+#: Half-samples on which select(X, y, "knife") (cross-validation) itself is run: MISS_CV_PAIRS pairs.
+MISS_CV_PAIRS = 5
+
+
+def _slug(text):
+    return "".join(c if c.isalnum() else "_" for c in text)[:60]
+
+
+def collect_miss(label, extra, sub_extra, walk, n_pairs):
+    """Subsample selections of one setting on the missed case (cached): ``sel`` (2B, n_grid, p), ``cpu``."""
+    from numkfs._registry import METHOD_ROWS
+    from numkfs.resampling import method_path
+    from numkfs.stability import _SubsamplePath, _walked_points, complementary_pairs, q_for_pfer
+
+    path = os.path.join(CACHE, f"miss_s{MISS_SEED}_b{n_pairs}_{_slug(label)}.npz")
+    if os.path.exists(path):
+        return dict(np.load(path))
+    X, y, _, _ = datasets()[MISS_DATA][1](MISS_SEED)
+    spec = METHOD_ROWS["knife"].resampling
+    params = {**spec.stability, **extra}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c0 = time.process_time()
+        full = method_path("knife", X, y, params=params, task="classification")
+        q = q_for_pfer(1.0, X.shape[1], 0.9, n_pairs)
+        walked = _walked_points(full, spec.walk_from, q) if walk else None
+        fit_one = _SubsamplePath("knife", X, y, full, {**params, **(sub_extra or {})}, "classification", walked)
+        subs = complementary_pairs(y, n_pairs, classification=True, random_state=MISS_SEED)
+        sel = np.stack([fit_one(rows)[0] for rows in subs])
+        cpu = time.process_time() - c0
+    out = dict(sel=sel, cpu=cpu, walked=np.ones(sel.shape[1], bool) if walked is None else walked)
+    os.makedirs(CACHE, exist_ok=True)
+    np.savez(path, **out)
+    return out
+
+
+def collect_miss_cv():
+    """select(X, y, "knife") on the half-samples of MISS_CV_PAIRS pairs: (selections (2B, p), CPU s)."""
+    from numkfs import select
+    from numkfs.stability import complementary_pairs
+
+    path = os.path.join(CACHE, f"miss_s{MISS_SEED}_cv_b{MISS_CV_PAIRS}.npz")
+    if os.path.exists(path):
+        return dict(np.load(path))
+    X, y, _, _ = datasets()[MISS_DATA][1](MISS_SEED)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c0 = time.process_time()
+        sel = np.stack([select(X[rows], y[rows], "knife").selected
+                        for rows in complementary_pairs(y, MISS_CV_PAIRS, classification=True,
+                                                        random_state=MISS_SEED)])
+        out = dict(sel=sel, cpu=time.process_time() - c0)
+    np.savez(path, **out)
+    return out
+
+
+def _fmt(values):
+    return ", ".join(f"{v:.2f}" for v in values)
+
+
+def miss_tables(n_pairs=20):
+    """The missed case: (rows per setting, rows per rule on the default's selections)."""
+    from numkfs.stability import _region
+
+    data = collect(MISS_DATA, MISS_SEED, datasets()[MISS_DATA][1], 20, 25, False, True)
+    found = np.flatnonzero(data["cv"])
+    rows = [["select(X, y, 'knife') (CV) on all 300 rows", "-", "-", "-", "-",
+             ", ".join(map(str, found)), f"{float(data['cv_cpu']):.0f}"]]
+    for label, extra, sub_extra, walk in MISS_SETTINGS:
+        r = collect_miss(label, extra, sub_extra, walk, n_pairs)
+        sel = r["sel"]
+        region, _ = _region(sel, sel.sum(axis=2).mean(axis=0), _q(1.0, sel.shape[2], 0.9, n_pairs, "unimodal"))
+        prob = sel.mean(axis=0)
+        top = prob[region].max(axis=0) if region.any() else np.zeros(sel.shape[2])
+        support, _, _ = apply_rule(sel, sel.shape[2], "unimodal", 0.9, 1.0, n_pairs)
+        rows.append([label, _fmt(top[:5]), f"{top[5:].max():.2f}", _fmt(prob[0, 2:4]),
+                     f"{sel[:, 0].sum(axis=1).mean():.1f}", ", ".join(map(str, np.flatnonzero(support))) or "-",
+                     f"{float(r['cpu']):.0f}"])
+    cv = collect_miss_cv()
+    freq = cv["sel"].mean(axis=0)
+    rows.append([f"select(X, y, 'knife') (CV) on {cv['sel'].shape[0]} half-samples ({MISS_CV_PAIRS} pairs): "
+                 f"how often it keeps each feature ({cv['sel'].sum(axis=1).mean():.1f} features on average)",
+                 _fmt(freq[:5]), f"{freq[5:].max():.2f}", "-", "-", "-", f"{float(cv['cpu']):.0f}"])
+    sel = collect_miss(*MISS_SETTINGS[0], n_pairs)["sel"]
+    rule_rows = []
+    for rule, (kind, thr, pfer) in rules(sel.shape[2], n_pairs).items():
+        support, q_region, bound = apply_rule(sel, sel.shape[2], kind, thr, pfer, n_pairs)
+        region, _ = _region(sel, sel.sum(axis=2).mean(axis=0), _q(pfer, sel.shape[2], thr, n_pairs, kind))
+        top = sel.mean(axis=0)[region].max(axis=0) if region.any() else np.zeros(sel.shape[2])
+        rule_rows.append([rule, f"{_q(pfer, sel.shape[2], thr, n_pairs, kind):.2f}", f"{q_region:.2f}",
+                          _fmt(top[2:4]), ", ".join(map(str, np.flatnonzero(support))) or "-", f"{bound:.2f}"])
+    return rows, rule_rows
+
+
+MISS_HEADERS = ["setting (the rest as StabilitySelection's defaults)",
+                "largest selection probability in the region, features 0-4", "largest, noise features",
+                "probability at lambda2 = 0, features 2, 3", "mean selected at lambda2 = 0", "selected",
+                "CPU s"]
+MISS_RULE_HEADERS = ["rule (the default's selections)", "q", "q of the region",
+                     "largest probability in the region, features 2, 3", "selected", "bound"]
+MISS_DESCRIPTION = (
+    "make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False, random_state=0), the one run "
+    "of the table above that misses: the CV selection keeps the five informative features (and feature 20), "
+    "stability selection 0, 1 and 4. Each setting below changes one thing of StabilitySelection's defaults "
+    "(KNIFE by name, 20 complementary pairs stratified by class drawn with random_state 0, SS unimodal, "
+    "threshold 0.9, PFER 1, q = 7.94 at p = 30); the region is the default rule's. A zero weight stays zero "
+    "along KNIFE's path, so a feature's selection probability never grows with lambda2: its value at "
+    "lambda2 = 0 (the first point, always walked) caps it; at this seed the full-data path keeps 14 <= 2 q features at lambda2 = 0, so the default walks every point too. Last row: select(X, y, 'knife') itself, with its "
+    "cross-validation, on the half-samples of 5 of the same pairs. Second table: every candidate rule read "
+    "from the default's selections. CPU s: the full-data path and the 40 subsample paths (last row: the 10 "
+    "CV selections), each setting fitted once in one process on the shared machine (the first setting "
+    "fitted also paid the process's first calls).")
+
 DESCRIPTION = (
     "KNIFE's path (select()'s settings) on all rows and on complementary pairs of half-samples, per data set "
     "and seed. Paths: first the current default (issue #43, third round): a 20-point lambda2 grid without "

@@ -197,9 +197,12 @@ def stability_section(srows):
     import stability_defaults as sd
 
     drows = sd.table(QUICK, cached_only="--cached" in sys.argv)  # --cached: only the cases fitted already
+    mrows, rrows = sd.miss_tables()
     return ("## 1. Stability selection (complementary pairs)\n\n"
             "### The defaults, chosen by evidence (issue #43)\n\n" + sd.DESCRIPTION + "\n\n"
             + markdown_table(sd.HEADERS, drows) + "\n\n"
+            "### The run the defaults miss: make_classification seed 0\n\n" + sd.MISS_DESCRIPTION + "\n\n"
+            + markdown_table(sd.MISS_HEADERS, mrows) + "\n\n" + markdown_table(sd.MISS_RULE_HEADERS, rrows) + "\n\n"
             "### lp-KTA at scale, and Friedman #1 (defaults of StabilitySelection but the selector)\n\n"
             "lp-KTA: y = 2 sin(pi x0 / 2) + x1^2 + 1.5 |x2| + x3 + 0.5 x4 + 0.5 N(0, 1), X standard normal "
             "(truth 0-4), 50 pairs. Friedman #1 (truth 0-4, noise 5-14), sklearn make_friedman1 seed 0. "

@@ -229,3 +229,19 @@ def test_knife_subsamples_walk_only_from_where_the_region_can_begin():
     W = np.stack([support_mask(p.weights, full.tol) for p in whole])
     assert np.array_equal(sel.get_support(), W.mean(axis=0)[sel.region_].max(axis=0) >= sel.threshold_)
     assert sum(np.sum(p.extra["n_iter"]) for p in part) < sum(np.sum(p.extra["n_iter"]) for p in whole)
+
+
+@pytest.mark.filterwarnings("ignore:.*KNIFE did not converge")
+def test_knife_selection_probabilities_never_grow_along_the_walked_path():
+    """A zero KNIFE weight stays zero along its λ2 path, so each subsample's selection only shrinks over the
+    points it walks (the jump over the skipped ones included): every selection probability is at most its
+    value at λ2 = 0, which caps what any threshold can select (issue #43's make_classification seed 0)."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(120, 16, n_informative=3, n_redundant=0, shuffle=False, random_state=1)
+    sel = StabilitySelection("knife", n_resamples=3, max_features=2.0, random_state=1).fit(X, y)
+    P = sel.stability_path_[sel.walked_]
+    assert sel.walked_[0] and P.shape[0] >= 3
+    assert np.all(np.diff(P, axis=0) <= 0), P
+    assert np.all(sel.selection_probabilities_ <= sel.stability_path_[0])
+    assert np.all(np.diff(sel.mean_selected_[sel.walked_]) <= 0)
