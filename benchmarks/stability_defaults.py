@@ -71,17 +71,19 @@ def datasets(quick=False):
     }
 
 
-def _cache_path(name, seed, n_grid, refine=True, new=False):
+def _cache_path(name, seed, n_grid, refine=True, new=False, extra=None):
+    tag = "".join(f"_{k}_{v}" for k, v in sorted((extra or {}).items()))
     return os.path.join(CACHE, "".join(c if c.isalnum() else "_" for c in name)
-                        + f"_g{n_grid}{'' if refine else 'r0'}{'_walk_l1cv' if new else ''}_s{seed}.npz")
+                        + f"_g{n_grid}{'' if refine else 'r0'}{'_walk_l1cv' if new else ''}{tag}_s{seed}.npz")
 
 
-def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False):
+def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False, extra=None):
     """Fit (or load) one case: the CV selection and the subsamples' selections.
 
     ``new``: the settings of the current default (registry: on class labels KNIFEClassifierCV's lambda1 = 3;
     each subsample walks only from where the full-data path keeps <= 2 q features, q of the default rule);
-    else the settings before (lambda1 = 1 on class labels, every point walked).
+    else the settings before (lambda1 = 1 on class labels, every point walked).  ``extra``: path settings
+    over those (on all rows and on the subsamples).
     """
     from numkfs import select
     from numkfs._registry import METHOD_ROWS
@@ -89,7 +91,7 @@ def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False):
     from numkfs.stability import _SubsamplePath, complementary_pairs, q_for_pfer, _walked_points
 
     os.makedirs(CACHE, exist_ok=True)
-    path = _cache_path(name, seed, n_grid, refine, new)
+    path = _cache_path(name, seed, n_grid, refine, new, extra)
     if os.path.exists(path):
         return dict(np.load(path))
     X, y, truth, classification = make(seed)
@@ -103,6 +105,7 @@ def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False):
         params = {"n_grid": n_grid} if refine else {"n_grid": n_grid, "max_refine": 0}
         if classification and not new:
             params["lambda1"] = 1.0  # knife_path's default, what the resamples ran before
+        params.update(extra or {})
         full = method_path("knife", X, y, params=params, task=task)
         pairs = pairs or (MAX_PAIRS if truth is not None else NULL_PAIRS)
         walked = None
@@ -156,13 +159,15 @@ def apply_rule(sel, p, kind, threshold, pfer, n_pairs):
     return probs >= threshold, q_region, bound
 
 
-#: (label, n_grid, refined, pairs, rules shown, new settings): the default setting first, then the ones it was
-#: chosen over.
+#: (label, n_grid, refined, pairs, rules shown, new settings[, path settings over them]): the default setting
+#: first, then the ones it was chosen over.
 SETTINGS = (
     ("20 points, not refined, walked from 2 q, lambda1 3 on labels", 20, False, 25,
      ("SS unimodal, pi 0.9, PFER 1",), True),
     ("20 points, not refined, walked from 2 q, lambda1 3 on labels", 20, False, 20,
      ("SS unimodal, pi 0.9, PFER 1",), True),
+    ("the default but gamma 'auto' (select()'s CV estimators' scale)", 20, False, 20,
+     ("SS unimodal, pi 0.9, PFER 1",), True, {"gamma": "auto"}),
     ("20 points, not refined", 20, False, 25, None, False),
     ("20 points, refined", 20, True, 50, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1"), False),
     ("20 points, refined", 20, True, 25, ("MB, pi 0.6, PFER 1 (old default)", "SS unimodal, pi 0.9, PFER 1"), False),
@@ -175,14 +180,15 @@ def table(quick=False, cached_only=False):
     """Rows of the power / error / cost table (``cached_only``: the cases already fitted)."""
     data = datasets(quick)
     rows = []
-    for label, n_grid, refine, n_pairs, shown, new in SETTINGS:
+    for label, n_grid, refine, n_pairs, shown, new, *more in SETTINGS:
+        extra = more[0] if more else None
         cases = {}
         for name, (seeds, make) in data.items():
             if name in NEW_ONLY and not new:
                 continue
-            runs = [collect(name, s, make, n_grid, n_pairs if not refine else None, refine, new) for s in seeds
-                    if (not cached_only and not refine and (new or "--fit-new-only" not in sys.argv))
-                    or os.path.exists(_cache_path(name, s, n_grid, refine, new))]
+            runs = [collect(name, s, make, n_grid, n_pairs if not refine else None, refine, new, extra)
+                    for s in seeds if (not cached_only and not refine and (new or "--fit-new-only" not in sys.argv))
+                    or os.path.exists(_cache_path(name, s, n_grid, refine, new, extra))]
             runs = [r for r in runs if r["sel"].shape[0] >= 2 * n_pairs]
             if runs:
                 cases[name] = runs
@@ -355,7 +361,9 @@ DESCRIPTION = (
     "refinement, on class labels KNIFEClassifierCV's lambda1 = 3 (what select() runs), each subsample walking "
     "lambda2 = 0 then only from the first grid point where the full-data path keeps <= 2 q features (q of the "
     "unimodal rule at 25 pairs), 25 pairs fitted and the 20-pair rows read from the first 20 pairs of the same "
-    "fits (20 is the default); then the settings before, every point walked and lambda1 = 1 on class labels: "
+    "fits (20 is the default); then that default with gamma 'auto' instead of 1/p (the scale select()'s KNIFE "
+    "CV estimators follow, each point at 1 / the number of features its warm start keeps; a candidate, 20 pairs "
+    "fitted, walked from 2 q of 20 pairs); then the settings before, every point walked and lambda1 = 1 on class labels: "
     "the same grid with 25 pairs, or refined where the support jumps (knife_path's default) with 50 pairs, the "
     "25-pair rows then read from the first 25 pairs of the same fits; those rows were fitted earlier (the "
     "same day) and read from the cache. Friedman #1 with noise 1: the current default only. Each rule is read "
