@@ -125,6 +125,14 @@ TARGET_TOL = 1e-4
 #: Largest rank of that factor (reached only for targets spread over many
 #: bandwidths, heavy tails; a Gaussian-like target needs about 18).
 TARGET_MAX_RANK = 200
+#: Bytes of the factor's first buffer (rows as fit, 2 to 32; doubled as the
+#: rank grows): glibc's malloc serves a block of at most 32 MiB (its largest
+#: mmap threshold) from memory the process keeps, so that repeated tests
+#: reuse its pages, where a larger block is mapped afresh and its pages
+#: faulted in at each call.  At 2 x 10^5 rows the former 32 rows (51 MB)
+#: faulted in 24 MB per test, 40 % of the factor's CPU time (20 rows here:
+#: 32 MB; ``benchmarks/results/hsic_pvalues.md``).
+TARGET_FIRST_BYTES = 32_000_000
 #: Tolerance of the fast Gauss transform for the statistic's sums.
 RTOL = 1e-10
 #: Tolerance of the fast Gauss transform for the null variance's sums
@@ -164,7 +172,8 @@ def _target_factor(y, target, n):
             W = np.zeros((2, n))
             W[1] = 1.0
             return W, target
-        W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1)
+        first = min(32, max(2, TARGET_FIRST_BYTES // (8 * n)))
+        W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first)
     else:
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."
