@@ -9,7 +9,10 @@ threads) of interleaved rounds (both hit by the same phases of a shared
 machine), and their ratios (target: at most 3).  With ``--baseline DIR``
 (a source tree of an earlier commit, e.g. ``git archive main | tar -x -C
 DIR``), the same ratios of that tree's numkfs first, in a subprocess, in
-the same run (``--baseline-label``: how the table names it).  Then the
+the same run (``--baseline-label``: how the table names it).  This tree's
+is also timed in a subprocess with glibc's malloc keeping freed memory
+(``RETAIN``): the page faults' share of the time (their counts per call
+are in the table).  Then the
 stages of the HSIC test at the same sizes: the target's pivoted Cholesky
 factor (``numkfs.hsic._target_factor``), the statistic's sums over the
 factor's r rows and the counts (the alignments' sums with r + 1 weight
@@ -48,8 +51,21 @@ def data(n, p, seed=0):
     return X, np.sin(X[:, 0]) + 0.3 * rng.standard_normal(n)
 
 
+def _faulting(fn, faults):
+    """``fn`` that appends the page faults (minor, of the whole process) of each call to ``faults``."""
+    import resource
+
+    def run():
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        fn()
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    return run
+
+
 def ratio_rows():
-    """(n, p, hsic wall, alignments wall, ratio, hsic CPU, alignments CPU, ratio) per size."""
+    """(n, p, hsic wall, alignments wall, ratio, hsic CPU, alignments CPU, ratio, hsic page faults,
+    alignments page faults) per size; page faults: the median per call (fresh pages the kernel maps
+    in, a few microseconds of CPU each)."""
     from numkfs import hsic_pvalues
     from numkfs.kernels.alignment import feature_alignments
 
@@ -58,13 +74,15 @@ def ratio_rows():
     rows = []
     for n in SIZES:
         X, y = data(n, P)
-        fns = [lambda: hsic_pvalues(X, y), lambda: feature_alignments(X, y)]
+        faults = [[], []]
+        fns = [_faulting(lambda: hsic_pvalues(X, y), faults[0]), _faulting(lambda: feature_alignments(X, y), faults[1])]
         wall, cpu = [np.inf, np.inf], [np.inf, np.inf]
         for _ in range(ROUNDS):
             for i, fn in enumerate(fns):
                 w, c, _ = best_time(fn, min_repeat=1, budget=0.3, cpu=True)
                 wall[i], cpu[i] = min(wall[i], w), min(cpu[i], c)
-        rows.append((n, P, wall[0], wall[1], wall[0] / wall[1], cpu[0], cpu[1], cpu[0] / cpu[1]))
+        rows.append((n, P, wall[0], wall[1], wall[0] / wall[1], cpu[0], cpu[1], cpu[0] / cpu[1],
+                     int(np.median(faults[0])), int(np.median(faults[1]))))
         print(rows[-1], file=sys.stderr, flush=True)
     return rows
 
@@ -150,9 +168,15 @@ def tol_rows():
     return rows
 
 
-def baseline_rows(root):
-    """``ratio_rows`` of the numkfs in ``root``, in a subprocess."""
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
+#: glibc malloc settings under which freed memory stays with the process
+#: (no trimming of the heap, no fresh mapping of large blocks): the same
+#: test without the page faults of memory mapped in afresh at each call.
+RETAIN = {"MALLOC_TRIM_THRESHOLD_": "4000000000", "MALLOC_MMAP_THRESHOLD_": "1000000000"}
+
+
+def baseline_rows(root, extra_env=None):
+    """``ratio_rows`` of the numkfs in ``root``, in a subprocess (environment plus ``extra_env``)."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(root), **(extra_env or {}))
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--root", root, "--ratios-json"],
                          env=env, check=True, capture_output=True, text=True).stdout
     return [tuple(r) for r in json.loads(out)]
@@ -169,14 +193,19 @@ def main():
                  else os.path.basename(os.path.normpath(root)))
         base = [(f"before ({label})",) + r for r in baseline_rows(root)]
     rows = [("this tree",) + r for r in ratio_rows()]
+    rows += [("this tree, malloc keeping its memory",) + r for r in baseline_rows(os.path.dirname(HERE), RETAIN)]
     stages = stage_rows()
     tols = tol_rows()
     head = ["code", "n", "p", "hsic_pvalues wall s", "feature_alignments wall s", "ratio wall",
-            "hsic_pvalues CPU s", "feature_alignments CPU s", "ratio CPU"]
+            "hsic_pvalues CPU s", "feature_alignments CPU s", "ratio CPU", "hsic_pvalues page faults",
+            "feature_alignments page faults"]
     body = (
         "X standard normal, y = sin(x0) + 0.3 N(0, 1); best of 5 interleaved rounds, wall seconds and CPU "
         "seconds of all threads (numkfs.hsic_pvalues, feature_alignments on the same X, y; method='auto': the "
-        "fast Gauss transform)"
+        "fast Gauss transform); page faults: the median number per call of the process's minor page faults "
+        "(fresh pages mapped in, about 4 microseconds of CPU each on this machine); 'malloc keeping its memory': "
+        "this tree in a subprocess with MALLOC_TRIM_THRESHOLD_=4e9 and MALLOC_MMAP_THRESHOLD_=1e9 (glibc), so "
+        "that freed memory is reused rather than returned and mapped in again at the next call"
         + (", the earlier tree's in a subprocess just before this tree's" if base else "")
         + ".\n\n" + markdown_table(head, (base or []) + rows)
         + "\n\n## Stages of the HSIC test (this tree)\n\n"

@@ -410,3 +410,58 @@ def test_fused_row_moments_with_more_boxes_than_kept():
     np.testing.assert_allclose(out[3], R2e, rtol=VAR_RTOL)
     np.testing.assert_allclose(out[4], Qe, rtol=VAR_RTOL)
     assert np.all(out[3] < R2e) and np.all(out[4] <= Qe)  # only skipped (positive) terms missing
+
+
+def test_grouped_columns_at_the_cap_in_the_fused_pass():
+    """The fused pass (numkfs.kernels._hsic_fgt) holds its groups' scratch
+    for SMALL_DISTINCT groups only (no longer r x n): columns with exactly
+    that many distinct values (grouped, every slot used) and one more (the
+    transform), at n = 1500 with a real target of r >= 10 rows, give the
+    statistics of the exact pair loop within the transform's bound
+    (RTOL sum_q |z_q|ᵀ K |z_q| / n² plus rounding) and the row moments
+    R2, Q of the exact loop within VAR_RTOL (grouped: to rounding)."""
+    from numkfs.hsic import RTOL, _target_factor
+    from numkfs.kernels._alignment_exact import SMALL_DISTINCT
+    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces, _resolve_gamma
+
+    rng = np.random.default_rng(11)
+    n = 1500
+    X = np.c_[rng.integers(0, SMALL_DISTINCT, n), rng.integers(0, SMALL_DISTINCT + 1, n), rng.normal(size=n)]
+    X = X.astype(float)
+    assert [len(np.unique(X[:, i])) for i in range(2)] == [SMALL_DISTINCT, SMALL_DISTINCT + 1]
+    y = np.sin(X[:, 2]) + 0.1 * X[:, 0] + 0.3 * rng.normal(size=n)
+    sf, pf = hsic_test(X, y, method="fgt")
+    se, pe = hsic_test(X, y, method="exact")
+    W, _ = _target_factor(y, "auto", n)
+    assert W.shape[0] - 1 >= 10
+    A = np.abs(W[:-1])
+    for i in range(X.shape[1]):
+        x = X[:, i]
+        K = np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var())
+        assert abs(sf[i] - se[i]) <= (RTOL + EXP_REL + 8 * n * EPS) * np.sum((A @ K) * A) / n**2
+    np.testing.assert_allclose(pf, pe, rtol=1e-6, atol=1e-300)
+    st = _dense_stats(X)
+    g = _resolve_gamma(X, None, st[1])
+    out = _rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, st, rows=VAR_RTOL, weights=W)
+    R2e, Qe = rbf_row_moments(X, g, fgt=False)
+    np.testing.assert_allclose(out[3][0], R2e[0], rtol=1e-12)  # grouped: exact over the groups
+    np.testing.assert_allclose(out[4][0], Qe[0], rtol=1e-12)
+    np.testing.assert_allclose(out[3], R2e, rtol=VAR_RTOL)
+    np.testing.assert_allclose(out[4], Qe, rtol=VAR_RTOL)
+
+
+def test_target_factor_is_the_same_whatever_its_first_buffer():
+    """hsic's target factor starts in a buffer of as many rows as fit in
+    TARGET_FIRST_BYTES (20 at 2 x 10^5 rows, 32 at most): the rows, grown
+    by doubling from any first size, are the same bit for bit (the same
+    operations in the same order), the counts row after them."""
+    from numkfs.kernels.lowrank import _pivoted_cholesky_rbf1d_rows
+
+    rng = np.random.default_rng(12)
+    v = rng.standard_t(3, size=3000)
+    v = (v - v.mean()) / v.std()
+    ref, piv = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32)
+    assert ref.shape[0] - 1 > 8  # grows from 2 rows at least twice
+    for first in (1, 2, 5, 8, 200):
+        G, p = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, first)
+        assert G.shape == ref.shape and np.array_equal(G[:-1], ref[:-1]) and np.array_equal(p, piv)

@@ -115,7 +115,7 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
 
 
 @jit
-def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0):
+def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_FIRST_ROWS):
     """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
     order, a view of the first rows of its buffer) and the pivots: for a
     caller that reads the factor by columns (the HSIC test's weight rows),
@@ -126,11 +126,12 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0):
     (never n x ``max_rank`` zeros: at n = 2e5 and ``max_rank = 200`` those
     were 320 MB, written before the first column).  ``extra``: rows after
     the factor's, in the same buffer and left to the caller (the HSIC
-    test's row of counts: no copy of the factor to add it)."""
+    test's row of counts: no copy of the factor to add it).  ``first``:
+    the rows of the first buffer (doubled as needed)."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
-    cap = min(max_rank, FACTOR_FIRST_ROWS)
+    cap = max(1, min(max_rank, first))
     LT = np.empty((cap, n))
     col = np.empty(n)
     pivots = np.empty(max_rank, dtype=np.int64)
