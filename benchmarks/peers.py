@@ -221,8 +221,10 @@ def fit_select(selector, X, y, task, k, seed):
         try:
             from knockpy import KnockoffFilter
         except ImportError as e:
-            raise RuntimeError("knockpy is not installed (`pip install knockpy` compiles C extensions; on "
-                               "the benchmark machine the build did not finish in 5 minutes)") from e
+            raise RuntimeError("knockpy is not installed (knockpy 1.3.5 is a source package: its metadata "
+                               "needs a newer setuptools than the environment's, and compiling its five Cython "
+                               "extensions and jlc-choldate did not finish in 30 minutes on the shared "
+                               "benchmark machine)") from e
 
         np.random.seed(seed)  # knockpy draws its knockoffs from numpy's global generator
         rej = KnockoffFilter().forward(X=X, y=y, fdr=0.2)
