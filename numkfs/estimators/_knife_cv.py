@@ -651,8 +651,9 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         on every row ran past 13 times the CPU of an SVC grid search; on
         3/4 of the rows, 500 rows took 257 CPU s with held-out accuracy
         0.980 (every row: 0.9815 at 200-500 CPU s before the restart of
-        ``gamma="auto"``; 1,000 rows: past 446 CPU s, stopped); see the KNIFE
-        guide and ``benchmarks/results/knife_speed.md``.
+        ``gamma="auto"``; 1,000 rows: past 446 CPU s, stopped); on all of
+        digits 310 CPU s, 2.6 times the SVC grid's in the same run (see the
+        KNIFE guide and ``benchmarks/results/knife_speed.md``).
     scoring : {"accuracy", "neg_loss", "neg_log_loss"}, default="accuracy"
         The CV score (higher is better; see the selection contract in the user guide).
 
