@@ -105,3 +105,37 @@ def test_more_landmarks_than_subsampled_rows_is_named(sinusoid):
     X, y, _ = sinusoid
     with pytest.raises(ValueError, match="n_components=100.*cv_max_samples=50"):
         KNIFERegressorCV(approximation="nystroem", n_components=100, cv_max_samples=50).fit(X, y)
+
+
+def test_classifier_auto_subsamples_the_exact_kernel_only(monkeypatch):
+    """cv_max_samples="auto" (the classifier's default, issue #46): with more than two classes on
+    the exact kernel the CV of cv_max_samples=AUTO_CV_MAX_SAMPLES_CLASSIFICATION, point for point; at
+    or below that many rows, through landmarks, and for two classes, the CV on every row."""
+    import numkfs.estimators._knife_cv as kcv
+
+    X, y2, _ = make_orange(n_samples=120, n_noise=2, random_state=1)
+    y = np.digitize(X[:, 0], [-0.6, 0.6])  # three classes
+    monkeypatch.setattr(kcv, "AUTO_CV_MAX_SAMPLES_CLASSIFICATION", 80)
+    kw = dict(n_grid=4, cv=3, random_state=0)
+    auto = KNIFEClassifierCV(**kw).fit(X, y)
+    assert auto.get_params()["cv_max_samples"] == "auto" and auto.cv_n_samples_ == 80
+    given = KNIFEClassifierCV(cv_max_samples=80, **kw).fit(X, y)
+    assert auto.lambda2_ == given.lambda2_
+    np.testing.assert_array_equal(auto.cv_scores_, given.cv_scores_)
+    np.testing.assert_array_equal(auto.alpha_, given.alpha_)
+    monkeypatch.setattr(kcv, "AUTO_CV_MAX_SAMPLES_CLASSIFICATION", 120)
+    every = KNIFEClassifierCV(**kw).fit(X, y)
+    none = KNIFEClassifierCV(cv_max_samples=None, **kw).fit(X, y)
+    assert every.cv_n_samples_ == none.cv_n_samples_ == 120
+    np.testing.assert_array_equal(every.alpha_, none.alpha_)
+    monkeypatch.setattr(kcv, "AUTO_CV_MAX_SAMPLES_CLASSIFICATION", 80)
+    landmarks = KNIFEClassifierCV(approximation="nystroem", n_components=30, **kw).fit(X, y)
+    assert landmarks.cv_n_samples_ == 120
+    binary = KNIFEClassifierCV(**kw).fit(X, y2)
+    assert binary.cv_n_samples_ == 120
+
+
+def test_classifier_cv_max_samples_bad_string_is_named():
+    X, y, _ = make_orange(n_samples=40, n_noise=1, random_state=0)
+    with pytest.raises((ValueError, TypeError), match="cv_max_samples.*'auto'"):
+        KNIFEClassifierCV(cv_max_samples="all").fit(X, y)
