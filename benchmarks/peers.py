@@ -61,6 +61,7 @@ Usage::
     python benchmarks/peers.py --part simulations --seeds 0 1 --cap 300
     python benchmarks/peers.py --part simulations --seeds 2 3 4 --merge   # add seeds to the last run
     python benchmarks/peers.py --part sizes --sizes 1000x50 4000x40 --seeds 0
+    python benchmarks/peers.py --part sizes --sizes 100000x50 --size-cap 7200 --merge
     python benchmarks/peers.py --part real --splits 10       # 7 real data sets x 10 splits
     python benchmarks/peers.py --part real --real-data colon --merge   # redo one data set
     python benchmarks/peers.py --part render                 # rebuild peers.md only
@@ -69,6 +70,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -293,10 +295,25 @@ def _last_error(stderr):
     return (lines or ["no output"])[-1][:160]
 
 
-def fresh_size(selector, n, p, seed):
-    """:func:`run_size` in a fresh Python process; a failure (not installed, crashed) as a row saying why."""
-    out = subprocess.run([sys.executable, __file__, "--one-size", selector, str(n), str(p), str(seed)],
-                         capture_output=True, text=True)
+def _children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def fresh_size(selector, n, p, seed, cap=None):
+    """:func:`run_size` in a fresh Python process; a failure (not installed, crashed) as a row saying why.
+
+    With ``cap`` (wall seconds) a run still going at the cap is stopped, and its row gives the CPU
+    seconds it had used (imports and compilation included): a lower bound on what it needs."""
+    c0, t0 = _children_cpu(), time.perf_counter()
+    try:
+        out = subprocess.run([sys.executable, __file__, "--one-size", selector, str(n), str(p), str(seed)],
+                             capture_output=True, text=True, timeout=cap)
+    except subprocess.TimeoutExpired:
+        cpu, wall = _children_cpu() - c0, time.perf_counter() - t0
+        row = _failed_row(f"stopped at the {cap:.0f} s wall cap, not finished: needs more than "
+                          f"{cpu:.0f} CPU s", selector=selector, n=n, p=p, seed=seed)
+        return dict(row, cpu=cpu, wall=wall, stopped=True)
     rows = _rows_from(out.stdout)
     if out.returncode == 0 and rows:
         return rows[-1]
@@ -393,9 +410,12 @@ def render_sizes(part):
     for n, p in dict.fromkeys((r["n"], r["p"]) for r in rows):
         k = [r["cpu"] for r in rows if (r["n"], r["p"], r["selector"]) == (n, p, "knife")]
         b = [r["cpu"] for r in rows if (r["n"], r["p"], r["selector"]) == (n, p, "boruta")]
+        stopped = any(r.get("stopped") for r in rows if (r["n"], r["p"], r["selector"]) == (n, p, "boruta"))
         if k and b and np.all(np.isfinite(k + b)):
-            ratio.append(f"- {n} x {p}: KNIFE's default used {np.sum(k) / np.sum(b):.2f}x Boruta's CPU "
-                         f"({np.sum(k):.0f} s against {np.sum(b):.0f} s over {len(k)} seed(s)).")
+            ratio.append(f"- {n} x {p}: KNIFE's default used {'at most ' * stopped}"
+                         f"{np.sum(k) / np.sum(b):.2f}x Boruta's CPU ({np.sum(k):.0f} s against "
+                         f"{'more than ' * stopped}{np.sum(b):.0f} s over {len(k)} seed(s)"
+                         f"{'; Boruta stopped at the cap' * stopped}).")
     return ("## Sizes\n\n"
             f"{part['machine']}. `{part['command']}`. y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1) "
             "noise on standard normal features; each selector in a fresh process, CPU seconds of that "
@@ -508,6 +528,9 @@ def main(argv=None):
     ap.add_argument("--data", nargs="+", default=list(DATASETS), choices=DATASETS)
     ap.add_argument("--cap", type=float, default=240.0,
                     help="wall seconds allowed to one (selector, data set) over all seeds (simulations)")
+    ap.add_argument("--size-cap", type=float, default=None,
+                    help="sizes: wall seconds allowed to one run; a run stopped there reports the CPU "
+                         "seconds it had used as a lower bound")
     ap.add_argument("--merge", action="store_true",
                     help="simulations, sizes, real: keep the rows of the last run that this run does not redo "
                          "(e.g. more seeds, another size or data set)")
@@ -552,7 +575,7 @@ def main(argv=None):
             n, p = (int(v) for v in size.lower().split("x"))
             for seed in seeds:
                 for sel in args.selectors or SIZE_SELECTORS:
-                    r = fresh_size(sel, n, p, seed)
+                    r = fresh_size(sel, n, p, seed, cap=args.size_cap)
                     rows = [o for o in rows if (o["selector"], o["n"], o["p"], o["seed"]) != (sel, n, p, seed)] + [r]
                     print(r, flush=True)
                     save_part("sizes", "; ".join(commands), rows)  # an interrupted run keeps these

@@ -139,3 +139,39 @@ def test_classifier_cv_max_samples_bad_string_is_named():
     X, y, _ = make_orange(n_samples=40, n_noise=1, random_state=0)
     with pytest.raises((ValueError, TypeError), match="cv_max_samples.*'auto'"):
         KNIFEClassifierCV(cv_max_samples="all").fit(X, y)
+
+
+def test_auto_subsamples_above_the_threshold_like_the_explicit_count(sinusoid, monkeypatch):
+    """``cv_max_samples="auto"`` (the default) is every row up to AUTO_CV_MAX_SAMPLES and exactly
+    ``cv_max_samples=AUTO_CV_MAX_SAMPLES`` above it (here the threshold lowered to M so that the
+    test runs on 240 rows): the same subsample, λ2 and weights, bit for bit."""
+    import numkfs.estimators._knife_cv as knife_cv
+
+    X, y, _ = sinusoid
+    assert KNIFERegressorCV().cv_max_samples == "auto"
+    monkeypatch.setattr(knife_cv, "AUTO_CV_MAX_SAMPLES", M)
+    auto = KNIFERegressorCV(n_grid=6, cv=3, random_state=0).fit(X, y)
+    explicit = KNIFERegressorCV(n_grid=6, cv=3, cv_max_samples=M, random_state=0).fit(X, y)
+    assert auto.cv_n_samples_ == explicit.cv_n_samples_ == M
+    assert auto.lambda2_ == explicit.lambda2_
+    np.testing.assert_array_equal(auto.feature_weights_, explicit.feature_weights_)
+    np.testing.assert_array_equal(auto.alpha_, explicit.alpha_)
+    # at or below the threshold: every row, the ordinary CV
+    monkeypatch.setattr(knife_cv, "AUTO_CV_MAX_SAMPLES", N)
+    every = KNIFERegressorCV(n_grid=6, cv=3, random_state=0).fit(X, y)
+    plain = KNIFERegressorCV(n_grid=6, cv=3, cv_max_samples=None, random_state=0).fit(X, y)
+    assert every.cv_n_samples_ == plain.cv_n_samples_ == N
+    assert every.lambda2_ == plain.lambda2_
+    np.testing.assert_array_equal(every.alpha_, plain.alpha_)
+
+
+def test_auto_never_subsamples_below_the_landmarks(sinusoid, monkeypatch):
+    """With more landmarks than half the threshold, "auto" keeps twice as many rows as landmarks
+    (every fold's training part holds at least half of them) rather than failing as an explicit
+    count below the landmarks does."""
+    import numkfs.estimators._knife_cv as knife_cv
+
+    X, y, _ = sinusoid
+    monkeypatch.setattr(knife_cv, "AUTO_CV_MAX_SAMPLES", 50)
+    est = KNIFERegressorCV(approximation="nystroem", n_components=100, n_grid=4, cv=3, random_state=0).fit(X, y)
+    assert est.cv_n_samples_ == 200

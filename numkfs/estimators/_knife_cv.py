@@ -28,7 +28,7 @@ from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data, stop_early
 from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
 
-__all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS"]
+__all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS", "AUTO_CV_MAX_SAMPLES"]
 
 class _HasSplit:
     """Constraint: a scikit-learn CV splitter (anything with ``split``)."""
@@ -46,13 +46,20 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "lambda_min_ratio": KNIFE_CONSTRAINTS["lambda_min_ratio"],
        "grid": [InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"), NoneOr],
        "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
-       "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), NoneOr],
+       "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), Options(("auto",)), NoneOr],
        "early_stopping": [InstanceOf((bool, np.bool_), "a bool")]}
 
 #: The folds of a KNIFE CV walk the path's grid in stages of this many points; with
 #: ``early_stopping`` they stop at the end of the first stage after which the CV can no longer
 #: choose a later point (:func:`numkfs.estimators._cv.stop_early`).
 CV_STAGE_POINTS = 10
+
+#: ``cv_max_samples="auto"``: above this many rows the path and its CV run on a random subsample
+#: of this many, and the chosen point is fitted once on every row.  On the simulation
+#: y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + noise at p = 50, the default took 648 CPU s at 10^4
+#: rows (the five true features, none false; Boruta: see ``benchmarks/results/peers.md``), and the
+#: CV on every row grows about linearly beyond (10^4 -> 10^5 rows: 9.9x at p = 20).
+AUTO_CV_MAX_SAMPLES = 10_000
 
 #: Held-out scores of the classification CV estimator (higher is better).
 CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
@@ -353,9 +360,13 @@ class _KNIFEPathCV(PathCVMixin):
         subsample so that its problem, per row, is the full data's (the
         loss is a sum over the rows)."""
         n, m = Xs.shape[0], self.cv_max_samples
-        if isinstance(m, str):  # "auto" (the classifier): a subsample for one-vs-rest on the exact kernel
-            multiclass = len(np.unique(y)) > 2 and self.approximation_ == "exact"
-            m = AUTO_CV_MAX_SAMPLES_CLASSIFICATION if multiclass else None
+        if m == "auto":  # see AUTO_CV_MAX_SAMPLES and AUTO_CV_MAX_SAMPLES_CLASSIFICATION
+            if self._classifier and self.approximation_ == "exact" and len(np.unique(y)) > 2:
+                m = AUTO_CV_MAX_SAMPLES_CLASSIFICATION  # one-vs-rest on the exact kernel
+            elif n > AUTO_CV_MAX_SAMPLES:  # a fold's training part (at least half) holds the landmarks
+                m = max(AUTO_CV_MAX_SAMPLES, 2 * (self.n_components or 0))
+            else:
+                m = None
         # a stratified subsample must leave out at least one row per class: fewer left out is every row
         if m is None or m >= n or (self._classifier and n - m < len(np.unique(y))):
             return Xs, y, X_raw, dict(full=None, ratio=1.0)
@@ -454,9 +465,14 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         joblib workers over the folds: threads by default (the folds' work
         releases the GIL; no worker processes to start), any backend set
         with ``joblib.parallel_config`` (e.g. Dask) otherwise.
-    cv_max_samples : int, optional
+    cv_max_samples : int, "auto" or None, default="auto"
         At most this many rows for the path and its cross-validation (at
-        least 2; default: every row).  With fewer rows than that nothing
+        least 2; None: every row; ``"auto"``: every row up to 10,000
+        (``AUTO_CV_MAX_SAMPLES``), and a subsample of 10,000 rows (or of
+        twice ``n_components``, if more) above.  At 10^4 x 50 the CV on every row
+        took about 650 CPU s and grows about linearly with the rows, so
+        above 10^4 rows the subsample keeps the cost near that of 10^4 rows
+        plus one fit on every row).  With fewer rows than that nothing
         changes, nor for the classifier when the subsample would leave
         out fewer rows than there are classes (a stratified draw leaves
         out at least one of each): every row is used.  With more, a random subsample of ``cv_max_samples`` rows
@@ -528,7 +544,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
                  n_jobs=None, random_state=0, verbose=False, approximation="auto", n_components=None,
-                 cv_max_samples=None, early_stopping=True):
+                 cv_max_samples="auto", early_stopping=True):
         self.early_stopping = early_stopping
         self.approximation = approximation
         self.n_components = n_components
@@ -646,7 +662,9 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         with more than two classes on the exact kernel, at most 500 rows
         (stratified by class) carry the path and its CV of the one-vs-rest
         problems, then the chosen point is fitted once on every row; two
-        classes, or landmarks: every row (binary fits are unchanged).
+        classes, or landmarks: as the regressor (every row up to 10,000,
+        a 10,000-row subsample above; binary fits up to 10,000 rows are
+        unchanged).
         Chosen by measurement on digits (1,797 x 64, 10 classes): the CV
         on every row ran past 13 times the CPU of an SVC grid search; on
         3/4 of the rows, 500 rows took 257 CPU s with held-out accuracy
@@ -690,7 +708,6 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
 
     _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)],
                               "delta": KNIFE_CONSTRAINTS["delta"], **_CV,
-                              "cv_max_samples": [*_CV["cv_max_samples"], Options(("auto",))],
                               "scoring": [Options(CLASSIFICATION_SCORINGS)]}
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=3.0, gamma="auto", degree=2, coef0=1.0,
