@@ -164,7 +164,9 @@ def fit_select(selector, X, y, task, k, seed):
         import numkfs
 
         res = numkfs.select(X, y, random_state=seed)
-        return np.flatnonzero(res.selected), f"approximation_={res.estimator.approximation_}"
+        est = res.estimator
+        return np.flatnonzero(res.selected), (f"approximation_={est.approximation_}, CV on "
+                                              f"{getattr(est, 'cv_n_samples_', X.shape[0])} rows")
     if selector in NUMKFS_TRUST:
         import numkfs
 
