@@ -225,10 +225,10 @@ def fit_select(selector, X, y, task, k, seed):
         try:
             from knockpy import KnockoffFilter
         except ImportError as e:
-            raise RuntimeError("knockpy is not installed (knockpy 1.3.5 is a source package: its metadata "
-                               "needs a newer setuptools than the environment's, and compiling its five Cython "
-                               "extensions and jlc-choldate did not finish in 30 minutes on the shared "
-                               "benchmark machine)") from e
+            # 1.3.5 ships only a source package; its metadata needs a newer setuptools than the
+            # environment's, and its five Cython extensions and jlc-choldate must be compiled
+            raise RuntimeError("knockpy is not installed (a source package; its build did not finish "
+                               "in 30 min on the benchmark machine)") from e
 
         np.random.seed(seed)  # knockpy draws its knockoffs from numpy's global generator
         rej = KnockoffFilter().forward(X=X, y=y, fdr=0.2)
