@@ -262,13 +262,17 @@ def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
 
 
 @jit(inline=True)
-def _entry_scratch(m, r):
+def _entry_scratch(m, r, groups):
     """``(vals, zs, cs, buf, gid)``: the scratch of ``_entry_sums`` and
-    ``_fgt_entry_sums`` for ``m`` entries and ``r`` target rows."""
-    vals = np.empty(m + PAD)
-    zs = np.empty((r, m + PAD))
-    cs = np.empty(m + PAD)
-    buf = np.empty(m + PAD)
+    ``_fgt_entry_sums`` for ``m`` entries, ``r`` target rows and at most
+    ``groups`` groups of equal values (``m`` when any count may occur; the
+    HSIC test's fused pass groups only columns of at most ``cap`` values,
+    and a smaller block keeps the worker's arrays in memory its malloc
+    reuses: ``numkfs.kernels._hsic_fgt``)."""
+    vals = np.empty(groups + PAD)
+    zs = np.empty((r, groups + PAD))
+    cs = np.empty(groups + PAD)
+    buf = np.empty(groups + PAD)
     gid = np.empty(m, dtype=np.int64)
     return vals, zs, cs, buf, gid
 
@@ -308,7 +312,7 @@ def _rbf_sums_dense(X, shift, scale, ZT, cap, probe, nb, S1, S2, U):
     r = ZT.shape[0]
     for b in prange(nb):
         T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
-        vals, zs, cs, buf, gid = _entry_scratch(n, r)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r, n)
         for q in range(w):
             s1, s2, u = _entry_sums(T[q], ZT, cnt, n, True, cap, probe, vals, zs, cs, gid, buf)
             S1[i0 + q] = s1
@@ -379,7 +383,7 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
     ztot = _target_totals(ZT, n)
     for i in prange(d):
         t, zt, cnt, m = _csc_column(indptr, indices, data, scale[i], ZT, ztot, n, i)
-        vals, zs, cs, buf, gid = _entry_scratch(m, r)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r, m)
         s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
         S1[i] = s1
         S2[i] = s2

@@ -78,7 +78,7 @@ def _fgt_sums_dense(X, shift, scale, ZT, W, cap, fgt, nring, nb, nw, S1, S2, U):
     r = ZT.shape[0]
     p = fgt[1]
     for k in prange(nw):
-        vals, zs, cs, buf, gid = _entry_scratch(n, r)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r, n)
         work = _fgt_work(n, r + 1, p, nring)
         out = np.empty(r + 1)
         for b in range(k, nb, nw):
@@ -102,7 +102,7 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
     for i in prange(d):
         sc = scale[i] if _csc_n_entries(indptr, n, i) >= min_fgt else scale2[i]
         t, zt, cnt, m = _csc_column(indptr, indices, data, sc, ZT, ztot, n, i)
-        vals, zs, cs, buf, gid = _entry_scratch(m, r)
+        vals, zs, cs, buf, gid = _entry_scratch(m, r, m)
         if m >= min_fgt:
             W = np.empty((r + 1, m))
             _fill_weights(zt, cnt, m, W)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ._alignment_exact import PAD, _dense_block
+from ._alignment_exact import _dense_block, _entry_scratch
 from ._alignment_fgt import _fgt_entry_sums
 from .fastexp import LOG2E
 from .fgt import _fgt_work, _moments
@@ -55,24 +55,6 @@ def _grouped_row_moments(vals, cs, u):
 
 
 @jit
-def _group_scratch(m, r, cap):
-    """``_entry_scratch(m, r)`` as :func:`numkfs.kernels._alignment_fgt._fgt_entry_sums`
-    uses it: the groups' arrays for at most ``cap`` groups (``cap + PAD``
-    entries), the group ids for the ``m`` entries.  ``_entry_scratch``'s
-    r x (m + PAD) targets of the groups, never touched by the transform,
-    still took their room in the worker's malloc heap (64 MB at most): at
-    2 x 10^5 rows and r = 14, 22 MB of the 67 MB the worker asked for,
-    so that part of its arrays were mapped afresh, their pages faulted in
-    at every call (``benchmarks/results/hsic_pvalues.md``)."""
-    vals = np.empty(cap + PAD)
-    zs = np.empty((r, cap + PAD))
-    cs = np.empty(cap + PAD)
-    buf = np.empty(cap + PAD)
-    gid = np.empty(m, dtype=np.int64)
-    return vals, zs, cs, buf, gid
-
-
-@jit
 def _n_boxes(bstart, m):
     """The number of boxes ``_fgt_core`` left in ``bstart`` (the first start at ``m``)."""
     C = 0
@@ -96,7 +78,7 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S
     Pr, dr, Pq, dq = rows
     PM = max(Pr, Pq)
     for k in prange(nw):
-        vals, zs, cs, buf, gid = _group_scratch(n, r, cap)
+        vals, zs, cs, buf, gid = _entry_scratch(n, r, cap)  # at most cap groups: a small block (see there)
         work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM)
         out = np.empty(r + 1)
         loc = np.empty(Pr)
