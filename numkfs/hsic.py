@@ -115,7 +115,7 @@ from .kernels.alignment import (
     _rbf_sums_traces,
     _resolve_gamma,
 )
-from .kernels.lowrank import _pivoted_cholesky_rbf1d_rows, _rows_gram
+from .kernels.lowrank import FACTOR_FIRST_ROWS, _pivoted_cholesky_rbf1d_rows, _rows_gram
 from .kernels.rowsums import rbf_row_moments
 
 __all__ = ["hsic_test", "hsic_pvalues"]
@@ -174,7 +174,7 @@ def _target_factor(y, target, n):
             W = np.zeros((2, n))
             W[1] = 1.0
             return W, target
-        first = min(32, max(2, TARGET_FIRST_BYTES // (8 * n)))
+        first = min(FACTOR_FIRST_ROWS, max(2, TARGET_FIRST_BYTES // (8 * n)))
         W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first)
     else:
         raise ValueError(

@@ -28,7 +28,8 @@ from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data, stop_early
 from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
 
-__all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS", "AUTO_CV_MAX_SAMPLES"]
+__all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS", "AUTO_CV_MAX_SAMPLES",
+           "AUTO_CV_MAX_SAMPLES_CLASSIFICATION"]
 
 class _HasSplit:
     """Constraint: a scikit-learn CV splitter (anything with ``split``)."""
@@ -66,7 +67,7 @@ CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 
 #: ``cv_max_samples="auto"`` (the classifier's default): with more than two classes on the exact
 #: kernel, the path and its CV on at most this many rows, then one fit on every row (two classes,
-#: or landmarks: every row).
+#: or landmarks: the regressor's rule, :data:`AUTO_CV_MAX_SAMPLES`).
 AUTO_CV_MAX_SAMPLES_CLASSIFICATION = 500
 
 #: The points the CV inserts below the first positive λ2 of a default grid
@@ -360,15 +361,16 @@ class _KNIFEPathCV(PathCVMixin):
         subsample so that its problem, per row, is the full data's (the
         loss is a sum over the rows)."""
         n, m = Xs.shape[0], self.cv_max_samples
+        n_classes = len(np.unique(y)) if self._classifier else 0
         if m == "auto":  # see AUTO_CV_MAX_SAMPLES and AUTO_CV_MAX_SAMPLES_CLASSIFICATION
-            if self._classifier and self.approximation_ == "exact" and len(np.unique(y)) > 2:
+            if n_classes > 2 and self.approximation_ == "exact":
                 m = AUTO_CV_MAX_SAMPLES_CLASSIFICATION  # one-vs-rest on the exact kernel
             elif n > AUTO_CV_MAX_SAMPLES:  # a fold's training part (at least half) holds the landmarks
                 m = max(AUTO_CV_MAX_SAMPLES, 2 * (self.n_components or 0))
             else:
                 m = None
         # a stratified subsample must leave out at least one row per class: fewer left out is every row
-        if m is None or m >= n or (self._classifier and n - m < len(np.unique(y))):
+        if m is None or m >= n or n - m < n_classes:
             return Xs, y, X_raw, dict(full=None, ratio=1.0)
         name = type(self).__name__
         if self.approximation_ == "nystroem" and self.n_components is not None and self.n_components > m:
