@@ -498,6 +498,10 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     if n_features is None and cv_rule in CV_RULES:
         i = int(est.best_index_)
         selected = path.selected(i)
+        if getattr(est, "cv_n_samples_", None) not in (None, np.shape(X)[0]):
+            # the path ran on a subsample (KNIFE's cv_max_samples) and its chosen point was fitted
+            # again on every row: that model, whose weights these are, can keep fewer features
+            selected = np.asarray(est.get_support(), dtype=bool)
         weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         rule = path.cv_rule or cv_rule
     elif n_features is None:  # the path's CV scores, or the relaxed refit's on the same folds

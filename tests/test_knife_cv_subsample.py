@@ -175,3 +175,21 @@ def test_auto_never_subsamples_below_the_landmarks(sinusoid, monkeypatch):
     monkeypatch.setattr(knife_cv, "AUTO_CV_MAX_SAMPLES", 50)
     est = KNIFERegressorCV(approximation="nystroem", n_components=100, n_grid=4, cv=3, random_state=0).fit(X, y)
     assert est.cv_n_samples_ == 200
+
+
+def test_select_reads_the_support_of_the_model_fitted_on_every_row():
+    """``select()`` reports the support of the model it returns (fitted on
+    every row), not the subsample path's point: on this seed that point
+    keeps two noise features (x5, x13) which the fit on all 240 rows drops
+    (issue #46: the 10^5-row size run reported two such features)."""
+    import numkfs
+
+    X, y, truth = make_sinusoid(n_samples=240, n_features=20, random_state=0)
+    res = numkfs.select(X, y, "knife", cv_max_samples=120, n_grid=10, cv=3, random_state=0)
+    est = res.estimator
+    assert est.cv_n_samples_ == 120
+    subsample_point = est.path_.selected(est.best_index_)
+    assert np.flatnonzero(subsample_point & ~truth).size > 0  # what the test guards against
+    assert np.array_equal(res.selected, est.get_support())
+    assert np.array_equal(res.selected, truth)
+    assert np.all(res.weights[~res.selected] == 0.0)
