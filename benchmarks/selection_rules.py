@@ -32,9 +32,9 @@ must keep at most max(2, number of true features) false ones.
 
 Data sets, seeds 0-4: ``make_sinusoid(100, 20)``, ``make_sinusoid(300, 20)``,
 Friedman #1 + 10 noise (``sklearn.datasets.make_friedman1(n_samples=200,
-n_features=15, random_state=seed)``), for L1KR, lp-KTA, COSSO and the
+n_features=15, random_state=seed)``), for KNIFE, L1KR, lp-KTA, COSSO and the
 garrote; sin/square classification (300 x 30, ``selection_quality.sin_square``)
-for lp-KTA and NMMKL.
+for KNIFE, lp-KTA and NMMKL.
 
 A rule from issue #43's statistics (``stability``): the features
 ``numkfs.select(X, y, method, stability=True)`` keeps (stability selection
@@ -71,8 +71,8 @@ warnings.simplefilter("ignore")
 
 CACHE = Path(os.environ.get("SR_CACHE", "/tmp/numkfs-selection-rules"))
 SEEDS = range(5)
-REGRESSION_METHODS = ("l1kr", "lpkta", "cosso", "garrote")
-CLASSIFICATION_METHODS = ("lpkta", "nmmkl")
+REGRESSION_METHODS = ("knife", "l1kr", "lpkta", "cosso", "garrote")
+CLASSIFICATION_METHODS = ("knife", "lpkta", "nmmkl")
 
 
 def data_set(name, seed):
