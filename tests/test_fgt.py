@@ -99,19 +99,21 @@ def test_quadratic_forms_against_numpy():
                                [np.exp(-np.subtract.outer(t, t) ** 2).sum()], rtol=1e-12)
 
 
-@pytest.mark.parametrize("R, P", [(1, 14), (2, 19), (5, 19), (18, 19), (18, 12)])
+@pytest.mark.parametrize("R, P", [(1, 14), (2, 19), (3, 19), (5, 19), (6, 19), (7, 17), (15, 19), (18, 19), (18, 12)])
 def test_box_moments_against_numpy(R, P):
     """Box moments M[r, k] = sum_j W[r, j] (s_j - c)^k / k! against numpy, over
-    two and a half chunks: the fused pass of two rows, and the tiles of four
-    rows by two orders with their remainders (one row, an odd order count).
+    two and a half chunks and a partial last chunk of either chunk size: the
+    fused pass of two rows, and the tiles of four rows by two orders with
+    their remainders (an odd order count; rows left over: two rows by three
+    orders, one row by four, each with its orders left over).
     Each entry is a sum of L products of size at most |W| t^k / k!: its
     rounding is within a few L eps of the sum of their magnitudes."""
     from math import factorial
 
-    from numkfs.kernels.fgt import MOMENT_CHUNK, _moments
+    from numkfs.kernels.fgt import MOMENT_CHUNK, MOMENT_CHUNK_ROWS, _moments
 
     rng = np.random.default_rng(7)
-    L = 2 * MOMENT_CHUNK + MOMENT_CHUNK // 2
+    L = 2 * MOMENT_CHUNK + MOMENT_CHUNK // 2 + MOMENT_CHUNK_ROWS // 2 + 3
     sv = rng.uniform(-0.25, 0.25, size=L + 9)
     Wv = rng.normal(size=(R, L + 9))
     M = np.empty((R, P))
