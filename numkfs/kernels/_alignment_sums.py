@@ -98,8 +98,9 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None, 
             if rows is None:
                 _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
             else:
+                nw = min(nt, nb)
                 _fgt_hsic_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, _row_orders(rows, p), nb,
-                                min(nt, nb), S1, S2, U, R2, Q)
+                                nw, np.empty((nw,) + W.shape), S1, S2, U, R2, Q)
         return (S1, S2, U) if rows is None else (S1, S2, U, R2, Q)
     # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)

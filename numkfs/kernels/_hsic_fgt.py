@@ -64,13 +64,17 @@ def _n_boxes(bstart, m):
 
 
 @pjit
-def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S2, U, R2, Q):
+def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, Wvs, S1, S2, U, R2, Q):
     """``_fgt_sums_dense`` (same arguments, same ``S1``, ``S2``, ``U``) and
     each column's ``R2``, ``Q`` (module docstring) on the same boxes;
     ``rows = (P, delta, Pq, deltaq)``: the row sums' and ``Q``'s orders and
     cut-offs (:func:`numkfs.kernels.rowsums.rbf_row_moments`), ``max(P,
     Pq)`` at most the statistic's order.  ``W``'s last row: the counts
-    (ones)."""
+    (ones).  ``Wvs`` (nw, r + 1, n): each worker's boxed weights, from
+    numpy, which asks the kernel for huge pages (Numba's allocation does
+    not): the worker's largest array, mapped afresh at each call (malloc
+    returns large freed blocks to the system), was faulted in by 4 KiB
+    pages."""
     n = X.shape[0]
     r = ZT.shape[0]
     p = fgt[1]
@@ -79,7 +83,7 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S
     PM = max(Pr, Pq)
     for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r, cap)  # at most cap groups: a small block (see there)
-        work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM)
+        work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM, Wvs[k])
         out = np.empty(r + 1)
         loc = np.empty(Pr)
         hk = np.empty(Pr)

@@ -586,11 +586,15 @@ def _ring_size(h, delta):
 
 
 @jit
-def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1):
+def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1, Wv=None):
     """Work arrays of :func:`_fgt_core` for up to ``m`` entries (``keep``:
-    ``nkeep`` boxes, ``pkeep`` orders)."""
+    ``nkeep`` boxes, ``pkeep`` orders); ``Wv``: the (R, m) buffer of the
+    boxes' weights, if the caller has it (numpy's: :mod:`numkfs.kernels._hsic_fgt`)."""
     sv = np.empty(m)
-    Wv = np.empty((R, m))
+    if Wv is None:
+        wv = np.empty((R, m))
+    else:
+        wv = Wv
     pw = np.empty(m)
     bstart = np.empty(m + 1, dtype=np.int64)
     bcent = np.empty(m)
@@ -599,7 +603,7 @@ def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1):
     owner = np.empty(nring, dtype=np.int64)
     hk = np.empty(P)
     keep = np.empty((nkeep, 1, pkeep))
-    return sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, keep
+    return sv, wv, pw, bstart, bcent, cnt, ring, owner, hk, keep
 
 
 @jit

@@ -115,7 +115,7 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
 
 
 @jit
-def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_FIRST_ROWS):
+def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_FIRST_ROWS, buf=None):
     """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
     order, a view of the first rows of its buffer) and the pivots: for a
     caller that reads the factor by columns (the HSIC test's weight rows),
@@ -127,12 +127,22 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_
     were 320 MB, written before the first column).  ``extra``: rows after
     the factor's, in the same buffer and left to the caller (the HSIC
     test's row of counts: no copy of the factor to add it).  ``first``:
-    the rows of the first buffer (doubled as needed)."""
+    the rows of the first buffer (doubled as needed).  ``buf``: that first
+    buffer (C order, n columns, ``first`` ignored), if the caller has it:
+    numpy's allocation of a large array asks the kernel for huge pages
+    (``madvise``), Numba's does not, and a buffer mapped afresh at each
+    call (malloc returns large freed blocks to the system) is faulted in
+    by 4 KiB pages (at 2 x 10^5 rows and rank 14, 6,000 faults, 15-18 ms
+    of a 35-50 ms factor)."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
-    cap = max(1, min(max_rank, first))
-    LT = np.empty((cap, n))
+    if buf is None:
+        cap = max(1, min(max_rank, first))
+        LT = np.empty((cap, n))
+    else:
+        cap = buf.shape[0]
+        LT = buf
     col = np.empty(n)
     pivots = np.empty(max_rank, dtype=np.int64)
     r = 0
