@@ -106,6 +106,7 @@ import scipy.sparse as sp
 
 from ._targets import target_type
 from ._validation import check_X, check_y
+from .kernels._hsic_fgt import NUMPY_BUFFER_BYTES
 from .kernels.alignment import (
     FGT_MIN_SAMPLES,
     _check_method,
@@ -134,12 +135,12 @@ TARGET_MAX_RANK = 200
 #: faulted in at each call.  At 2 x 10^5 rows (20 rows here) the former 32
 #: rows (51 MB) took 5,860 page faults at each repeated factor, now 358 (a
 #: factor of 45-75 ms CPU on a loaded 2-core machine: about 15 ms less).
-#: The buffer is numpy's, which asks for huge pages, and the statistic's
-#: sums take their workers' largest arrays from numpy too
+#: From ``NUMPY_BUFFER_BYTES`` on, the buffer is numpy's, which asks for
+#: huge pages, and so are the statistic's sums' workers' boxed weights
 #: (:mod:`numkfs.kernels._hsic_fgt`): with the kernels' own buffers the
 #: test still took 12,000-15,000 page faults a call at 2 x 10^5 x 10
 #: (the process's heap, past glibc's trim threshold, was returned to the
-#: system after each test), now about 500: 300 -> 210 ms CPU there.
+#: system after each test), now about 500.
 TARGET_FIRST_BYTES = 32_000_000
 #: Tolerance of the fast Gauss transform for the statistic's sums.
 RTOL = 1e-10
@@ -181,8 +182,9 @@ def _target_factor(y, target, n):
             W[1] = 1.0
             return W, target
         first = min(FACTOR_FIRST_ROWS, max(2, TARGET_FIRST_BYTES // (8 * n)), TARGET_MAX_RANK, n)
+        buf = np.empty((first, n)) if 8 * first * n >= NUMPY_BUFFER_BYTES else None  # numpy's: huge pages
         W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first,
-                                            np.empty((first, n)))  # numpy's: huge pages (see there)
+                                            buf)
     else:
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."
