@@ -40,10 +40,11 @@ the target's:
   of each feature's sums grows with r + 1 (the alignments' sums carry 2
   weight vectors): with a class target HSIC costs about twice the
   alignments, with a real target (:math:`y = \sin x_0` plus noise, r = 14)
-  about 2.9 to 3.2 times their CPU time at 2 x 10^5 rows on a loaded
-  2-core machine (``benchmarks/hsic_pvalues.py``); with glibc's malloc
-  keeping freed memory, so that no pages are mapped in afresh at each call
-  (about 12,000 page faults a test otherwise), 2.85 times.
+  2.5 to 2.9 times their CPU time at 2 x 10^4 and 2 x 10^5 rows on a
+  loaded 2-core machine (two runs of ``benchmarks/hsic_pvalues.py``: 2.54
+  and 2.61, then 2.80 and 2.93 under more load), with about 500 page
+  faults a test at 2 x 10^5 rows (12,000 before its largest buffers were
+  numpy's, :data:`numkfs.kernels._hsic_fgt.NUMPY_BUFFER_BYTES`).
 
 With :math:`Z = HG` (or :math:`Z = HY`, :math:`Y` the one-hot class matrix),
 :math:`n^2\,\mathrm{HSIC}_b = \sum_q z_q^\top K z_q` is the numerator of the
