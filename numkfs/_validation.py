@@ -351,6 +351,30 @@ def check_X(
 MAX_MAGNITUDE, MIN_SPREAD = 1e150, 1e-150
 
 
+#: Rows per slab of :func:`_column_extremes`.
+EXTREMES_ROWS = 64
+
+
+def _column_extremes(X):
+    """``(X.min(axis=0), X.max(axis=0))`` of a dense 2-D ``X`` with rows, by
+    slabs of ``EXTREMES_ROWS`` rows seen as one row of ``EXTREMES_ROWS *
+    d`` values (then the slabs' ``d``-column extremes): numpy's reduction
+    along the rows of a narrow C-ordered array runs an inner loop of ``d``
+    values per row (2 x 10^5 x 10: 7.6 ms each, now 1.5 ms, the same
+    values: a minimum has no rounding)."""
+    n, d = X.shape
+    m = n // EXTREMES_ROWS * EXTREMES_ROWS
+    if m == 0 or not X.flags.c_contiguous:
+        return X.min(axis=0), X.max(axis=0)
+    slabs = X[:m].reshape(m // EXTREMES_ROWS, EXTREMES_ROWS * d)
+    lo = slabs.min(axis=0).reshape(EXTREMES_ROWS, d).min(axis=0)
+    hi = slabs.max(axis=0).reshape(EXTREMES_ROWS, d).max(axis=0)
+    if m < n:
+        lo = np.minimum(lo, X[m:].min(axis=0))
+        hi = np.maximum(hi, X[m:].max(axis=0))
+    return lo, hi
+
+
 def _check_scale(X, caller, feature_names=None) -> None:
     """Refuse columns whose squares overflow or whose spread underflows.
 
@@ -367,7 +391,7 @@ def _check_scale(X, caller, feature_names=None) -> None:
     else:
         if X.size == 0:
             return
-        lo, hi = X.min(axis=0), X.max(axis=0)
+        lo, hi = _column_extremes(X)
         big = np.maximum(-lo, hi)  # max |x| from the extremes: no |X| temporary (a third of this check)
     j = int(np.argmax(big)) if big.size else 0
     if big.size and big[j] > MAX_MAGNITUDE:

@@ -40,10 +40,11 @@ the target's:
   of each feature's sums grows with r + 1 (the alignments' sums carry 2
   weight vectors): with a class target HSIC costs about twice the
   alignments, with a real target (:math:`y = \sin x_0` plus noise, r = 14)
-  about 2.9 to 3.2 times their CPU time at 2 x 10^5 rows on a loaded
-  2-core machine (``benchmarks/hsic_pvalues.py``); with glibc's malloc
-  keeping freed memory, so that no pages are mapped in afresh at each call
-  (about 12,000 page faults a test otherwise), 2.85 times.
+  2.5 to 2.9 times their CPU time at 2 x 10^4 and 2 x 10^5 rows on a
+  loaded 2-core machine (two runs of ``benchmarks/hsic_pvalues.py``: 2.54
+  and 2.61, then 2.80 and 2.93 under more load), with about 500 page
+  faults a test at 2 x 10^5 rows (12,000 before its largest buffers were
+  numpy's, :data:`numkfs.kernels._hsic_fgt.NUMPY_BUFFER_BYTES`).
 
 With :math:`Z = HG` (or :math:`Z = HY`, :math:`Y` the one-hot class matrix),
 :math:`n^2\,\mathrm{HSIC}_b = \sum_q z_q^\top K z_q` is the numerator of the
@@ -106,6 +107,7 @@ import scipy.sparse as sp
 
 from ._targets import target_type
 from ._validation import check_X, check_y
+from .kernels._hsic_fgt import NUMPY_BUFFER_BYTES
 from .kernels.alignment import (
     FGT_MIN_SAMPLES,
     _check_method,
@@ -134,6 +136,12 @@ TARGET_MAX_RANK = 200
 #: faulted in at each call.  At 2 x 10^5 rows (20 rows here) the former 32
 #: rows (51 MB) took 5,860 page faults at each repeated factor, now 358 (a
 #: factor of 45-75 ms CPU on a loaded 2-core machine: about 15 ms less).
+#: From ``NUMPY_BUFFER_BYTES`` on, the buffer is numpy's, which asks for
+#: huge pages, and so are the statistic's sums' workers' boxed weights
+#: (:mod:`numkfs.kernels._hsic_fgt`): with the kernels' own buffers the
+#: test still took 12,000-15,000 page faults a call at 2 x 10^5 x 10
+#: (the process's heap, past glibc's trim threshold, was returned to the
+#: system after each test), now about 500.
 TARGET_FIRST_BYTES = 32_000_000
 #: Tolerance of the fast Gauss transform for the statistic's sums.
 RTOL = 1e-10
@@ -174,8 +182,10 @@ def _target_factor(y, target, n):
             W = np.zeros((2, n))
             W[1] = 1.0
             return W, target
-        first = min(FACTOR_FIRST_ROWS, max(2, TARGET_FIRST_BYTES // (8 * n)))
-        W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first)
+        first = min(FACTOR_FIRST_ROWS, max(2, TARGET_FIRST_BYTES // (8 * n)), TARGET_MAX_RANK, n)
+        buf = np.empty((first, n)) if 8 * first * n >= NUMPY_BUFFER_BYTES else None  # numpy's: huge pages
+        W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first,
+                                            buf)
     else:
         raise ValueError(
             f"hsic_test: target must be 'auto', 'binary', 'multiclass' or 'regression'; got {target!r}."

@@ -99,19 +99,22 @@ def test_quadratic_forms_against_numpy():
                                [np.exp(-np.subtract.outer(t, t) ** 2).sum()], rtol=1e-12)
 
 
-@pytest.mark.parametrize("R, P", [(1, 14), (2, 19), (5, 19), (18, 19), (18, 12)])
+@pytest.mark.parametrize("R, P", [(1, 14), (2, 19), (3, 19), (5, 19), (6, 19), (7, 17), (15, 19), (18, 19), (18, 12)])
 def test_box_moments_against_numpy(R, P):
     """Box moments M[r, k] = sum_j W[r, j] (s_j - c)^k / k! against numpy, over
-    two and a half chunks: the fused pass of two rows, and the tiles of four
-    rows by two orders with their remainders (one row, an odd order count).
+    two and a half chunks and a partial last chunk of either chunk size: the
+    fused pass of two rows, and the tiles of four rows by three orders with
+    their remainders (orders left over: P mod 3 of 0, 1 and 2; rows left
+    over: two rows by three orders, one row by four, each with its orders
+    left over).
     Each entry is a sum of L products of size at most |W| t^k / k!: its
     rounding is within a few L eps of the sum of their magnitudes."""
     from math import factorial
 
-    from numkfs.kernels.fgt import MOMENT_CHUNK, _moments
+    from numkfs.kernels.fgt import MOMENT_CHUNK, MOMENT_CHUNK_ROWS, _moments
 
     rng = np.random.default_rng(7)
-    L = 2 * MOMENT_CHUNK + MOMENT_CHUNK // 2
+    L = 2 * MOMENT_CHUNK + MOMENT_CHUNK // 2 + MOMENT_CHUNK_ROWS // 2 + 3
     sv = rng.uniform(-0.25, 0.25, size=L + 9)
     Wv = rng.normal(size=(R, L + 9))
     M = np.empty((R, P))
@@ -188,3 +191,24 @@ def test_bad_method_and_rtol():
         feature_alignments(X, y, method="fast")
     with pytest.raises(ValueError, match="rtol"):
         feature_alignments(X, y, method="fgt", rtol=1e-20)
+
+
+@pytest.mark.parametrize("R, P", [(1, 19), (2, 19), (4, 19), (5, 12), (15, 19)])
+def test_expand_pair_against_numpy(R, P):
+    """The expansion of a pair of boxes, out[r] += f sum_{m+n<P} (-1)^m
+    h_{m+n}(D) MB[r, m] MC[r, n], against numpy for tiles of four rows and
+    the rows left over; each entry sums at most P² products: within a few P²
+    eps of the sum of their magnitudes."""
+    from numkfs.kernels.fgt import _expand_pair, _hermite
+
+    rng = np.random.default_rng(R + P)
+    MB, MC = rng.normal(size=(2, R, P))
+    hk = np.empty(P)
+    _hermite(0.7, P, hk)
+    m, k = np.meshgrid(np.arange(P), np.arange(P), indexing="ij")
+    H = np.where(m + k < P, (-1.0) ** m * hk[np.minimum(m + k, P - 1)], 0.0)
+    out = np.full(R, 0.5)
+    _expand_pair(MB, MC, hk, P, out, 2.0)
+    ref = 0.5 + 2.0 * np.einsum("rm,mn,rn->r", MB, H, MC)
+    scale = 0.5 + 2.0 * np.einsum("rm,mn,rn->r", np.abs(MB), np.abs(H), np.abs(MC))
+    assert np.all(np.abs(out - ref) <= 4 * P * P * np.finfo(float).eps * scale)

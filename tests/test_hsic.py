@@ -452,9 +452,10 @@ def test_grouped_columns_at_the_cap_in_the_fused_pass():
 
 def test_target_factor_is_the_same_whatever_its_first_buffer():
     """hsic's target factor starts in a buffer of as many rows as fit in
-    TARGET_FIRST_BYTES (20 at 2 x 10^5 rows, 32 at most): the rows, grown
-    by doubling from any first size, are the same bit for bit (the same
-    operations in the same order), the counts row after them."""
+    TARGET_FIRST_BYTES (20 at 2 x 10^5 rows, 32 at most), allocated by
+    numpy and passed in: the rows, grown by doubling from any first size,
+    from the function's own buffer or the caller's, are the same bit for
+    bit (the same operations in the same order), the counts row after them."""
     from numkfs.kernels.lowrank import _pivoted_cholesky_rbf1d_rows
 
     rng = np.random.default_rng(12)
@@ -465,3 +466,7 @@ def test_target_factor_is_the_same_whatever_its_first_buffer():
     for first in (1, 2, 5, 8, 200):
         G, p = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, first)
         assert G.shape == ref.shape and np.array_equal(G[:-1], ref[:-1]) and np.array_equal(p, piv)
+        buf = np.empty((first, len(v)))
+        G, p = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32, buf)
+        assert G.shape == ref.shape and np.array_equal(G[:-1], ref[:-1]) and np.array_equal(p, piv)
+        assert np.shares_memory(G, buf) == (first > ref.shape[0] - 1)  # grown only when the rank exceeds it

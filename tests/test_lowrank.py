@@ -171,3 +171,32 @@ def test_rbf1d_factor_grows_past_its_first_rows_and_equals_the_dense_factor():
     # up to the exponentials' rounding, amplified by 1/pivot (smallest pivot about 1e-5)
     np.testing.assert_allclose(G, L, rtol=0, atol=1e-10)
     assert np.all(G[piv, np.arange(len(piv))] > 0)  # the pivots' own entries: the pivots' square roots
+
+
+def test_rbf1d_rows_factor_is_the_dense_factor_bit_for_bit():
+    """The 1-D Gaussian kernel's transposed factor, built by chunks of
+    FACTOR_CHUNK entries with every earlier row subtracted per chunk, is the
+    pivoted Cholesky factor of the same kernel matrix formed densely, bit for
+    bit: each entry gets the same operations in the same order (only the
+    remaining trace, a stopping test, is summed in another order)."""
+    from numba import njit
+
+    from numkfs.kernels.fastexp import fast_exp_kernel
+    from numkfs.kernels.lowrank import FACTOR_CHUNK, _pivoted_cholesky_dense, _pivoted_cholesky_rbf1d_rows
+
+    @njit
+    def kernel(x, gamma):
+        n = x.shape[0]
+        K = np.empty((n, n))
+        for j in range(n):
+            for i in range(n):
+                t = x[i] - x[j]
+                K[i, j] = fast_exp_kernel(-gamma * t * t)
+        return K
+
+    rng = np.random.default_rng(5)
+    n = FACTOR_CHUNK + FACTOR_CHUNK // 2 + 7  # a whole chunk and a partial one
+    for x in (rng.normal(size=n), rng.standard_t(2, size=n)):
+        LT, piv = _pivoted_cholesky_rbf1d_rows(x, 0.7, 1e-6, 60)
+        L = _pivoted_cholesky_dense(kernel(x, 0.7), 1e-6, 60)
+        assert LT.shape[0] > 5 and np.array_equal(LT, L.T)

@@ -144,3 +144,20 @@ def test_random_state_and_memory():
 def test_memory_message_units():
     with pytest.raises(MemoryError, match=r"about 1.2 MiB, more than the 800.0 KiB available"):
         check_memory(1.28e6, "The 400 x 400 kernel", limit=800 * 1024)
+
+
+@pytest.mark.parametrize("n, d, order", [(1, 3, "C"), (63, 2, "C"), (64, 1, "C"), (128, 10, "C"), (200, 7, "C"),
+                                         (200, 7, "F")])
+def test_column_extremes_match_numpy(n, d, order):
+    """check_X's column extremes by slabs of rows are numpy's per-column min
+    and max exactly (no rounding in a minimum), whatever the number of rows
+    (no slab, whole slabs, a remainder) or the layout; each extreme placed in
+    the remainder rows or in a slab."""
+    from numkfs._validation import _column_extremes
+
+    rng = np.random.default_rng(n + d)
+    X = np.asarray(rng.normal(size=(n, d)), order=order)
+    X[rng.integers(0, n, d), np.arange(d)] = 7.0 + np.arange(d)  # a maximum per column, anywhere
+    X[n - 1, 0] = -9.0  # a minimum in the last row
+    lo, hi = _column_extremes(X)
+    assert np.array_equal(lo, X.min(axis=0)) and np.array_equal(hi, X.max(axis=0))

@@ -27,7 +27,7 @@ from ._alignment_exact import (
     _rbf_sums_dense_serial,
 )
 from ._alignment_fgt import _fgt_sums_csc, _fgt_sums_dense
-from ._hsic_fgt import _fgt_hsic_dense
+from ._hsic_fgt import NUMPY_BUFFER_BYTES, _fgt_hsic_dense
 from .fastexp import LOG2E
 from .fgt import DIRECT_MAX, FGT_H, _ring_size, fgt_order
 
@@ -98,8 +98,10 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None, 
             if rows is None:
                 _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
             else:
+                nw = min(nt, nb)
+                big = nw * W.nbytes >= NUMPY_BUFFER_BYTES  # the workers' boxed weights: numpy's (huge pages)
                 _fgt_hsic_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, _row_orders(rows, p), nb,
-                                min(nt, nb), S1, S2, U, R2, Q)
+                                nw, np.empty((nw,) + W.shape if big else (nw, 0, 0)), S1, S2, U, R2, Q)
         return (S1, S2, U) if rows is None else (S1, S2, U, R2, Q)
     # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)

@@ -35,6 +35,15 @@ from .rowsums import _box_moments, _boxed_row_sums
 #: Boxes whose counts moments the statistic's sums keep for the row sums
 #: (more boxes, from far outliers: the row sums take their own moments).
 KEEP_BOXES = 4096
+#: Bytes from which the HSIC test's largest buffers (the target factor's,
+#: the workers' boxed weights) are numpy's rather than Numba's: numpy asks
+#: the kernel for huge pages, and a buffer that large is mapped afresh at
+#: each call (glibc returns it, or the heap past it, to the system).  At 2 x
+#: 10^5 x 10 (factor 32 MB, weights 2 x 24 MB) the test took 12,000-15,000
+#: page faults a call, now about 500; smaller buffers stay Numba's, whose
+#: heaps keep them between calls (numpy's took 950 faults a call at 2 x
+#: 10^4, none before).
+NUMPY_BUFFER_BYTES = 1 << 24
 
 
 @jit
@@ -64,13 +73,15 @@ def _n_boxes(bstart, m):
 
 
 @pjit
-def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S2, U, R2, Q):
+def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, Wvs, S1, S2, U, R2, Q):
     """``_fgt_sums_dense`` (same arguments, same ``S1``, ``S2``, ``U``) and
     each column's ``R2``, ``Q`` (module docstring) on the same boxes;
     ``rows = (P, delta, Pq, deltaq)``: the row sums' and ``Q``'s orders and
     cut-offs (:func:`numkfs.kernels.rowsums.rbf_row_moments`), ``max(P,
     Pq)`` at most the statistic's order.  ``W``'s last row: the counts
-    (ones)."""
+    (ones).  ``Wvs`` (nw, r + 1, n): each worker's boxed weights, from
+    numpy (``NUMPY_BUFFER_BYTES``), or (nw, 0, 0): the workers allocate
+    their own."""
     n = X.shape[0]
     r = ZT.shape[0]
     p = fgt[1]
@@ -79,7 +90,10 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, S1, S
     PM = max(Pr, Pq)
     for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r, cap)  # at most cap groups: a small block (see there)
-        work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM)
+        if Wvs.shape[2] == n:
+            work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM, Wvs[k])
+        else:
+            work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM)
         out = np.empty(r + 1)
         loc = np.empty(Pr)
         hk = np.empty(Pr)

@@ -260,32 +260,39 @@ def _boxes(s, W, m, h, sv, Wv, bstart, bcent, cnt):
     return _boxes_sorted(s, W, m, h, sv, Wv, bstart, bcent)
 
 
-#: Points per chunk of the moment loops (the chunk stays in L1 over the p orders).
+#: Points per chunk of the moment loops of one target row and the counts
+#: (the chunk stays in L1 over the p orders).
 MOMENT_CHUNK = 256
+#: Points per chunk of the moment loops of three or more weight rows: the
+#: chunk's powers of every order (P x chunk) stay in L1 (19 x 64 x 8 bytes
+#: = 9.7 KB; at 256 points, 39 KB, they spilled to L2): 8.1 -> 6.3 ms for
+#: 15 rows at 19 orders over 2 x 10^5 points (``benchmarks/hsic_pvalues.py``).
+MOMENT_CHUNK_ROWS = 64
 
 
 @jit(fast=True)
 def _moments(sv, Wv, j0, j1, c, P, pw, M):
     """M[r, k] = sum_{j0 <= j < j1} Wv[r, j] (sv[j] - c)^k / k!  (k < P), by
     chunks of ``MOMENT_CHUNK`` points (``pw``: scratch of that length).
-    Three or more weight rows: the chunk's powers of every order first
-    (P x chunk, in L1/L2), then tiles of four rows by two orders (8
-    accumulators, 6 loads per 8 products where the former four rows per
-    order took 5 per 4): 12.6 -> 9.6 ms for 18 rows at 19 orders over
-    2 x 10^5 points, the same moments to 7e-16 relative.  An odd P's last
-    order goes alone over the four rows (it was paired with a zero order:
-    a twentieth of the products at P = 19)."""
+    Three or more weight rows: by chunks of ``MOMENT_CHUNK_ROWS`` points,
+    the chunk's powers of every order first (P x chunk, in L1), then tiles
+    of four rows by three orders (12 accumulators, 7 loads per 12 products;
+    four rows per order took 5 per 4: 12.6 ms for 18 rows at 19 orders
+    over 2 x 10^5 points, four rows by two orders 9.6 ms, by three 10 %
+    less), each moment summed in the same order whatever the tile.  The
+    orders left over (P mod 3) go alone over the four rows; the rows left
+    over (R mod 4) by two rows by three orders and one row by four orders
+    (5 loads per 6 products, 5 per 4, where one row by one order took 2
+    per product)."""
     R = Wv.shape[0]
     for r in range(R):
         for k in range(P):
             M[r, k] = 0.0
-    if R != 2:
-        Pw = np.empty((P, MOMENT_CHUNK))
-    for a in range(j0, j1, MOMENT_CHUNK):
-        b = min(a + MOMENT_CHUNK, j1)
-        L = b - a
-        s = sv[a:b]
-        if R == 2:  # one target column and the counts: one fused pass per order
+    if R == 2:  # one target column and the counts: one fused pass per order
+        for a in range(j0, j1, MOMENT_CHUNK):
+            b = min(a + MOMENT_CHUNK, j1)
+            L = b - a
+            s = sv[a:b]
             for j in range(L):
                 pw[j] = 1.0
             w0 = Wv[0, a:b]
@@ -301,7 +308,12 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
                     pw[j] = q * ((s[j] - c) * f)
                 M[0, k] += a0
                 M[1, k] += a1
-            continue
+        return
+    Pw = np.empty((P, MOMENT_CHUNK_ROWS))
+    for a in range(j0, j1, MOMENT_CHUNK_ROWS):
+        b = min(a + MOMENT_CHUNK_ROWS, j1)
+        L = b - a
+        s = sv[a:b]
         for j in range(L):
             Pw[0, j] = 1.0
         for k in range(1, P):
@@ -314,38 +326,58 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
             w1 = Wv[r0 + 1, a:b]
             w2 = Wv[r0 + 2, a:b]
             w3 = Wv[r0 + 3, a:b]
-            for k in range(0, P - 1, 2):
+            k = 0
+            while k + 3 <= P:
                 p0 = Pw[k]
                 p1 = Pw[k + 1]
+                p2 = Pw[k + 2]
                 a00 = 0.0
                 a01 = 0.0
+                a02 = 0.0
                 a10 = 0.0
                 a11 = 0.0
+                a12 = 0.0
                 a20 = 0.0
                 a21 = 0.0
+                a22 = 0.0
                 a30 = 0.0
                 a31 = 0.0
+                a32 = 0.0
                 for j in range(L):
                     q0 = p0[j]
                     q1 = p1[j]
-                    a00 += w0[j] * q0
-                    a01 += w0[j] * q1
-                    a10 += w1[j] * q0
-                    a11 += w1[j] * q1
-                    a20 += w2[j] * q0
-                    a21 += w2[j] * q1
-                    a30 += w3[j] * q0
-                    a31 += w3[j] * q1
+                    q2 = p2[j]
+                    x0 = w0[j]
+                    x1 = w1[j]
+                    x2 = w2[j]
+                    x3 = w3[j]
+                    a00 += x0 * q0
+                    a01 += x0 * q1
+                    a02 += x0 * q2
+                    a10 += x1 * q0
+                    a11 += x1 * q1
+                    a12 += x1 * q2
+                    a20 += x2 * q0
+                    a21 += x2 * q1
+                    a22 += x2 * q2
+                    a30 += x3 * q0
+                    a31 += x3 * q1
+                    a32 += x3 * q2
                 M[r0, k] += a00
-                M[r0 + 1, k] += a10
-                M[r0 + 2, k] += a20
-                M[r0 + 3, k] += a30
                 M[r0, k + 1] += a01
+                M[r0, k + 2] += a02
+                M[r0 + 1, k] += a10
                 M[r0 + 1, k + 1] += a11
+                M[r0 + 1, k + 2] += a12
+                M[r0 + 2, k] += a20
                 M[r0 + 2, k + 1] += a21
+                M[r0 + 2, k + 2] += a22
+                M[r0 + 3, k] += a30
                 M[r0 + 3, k + 1] += a31
-            if P % 2 == 1:  # the last order of an odd P alone (no product with a zero order)
-                p0 = Pw[P - 1]
+                M[r0 + 3, k + 2] += a32
+                k += 3
+            for kk in range(k, P):  # the orders left over (P mod 3), each alone over the four rows
+                p0 = Pw[kk]
                 a00 = 0.0
                 a10 = 0.0
                 a20 = 0.0
@@ -356,19 +388,81 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
                     a10 += w1[j] * q0
                     a20 += w2[j] * q0
                     a30 += w3[j] * q0
-                M[r0, P - 1] += a00
-                M[r0 + 1, P - 1] += a10
-                M[r0 + 2, P - 1] += a20
-                M[r0 + 3, P - 1] += a30
+                M[r0, kk] += a00
+                M[r0 + 1, kk] += a10
+                M[r0 + 2, kk] += a20
+                M[r0 + 3, kk] += a30
             r0 += 4
-        for r in range(r0, R):
-            w = Wv[r, a:b]
-            for k in range(P):
+        if R - r0 >= 2:  # two rows left over: by three orders
+            w0 = Wv[r0, a:b]
+            w1 = Wv[r0 + 1, a:b]
+            k = 0
+            while k + 3 <= P:
                 p0 = Pw[k]
-                acc = 0.0
+                p1 = Pw[k + 1]
+                p2 = Pw[k + 2]
+                a00 = 0.0
+                a01 = 0.0
+                a02 = 0.0
+                a10 = 0.0
+                a11 = 0.0
+                a12 = 0.0
                 for j in range(L):
-                    acc += w[j] * p0[j]
-                M[r, k] += acc
+                    q0 = p0[j]
+                    q1 = p1[j]
+                    q2 = p2[j]
+                    a00 += w0[j] * q0
+                    a01 += w0[j] * q1
+                    a02 += w0[j] * q2
+                    a10 += w1[j] * q0
+                    a11 += w1[j] * q1
+                    a12 += w1[j] * q2
+                M[r0, k] += a00
+                M[r0, k + 1] += a01
+                M[r0, k + 2] += a02
+                M[r0 + 1, k] += a10
+                M[r0 + 1, k + 1] += a11
+                M[r0 + 1, k + 2] += a12
+                k += 3
+            for kk in range(k, P):
+                p0 = Pw[kk]
+                a00 = 0.0
+                a10 = 0.0
+                for j in range(L):
+                    a00 += w0[j] * p0[j]
+                    a10 += w1[j] * p0[j]
+                M[r0, kk] += a00
+                M[r0 + 1, kk] += a10
+            r0 += 2
+        if R - r0 == 1:  # one row left over: by four orders
+            w0 = Wv[r0, a:b]
+            k = 0
+            while k + 4 <= P:
+                p0 = Pw[k]
+                p1 = Pw[k + 1]
+                p2 = Pw[k + 2]
+                p3 = Pw[k + 3]
+                a0 = 0.0
+                a1 = 0.0
+                a2 = 0.0
+                a3 = 0.0
+                for j in range(L):
+                    x = w0[j]
+                    a0 += x * p0[j]
+                    a1 += x * p1[j]
+                    a2 += x * p2[j]
+                    a3 += x * p3[j]
+                M[r0, k] += a0
+                M[r0, k + 1] += a1
+                M[r0, k + 2] += a2
+                M[r0, k + 3] += a3
+                k += 4
+            for kk in range(k, P):
+                p0 = Pw[kk]
+                a0 = 0.0
+                for j in range(L):
+                    a0 += w0[j] * p0[j]
+                M[r0, kk] += a0
 
 
 @jit
@@ -383,9 +477,46 @@ def _hermite(D, P, hk):
 
 @jit(fast=True)
 def _expand_pair(MB, MC, hk, P, out, factor):
-    """out[r] += factor * sum_{m+n<P} (-1)^m hk[m+n] MB[r, m] MC[r, n]."""
+    """out[r] += factor * sum_{m+n<P} (-1)^m hk[m+n] MB[r, m] MC[r, n].
+    Rows by tiles of four (four independent sums over ``n`` where one row
+    took one, a chain of dependent additions of at most P terms): 1.8 ->
+    1.0 microseconds a pair of boxes for 14 rows at P = 19 (the HSIC test's
+    200 pairs a column: 0.16 ms a column less)."""
     R = MB.shape[0]
-    for r in range(R):
+    r0 = 0
+    while r0 + 4 <= R:
+        c0 = MC[r0]
+        c1 = MC[r0 + 1]
+        c2 = MC[r0 + 2]
+        c3 = MC[r0 + 3]
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        sign = 1.0
+        for mm in range(P):
+            l0 = 0.0
+            l1 = 0.0
+            l2 = 0.0
+            l3 = 0.0
+            hs = hk[mm:P]
+            for nn in range(P - mm):
+                h = hs[nn]
+                l0 += h * c0[nn]
+                l1 += h * c1[nn]
+                l2 += h * c2[nn]
+                l3 += h * c3[nn]
+            a0 += sign * MB[r0, mm] * l0
+            a1 += sign * MB[r0 + 1, mm] * l1
+            a2 += sign * MB[r0 + 2, mm] * l2
+            a3 += sign * MB[r0 + 3, mm] * l3
+            sign = -sign
+        out[r0] += factor * a0
+        out[r0 + 1] += factor * a1
+        out[r0 + 2] += factor * a2
+        out[r0 + 3] += factor * a3
+        r0 += 4
+    for r in range(r0, R):
         acc = 0.0
         sign = 1.0
         for mm in range(P):
@@ -512,11 +643,15 @@ def _ring_size(h, delta):
 
 
 @jit
-def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1):
+def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1, Wv=None):
     """Work arrays of :func:`_fgt_core` for up to ``m`` entries (``keep``:
-    ``nkeep`` boxes, ``pkeep`` orders)."""
+    ``nkeep`` boxes, ``pkeep`` orders); ``Wv``: the (R, m) buffer of the
+    boxes' weights, if the caller has it (numpy's: :mod:`numkfs.kernels._hsic_fgt`)."""
     sv = np.empty(m)
-    Wv = np.empty((R, m))
+    if Wv is None:
+        wv = np.empty((R, m))
+    else:
+        wv = Wv
     pw = np.empty(m)
     bstart = np.empty(m + 1, dtype=np.int64)
     bcent = np.empty(m)
@@ -525,7 +660,7 @@ def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1):
     owner = np.empty(nring, dtype=np.int64)
     hk = np.empty(P)
     keep = np.empty((nkeep, 1, pkeep))
-    return sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, keep
+    return sv, wv, pw, bstart, bcent, cnt, ring, owner, hk, keep
 
 
 @jit

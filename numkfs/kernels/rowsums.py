@@ -101,6 +101,15 @@ def _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bsta
                            s2, rs)
 
 
+#: Points per chunk of the row sums' Horner loop (the chunk's values and
+#: partial sums stay in L1 over the orders).  The loop runs over slices of
+#: the chunk indexed from 0: indexed by the box's own positions (``range(c0,
+#: c1)``, which Numba cannot prove non-negative) every access carried a
+#: negative-index wraparound and the loop ran scalar: 2.6 -> 0.44 ms a
+#: column at 2 x 10^5 rows, the same values bit for bit.
+HORNER_CHUNK = 256
+
+
 @jit(fast=True)
 def _boxed_row_sums(sv, Wv, m, nocc, bstart, bcent, M, P, delta, Pq, deltaq, direct_max, pw, loc, hk, hq, s2, rs):
     """The row sums and ``Q`` of :func:`_fgt_row_sums` on boxes already
@@ -151,14 +160,20 @@ def _boxed_row_sums(sv, Wv, m, nocc, bstart, bcent, M, P, delta, Pq, deltaq, dir
                 loc[k] *= f
             cC = bcent[C]
             last = loc[P - 1]
-            for j in range(c0, c1):  # Horner with the points inner (vectorised; pw is free here)
-                pw[j] = last
-            for k in range(P - 2, -1, -1):
-                lk = loc[k]
-                for j in range(c0, c1):
-                    pw[j] = lk + pw[j] * (cC - sv[j])
-            for j in range(c0, c1):
-                rs[j] += pw[j]
+            for a in range(c0, c1, HORNER_CHUNK):  # Horner with the points inner (vectorised; pw is free here)
+                b = min(a + HORNER_CHUNK, c1)
+                L = b - a
+                pc = pw[a:b]  # slices indexed from 0: no negative-index wraparound, so the loops vectorise
+                sc = sv[a:b]
+                rc = rs[a:b]
+                for j in range(L):
+                    pc[j] = last
+                for k in range(P - 2, -1, -1):
+                    lk = loc[k]
+                    for j in range(L):
+                        pc[j] = lk + pc[j] * (cC - sc[j])
+                for j in range(L):
+                    rc[j] += pc[j]
     # Q: the quadratic form with unit weights at the points sqrt(2) s, on the same
     # boxes (width sqrt(2) h there, centres sqrt(2) c): moments 2^(k/2) M_k, no new pass
     r2 = np.sqrt(2.0)
