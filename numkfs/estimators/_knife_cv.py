@@ -70,9 +70,9 @@ CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 #: or landmarks: the regressor's rule, :data:`AUTO_CV_MAX_SAMPLES`).
 AUTO_CV_MAX_SAMPLES_CLASSIFICATION = 500
 
-#: ``KNIFEClassifierCV(n_grid="auto")``: this many grid points with that subsample, else 100 (on
-#: digits 213 CPU s, 49 features; 100 points: 295 CPU s, 48 features; issue #46).
-AUTO_N_GRID_CLASSIFICATION = 50
+#: ``KNIFEClassifierCV(n_grid="auto")``: this many grid points with that subsample, else 100 (digits,
+#: one run each: 30 points 165 CPU s, 1.6x the SVC grid's; 40: 2.2x; 50: 2.1x; 100: 2.6x; issue #46).
+AUTO_N_GRID_CLASSIFICATION = 30
 
 #: The points the CV inserts below the first positive λ2 of a default grid
 #: (as fractions of it: half-decades from 1e-3 to 10^-0.5) when it chose
@@ -658,9 +658,9 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         problem follows its own selected features; the classes are those
         of every row).
     n_grid : int or "auto", default="auto"
-        As in :class:`KNIFERegressorCV`; ``"auto"``: 50 when ``cv_max_samples="auto"``
-        takes its subsample (below), else 100.  On digits 50 points took 213 CPU s
-        where 100 took 295 (the CV walks to ~17 times its best λ2), 49 features (100: 48).
+        As in :class:`KNIFERegressorCV`; ``"auto"``: 30 when ``cv_max_samples="auto"``
+        takes its subsample (below), else 100.  On digits 30 points took 1.6 times the CPU
+        of an SVC grid search (100 points: 2.6), 49 features (100: 48); see the KNIFE guide.
     cv_max_samples : int or "auto", default="auto"
         As in :class:`KNIFERegressorCV` (None: every row).  ``"auto"``:
         with more than two classes on the exact kernel, at most 500 rows
@@ -674,8 +674,8 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         3/4 of the rows, 500 rows took 257 CPU s with held-out accuracy
         0.980 (every row: 0.9815 at 200-500 CPU s before the restart of
         ``gamma="auto"``; 1,000 rows: past 446 CPU s, stopped); on all of
-        digits 310 CPU s, 2.6 times the SVC grid's in the same run (see the
-        KNIFE guide and ``benchmarks/results/knife_speed.md``).
+        digits 165 CPU s, 1.6 times the SVC grid's in the same run, with
+        ``n_grid="auto"`` (see the KNIFE guide and ``benchmarks/results/knife_speed.md``).
     scoring : {"accuracy", "neg_loss", "neg_log_loss"}, default="accuracy"
         The CV score (higher is better; see the selection contract in the user guide).
 
