@@ -39,7 +39,8 @@ Part ``colon_raw`` (issue #46): the raw-colon ``knife_path`` row of ``targets`` 
 Part ``colon_raw`` also runs the path once with a CPU timer on each stage
 (weight steps, the box QP, the L-BFGS-B finish, kernels, α-steps).
 
-Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|digits|colon_raw|render|all] [--quick]``.
+Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|digits|colon_raw|render|all] [--quick]
+[--exact-only]`` (``--exact-only``: ``--part digits`` without its landmarks case, whose row keeps its last run).
 Each part keeps its results in JSON under ``benchmarks/results/``
 (``knife_speed_targets.json``: the targets table's rows, each with the run
 that measured it, replaced by case; ``knife_speed_colon_stages.json``;
@@ -589,6 +590,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="a subset of the cases")
     ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "digits", "colon_raw", "render", "all"],
                     default="all")
+    ap.add_argument("--exact-only", action="store_true",
+                    help="--part digits: skip the landmarks case (about half an hour; its row keeps its last run)")
     args = ap.parse_args()
     if args.part == "colon_raw":
         row, stages, load, load_after = bench_colon_raw()
@@ -597,7 +600,8 @@ def main():
         if "total" in stages:
             _save("colon_stages", {"spent": stages, "measured": _stamp("colon_raw", load, load_after)})
     if args.part in SVC_CASES:
-        rows, load, load_after = bench_against_svc(args.part, SVC_CASES[args.part], limit=3600)
+        cases = [c for c in SVC_CASES[args.part] if not (args.exact_only and "approximation" in c[0])]
+        rows, load, load_after = bench_against_svc(args.part, cases, limit=3600)
         save_target_rows(rows, args.part, load, load_after)
     if args.part in ("targets", "all"):
         rows, load, load_after = bench_targets(args.quick)

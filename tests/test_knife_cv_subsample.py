@@ -193,3 +193,39 @@ def test_select_reads_the_support_of_the_model_fitted_on_every_row():
     assert np.array_equal(res.selected, est.get_support())
     assert np.array_equal(res.selected, truth)
     assert np.all(res.weights[~res.selected] == 0.0)
+
+
+def test_classifier_auto_grid_is_coarser_on_the_auto_subsample_only(monkeypatch):
+    """n_grid="auto" (the classifier's default, issue #46): AUTO_N_GRID_CLASSIFICATION points when
+    cv_max_samples="auto" takes its subsample of one-vs-rest problems (the CV of that n_grid, point
+    for point), else 100: every row, a count given, landmarks, two classes."""
+    import numkfs.estimators._knife_cv as kcv
+
+    X, y2, _ = make_orange(n_samples=120, n_noise=2, random_state=1)
+    y = np.digitize(X[:, 0], [-0.6, 0.6])  # three classes
+    monkeypatch.setattr(kcv, "AUTO_CV_MAX_SAMPLES_CLASSIFICATION", 80)
+    monkeypatch.setattr(kcv, "AUTO_N_GRID_CLASSIFICATION", 5)
+    auto = KNIFEClassifierCV(cv=3, random_state=0).fit(X, y)
+    given = KNIFEClassifierCV(n_grid=5, cv=3, random_state=0).fit(X, y)
+    assert auto.get_params()["n_grid"] == "auto" and auto.cv_n_samples_ == 80
+    np.testing.assert_array_equal(auto.path_.grid, given.path_.grid)
+    np.testing.assert_array_equal(auto.cv_scores_, given.cv_scores_)
+    np.testing.assert_array_equal(auto.alpha_, given.alpha_)
+    seen, real = [], kcv.cv_data
+
+    class Seen(Exception):
+        pass
+
+    def spy(*args, **kw):
+        seen.append(kw["n_grid"])
+        raise Seen  # the grid's size is all this test needs
+
+    monkeypatch.setattr(kcv, "cv_data", spy)
+    for kw, yy in [({}, y), (dict(cv_max_samples=None), y), (dict(cv_max_samples=80), y),
+                   (dict(approximation="nystroem", n_components=30), y), ({}, y2)]:
+        with pytest.raises(Seen):
+            KNIFEClassifierCV(cv=3, random_state=0, **kw).fit(X, yy)
+    assert seen == [5, 100, 100, 100, 100]
+    monkeypatch.setattr(kcv, "cv_data", real)
+    with pytest.raises((ValueError, TypeError), match="n_grid"):
+        KNIFEClassifierCV(n_grid="coarse").fit(X, y)

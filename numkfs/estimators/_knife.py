@@ -306,6 +306,13 @@ def _has_logistic(est):
     return est.loss == "logistic"
 
 
+def ovr_targets(y, classes):
+    """±1 targets: one problem for two classes (+1 = ``classes[1]``), else one per class (one-vs-rest)."""
+    if len(classes) == 2:
+        return [np.where(y == classes[1], 1.0, -1.0)]
+    return [np.where(y == c, 1.0, -1.0) for c in classes]
+
+
 class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     r"""KNIFE kernel classifier (smooth SVM / kernel logistic regression).
 
@@ -385,9 +392,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         if len(self.classes_) < 2:
             raise ValueError(f"{type(self).__name__} needs at least two classes in y; found 1: "
                              f"[{self.classes_[0]!r}].")
-        if len(self.classes_) == 2:
-            return [np.where(y == self.classes_[1], 1.0, -1.0)]
-        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+        return ovr_targets(y, self.classes_)
 
     @_constant_columns_named_once
     def fit(self, X, y):

@@ -26,7 +26,7 @@ from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSIO
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
 from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data, stop_early
-from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once
+from ._knife import _COMMON, KNIFEClassifier, KNIFERegressor, constant_columns_named_once, ovr_targets
 
 __all__ = ["KNIFERegressorCV", "KNIFEClassifierCV", "CLASSIFICATION_SCORINGS", "AUTO_CV_MAX_SAMPLES",
            "AUTO_CV_MAX_SAMPLES_CLASSIFICATION"]
@@ -69,6 +69,10 @@ CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 #: kernel, the path and its CV on at most this many rows, then one fit on every row (two classes,
 #: or landmarks: the regressor's rule, :data:`AUTO_CV_MAX_SAMPLES`).
 AUTO_CV_MAX_SAMPLES_CLASSIFICATION = 500
+
+#: ``KNIFEClassifierCV(n_grid="auto")``: this many grid points with that subsample, else 100 (digits,
+#: one run each: 30 points 165 CPU s, 1.6x the SVC grid's; 40: 2.2x; 50: 2.1x; 100: 2.6x; issue #46).
+AUTO_N_GRID_CLASSIFICATION = 30
 
 #: The points the CV inserts below the first positive λ2 of a default grid
 #: (as fractions of it: half-decades from 1e-3 to 10^-0.5) when it chose
@@ -183,9 +187,10 @@ class _StagedFolds:
             return None
         Xtr, ytr, Xte, yte = est._cv_fold_data(data, train, test)
         params = est._cv_path_params(data, self.outer, full=False)
-        targets = _ovr_targets(ytr, data.classes) if est._classifier else [ytr]
-        return dict(walks=[KNIFEGridWalk(Xtr, t, self.grid, **params) for t in targets], X_train=Xtr, y_train=ytr,
-                    X_test=Xte, y_test=yte, scores=[])
+        targets = ovr_targets(ytr, data.classes) if est._classifier else [ytr]
+        # one-vs-rest problems without the restart of the scale search, as knife_ovr_paths fits the full data's
+        walks = [KNIFEGridWalk(Xtr, t, self.grid, gamma_restart=len(targets) == 1, **params) for t in targets]
+        return dict(walks=walks, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, scores=[])
 
 
 class _KNIFEPathCV(PathCVMixin):
@@ -615,13 +620,6 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         self._cv_refit_all_rows(data, [] if data.full is None else [data.full.y])
 
 
-def _ovr_targets(y, classes):
-    """±1 targets: one problem for two classes (+1 = ``classes[1]``), else one per class."""
-    if len(classes) == 2:
-        return [np.where(y == classes[1], 1.0, -1.0)]
-    return [np.where(y == c, 1.0, -1.0) for c in classes]
-
-
 class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
     r"""KNIFE classification with λ2 chosen on the feature path by K-fold CV.
 
@@ -655,10 +653,14 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         with fewer features (``benchmarks/results/selection_quality.md``).
     approximation, n_components
         As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
-    gamma, cv, cv_rule, n_grid, lambda_min_ratio, grid, n_jobs, early_stopping
+    gamma, cv, cv_rule, lambda_min_ratio, grid, n_jobs, early_stopping
         As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
         problem follows its own selected features; the classes are those
         of every row).
+    n_grid : int or "auto", default="auto"
+        As in :class:`KNIFERegressorCV`; ``"auto"``: 30 when ``cv_max_samples="auto"``
+        takes its subsample (below), else 100.  On digits 30 points took 1.6 times the CPU
+        of an SVC grid search (100 points: 2.6), 49 features (100: 48); see the KNIFE guide.
     cv_max_samples : int or "auto", default="auto"
         As in :class:`KNIFERegressorCV` (None: every row).  ``"auto"``:
         with more than two classes on the exact kernel, at most 500 rows
@@ -672,8 +674,8 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         3/4 of the rows, 500 rows took 257 CPU s with held-out accuracy
         0.980 (every row: 0.9815 at 200-500 CPU s before the restart of
         ``gamma="auto"``; 1,000 rows: past 446 CPU s, stopped); on all of
-        digits 310 CPU s, 2.6 times the SVC grid's in the same run (see the
-        KNIFE guide and ``benchmarks/results/knife_speed.md``).
+        digits 165 CPU s, 1.6 times the SVC grid's in the same run, with
+        ``n_grid="auto"`` (see the KNIFE guide and ``benchmarks/results/knife_speed.md``).
     scoring : {"accuracy", "neg_loss", "neg_log_loss"}, default="accuracy"
         The CV score (higher is better; see the selection contract in the user guide).
 
@@ -710,11 +712,12 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
 
     _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)],
                               "delta": KNIFE_CONSTRAINTS["delta"], **_CV,
+                              "n_grid": [*KNIFE_CONSTRAINTS["n_grid"], Options(("auto",))],
                               "scoring": [Options(CLASSIFICATION_SCORINGS)]}
 
     def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=3.0, gamma="auto", degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
-                 scoring="accuracy", n_grid=100, lambda_min_ratio="auto", grid=None, n_jobs=None,
+                 scoring="accuracy", n_grid="auto", lambda_min_ratio="auto", grid=None, n_jobs=None,
                  random_state=0, verbose=False, approximation="auto", n_components=None,
                  cv_max_samples="auto", early_stopping=True):
         self.early_stopping = early_stopping
@@ -748,10 +751,13 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         Xs, y, X_raw = self._check_fit_input(X, y)
         self._targets(y)  # the classes, from every row
         Xs, y, X_raw, rows = self._cv_rows(Xs, y, X_raw)
-        problems = _ovr_targets(y, self.classes_)
+        problems, grid = ovr_targets(y, self.classes_), self._cv_grid()
+        if grid["n_grid"] == "auto":  # see AUTO_N_GRID_CLASSIFICATION
+            sub = self.cv_max_samples == "auto" and self.approximation_ == "exact" and rows["full"] is not None
+            grid["n_grid"] = AUTO_N_GRID_CLASSIFICATION if sub and len(problems) > 1 else 100
         return cv_data(Xs, y, scoring=self.scoring, stratify=True, X_split=X_raw,
                        score_kw=dict(classes=self.classes_, loss=self.loss, delta=self.delta),
-                       problems=problems, classes=self.classes_, **rows, **self._cv_grid())
+                       problems=problems, classes=self.classes_, **rows, **grid)
 
     def _cv_combine(self, paths):
         """The binary problem's path, or the one-vs-rest paths combined into
@@ -790,4 +796,4 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         self._set_gammas(gammas[:, i])
         self._landmarks = [p.extra["params"].get("landmarks") for p in paths]
         self.X_fit_ = data.X
-        self._cv_refit_all_rows(data, [] if data.full is None else _ovr_targets(data.full.y, self.classes_))
+        self._cv_refit_all_rows(data, [] if data.full is None else ovr_targets(data.full.y, self.classes_))
