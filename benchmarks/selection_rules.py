@@ -9,9 +9,10 @@ offline on the same path and the same CV scores:
 * ``today``: the point ``select()`` chose when the case was fitted (the
   method's ``cv_rules["selection"]`` of that commit);
 * ``best``, ``1se``, ``2se``: glmnet's rules (``2se``: two standard errors);
-* ``2pct``, ``frac5``, ``frac10``: the sparsest point whose mean CV loss is
-  within 2 %, 5 %, 10 % of the best point's (relative; scores are losses;
-  ``2pct`` is ``select``'s rule of that name);
+* ``1pct``, ``2pct``, ``frac5``, ``frac10``: the sparsest point whose mean CV
+  loss is within 1 %, 2 %, 5 %, 10 % of the best point's (relative; for
+  accuracy, of the error rate; ``1pct`` and ``2pct`` are ``select``'s rules of
+  those names);
 * ``knee``: the sparsest point after which no denser point gains more than
   that point's own standard error;
 * ``cvbic``: the point minimising ``n log(L) + k log(n)`` with ``L`` the
@@ -181,7 +182,7 @@ def _bic(path, n, scores=None):
     return _sparse_pick(path, crit <= crit.min() + 1e-12 * abs(crit.min()))
 
 
-RULES = ("today", "best", "1se", "2se", "2pct", "frac5", "frac10", "knee", "cvbic", "relax1se", "relaxbest",
+RULES = ("today", "best", "1se", "2se", "1pct", "2pct", "frac5", "frac10", "knee", "cvbic", "relax1se", "relaxbest",
          "relaxbic")
 
 
@@ -195,7 +196,7 @@ def rule_choices(case, X, y, classifier):
                               classifier=classifier)
     case["relax_cpu"] = time.process_time() - c
     return {"today": int(case["index"]), "best": _nse(path, 0), "1se": _nse(path, 1), "2se": _nse(path, 2),
-            "2pct": _frac(path, 0.02), "frac5": _frac(path, 0.05), "frac10": _frac(path, 0.10),
+            "1pct": _frac(path, 0.01), "2pct": _frac(path, 0.02), "frac5": _frac(path, 0.05), "frac10": _frac(path, 0.10),
             "knee": _knee(path), "cvbic": _bic(path, n), "relax1se": _nse(path, 1, rs),
             "relaxbest": _nse(path, 0, rs), "relaxbic": _bic(path, n, rs)}
 

@@ -389,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules = ", ".join(f"{m} {row.cv_rules['selection']}" for m, row in METHOD_ROWS.items())
     p.add_argument("--cv-rule", choices=CV_RULE_NAMES["selection"], default=None, dest="cv_rule",
                    help="best: the highest mean CV score; 1se: the sparsest point within one standard "
-                        "error of it; 2pct: the sparsest point within 2%% of it; relaxed_best, relaxed_1se: "
+                        "error of it; 1pct, 2pct: the sparsest point within 1%% or 2%% of its loss; relaxed_best, relaxed_1se: "
                         "best and 1se on the scores of each point's "
                         "features refitted without the method's penalty by one kernel ridge "
                         f"(default: the method's rule: {rules})")

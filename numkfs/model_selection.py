@@ -79,7 +79,7 @@ __all__ = ["CV_RULES", "DEFAULT_CV_RULES", "MAX_FLOAT_CLASSES", "RULES", "SCORIN
 #: errors and what fraction of the best mean score a sparser point may lose).  ``"cv"``: the path's own
 #: CV scores; ``"relaxed"``: each point's support refitted without the method's penalty by one common
 #: learner (:mod:`numkfs.relaxed`).  The names are the registry's ``CV_RULE_NAMES``.
-RULES = {"best": ("cv", 0.0, 0.0), "1se": ("cv", 1.0, 0.0), "2pct": ("cv", 0.0, 0.02),
+RULES = {"best": ("cv", 0.0, 0.0), "1se": ("cv", 1.0, 0.0), "1pct": ("cv", 0.0, 0.01), "2pct": ("cv", 0.0, 0.02),
          "relaxed_best": ("relaxed", 0.0, 0.0), "relaxed_1se": ("relaxed", 1.0, 0.0)}
 
 #: The rules every estimator's ``cv_rule`` takes (the others are :func:`numkfs.select`'s, read off the
@@ -102,10 +102,9 @@ SCORINGS = {name: dict(row.scorings) for name, row in METHOD_ROWS.items()}
 
 #: The rule :func:`numkfs.select` (and ``numkfs select``) uses for each method when no ``cv_rule`` is
 #: given: each method's ``cv_rules["selection"]`` in ``numkfs._registry``, where the reason for each is
-#: written, chosen by the true and false features it keeps on simulations with a known truth
-#: (``benchmarks/selection_rules.py``; the selection guide): ``"relaxed_best"`` for L1KR and lp-KTA
-#: (their own CV curve is flat where their path keeps noise features), ``"2pct"`` for the garrote and
-#: NMMKL's m, ``"1se"`` for COSSO, ``"best"`` for KNIFE.  The estimators' own default stays ``"best"``.
+#: written (the selection guide): ``"relaxed_best"`` for L1KR and lp-KTA (their own CV curve is flat
+#: where their path keeps noise features), ``"2pct"`` for the garrote and NMMKL's m, ``"1se"`` for
+#: COSSO, ``"1pct"`` for KNIFE.  The estimators' own default stays ``"best"``.
 DEFAULT_CV_RULES = {name: row.cv_rules["selection"] for name, row in METHOD_ROWS.items()}
 
 
@@ -133,7 +132,7 @@ def default_cv_rule(method: str, cv_rule: str | None = None) -> str:
     --------
     >>> from numkfs.model_selection import default_cv_rule
     >>> default_cv_rule("cosso"), default_cv_rule("knife"), default_cv_rule("cosso", "best")
-    ('1se', 'best', 'best')
+    ('1se', '1pct', 'best')
     """
     if cv_rule is None:
         return DEFAULT_CV_RULES[str(method).lower()]
@@ -451,10 +450,11 @@ def choose_index(path, rule: str = "best") -> int:
     path : FeaturePath
         With ``cv_scores`` of shape (n_points, n_folds), higher is better
         (NaN for a fold that could not score a point).
-    rule : {"best", "1se"}, default="best"
+    rule : {"best", "1se", "1pct", "2pct"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         whose mean score is at least the best mean minus one standard error
-        of the best point's fold scores (glmnet's ``lambda.1se``).  Means
+        of the best point's fold scores (glmnet's ``lambda.1se``); ``"1pct"``,
+        ``"2pct"``: the sparsest within 1 or 2 % of its loss (:func:`choose_from_scores`).  Means
         and standard errors weight the folds by their sizes
         (``path.cv_fold_sizes``, :func:`cv_mean_se`).  Ties go to
         the sparser point: fewer selected features, then the point nearer the
@@ -501,8 +501,9 @@ def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0, rel: fl
     n_se : float, default=0.0
         0: the best mean score (``"best"``); 1: glmnet's ``lambda.1se``.
     rel : float, default=0.0
-        A further allowance of ``rel * |best mean|`` (``"2pct"``: 0.02, a
-        mean loss at most 2 % above the best).
+        A further allowance of ``rel`` times the best mean loss (``"1pct"``, ``"2pct"``: 0.01, 0.02):
+        ``|best mean|`` for the negated losses, the error rate ``1 - best mean`` for ``"accuracy"``
+        (``path.score_name``; a fraction of the accuracy is many times the error rate on easy data).
 
     Returns
     -------
@@ -526,7 +527,8 @@ def choose_from_scores(path, scores, fold_sizes=None, n_se: float = 0.0, rel: fl
     # equal within round-off relative to the best score itself (never an absolute floor: the scores
     # are in the units of y squared, and the choice must not depend on them)
     slack = 1e-12 * abs(best)
-    threshold = best - slack - rel * abs(best)
+    loss = 1.0 - best if getattr(path, "score_name", None) == "accuracy" else abs(best)  # see ``rel``
+    threshold = best - slack - rel * loss
     if n_se:
         ib = int(np.flatnonzero(mean == best)[0])
         threshold -= n_se * float(se[ib])

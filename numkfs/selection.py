@@ -4,8 +4,9 @@ Each method is reached through its cross-validating scikit-learn estimator
 and turned into features by the selection contract of
 :mod:`numkfs.model_selection`: fold-wise preprocessing, a score named by
 what it is (negative mean squared error for regression; a held-out loss for
-classification by default, accuracy on request), ``cv_rule="best"`` or
-``"1se"``, or either on the relaxed refit (:mod:`numkfs.relaxed`) (by default each method's rule of
+classification by default, accuracy on request), ``cv_rule="best"``,
+``"1se"``, ``"1pct"`` or ``"2pct"``, or best and 1se on the relaxed refit
+(:mod:`numkfs.relaxed`) (by default each method's rule of
 :data:`numkfs.model_selection.DEFAULT_CV_RULES`), an exact count with ``n_features``, and the support read from
 the path by the method's one tolerance.  NMMKL's path runs over the number
 of features m (:class:`numkfs.NMMKLSelectorCV`): each fold's selections are
@@ -69,7 +70,7 @@ class SelectionResult:
     index : int or None
         The chosen point of ``path``.
     cv_rule : str, default="best"
-        ``"best"``, ``"1se"``, ``"2pct"``, ``"relaxed_best"``, ``"relaxed_1se"``,
+        ``"best"``, ``"1se"``, ``"1pct"``, ``"2pct"``, ``"relaxed_best"``, ``"relaxed_1se"``,
         ``"n_features"``, ``"stability"`` or ``"knockoffs"``.
     weight_name : str, default="weight"
         What ``weights`` hold: ``"weight"`` (the method's feature weights),
@@ -155,7 +156,8 @@ class SelectionResult:
     def summary(self) -> str:
         names = [str(self.feature_names[j]) for j in np.flatnonzero(self.selected)]
         rule = {"best": "best CV score", "1se": "sparsest within 1 SE of the best",
-                "2pct": "sparsest within 2% of the best", "relaxed_best": "best CV score of the relaxed refit",
+                "1pct": "sparsest within 1% of the best", "2pct": "sparsest within 2% of the best",
+                "relaxed_best": "best CV score of the relaxed refit",
                 "relaxed_1se": "sparsest within 1 SE of the best relaxed refit",
                 "n_features": "requested number of features",
                 "stability": "selection probability >= threshold",
@@ -304,16 +306,17 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         instead of the point chosen by ``cv_rule``.
     cv : int
         Folds of the cross-validation.
-    cv_rule : {"best", "1se", "2pct", "relaxed_best", "relaxed_1se"}, optional
+    cv_rule : {"best", "1se", "1pct", "2pct", "relaxed_best", "relaxed_1se"}, optional
         How the path point is chosen: on the method's own CV scores
         (:func:`numkfs.model_selection.choose_from_scores`; ``"best"``;
         ``"1se"``, the sparsest point within one standard error of the
-        best; ``"2pct"``, the sparsest point whose mean CV loss is within
-        2 % of the best), or on those of the relaxed refit, each point's
+        best; ``"1pct"``, ``"2pct"``, the sparsest point whose mean CV loss
+        (for accuracy: error rate) is within 1 or 2 % of the best), or on
+        those of the relaxed refit, each point's
         features refitted without the method's penalty by one kernel ridge
         on the same folds (:func:`numkfs.relaxed.relaxed_choice`;
         ``extra["relaxed"]`` holds the scores).  For a rule the estimators
-        do not take (``"2pct"``, the relaxed ones) the estimator is fitted
+        do not take (the relaxed ones) the estimator is fitted
         with the method's prediction rule and the point read off its path.
         Default: the method's rule in
         :data:`numkfs.model_selection.DEFAULT_CV_RULES`, chosen by the true
@@ -321,7 +324,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         selection guide): ``"relaxed_best"`` for L1KR and lp-KTA (their
         own CV curve is flat where their path keeps noise features; even
         their 1se point keeps several), ``"2pct"`` for the garrote and
-        NMMKL, ``"1se"`` for COSSO, ``"best"`` for KNIFE.  For NMMKL the
+        NMMKL, ``"1se"`` for COSSO, ``"1pct"`` for KNIFE.  For NMMKL the
         rule chooses m.  For the most accurate predictor pass ``"best"``.
     scoring : str, optional
         The held-out score where the method offers a choice

@@ -372,7 +372,7 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     a quarter of the rows, at least MIN_COMPONENTS (all rows when fewer), at most DEFAULT_N_COMPONENTS."""
     from numkfs import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
     from numkfs.methods.knife import (AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION,
-                                      DEFAULT_N_COMPONENTS, MIN_COMPONENTS, default_n_components)
+                                      AUTO_EXACT_MAX_SAMPLES_WIDE, DEFAULT_N_COMPONENTS, MIN_COMPONENTS, default_n_components)
 
     assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS) == (250, 500)
     assert [default_n_components(n) for n in (10, 250, 999, 1000, 1001, 1999, 2000, 10**6)] == \
@@ -385,6 +385,15 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 500)
     assert resolve_approximation("nystroem", 3000) == ("nystroem", 500)
     assert resolve_approximation("auto", 3000, 100) == ("nystroem", 100)
+    # more features than landmarks: exact up to AUTO_EXACT_MAX_SAMPLES_WIDE rows, whatever the loss
+    assert AUTO_EXACT_MAX_SAMPLES_WIDE == 2000
+    assert resolve_approximation("auto", 1000, n_features=250) == ("nystroem", 250)
+    assert resolve_approximation("auto", 1000, n_features=251) == ("exact", None)
+    assert resolve_approximation("auto", 1000, 100, n_features=101) == ("exact", None)
+    assert resolve_approximation("auto", 2000, n_features=501) == ("exact", None)
+    assert resolve_approximation("auto", 2001, n_features=10**4) == ("nystroem", 500)
+    assert resolve_approximation("auto", 3000, loss="squared_hinge", n_features=10**4) == ("nystroem", 500)
+    assert resolve_approximation("nystroem", 1000, n_features=500) == ("nystroem", 250)
 
     for cls in (KNIFERegressor, KNIFEClassifier, KNIFERegressorCV, KNIFEClassifierCV):
         assert cls().approximation == "auto", cls.__name__
@@ -394,5 +403,9 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
     big = KNIFERegressor(lambda2=float(n), max_iter=3).fit(X, y)
     assert big.approximation_ == "nystroem" and big.alpha_.shape == (default_n_components(n),) == (MIN_COMPONENTS,)
+    # the same rows with more features than the 250 landmarks: the exact kernel
+    Xw = np.hstack([X, rng.standard_normal((n, MIN_COMPONENTS - 2))])
+    wide = KNIFERegressor(lambda2=float(n), max_iter=3).fit(Xw, y)
+    assert Xw.shape[1] == MIN_COMPONENTS + 1 and wide.approximation_ == "exact" and wide.alpha_.shape == (n,)
     small = KNIFERegressor(lambda2=100.0, max_iter=3).fit(X[:AUTO_EXACT_MAX_SAMPLES], y[:AUTO_EXACT_MAX_SAMPLES])
     assert small.approximation_ == "exact" and small.alpha_.shape == (AUTO_EXACT_MAX_SAMPLES,)

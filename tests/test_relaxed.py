@@ -29,6 +29,7 @@ def test_choose_from_scores_by_hand():
     # the path's own rules are the same core on the path's CV scores
     path.cv_scores = S
     assert choose_index(path, "best") == 0 and choose_index(path, "1se") == 1
+    assert choose_index(path, "1pct") == 0 and choose_index(path, "2pct") == 0  # -1.06 < -1.02
     with pytest.raises(ValueError, match="numkfs.select's rule"):
         choose_index(path, "relaxed_1se")
     # "2pct": a mean loss at most 2 % above the best; by hand with 6 % and 20 % on the same scores
@@ -36,6 +37,23 @@ def test_choose_from_scores_by_hand():
     assert choose_from_scores(path, S, rel=0.2) == 2  # -1.2 >= -1.0 - 0.2 > -2.0
     assert choose_from_scores(path, S, rel=0.02) == 0  # -1.06 < -1.02
     assert RULES["relaxed_1se"] == ("relaxed", 1.0, 0.0) and RULES["2pct"] == ("cv", 0.0, 0.02)
+    assert RULES["1pct"] == ("cv", 0.0, 0.01)
+
+
+def test_the_relative_rules_read_accuracy_as_its_error_rate():
+    """"1pct" and "2pct" allow a fraction of the best mean *loss*: for accuracy that is the error rate
+    1 - accuracy, not the accuracy itself (2 % of an accuracy of 0.95 would be 40 % of its error rate)."""
+    path = _nested_path()
+    # accuracies 0.95, 0.945, 0.94, 0.5: best error rate 0.05, so 1 % allows 0.0005 and 20 % 0.01
+    S = np.array([[0.95] * 5, [0.945] * 5, [0.94] * 5, [0.5] * 5])
+    path.cv_scores, path.score_name = S, "accuracy"
+    assert choose_from_scores(path, S, rel=0.01) == 0  # 0.945 < 0.9495
+    assert choose_from_scores(path, S, rel=0.12) == 1  # 0.945 >= 0.944 (allowance 0.006) > 0.94
+    assert choose_from_scores(path, S, rel=0.2) == 2  # 0.94 >= 0.94 > 0.5
+    assert choose_index(path, "2pct") == 0
+    # the same numbers as a negated loss (score_name None): 2 % of |0.95| = 0.019 reaches point 2
+    path.score_name = None
+    assert choose_from_scores(path, S, rel=0.02) == 2
 
 
 def test_leave_one_out_closed_form_matches_refits():

@@ -409,9 +409,22 @@ def test_select_without_a_rule_uses_the_methods_declared_rule():
     mean, se = np.nanmean(S, axis=1), np.nanstd(S, axis=1, ddof=1) / np.sqrt(S.shape[1])
     assert mean[default.index] >= mean[best.index] - se[best.index]
     assert default.selected[truth].all()
-    # KNIFE's declared rule is "best"; the garrote's "2pct", the sparsest point within 2 % of the best
-    # CV loss, read off the path its estimator fitted with "best"
-    assert DEFAULT_CV_RULES["knife"] == "best" and DEFAULT_CV_RULES["garrote"] == "2pct"
+    # KNIFE's declared rule for selection is "1pct" (its estimators keep "best", the rule for
+    # prediction): select() with no rule fits with it, and its point is the sparsest whose mean CV loss
+    # is within 1 % of the best; here it keeps exactly the five true features
+    from numkfs import KNIFERegressorCV
+
+    assert DEFAULT_CV_RULES["knife"] == "1pct" and KNIFERegressorCV().cv_rule == "best"
+    knife = select(X, y)
+    assert knife.method == "knife" and knife.cv_rule == knife.path.cv_rule == "1pct"
+    assert knife.index == knife.estimator.best_index_ == choose_index(knife.path, "1pct")
+    mean = knife.path.mean_cv_score  # minus the MSE
+    within = mean >= mean.max() - 0.01 * abs(mean.max())
+    assert within[knife.index] and not np.any(within & (knife.path.n_selected() < knife.n_selected))
+    np.testing.assert_array_equal(knife.selected, truth)
+    # the garrote's "2pct", the sparsest point within 2 % of the best CV loss, read off the path its
+    # estimator fitted with "best"
+    assert DEFAULT_CV_RULES["garrote"] == "2pct"
     garrote = select(X, y, "garrote")
     mean = garrote.path.mean_cv_score
     assert garrote.cv_rule == "2pct" and mean[garrote.index] >= 1.02 * mean.max()  # scores are minus the MSE

@@ -204,8 +204,10 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
     cv : int or splitter, default=5
         Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
         e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
         How the point is chosen from the CV scores.
+        ``"1pct"``, ``"2pct"``: the sparsest point whose mean CV loss is at most 1 or 2 %
+        above the best (:func:`numkfs.model_selection.choose_from_scores`).
     relax : bool, default=True
         Score every point, and predict with the chosen one, by the
         kernel-ridge refit on its θ with λ0 re-chosen by GCV

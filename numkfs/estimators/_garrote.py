@@ -201,9 +201,11 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     cv : int or splitter, default=5
         Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
         e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         within one standard error of it (glmnet's ``lambda.1se``).
+        ``"1pct"``, ``"2pct"``: the sparsest point whose mean CV loss is at most 1 or 2 %
+        above the best (:func:`numkfs.model_selection.choose_from_scores`).
     relax : bool, default=True
         Score every point, and predict with the chosen one, by the ridge
         refit (λ1) on its support (:func:`numkfs.methods.garrote_relax`).

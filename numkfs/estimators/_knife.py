@@ -120,7 +120,7 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
         from ..methods.knife import resolve_approximation
 
         self.approximation_ = resolve_approximation(self.approximation, X_arr.shape[0], self.n_components, name,
-                                                    self.loss)[0]
+                                                    self.loss, n_features=X_arr.shape[1])[0]
         return Xs, y_arr, X_arr
 
     def _check_predict_input(self, X):
@@ -196,7 +196,9 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES` (800)
         rows for the squared loss and
         :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION`
-        (2,000) for the classification losses, the Nyström form above, so that no default fit factorises an
+        (2,000) for the classification losses, and up to
+        :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES_WIDE` (2,000) with more features than
+        landmarks; the Nyström form above, so that no default fit factorises an
         n x n kernel on thousands of rows (at 4,000 x 40 the exact default
         ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).
     n_components : int, optional

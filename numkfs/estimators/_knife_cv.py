@@ -452,9 +452,9 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         point); a number or None (1/p) the same scale at every point.
     cv : int or splitter, default=5
         Number of cross-validation folds, or a scikit-learn splitter.
-    cv_rule : {"best", "1se"}, default="best"
-        ``"best"``: highest mean CV score; ``"1se"``: the sparsest point
-        within one standard error of it.  Ties go to the sparser point.
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
+        ``"best"``: highest mean CV score; ``"1se"``: the sparsest point within one standard error of
+        it; ``"1pct"``, ``"2pct"``: within 1 or 2 % of its loss.  Ties go to the sparser point.
     scoring : {"neg_mean_squared_error"}, default="neg_mean_squared_error"
         The CV score (higher is better); default: the method's own (see the selection contract in the user guide).
     n_grid : int, default=100

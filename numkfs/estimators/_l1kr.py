@@ -294,9 +294,11 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
     cv : int or CV splitter, default=5
         Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
         e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
         How the CV scores choose the point
         (:func:`numkfs.model_selection.choose_index`).
+        ``"1pct"``, ``"2pct"``: the sparsest point whose mean CV loss is at most 1 or 2 %
+        above the best (:func:`numkfs.model_selection.choose_from_scores`).
     scoring : {"neg_mean_squared_error"}, default="neg_mean_squared_error"
         The CV score (higher is better), in the squared units of y.
     n_grid : int, default=50

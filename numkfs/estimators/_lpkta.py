@@ -363,9 +363,11 @@ class LpKTASelectorCV(_LpKTAPathCV, LpKTASelector):
         scored on the folds (kernel ridge regression for ``"regression"``).
     cv : int or splitter, default=5
         Folds (stratified for class labels).
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         within one standard error of it.
+        ``"1pct"``, ``"2pct"``: the sparsest point whose mean CV loss is at most 1 or 2 %
+        above the best (:func:`numkfs.model_selection.choose_from_scores`).
     scoring : {"neg_hinge_loss", "accuracy", "neg_mean_squared_error"}, optional
         Default ``"neg_hinge_loss"`` (the SVM's own loss on the held-out
         rows) for class labels, ``"neg_mean_squared_error"`` for a continuous
@@ -631,9 +633,11 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
         As in :class:`LpKTAClassifier`.
     cv : int or splitter, default=5
         Folds (stratified).
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
         ``"best"``: the highest mean score; ``"1se"``: the sparsest point
         within one standard error of it.
+        ``"1pct"``, ``"2pct"``: the sparsest point whose mean CV loss is at most 1 or 2 %
+        above the best (:func:`numkfs.model_selection.choose_from_scores`).
     scoring : {"neg_hinge_loss", "accuracy"}, optional
         The held-out score of the SVM; default ``"neg_hinge_loss"``.
     C : float, default=1.0

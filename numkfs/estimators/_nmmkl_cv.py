@@ -53,9 +53,11 @@ class NMMKLSelectorCV(PathCVMixin, _NMMKLSupport, NumkfsEstimator):
         Size of the default grid.
     cv : int or splitter, default=5
         Number of stratified folds, or a scikit-learn splitter.
-    cv_rule : {"best", "1se"}, default="best"
+    cv_rule : {"best", "1se", "1pct", "2pct"}, default="best"
         ``"best"``: the highest mean CV score; ``"1se"``: the smallest ``m``
         within one standard error of it.
+        ``"1pct"``, ``"2pct"``: the sparsest point whose mean CV loss is at most 1 or 2 %
+        above the best (:func:`numkfs.model_selection.choose_from_scores`).
     scoring : {"neg_hinge_loss", "accuracy"}, default="neg_hinge_loss"
         The held-out score of the linear SVM (higher is better).
     n_jobs : int, optional

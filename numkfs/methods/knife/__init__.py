@@ -130,6 +130,7 @@ global solution of eq. 4 with the reweighted penalty
 """
 from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective
 from ._nystroem import (APPROXIMATIONS, AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION,
+                        AUTO_EXACT_MAX_SAMPLES_WIDE,
                         DEFAULT_N_COMPONENTS, LIVE_KERNELS, MIN_COMPONENTS,
                         default_n_components, knife_model, memory_estimate, resolve_approximation)
 from ._path import KNIFEGridWalk, knife_lambda2_max, knife_ovr_paths, knife_path, lambda_min_ratio_for
@@ -142,5 +143,6 @@ __all__ = ["knife", "knife_path", "knife_ovr_paths", "KNIFEGridWalk", "knife_lam
            "knife_wstep_problem",
            "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS",
            # the Nyström model (numkfs.methods.knife._nystroem)
-           "APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
+           "APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION",
+           "AUTO_EXACT_MAX_SAMPLES_WIDE", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
            "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]

@@ -71,7 +71,8 @@ from ...kernels.weighted import AUTO_NUMBA_MAX_FEATURES
 from ...kernels.weighted_lowrank import lowrank_gram, lowrank_kernels, lowrank_weight_gradient, select_landmarks
 from ._problem import _EPS_DECREASE, _Knife
 
-__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
+__all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION",
+           "AUTO_EXACT_MAX_SAMPLES_WIDE", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
            "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]
 
 #: Values of the ``approximation`` parameter.
@@ -94,6 +95,16 @@ AUTO_EXACT_MAX_SAMPLES = 800
 #: both over 12x the SVC grid, and the landmarks' selection there (46
 #: features) is not yet measured against the exact one's.
 AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION = 2000
+
+#: ``approximation="auto"`` also keeps the exact kernel up to this many rows
+#: (any loss) when the features outnumber the landmarks.  At w = 1 the kernel
+#: holds the features' linear kernel, of rank min(n, p), which m < p landmarks
+#: cannot span: on the size simulation at 1,000 x 500 (y = 2 sin(x0) + x1² +
+#: exp(x2/2) + x3·x4 + noise), 250 landmarks lost the interaction pair x3, x4
+#: from the first fit on seeds 0 and 1 and never took it back; the exact
+#: kernel kept all five true features on both seeds, in 244-283 CPU s against
+#: Boruta's 1,425 (benchmarks/results/peers.md).
+AUTO_EXACT_MAX_SAMPLES_WIDE = 2000
 
 #: The most landmarks :func:`default_n_components` gives (from 2,000 rows on).
 DEFAULT_N_COMPONENTS = 500
@@ -124,17 +135,20 @@ LIVE_KERNELS = 3
 
 
 def resolve_approximation(approximation, n_samples: int, n_components=None, caller: str = "knife",
-                          loss: str = "squared"):
-    """``(approximation, m)``: "exact" or "nystroem" for ``n_samples`` rows and the number of landmarks
-    (None for the exact kernel); raises a ValueError naming the parameter at fault.  ``"auto"`` is
-    exact up to :data:`AUTO_EXACT_MAX_SAMPLES` rows for the squared loss and
-    :data:`AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION` for the others.
+                          loss: str = "squared", n_features=None):
+    """``(approximation, m)``: "exact" or "nystroem" for ``n_samples`` rows (and ``n_features``
+    columns, when given) and the number of landmarks (None for the exact kernel); raises a ValueError
+    naming the parameter at fault.  ``"auto"`` is exact up to :data:`AUTO_EXACT_MAX_SAMPLES` rows for
+    the squared loss and :data:`AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION` for the others, and up to
+    :data:`AUTO_EXACT_MAX_SAMPLES_WIDE` when there are more features than landmarks.
 
     Examples
     --------
     >>> from numkfs.methods.knife import resolve_approximation
     >>> resolve_approximation("auto", 500), resolve_approximation("auto", 50_000, 200)
     (('exact', None), ('nystroem', 200))
+    >>> resolve_approximation("auto", 1000, n_features=50), resolve_approximation("auto", 1000, n_features=500)
+    (('nystroem', 250), ('exact', None))
     """
     if approximation not in APPROXIMATIONS:
         raise ValueError(f"The 'approximation' parameter of {caller} must be one of {list(APPROXIMATIONS)}. "
@@ -143,12 +157,15 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
                                      or not 1 <= n_components <= n_samples):
         raise ValueError(f"The 'n_components' parameter of {caller} must be an int in [1, n_samples = "
                          f"{n_samples}] or None. Got {n_components!r} instead.")
+    m = int(default_n_components(n_samples) if n_components is None else n_components)
     if approximation == "auto":
         exact_max = AUTO_EXACT_MAX_SAMPLES if loss == "squared" else AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION
+        if n_features is not None and n_features > m:
+            exact_max = max(exact_max, AUTO_EXACT_MAX_SAMPLES_WIDE)
         approximation = "exact" if n_samples <= exact_max else "nystroem"
     if approximation == "exact":
         return "exact", None
-    return "nystroem", int(default_n_components(n_samples) if n_components is None else n_components)
+    return "nystroem", m
 
 
 def memory_estimate(n_samples: int, n_features: int, n_components: int, kernel: str = "rbf") -> float:
@@ -176,7 +193,7 @@ def knife_model(X, y, *, approximation="exact", n_components=None, landmarks="un
     from ``random_state``; ``kw`` are :class:`_Knife`'s keywords.  The memory check names
     ``n_components``."""
     approximation, m = resolve_approximation(approximation, X.shape[0], n_components, caller,
-                                             kw.get("loss", "squared"))
+                                             kw.get("loss", "squared"), n_features=X.shape[1])
     if approximation == "exact":
         n = X.shape[0]
         # K_w, its Cholesky factor (or Newton matrix) and a work copy live at once
