@@ -462,12 +462,11 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
 
 def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):
     """:func:`select` after its checks: fit the method's estimator and choose the point."""
-    from .model_selection import CV_RULES, RULES, TIE_RTOL, choose_from_scores, index_for_count, warn_ties
+    from .model_selection import CV_RULES, RULES, TIE_RTOL, index_for_count, warn_ties
 
     row, extra = METHOD_ROWS[method], {}
-    scores_read, n_se, rel = RULES[cv_rule]
-    # a rule the estimators do not take chooses among the points of the path the estimator fitted with
-    # the method's prediction rule
+    # a rule the estimators do not take (the relaxed ones: every rule on the path's own CV scores is an
+    # estimator's) chooses among the points of the path the estimator fitted with the method's prediction rule
     fit_rule = cv_rule if cv_rule in CV_RULES else row.cv_rules["prediction"]
     contract = dict(cv=cv, cv_rule=fit_rule, scoring=scoring, random_state=random_state, verbose=verbose)
 
@@ -507,16 +506,14 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
             selected = np.asarray(est.get_support(), dtype=bool)
         weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         rule = path.cv_rule or cv_rule
-    elif n_features is None:  # the path's CV scores, or the relaxed refit's on the same folds
-        if scores_read == "relaxed":
-            from .relaxed import relaxed_choice
+    elif n_features is None:  # a relaxed rule: the relaxed refit's scores on the same folds
+        from .relaxed import relaxed_choice
 
-            i, rscores, rsizes = relaxed_choice(path, X, np.asarray(y), cv, classifier=task == "classification",
-                                                n_se=n_se)
-            extra["relaxed"] = {"cv_scores": rscores, "fold_sizes": rsizes, "estimator_rule": fit_rule,
-                                "estimator_index": int(est.best_index_)}
-        else:
-            i = choose_from_scores(path, path.cv_scores, path.cv_fold_sizes, n_se, rel)
+        n_se = RULES[cv_rule][1]
+        i, rscores, rsizes = relaxed_choice(path, X, np.asarray(y), cv, classifier=task == "classification",
+                                            n_se=n_se)
+        extra["relaxed"] = {"cv_scores": rscores, "fold_sizes": rsizes, "estimator_rule": fit_rule,
+                            "estimator_index": int(est.best_index_)}
         selected = path.selected(i)
         weights = np.where(selected, path.weights[i], 0.0)
         rule = cv_rule

@@ -188,6 +188,9 @@ def test_the_public_tables_are_read_from_the_rows():
     from numkfs.model_selection import CV_RULES, RULES, SELECTION_RULES
 
     assert CV_RULES == CV_RULE_NAMES["prediction"] and SELECTION_RULES == CV_RULE_NAMES["selection"] == tuple(RULES)
+    # every rule on the path's own CV scores is an estimator's (select() fits with it; only the relaxed
+    # rules are read off the path afterwards)
+    assert CV_RULES == tuple(rule for rule, (scores, _, _) in RULES.items() if scores == "cv")
     for name, row in METHOD_ROWS.items():
         assert METHODS[name] == row.tasks
         assert DEFAULT_CV_RULES[name] == default_cv_rule(name) == row.cv_rules["selection"]
