@@ -330,7 +330,7 @@ def auto_crossover(cases=AUTO_CASES):
     text = "\n".join(["# Where approximation=\"auto\" switches (issues #26, #46)", "",
                       "Written by `benchmarks/knife_large.py --auto`: `numkfs.select(X, y)` (KNIFE's defaults, "
                       "5-fold CV) with `approximation=\"exact\"` and with `\"nystroem\"` through the default "
-                      "number of landmarks (`default_n_components(n)`: n / 4, at least 250, at most 500), CPU "
+                      "number of landmarks (`default_n_components(n)`), CPU "
                       "seconds of all threads in one process after a warm-up (compilation), load "
                       f"{os.getloadavg()[0]:.1f} at the end.  Data: `sizes` is the peers' size simulation "
                       "(y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1), benchmarks/peers.py), `sinusoid` "

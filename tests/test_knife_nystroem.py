@@ -369,30 +369,34 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     """Issue #46: no default fit factorises an n x n kernel on thousands of rows.  The four KNIFE
     estimators default to approximation="auto": the exact kernel on AUTO_EXACT_MAX_SAMPLES rows
     (every data set of the selection benchmarks), default_n_components(n) landmarks on one row more:
-    a quarter of the rows, at least MIN_COMPONENTS (all rows when fewer), at most DEFAULT_N_COMPONENTS."""
+    one per ROWS_PER_COMPONENT rows, at least MIN_COMPONENTS (all rows when fewer), at most
+    DEFAULT_N_COMPONENTS."""
     from numkfs import KNIFEClassifier, KNIFEClassifierCV, KNIFERegressor, KNIFERegressorCV
     from numkfs.methods.knife import (AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION,
-                                      AUTO_EXACT_MAX_SAMPLES_WIDE, DEFAULT_N_COMPONENTS, MIN_COMPONENTS, default_n_components)
+                                      AUTO_EXACT_MAX_SAMPLES_WIDE, DEFAULT_N_COMPONENTS, MIN_COMPONENTS,
+                                      ROWS_PER_COMPONENT, default_n_components)
 
-    assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS) == (250, 500)
-    assert [default_n_components(n) for n in (10, 250, 999, 1000, 1001, 1999, 2000, 10**6)] == \
-        [10, 250, 250, 250, 250, 499, 500, 500]
+    assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS, ROWS_PER_COMPONENT) == (250, 500, 16)
+    assert [default_n_components(n) for n in (10, 250, 999, 1000, 2000, 4000, 4016, 6000, 7999, 8000, 10**6)] == \
+        [10, 250, 250, 250, 250, 250, 251, 375, 499, 500, 500]
     assert resolve_approximation("auto", 800) == ("exact", None)
     assert resolve_approximation("auto", 801) == ("nystroem", 250)
     # the classification losses keep the exact kernel up to 2,000 rows (landmarks not yet measured on digits)
     assert AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION == 2000
     assert resolve_approximation("auto", 2000, loss="squared_hinge") == ("exact", None)
-    assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 500)
-    assert resolve_approximation("nystroem", 3000) == ("nystroem", 500)
+    assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 250)
+    assert resolve_approximation("nystroem", 3000) == ("nystroem", 250)
+    assert resolve_approximation("auto", 10_000) == ("nystroem", 500)
     assert resolve_approximation("auto", 3000, 100) == ("nystroem", 100)
     # more features than landmarks: exact up to AUTO_EXACT_MAX_SAMPLES_WIDE rows, whatever the loss
     assert AUTO_EXACT_MAX_SAMPLES_WIDE == 2000
     assert resolve_approximation("auto", 1000, n_features=250) == ("nystroem", 250)
     assert resolve_approximation("auto", 1000, n_features=251) == ("exact", None)
     assert resolve_approximation("auto", 1000, 100, n_features=101) == ("exact", None)
-    assert resolve_approximation("auto", 2000, n_features=501) == ("exact", None)
-    assert resolve_approximation("auto", 2001, n_features=10**4) == ("nystroem", 500)
-    assert resolve_approximation("auto", 3000, loss="squared_hinge", n_features=10**4) == ("nystroem", 500)
+    assert resolve_approximation("auto", 2000, n_features=250) == ("nystroem", 250)
+    assert resolve_approximation("auto", 2000, n_features=251) == ("exact", None)
+    assert resolve_approximation("auto", 2001, n_features=10**4) == ("nystroem", 250)
+    assert resolve_approximation("auto", 3000, loss="squared_hinge", n_features=10**4) == ("nystroem", 250)
     assert resolve_approximation("nystroem", 1000, n_features=500) == ("nystroem", 250)
 
     for cls in (KNIFERegressor, KNIFEClassifier, KNIFERegressorCV, KNIFEClassifierCV):

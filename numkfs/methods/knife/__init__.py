@@ -131,7 +131,7 @@ global solution of eq. 4 with the reweighted penalty
 from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective
 from ._nystroem import (APPROXIMATIONS, AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION,
                         AUTO_EXACT_MAX_SAMPLES_WIDE,
-                        DEFAULT_N_COMPONENTS, LIVE_KERNELS, MIN_COMPONENTS,
+                        DEFAULT_N_COMPONENTS, LIVE_KERNELS, MIN_COMPONENTS, ROWS_PER_COMPONENT,
                         default_n_components, knife_model, memory_estimate, resolve_approximation)
 from ._path import KNIFEGridWalk, knife_lambda2_max, knife_ovr_paths, knife_path, lambda_min_ratio_for
 from ._predict import knife_decision_function, path_decision_function
@@ -145,4 +145,4 @@ __all__ = ["knife", "knife_path", "knife_ovr_paths", "KNIFEGridWalk", "knife_lam
            # the Nyström model (numkfs.methods.knife._nystroem)
            "APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION",
            "AUTO_EXACT_MAX_SAMPLES_WIDE", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
-           "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]
+           "ROWS_PER_COMPONENT", "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]

@@ -73,7 +73,7 @@ from ._problem import _EPS_DECREASE, _Knife
 
 __all__ = ["APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION",
            "AUTO_EXACT_MAX_SAMPLES_WIDE", "DEFAULT_N_COMPONENTS", "LIVE_KERNELS", "MIN_COMPONENTS",
-           "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]
+           "ROWS_PER_COMPONENT", "default_n_components", "knife_model", "memory_estimate", "resolve_approximation"]
 
 #: Values of the ``approximation`` parameter.
 APPROXIMATIONS = ("exact", "nystroem", "auto")
@@ -106,28 +106,37 @@ AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION = 2000
 #: Boruta's 1,425 (benchmarks/results/peers.md).
 AUTO_EXACT_MAX_SAMPLES_WIDE = 2000
 
-#: The most landmarks :func:`default_n_components` gives (from 2,000 rows on).
+#: The most landmarks :func:`default_n_components` gives (from 8,000 rows on).
 DEFAULT_N_COMPONENTS = 500
 
 #: The fewest landmarks :func:`default_n_components` gives (all rows when there are fewer).
 MIN_COMPONENTS = 250
 
+#: :func:`default_n_components` gives one landmark per this many rows, between
+#: :data:`MIN_COMPONENTS` and :data:`DEFAULT_N_COMPONENTS`.
+ROWS_PER_COMPONENT = 16
+
 
 def default_n_components(n_samples: int) -> int:
-    """Landmarks for ``n_components=None``: a quarter of the rows, at least
-    :data:`MIN_COMPONENTS` (all rows when there are fewer) and at most
-    :data:`DEFAULT_N_COMPONENTS`.  Below 2,000 rows 500 landmarks cost more
-    than the exact kernel (n m² against n³/3 flops a step: at n = 1000,
-    ``select`` took 153 CPU s through 500 landmarks, 90-100 s exact and 44 s
-    through 250).
+    """Landmarks for ``n_components=None``: one per :data:`ROWS_PER_COMPONENT`
+    (16) rows, at least :data:`MIN_COMPONENTS` (all rows when there are fewer)
+    and at most :data:`DEFAULT_N_COMPONENTS`: 250 up to 4,000 rows, 500 from
+    8,000.  A Nyström α-step costs n m² flops, so the landmarks' count sets
+    the price of every step.  Fewer rows per landmark cost more and found no
+    more: at n = 1000, ``select`` took 153 CPU s through 500 landmarks, 90-100 s
+    exact and 44 s through 250; at 4,000 x 40 (y = 2 sin(x0) + x1² + exp(x2/2)
+    + x3·x4 + noise, seeds 0-2) 89-95 CPU s through 250 landmarks against
+    about 320 through 500 (a quarter of the rows, as before), with the same
+    five true features and held-out errors within 1 %
+    (benchmarks/results/peers.md, issue #46).
 
     Examples
     --------
     >>> from numkfs.methods.knife import default_n_components
-    >>> [default_n_components(n) for n in (100, 1000, 1600, 10_000)]
-    [100, 250, 400, 500]
+    >>> [default_n_components(n) for n in (100, 1000, 4000, 6000, 10_000)]
+    [100, 250, 250, 375, 500]
     """
-    return int(min(n_samples, max(MIN_COMPONENTS, min(DEFAULT_N_COMPONENTS, n_samples // 4))))
+    return int(min(n_samples, max(MIN_COMPONENTS, min(DEFAULT_N_COMPONENTS, n_samples // ROWS_PER_COMPONENT))))
 
 
 #: Kernel blocks held in memory at once (a fit's current point, its trial point and one more).
