@@ -23,8 +23,11 @@ cache directory is, first match wins:
 
 Inside it, each source folder gets its own subfolder named after the folder
 and a hash of its absolute path (Numba's rule), so two checkouts or installs
-of numkfs never share cache files, and an edited source file invalidates its
-entries (Numba checks a stamp of the file).  ``NUMKFS_DISABLE_CACHE=1`` turns
+of numkfs never share cache files.  An edited source file invalidates its
+entries (Numba checks a stamp of the file), and so does an edit of any other
+numkfs file that holds compiled code (:func:`_compiled_sources_stamp`):
+a compiled function carries the machine code of the compiled functions it
+calls, which may live in other files that Numba's stamp does not see.  ``NUMKFS_DISABLE_CACHE=1`` turns
 caching off; :func:`cache_dir` tells where the cache of this installation is.
 
 Compile time
@@ -49,7 +52,9 @@ never drop NaN/inf semantics.
 """
 from __future__ import annotations
 
+import functools
 import getpass
+import hashlib
 import os
 import sys
 import tempfile
@@ -117,12 +122,47 @@ def _temp_cache_root() -> str:
     return os.path.join(tempfile.gettempdir(), f"numkfs-cache-{user}")
 
 
-class _UserCacheLocator(_UserProvidedLocator):
+@functools.lru_cache(maxsize=1)
+def _compiled_sources_stamp() -> str:
+    """A digest of the contents of every numkfs source file that holds compiled code (imports from
+    ``_jit``), read once per process.  Part of every cache entry's source stamp: without it an edit
+    of a callee's file (``kernels/fgt.py``) left its callers' cached machine code, compiled with
+    the old callee, in use."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha1()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                with open(path, "rb") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            if b"_jit import" in text:
+                digest.update(os.path.relpath(path, root).encode() + b"\0" + hashlib.sha1(text).digest())
+    return digest.hexdigest()
+
+
+class _PackageStamp:
+    """Locator mixin: Numba's stamp of the function's file and :func:`_compiled_sources_stamp`."""
+
+    def get_source_stamp(self):
+        return super().get_source_stamp(), _compiled_sources_stamp()
+
+
+class _EnvDirLocator(_PackageStamp, _UserProvidedLocator):
+    """``NUMBA_CACHE_DIR``, as Numba's own locator, with numkfs's source stamp."""
+
+
+class _UserCacheLocator(_PackageStamp, _UserProvidedLocator):
     """Cache in ``<user cache dir>/numkfs/<version>/<folder>_<hash of path>``.
 
-    Numba's source stamp (a hash of the file) and the Numba version in the
-    index invalidate stale entries; the hash of the source folder's absolute
-    path keeps two checkouts apart.
+    Numba's source stamp (a hash of the file), :func:`_compiled_sources_stamp`
+    and the Numba version in the index invalidate stale entries; the hash of
+    the source folder's absolute path keeps two checkouts apart.
     """
 
     @staticmethod
@@ -153,7 +193,7 @@ class _CacheImpl(_caching.CompileResultCacheImpl):
     # NUMBA_CACHE_DIR first (the user's explicit choice), then ours; never
     # Numba's in-tree __pycache__ locator.  NUMBA_CACHE_LOCATOR_CLASSES, where
     # Numba supports it, still overrides this list.
-    _locator_classes = [_UserProvidedLocator, _UserCacheLocator, _TempCacheLocator]
+    _locator_classes = [_EnvDirLocator, _UserCacheLocator, _TempCacheLocator]
 
 
 class _FunctionCache(_caching.FunctionCache):

@@ -158,3 +158,62 @@ def test_cache_dir_of_this_installation_is_outside_the_package():
     d = _jit.cache_dir()
     assert d is not None
     assert not Path(d).resolve().is_relative_to(Path(numkfs.__file__).parent.resolve())
+
+
+HELPER = '''
+from ._jit import jit
+
+@jit
+def scale(x):
+    return {factor} * x
+'''
+
+CALLER = '''
+from ._jit import jit
+from .h import scale
+
+@jit
+def scaled_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += scale(x[i])
+    return s
+'''
+
+PROBE_CALLER = '''
+import json, numpy as np
+import numkfs.k2 as k
+v = k.scaled_sum(np.arange(10.0))
+print(json.dumps({"value": v, "hits": sum(k.scaled_sum.stats.cache_hits.values()),
+                  "misses": sum(k.scaled_sum.stats.cache_misses.values())}))
+'''
+
+
+@pytest.mark.parametrize("where", ["user", "numba_cache_dir"])
+def test_an_edited_callee_in_another_file_invalidates_its_callers_cache(tmp_path, where):
+    """A compiled function carries its callees' machine code: ``k2.scaled_sum`` calls ``h.scale``
+    from another file, whose edit Numba's own stamp (of ``k2.py`` alone) does not see.  Before the
+    package stamp the second process loaded the stale code and returned 45, not 90."""
+    import json
+
+    root = _checkout(tmp_path, "a")
+    pkg = root / "numkfs"
+    (pkg / "h.py").write_text(HELPER.format(factor="1.0"))
+    (pkg / "k2.py").write_text(CALLER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CACHE", "NUMKFS_"))}
+    env.update(PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1", XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    if where == "numba_cache_dir":
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba_cache")
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", PROBE_CALLER], cwd=root, env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    first, again = run(), run()
+    assert (first["value"], first["misses"], first["hits"]) == (45.0, 1, 0)
+    assert (again["value"], again["misses"], again["hits"]) == (45.0, 0, 1)  # unchanged sources: loaded
+    (pkg / "h.py").write_text(HELPER.format(factor="2.0"))  # only the callee's file changes
+    edited = run()
+    assert (edited["value"], edited["misses"], edited["hits"]) == (90.0, 1, 0)
