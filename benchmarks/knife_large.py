@@ -40,13 +40,19 @@ it replaces only its own section of ``benchmarks/results/knife_large.md``,
 or with ``--from-json`` writes that section from the JSON lines several
 earlier runs printed (one table from runs at other ``--p`` or landmarks).
 
+Part ``--landmarks``: ``select(X, y, n_components=m)`` (``random_state``
+at its default, 0, for every seed of the data) through 250 and
+500 landmarks on the peers' size simulation at 4,000 x 40, seeds 0-2: CPU
+seconds, features and test MSE (``benchmarks/results/knife_large_landmarks.md``;
+issue #46 chose ``default_n_components`` by it).
+
 Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
 ``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500 landmarks,
 the supports chosen (written to ``benchmarks/results/knife_large_agreement.md``).
 
 Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]
 [--classification --rows 5000 50000] [--subsample --rows 100000 1000000 [--p 100] [--n-components 250]
-[--baseline]] [--subsample --from-json LOG ...] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
+[--baseline]] [--subsample --from-json LOG ...] [--landmarks] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
 Writes ``benchmarks/results/knife_large.md``.
 """
 from __future__ import annotations
@@ -300,13 +306,27 @@ def _auto_data(name, n, p, seed):
     return (_data if name == "sinusoid" else sin_square)(n, p, seed)
 
 
-def auto_crossover(cases=AUTO_CASES):
-    """``select(X, y)`` (KNIFE's defaults) with the exact kernel and through the default landmarks
-    (:func:`numkfs.methods.knife.default_n_components`), per case, CPU seconds in one process."""
+def _timed_select(X, y, support, **kw):
+    """``numkfs.select(X, y, **kw)``: (CPU seconds, the result, [true found / true, false, features])."""
     import warnings
 
     import numpy as np
 
+    import numkfs
+
+    c = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = numkfs.select(X, y, **kw)
+    cpu = round(time.process_time() - c, 1)
+    sel = np.flatnonzero(r.selected)
+    n_true = int(np.sum(support[sel]))
+    return cpu, r, [f"{n_true}/{int(support.sum())}", len(sel) - n_true, str([int(j) for j in sel])]
+
+
+def auto_crossover(cases=AUTO_CASES):
+    """``select(X, y)`` (KNIFE's defaults) with the exact kernel and through the default landmarks
+    (:func:`numkfs.methods.knife.default_n_components`), per case, CPU seconds in one process."""
     import numkfs
     from numkfs.methods.knife import AUTO_EXACT_MAX_SAMPLES, default_n_components
 
@@ -317,15 +337,9 @@ def auto_crossover(cases=AUTO_CASES):
     for name, n, p, seed in cases:
         X, y, support = _auto_data(name, n, p, seed)
         for approx in ("exact", "nystroem"):
-            c = time.process_time()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                r = numkfs.select(X, y, approximation=approx)
-            sel = np.flatnonzero(r.selected)
-            n_true = int(np.sum(support[sel]))
+            cpu, _, found = _timed_select(X, y, support, approximation=approx)
             out.append([f"{name} {n} x {p}", seed, approx,
-                        "-" if approx == "exact" else default_n_components(n), round(time.process_time() - c, 1),
-                        f"{n_true}/{int(support.sum())}", len(sel) - n_true, str([int(j) for j in sel])])
+                        "-" if approx == "exact" else default_n_components(n), cpu, *found])
             print(out[-1], flush=True)
     text = "\n".join(["# Where approximation=\"auto\" switches (issues #26, #46)", "",
                       "Written by `benchmarks/knife_large.py --auto`: `numkfs.select(X, y)` (KNIFE's defaults, "
@@ -340,6 +354,47 @@ def auto_crossover(cases=AUTO_CASES):
                       markdown_table(["data", "seed", "approximation", "landmarks", "CPU s", "true", "false",
                                       "features"], out), ""])
     (RESULTS / "knife_large_auto.md").write_text(text)
+    print(text)
+
+
+#: Cases of ``--landmarks``: (n, p, seeds) of the peers' size simulation, and the landmark counts.
+LANDMARK_CASES, LANDMARK_COUNTS = ((4000, 40, (0, 1, 2)),), (250, 500)
+
+
+def landmark_counts(cases=LANDMARK_CASES, counts=LANDMARK_COUNTS):
+    """``select(X, y, n_components=m)`` (KNIFE's defaults otherwise) per landmark count m on the
+    peers' size simulation: CPU seconds in one process, the features, and the mean squared error
+    of the returned model on as many fresh rows (noise variance 1)."""
+    import numpy as np
+
+    import numkfs
+    from numkfs.methods.knife import default_n_components
+    from peers import TRUE, simulate
+
+    X, y, _ = _auto_data("sizes", 300, 10, 1)
+    numkfs.select(X, y, approximation="nystroem", n_components=100)  # compile outside the timing
+    out = []
+    for n, p, seeds in cases:
+        for seed in seeds:
+            X, y = simulate(n, p, seed)
+            Xt, yt = simulate(n, p, seed + 1000)
+            for m in counts:
+                cpu, r, found = _timed_select(X, y, np.isin(np.arange(p), TRUE), n_components=m)
+                mse = float(np.mean((r.estimator.predict(Xt) - yt) ** 2))
+                out.append([f"sizes {n} x {p}", seed, m, "yes" if m == default_n_components(n) else "",
+                            cpu, *found[:2], f"{mse:.4f}"])
+                print(out[-1], flush=True)
+    text = "\n".join(["# How many landmarks KNIFE's default takes (issue #46)", "",
+                      "Written by `benchmarks/knife_large.py --landmarks`: `numkfs.select(X, y, n_components=m)` "
+                      "(KNIFE's defaults otherwise: Nyström above 800 rows, 5-fold CV, the 1 % rule) on the peers' "
+                      "size simulation (y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1), five true features, "
+                      "benchmarks/peers.py), CPU seconds of all threads in one process after a warm-up "
+                      f"(compilation), load {os.getloadavg()[0]:.1f} at the end.  Test MSE: the returned model "
+                      "on as many fresh rows (seed + 1000); the noise alone gives 1.  Default: the count "
+                      "`default_n_components(n)` gives.", "", f"Machine: {machine_line()}", "",
+                      markdown_table(["data", "seed", "landmarks", "default", "CPU s", "true", "false",
+                                      "test MSE"], out), ""])
+    (RESULTS / "knife_large_landmarks.md").write_text(text)
     print(text)
 
 
@@ -415,11 +470,16 @@ def main():
     ap.add_argument("--from-json", nargs="+", default=None, dest="from_json", metavar="FILE",
                     help="with --subsample: write the section from the JSON lines these earlier runs printed "
                          "(one table from several runs), running nothing")
+    ap.add_argument("--landmarks", action="store_true",
+                    help="only select() through 250 and 500 landmarks at 4,000 x 40 (knife_large_landmarks.md)")
     ap.add_argument("--agreement", action="store_true",
                     help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
     if args.agreement:
         agreement()
+        return
+    if args.landmarks:
+        landmark_counts()
         return
     if args.classification:
         results = []

@@ -125,10 +125,11 @@ def default_n_components(n_samples: int) -> int:
     the price of every step.  Fewer rows per landmark cost more and found no
     more: at n = 1000, ``select`` took 153 CPU s through 500 landmarks, 90-100 s
     exact and 44 s through 250; at 4,000 x 40 (y = 2 sin(x0) + x1² + exp(x2/2)
-    + x3·x4 + noise, seeds 0-2) 89-95 CPU s through 250 landmarks against
-    about 320 through 500 (a quarter of the rows, as before), with the same
-    five true features and held-out errors within 1 %
-    (benchmarks/results/peers.md, issue #46).
+    + x3·x4 + noise, seeds 0-2) 96-106 CPU s through 250 landmarks against
+    246-328 through 500 (a quarter of the rows, the rule before), with the
+    five true features on every seed (500 kept a false one on one seed) and
+    test errors within 0.4 % (benchmarks/results/knife_large_landmarks.md,
+    issue #46).
 
     Examples
     --------
