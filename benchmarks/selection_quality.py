@@ -25,12 +25,14 @@ Parts (``--part``):
   outer split serves all six rules, so they are compared on the same fits.
 * ``sim``: every method's ``numkfs.select`` defaults on simulations with a
   known truth, each path method with ``cv_rule="best"`` and ``"1se"`` (true
-  and false positives, CPU seconds; L1KR capped), and which of the two is
-  the method's default (``numkfs.model_selection.DEFAULT_CV_RULES``).
+  and false positives, CPU seconds; L1KR capped), and with the method's
+  default (``numkfs.model_selection.DEFAULT_CV_RULES``) when that is
+  another rule (:func:`_rules`).
 * ``simseeds``: the regression simulations of ``sim`` (the sinusoid,
   Friedman #1 with 10 and 100 noise features) over ``SQ_SEEDS`` data seeds
-  (5), every regression method through ``numkfs.select`` with ``"best"``
-  and ``"1se"``: cases met, true features missed, false positives.
+  (5), every regression method through ``numkfs.select`` with ``"best"``,
+  ``"1se"`` and its default when that is another rule: cases met, true
+  features missed, false positives.
 * ``real``: every method's CV estimator with its defaults (``cv_rule``
   the method's ``DEFAULT_CV_RULES`` rule, as ``numkfs.select`` uses) on
   real data (breast_cancer, ionosphere, sonar, wpbc, wine, ozone, raw
@@ -355,6 +357,15 @@ def _met(support, truth, name, method):
     return bool(np.all(support[reachable]) and np.sum(support & ~truth) <= 1)
 
 
+def _rules(method):
+    """The rules a part runs for ``method``: "best", "1se" and its ``select()`` default when that is
+    another rule (KNIFE's "1pct")."""
+    from numkfs.model_selection import DEFAULT_CV_RULES
+
+    default = DEFAULT_CV_RULES[method]
+    return ("best", "1se") + (() if default in ("best", "1se") else (default,))
+
+
 def part_sim(quick=False):
     from numkfs.model_selection import DEFAULT_CV_RULES
 
@@ -372,7 +383,7 @@ def part_sim(quick=False):
         for m in methods:
             if task not in METHODS[m]:
                 continue
-            rules = ("best", "1se")
+            rules = _rules(m)
             cells, fewest = [], ""
             for rule in rules:
                 r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600, cv_rule=rule, truth=truth)
@@ -388,18 +399,21 @@ def part_sim(quick=False):
                     tot[1] += fp
                     tot[2] += int(_met(r[0], truth, name, m))
                     tot[3] += r[1]
-                    fewest = "none" if r[2] is None else r[2]
+                    if rule == "1se":
+                        fewest = "none" if r[2] is None else r[2]
+            if len(rules) == 2:  # the default is best or 1se: its cells are those
+                cells += [f"as {DEFAULT_CV_RULES[m]}", "", ""]
             rows.append([name, m, DEFAULT_CV_RULES[m]] + cells + [fewest])
             print(rows[-1], flush=True)
     summary = [[m, r + (" (default)" if DEFAULT_CV_RULES[m] == r else ""), v[0], v[1], v[2],
                 f"{v[3]:.1f}"] for (m, r), v in totals.items()]
     head = ["data", "method", "default rule", "TP best", "FP best", "CPU s best", "TP 1se", "FP 1se", "CPU s 1se",
-            "path: fewest FP with every TP"]
+            "TP default", "FP default", "CPU s default", "path: fewest FP with every TP"]
     return ("## Every method's `numkfs.select` defaults on simulations, best against 1se\n\n"
             "Target: every true feature the method can represent, at most one false positive.  Each method "
             "through `numkfs.select` with its defaults but `cv_rule`, once with `\"best\"` and once with "
-            "`\"1se\"`; \"default rule\" is the rule `select` now uses when none is given "
-            "(`numkfs.model_selection.DEFAULT_CV_RULES`).  NMMKL: its number of features m chosen by CV "
+            "`\"1se\"`, and once more with its default rule when that is another one; \"default rule\" is "
+            "the rule `select` now uses when none is given (`numkfs.model_selection.DEFAULT_CV_RULES`).  NMMKL: its number of features m chosen by CV "
             "(`NMMKLSelectorCV`; the path is over m).  L1KR limited to 120 s a case.  The last column reads the "
             "path `select` fitted (with the 1se rule): the fewest false positives of a point that holds every "
             "true feature (\"none\": no point holds them all), i.e. whether the target is reachable on "
@@ -431,7 +445,7 @@ def part_simseeds(quick=False):
         for name, X, y, truth in _regression_sims(seed):
             for m in methods:
                 cells = []
-                for rule in ("best", "1se"):
+                for rule in _rules(m):
                     r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600, cv_rule=rule)
                     tot = totals.setdefault((m, rule), [0, 0, 0, 0, 0.0])  # cases, met, missed, FP, CPU s
                     tot[0] += 1
@@ -445,15 +459,19 @@ def part_simseeds(quick=False):
                     tot[3] += fp
                     tot[4] += r[1]
                     cells += [f"{tp}/{int(truth.sum())}", fp, "yes" if met else "no"]
+                if len(_rules(m)) == 2:
+                    cells += [f"as {DEFAULT_CV_RULES[m]}", "", ""]
                 rows.append([name, seed, m] + cells)
                 print(rows[-1], flush=True)
     summary = [[m, r + (" (default)" if DEFAULT_CV_RULES[m] == r else ""), f"{v[1]} of {v[0]}", v[2], v[3],
                 f"{v[4]:.1f}"] for (m, r), v in sorted(totals.items(), key=lambda kv: methods.index(kv[0][0]))]
-    head = ["data", "seed", "method", "TP best", "FP best", "met best", "TP 1se", "FP 1se", "met 1se"]
+    head = ["data", "seed", "method", "TP best", "FP best", "met best", "TP 1se", "FP 1se", "met 1se",
+            "TP default", "FP default", "met default"]
     return ("## The regression simulations over data seeds, every regression method, best against 1se\n\n"
             f"The sinusoid and Friedman #1 with 10 and 100 noise features of the `sim` part, each drawn with "
             f"seeds 0 to {len(seeds) - 1} (seed 0 is the `sim` part's), through `numkfs.select` with "
-            "`cv_rule=\"best\"` and `\"1se\"` (L1KR limited to 120 s a case).  Target as in `sim`: every true "
+            "`cv_rule=\"best\"` and `\"1se\"`, and with the method's default rule when that is another one "
+            "(`DEFAULT_CV_RULES`; L1KR limited to 120 s a case).  Target as in `sim`: every true "
             "feature the method can represent (all but Friedman's x2 for the garrote), at most one false "
             "positive; missed counts every true feature.\n\n"
             + markdown_table(["method", "rule", "cases met", "true features missed", "false positives", "CPU s"],
