@@ -444,8 +444,8 @@ def part_simseeds(quick=False):
     for seed in seeds:
         for name, X, y, truth in _regression_sims(seed):
             for m in methods:
-                cells = []
-                for rule in _rules(m):
+                cells, rules = [], _rules(m)
+                for rule in rules:
                     r = _run_select(m, X, y, limit=120 if m == "l1kr" else 600, cv_rule=rule)
                     tot = totals.setdefault((m, rule), [0, 0, 0, 0, 0.0])  # cases, met, missed, FP, CPU s
                     tot[0] += 1
@@ -459,7 +459,7 @@ def part_simseeds(quick=False):
                     tot[3] += fp
                     tot[4] += r[1]
                     cells += [f"{tp}/{int(truth.sum())}", fp, "yes" if met else "no"]
-                if len(_rules(m)) == 2:
+                if len(rules) == 2:  # the default is best or 1se: its cells are those
                     cells += [f"as {DEFAULT_CV_RULES[m]}", "", ""]
                 rows.append([name, seed, m] + cells)
                 print(rows[-1], flush=True)

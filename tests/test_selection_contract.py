@@ -422,8 +422,8 @@ def test_select_without_a_rule_uses_the_methods_declared_rule():
     within = mean >= mean.max() - 0.01 * abs(mean.max())
     assert within[knife.index] and not np.any(within & (knife.path.n_selected() < knife.n_selected))
     np.testing.assert_array_equal(knife.selected, truth)
-    # the garrote's "2pct", the sparsest point within 2 % of the best CV loss, read off the path its
-    # estimator fitted with "best"
+    # the garrote's "2pct", the sparsest point within 2 % of the best CV loss (an estimator rule since
+    # issue #46: select() fits GarroteRegressorCV with it)
     assert DEFAULT_CV_RULES["garrote"] == "2pct"
     garrote = select(X, y, "garrote")
     mean = garrote.path.mean_cv_score
