@@ -382,7 +382,8 @@ _ROWS = (
         selection_tol=1e-6,
         cross_check={"garrote": "numkfs._crosscheck_problems:garrote_problem"},
         guide="docs/guide/garrote.md",
-        resampling=PathSpec(defaults={"n_grid": 50}),
+        # standardised columns, as GarroteRegressorCV (what select() runs) fits them
+        resampling=PathSpec(defaults={"n_grid": 50, "standardize": True}),
     ),
     MethodRow(
         "cosso", "COSSO", "component weight θ", ("regression",), _M + "cosso_path", "grid",

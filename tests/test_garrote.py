@@ -272,15 +272,41 @@ def test_input_errors(data):
 # the estimator
 
 
-def test_estimator_matches_path(data):
+@pytest.mark.parametrize("standardize", [True, False])
+def test_estimator_matches_path(data, standardize):
     X, y = data
     l2 = 0.1 * garrote_lambda2_max(X, y, 1.0)
-    est = GarroteRegressor(lambda2=l2).fit(X, y)
-    path = garrote_path(X, y, 1.0, [l2])
+    est = GarroteRegressor(lambda2=l2, standardize=standardize).fit(X, y)
+    path = garrote_path(X, y, 1.0, [l2], standardize=standardize)
     assert np.allclose(est.coef_, path.extra["coef"][0])
     assert np.array_equal(est.get_support(), path.selected(0))
     assert est.transform(X).shape[1] == est.get_support().sum()
     assert np.allclose(est.predict(X), X @ est.coef_ + est.intercept_)
+
+
+def test_standardize_is_the_garrote_of_the_standardised_columns(data):
+    """standardize=True is eq. (4) on X / sd (numpy's population sd): the same weights, objectives and
+    intercepts, β̃ divided by sd back in X's units; garrote_relax likewise.  Columns in units 1e-4 to
+    1e5 apart give the same weights (the selection does not depend on X's units)."""
+    X, y = data
+    sd = X.std(axis=0)
+    grid = garrote_lambda2_max(X / sd, y, 1.0) * np.array([0.5, 0.1, 0.01])
+    ours = garrote_path(X, y, 1.0, grid, standardize=True, tol=1e-12)
+    ref = garrote_path(X / sd, y, 1.0, grid, tol=1e-12)
+    # both solved to tol 1e-12 on data that differ by round-off (eps x a few): 1e-8 relative
+    np.testing.assert_allclose(ours.weights, ref.weights, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.extra["coef"] * sd, ref.extra["coef"], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.extra["intercept"], ref.extra["intercept"], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.objective, ref.objective, rtol=1e-8)
+    np.testing.assert_allclose(ours.extra["x_scale"], sd, rtol=1e-14)
+    coef, b = garrote_relax(X, y, ours.weights, 1.0, standardize=True)
+    coef_ref, b_ref = garrote_relax(X / sd, y, ours.weights, 1.0)
+    np.testing.assert_allclose(coef * sd, coef_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b, b_ref, rtol=1e-10)
+    units = 10.0 ** np.linspace(-4, 5, X.shape[1])
+    scaled = garrote_path(X * units, y, 1.0, grid, standardize=True, tol=1e-12)
+    np.testing.assert_allclose(scaled.weights, ours.weights, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(scaled.extra["coef"] * units, ours.extra["coef"], rtol=1e-8, atol=1e-10)
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
@@ -394,7 +420,7 @@ def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
     est = GarroteRegressorCV(n_grid=8, cv=3, relax=relax).fit(X + 1.0, y)
     i = est.best_index_
     w = est.path_.weights[i]
-    coef, b = (garrote_relax(X + 1.0, y, w) if relax
+    coef, b = (garrote_relax(X + 1.0, y, w, standardize=True) if relax
                else (est.path_.extra["coef"][i], est.path_.extra["intercept"][i]))
     np.testing.assert_array_equal(est.coef_, coef)
     assert est.intercept_ == b

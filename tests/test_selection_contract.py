@@ -261,8 +261,9 @@ def test_make_cv_refuses_impossible_folds():
 
 @pytest.mark.parametrize("relax", [True, False])
 def test_garrote_cv_scores_are_foldwise(garrote_data, relax):
-    """Each fold's scores come from the path on the training rows only: its points' relaxed refits
-    (ridge on each point's support) or the points themselves."""
+    """Each fold's scores come from the path on the training rows only (standardised by their own
+    standard deviations): its points' relaxed refits (ridge on each point's support) or the points
+    themselves."""
     from numkfs.methods.garrote import garrote_relax
 
     X, y = garrote_data
@@ -270,9 +271,9 @@ def test_garrote_cv_scores_are_foldwise(garrote_data, relax):
     grid = est.path_.grid
     splits = list(make_cv(3, y, classifier=False, random_state=0).split(X, y))
     for k, (tr, te) in enumerate(splits):
-        fp = numkfs.garrote_path(X[tr], y[tr], 1.0, grid)
+        fp = numkfs.garrote_path(X[tr], y[tr], 1.0, grid, standardize=True)
         if relax:
-            fits = [garrote_relax(X[tr], y[tr], w) for w in fp.weights]
+            fits = [garrote_relax(X[tr], y[tr], w, standardize=True) for w in fp.weights]
             coef, intercept = np.array([f[0] for f in fits]), np.array([f[1] for f in fits])
         else:
             coef, intercept = fp.extra["coef"], fp.extra["intercept"]

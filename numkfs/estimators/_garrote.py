@@ -85,6 +85,12 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         Weight penalty (larger: fewer features).
     fit_intercept : bool
         Fit an unpenalised intercept b (centre X and y).
+    standardize : bool, default=True
+        Divide X's columns by their standard deviations before the fit
+        (each CV fold on its own training rows), so that λ1, λ2 and the
+        selection do not depend on the units of X (the paper assumes
+        standardised features); ``coef_`` is in X's units.  False fits
+        eq. (4) on X as given.
     solver : str or list
         ``"auto"`` (native Numba solver first), ``"native"`` or a conic
         backend through CVXPY (``"CLARABEL"``, ``"ECOS"``, ``"SCS"``).
@@ -126,6 +132,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         "lambda1": [Interval(Real, 0, None, closed="neither")],
         "lambda2": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": [_BOOL],
+        "standardize": [_BOOL],
         "solver": [_SOLVER],
         "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
     }
@@ -133,10 +140,11 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     path = staticmethod(garrote_path)
 
     def __init__(self, lambda1: float = 1.0, lambda2: float = 1.0, *, fit_intercept: bool = True,
-                 solver="auto", tol: float | None = None):
+                 standardize: bool = True, solver="auto", tol: float | None = None):
         self.lambda1 = lambda1
         self.lambda2 = lambda2
         self.fit_intercept = fit_intercept
+        self.standardize = standardize
         self.solver = solver
         self.tol = tol
 
@@ -144,7 +152,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         """Fit the garrote at ``(lambda1, lambda2)``."""
         X, y = _fit_input(self, X, y)
         path = garrote_path(X, y, self.lambda1, [self.lambda2], fit_intercept=self.fit_intercept,
-                            solver=self.solver, tol=self.tol)
+                            standardize=self.standardize, solver=self.solver, tol=self.tol)
         self._store(path, 0)
         return self
 
@@ -198,6 +206,10 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         :math:`\lambda_{2,\max}`.
     fit_intercept : bool, default=True
         Fit an unpenalised intercept.
+    standardize : bool, default=True
+        As in :class:`GarroteRegressor`: each path (all rows, every fold)
+        on X's columns divided by their standard deviations on its own
+        rows, so that the selection does not depend on the units of X.
     cv : int or splitter, default=5
         Folds: an int gives unshuffled ``KFold`` (as in scikit-learn); pass
         e.g. ``KFold(5, shuffle=True, random_state=0)`` to shuffle.
@@ -279,13 +291,15 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     _parameter_constraints.pop("lambda2")
 
     def __init__(self, lambda1: float = 1.0, *, grid=None, n_grid: int = 50,
-                 lambda_min_ratio: float = 1e-3, fit_intercept: bool = True, cv=5, cv_rule: str = "best",
-                 relax: bool = True, solver="auto", tol: float | None = None, n_jobs=None, random_state=None):
+                 lambda_min_ratio: float = 1e-3, fit_intercept: bool = True, standardize: bool = True, cv=5,
+                 cv_rule: str = "best", relax: bool = True, solver="auto", tol: float | None = None, n_jobs=None,
+                 random_state=None):
         self.lambda1 = lambda1
         self.grid = grid
         self.n_grid = n_grid
         self.lambda_min_ratio = lambda_min_ratio
         self.fit_intercept = fit_intercept
+        self.standardize = standardize
         self.cv = cv
         self.cv_rule = cv_rule
         self.relax = relax
@@ -304,7 +318,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
                        n_grid=self.n_grid)
 
     def _cv_path_params(self, data, outer, *, full):
-        opts = dict(lambda1=self.lambda1, fit_intercept=self.fit_intercept, solver=self.solver, tol=self.tol)
+        opts = dict(lambda1=self.lambda1, fit_intercept=self.fit_intercept, standardize=self.standardize,
+                    solver=self.solver, tol=self.tol)
         if not full:
             return opts
         if data.grid is not None:
@@ -327,7 +342,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         index = np.arange(path.n_points) if index is None else np.atleast_1d(index)
         if not self.relax:
             return path.extra["coef"][index], path.extra["intercept"][index]
-        return garrote_relax(X, y, path.weights[index], self.lambda1, fit_intercept=self.fit_intercept, tol=path.tol)
+        return garrote_relax(X, y, path.weights[index], self.lambda1, fit_intercept=self.fit_intercept,
+                             standardize=self.standardize, tol=path.tol)
 
     def _cv_store(self, data, paths, values, k, i):
         path = paths[k]

@@ -50,7 +50,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from .._preprocessing import ResponseUnits, response_scale
+from .._preprocessing import ResponseUnits, Standardizer, response_scale
 from .._threads import thread_policy
 from .._validation import Interval, NoneOr, Options, check_X_y, constant_columns, declares, validate_params
 from ..model_selection import refine_walk
@@ -67,11 +67,13 @@ _PATH_CONSTRAINTS = {
     "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
     "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
     "fit_intercept": [Options((True, False))],
+    "standardize": [Options((True, False))],
 }
 
 
 #: garrote_relax's tol is the support threshold (weights > tol), not a solver tolerance: 0 is allowed.
-_RELAX_CONSTRAINTS = {"lambda1": _PATH_CONSTRAINTS["lambda1"], "tol": [Interval(Real, 0, None, closed="left")]}
+_RELAX_CONSTRAINTS = {"lambda1": _PATH_CONSTRAINTS["lambda1"], "tol": [Interval(Real, 0, None, closed="left")],
+                      "standardize": _PATH_CONSTRAINTS["standardize"]}
 
 
 def _center(X, y, fit_intercept: bool):
@@ -79,6 +81,14 @@ def _center(X, y, fit_intercept: bool):
         x_mean, y_mean = X.mean(axis=0), float(y.mean())
         return X - x_mean, y - y_mean, x_mean, y_mean
     return X, y, np.zeros(X.shape[1]), 0.0
+
+
+def _column_scale(X, standardize: bool):
+    """The divisors of X's columns: their standard deviations (1 for a
+    constant column) with ``standardize``, else ones."""
+    if not standardize:
+        return np.ones(X.shape[1])
+    return Standardizer(center=False).fit(X).scale_
 
 
 @declares(_PATH_CONSTRAINTS)
@@ -92,6 +102,7 @@ def garrote_path(
     n_grid: int = 100,
     lambda_min_ratio: float = 1e-3,
     fit_intercept: bool = True,
+    standardize: bool = False,
     solver: str | list = "auto",
     tol: float | None = None,
     penalty_weights=None,
@@ -120,6 +131,13 @@ def garrote_path(
         (the name KNIFE uses for the same thing).
     fit_intercept : bool
         Centre X and y (an unpenalised intercept).
+    standardize : bool, default=False
+        Solve the garrote on X's columns divided by their standard
+        deviations (on the rows given), so that λ1, the grid and the
+        selection do not depend on the units of X; ``"coef"`` is given
+        back in X's units.  False solves eq. (4) on X as given (λ1 is then
+        on the scale of :math:`X^\top X`).  The estimators standardise by
+        default.
     solver : str or list
         ``"auto"`` (native first), ``"native"`` or a conic backend name
         (see :func:`numkfs.solvers.solve`).
@@ -143,8 +161,9 @@ def garrote_path(
     FeaturePath
         ``weights`` are the w, ``grid_name="lambda2"``; ``extra`` holds
         ``"coef"`` (β̃ per point, in the units of X), ``"intercept"``,
-        ``"lambda1"``, ``"lambda2_max"``, ``"solver"`` (backend per point)
-        and ``"solve_time"``.
+        ``"lambda1"``, ``"lambda2_max"``, ``"x_scale"`` (the divisors of
+        X's columns: ones unless ``standardize``), ``"solver"`` (backend
+        per point) and ``"solve_time"``.
 
     References
     ----------
@@ -166,11 +185,13 @@ def garrote_path(
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="garrote_path")
     validate_params({"lambda1": lambda1, "n_grid": n_grid, "lambda_min_ratio": lambda_min_ratio, "tol": tol,
-                     "max_refine": max_refine, "fit_intercept": fit_intercept}, _PATH_CONSTRAINTS, "garrote_path")
+                     "max_refine": max_refine, "fit_intercept": fit_intercept, "standardize": standardize},
+                    _PATH_CONSTRAINTS, "garrote_path")
     if max_refine is None:
         max_refine = n_grid if grid is None else 0
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
-    Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
+    x_scale = _column_scale(X, standardize)
+    Xc, yc, x_mean, y_mean = _center(X / x_scale, y, fit_intercept)
     _check_scale(Xc, yc, lambda1, "garrote_path")
     # solved on y in units of its root mean square, the answers given back in y's units (β̃ times s,
     # λ2 and the objective times s²): the solvers' stopping rules do not depend on the units of y
@@ -201,17 +222,19 @@ def garrote_path(
     # back in y's units (the values of a grid you give as given, not their round trip)
     values = units.to_user(values)
     B, W = s * np.array([st[0] for st in states]), np.array([st[1] for st in states])
+    intercept = y_mean - B @ x_mean  # x_mean of the standardised columns: the same as in X's units
+    B = B / x_scale
     obj = s**2 * np.array([st[2] for st in states], dtype=float)
     used, times = [st[3] for st in states], np.array([st[4] for st in states], dtype=float)
     return FeaturePath(
         grid=values, weights=W, grid_name="lambda2", feature_names=feature_names, objective=obj,
         method="garrote", tol=1e-6, true_support=true_support,
-        extra={"coef": B, "intercept": y_mean - B @ x_mean, "lambda1": float(lambda1),
+        extra={"coef": B, "intercept": intercept, "lambda1": float(lambda1), "x_scale": x_scale,
                "lambda2_max": l2max * s**2, "solver": used, "solve_time": times},
     )
 
 
-def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = True,
+def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = True, standardize: bool = False,
                   tol: float = SELECTION_TOL["garrote"]) -> tuple[np.ndarray, np.ndarray | float]:
     r"""The garrote at λ2 = 0 on the support of ``weights``: ridge regression (λ1) on those columns.
 
@@ -237,6 +260,9 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
         Ridge parameter (the path's).
     fit_intercept : bool, default=True
         Centre X and y (an unpenalised intercept), as the path did.
+    standardize : bool, default=False
+        Refit on X's columns divided by their standard deviations, as the
+        path did with ``standardize=True``; ``coef`` in X's units.
     tol : float >= 0, default=1e-6
         Weights above it are the support (``FeaturePath.tol`` of the path).
 
@@ -277,7 +303,8 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
     ((10, 4), (10,))
     """
     X, y = check_X_y(X, y, caller="garrote_relax")
-    validate_params({"lambda1": lambda1, "tol": tol}, _RELAX_CONSTRAINTS, "garrote_relax")
+    validate_params({"lambda1": lambda1, "tol": tol, "standardize": standardize}, _RELAX_CONSTRAINTS,
+                    "garrote_relax")
     weights = np.asarray(weights, dtype=float)
     one = weights.ndim <= 1
     W = np.atleast_2d(weights.ravel() if one else weights)
@@ -291,7 +318,8 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
         raise ValueError(f"garrote_relax: weights must be finite and >= 0 (garrote weights are in [0, 1]); got "
                          f"{float(W[r, j])!r} at {where} ({int(bad.sum())} such value(s)). Pass the weights of a "
                          f"garrote path, e.g. garrote_path(X, y).weights.")
-    Xc, yc, x_mean, y_mean = _center(X, y, fit_intercept)
+    x_scale = _column_scale(X, standardize)
+    Xc, yc, x_mean, y_mean = _center(X / x_scale, y, fit_intercept)
     supports, which = np.unique(support_mask(W, tol), axis=0, return_inverse=True)
     n = X.shape[0]
     primal = supports.sum(axis=1) <= n
@@ -314,7 +342,8 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
             XS = Xc[:, S]
             fits[q, S] = XS.T @ cho_solve(cho_factor(XS @ XS.T + lambda1 * np.eye(n)), yc)
     coef = fits[np.ravel(which)]
-    intercept = y_mean - coef @ x_mean
+    intercept = y_mean - coef @ x_mean  # in the standardised units, the same in X's
+    coef = coef / x_scale
     if one:
         return coef[0], float(intercept[0])
     return coef, intercept
@@ -323,8 +352,8 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
 def _check_scale(Xc, yc, lambda1, caller):
     """Refuse data and λ1 whose garrote cannot be computed in floating point.
 
-    The garrote is not scale-invariant (λ1 is on the scale of XᵀX), so numkfs
-    cannot rescale silently.  Its quantities are XᵀX (order n|x|²), Xᵀy,
+    The garrote of X as given is not scale-invariant (λ1 is on the scale of
+    XᵀX): only ``standardize=True`` rescales X, and y is rescaled exactly.  Its quantities are XᵀX (order n|x|²), Xᵀy,
     λ1 against n|x|² and λ2,max = (xᵀy)²/λ1; when one of them over- or
     underflows the answer would be NaN or all zero with only a
     RuntimeWarning: a ValueError names the scale instead.
@@ -335,7 +364,7 @@ def _check_scale(Xc, yc, lambda1, caller):
     if sx == 0.0 or sy == 0.0:
         return  # nothing to select (constant columns / target): handled downstream
     lx, ly, l1 = np.log10(sx) + 0.5 * np.log10(n), np.log10(sy) + 0.5 * np.log10(n), np.log10(lambda1)
-    hint = "rescale X and y (e.g. standardise them) and choose lambda1 on their scale"
+    hint = "rescale X and y (standardize=True rescales X) and choose lambda1 on their scale"
     if not (-140 < lx < 140 and -140 < ly < 140):
         raise ValueError(f"{caller}: X or y is too {'large' if max(lx, ly) >= 140 else 'small'} for floating point "
                          f"(max |X| = {sx:.1e}, max |y| = {sy:.1e}): X'X and X'y would over- or underflow; {hint}.")
