@@ -34,7 +34,8 @@ Parts (``--part``):
   ``"1se"`` and its default when that is another rule: cases met, true
   features missed, false positives.
 * ``real``: every method's CV estimator with its defaults (``cv_rule``
-  the method's ``DEFAULT_CV_RULES`` rule, as ``numkfs.select`` uses) on
+  the rule ``numkfs.select`` fits it with: the method's ``DEFAULT_CV_RULES``
+  rule, or its prediction rule where that one is relaxed) on
   real data (breast_cancer, ionosphere, sonar, wpbc, wine, ozone, raw
   diabetes, colon, digits) over repeated random splits (3/4 train):
   held-out error and number of features, against the baselines a user would
@@ -555,7 +556,7 @@ def _lpkta_regression_mse(est, Xtr, ytr, Xte, yte):
 def _real_methods(task, p):
     """(name, estimator, held-out error function or None for ``predict``) of every numkfs method
     that does ``task``: the CV estimator a user would reach for, its defaults but ``cv_rule`` the
-    method's rule in ``DEFAULT_CV_RULES`` (what ``numkfs.select`` uses; ``SQ_RULE`` one for all).
+    rule ``numkfs.select`` fits it with (:func:`_estimator_rules`; ``SQ_RULE`` one for all).
     NMMKL selects features only: ``NMMKLSelectorCV`` (m chosen by CV) and a linear SVM on its
     selection (standardised), the model its CV scores with, is the model."""
     from sklearn.pipeline import make_pipeline
@@ -563,10 +564,8 @@ def _real_methods(task, p):
     from sklearn.svm import LinearSVC
 
     import numkfs as nk
-    from numkfs.model_selection import DEFAULT_CV_RULES
 
-    rule = os.environ.get("SQ_RULE")  # one rule for every method instead of each one's default
-    R = {m: rule or r for m, r in DEFAULT_CV_RULES.items()}
+    R = _estimator_rules()
     if task == "regression":
         return [("KNIFERegressorCV", nk.KNIFERegressorCV(cv_rule=R["knife"]), None),
                 ("GarroteRegressorCV", nk.GarroteRegressorCV(cv_rule=R["garrote"]), None),
@@ -579,6 +578,33 @@ def _real_methods(task, p):
     return [("KNIFEClassifierCV", nk.KNIFEClassifierCV(cv_rule=R["knife"]), None),
             ("LpKTAClassifierCV", nk.LpKTAClassifierCV(cv_rule=R["lpkta"]), None),
             ("NMMKLSelectorCV + linear SVM", nmmkl, None)]
+
+
+def _estimator_rules():
+    """Each method's ``cv_rule`` as ``numkfs.select`` fits its estimator: the method's rule in
+    ``DEFAULT_CV_RULES`` (``SQ_RULE``: one for all) when an estimator takes it, else (the relaxed
+    rules, which choose a point of the fitted path) the method's prediction rule."""
+    from numkfs._registry import METHOD_ROWS
+    from numkfs.model_selection import CV_RULES, DEFAULT_CV_RULES
+
+    rule = os.environ.get("SQ_RULE")  # one rule for every method instead of each one's default
+    return {m: (rule or r) if (rule or r) in CV_RULES else METHOD_ROWS[m].cv_rules["prediction"]
+            for m, r in DEFAULT_CV_RULES.items()}
+
+
+def _rules_text():
+    """Which rule each method's estimator is fitted with, in words (the real part's header)."""
+    from numkfs.model_selection import DEFAULT_CV_RULES
+
+    R = _estimator_rules()
+    names = {"knife": "KNIFE", "garrote": "the garrote", "cosso": "COSSO", "l1kr": "L1KR", "lpkta": "lp-KTA",
+             "nmmkl": "NMMKL"}
+    by = {}
+    for m, r in R.items():
+        by.setdefault(r, []).append(names.get(m, m) + ("" if DEFAULT_CV_RULES[m] == r
+                                                       else f" (whose `select()` rule `{DEFAULT_CV_RULES[m]}` "
+                                                            "reads a point off that path)"))
+    return "; ".join(f"`\"{r}\"` for {', '.join(ms)}" for r, ms in by.items())
 
 
 def _fit_case(est, X, y, tr, te, clf, error):
@@ -685,8 +711,8 @@ def _real_section(tables, targets, n_splits, limit, memory, cpu_total, partial=F
             "misclassification rate or mean squared error on the held-out quarter (mean ± standard error over "
             "the splits); features: those the model uses; CPU s per fit.  Each numkfs method that does the task "
             "is the CV estimator a user would reach for, with its defaults except `cv_rule`, which is the "
-            "method's default rule of `numkfs.model_selection.DEFAULT_CV_RULES` (the rule `numkfs.select` "
-            "uses: `\"best\"` for KNIFE and the garrote, `\"1se\"` for COSSO, L1KR and lp-KTA).  "
+            "rule `numkfs.select` fits it with: the method's rule of `numkfs.model_selection.DEFAULT_CV_RULES`, "
+            f"or its prediction rule where that rule is a relaxed one ({_rules_text()}).  "
             "`LpKTASelectorCV` has no `predict`: its error is that of the model it scores its folds with (kernel "
             "ridge, penalty 1/C, on the learned kernel at the chosen p) fitted on the training rows.  NMMKL selects "
             "features only: `NMMKLSelectorCV` chooses m by the 5-fold score of a linear SVM on each fold's "
