@@ -367,6 +367,14 @@ def _rules(method):
     return ("best", "1se") + (() if default in ("best", "1se") else (default,))
 
 
+def _as_default(method, rules):
+    """The default rule's three cells when :func:`_rules` did not run it apart: it is "best" or "1se",
+    whose cells are those."""
+    from numkfs.model_selection import DEFAULT_CV_RULES
+
+    return [f"as {DEFAULT_CV_RULES[method]}", "", ""] if len(rules) == 2 else []
+
+
 def part_sim(quick=False):
     from numkfs.model_selection import DEFAULT_CV_RULES
 
@@ -402,9 +410,7 @@ def part_sim(quick=False):
                     tot[3] += r[1]
                     if rule == "1se":
                         fewest = "none" if r[2] is None else r[2]
-            if len(rules) == 2:  # the default is best or 1se: its cells are those
-                cells += [f"as {DEFAULT_CV_RULES[m]}", "", ""]
-            rows.append([name, m, DEFAULT_CV_RULES[m]] + cells + [fewest])
+            rows.append([name, m, DEFAULT_CV_RULES[m]] + cells + _as_default(m, rules) + [fewest])
             print(rows[-1], flush=True)
     summary = [[m, r + (" (default)" if DEFAULT_CV_RULES[m] == r else ""), v[0], v[1], v[2],
                 f"{v[3]:.1f}"] for (m, r), v in totals.items()]
@@ -460,9 +466,7 @@ def part_simseeds(quick=False):
                     tot[3] += fp
                     tot[4] += r[1]
                     cells += [f"{tp}/{int(truth.sum())}", fp, "yes" if met else "no"]
-                if len(rules) == 2:  # the default is best or 1se: its cells are those
-                    cells += [f"as {DEFAULT_CV_RULES[m]}", "", ""]
-                rows.append([name, seed, m] + cells)
+                rows.append([name, seed, m] + cells + _as_default(m, rules))
                 print(rows[-1], flush=True)
     summary = [[m, r + (" (default)" if DEFAULT_CV_RULES[m] == r else ""), f"{v[1]} of {v[0]}", v[2], v[3],
                 f"{v[4]:.1f}"] for (m, r), v in sorted(totals.items(), key=lambda kv: methods.index(kv[0][0]))]
@@ -585,11 +589,10 @@ def _estimator_rules():
     ``DEFAULT_CV_RULES`` (``SQ_RULE``: one for all) when an estimator takes it, else (the relaxed
     rules, which choose a point of the fitted path) the method's prediction rule."""
     from numkfs._registry import METHOD_ROWS
-    from numkfs.model_selection import CV_RULES, DEFAULT_CV_RULES
+    from numkfs.model_selection import DEFAULT_CV_RULES
 
     rule = os.environ.get("SQ_RULE")  # one rule for every method instead of each one's default
-    return {m: (rule or r) if (rule or r) in CV_RULES else METHOD_ROWS[m].cv_rules["prediction"]
-            for m, r in DEFAULT_CV_RULES.items()}
+    return {m: METHOD_ROWS[m].estimator_rule(rule or r) for m, r in DEFAULT_CV_RULES.items()}
 
 
 def _rules_text():

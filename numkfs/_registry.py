@@ -276,6 +276,20 @@ class MethodRow(_Frozen):
         """The path function's name (``"knife_path"``)."""
         return self.path.rpartition(":")[2]
 
+    def estimator_rule(self, cv_rule: str) -> str:
+        """The rule the method's CV estimator is fitted with when ``cv_rule``
+        is asked for: ``cv_rule`` itself when the estimators take it, else
+        (a relaxed rule, which then chooses a point of the fitted path) the
+        row's prediction rule.
+
+        Examples
+        --------
+        >>> from numkfs._registry import method_row
+        >>> method_row("lpkta").estimator_rule("relaxed_best"), method_row("knife").estimator_rule("1pct")
+        ('1se', '1pct')
+        """
+        return cv_rule if cv_rule in CV_RULE_NAMES["prediction"] else self.cv_rules["prediction"]
+
     @property
     def estimator_names(self) -> tuple:
         """The class names of the method's estimators, each once, in the row's order."""

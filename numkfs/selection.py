@@ -467,7 +467,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     row, extra = METHOD_ROWS[method], {}
     # a rule the estimators do not take (the relaxed ones: every rule on the path's own CV scores is an
     # estimator's) chooses among the points of the path the estimator fitted with the method's prediction rule
-    fit_rule = cv_rule if cv_rule in CV_RULES else row.cv_rules["prediction"]
+    fit_rule = row.estimator_rule(cv_rule)
     contract = dict(cv=cv, cv_rule=fit_rule, scoring=scoring, random_state=random_state, verbose=verbose)
 
     if row.fixed_count is not None and n_features is not None:  # NMMKL's top-m rule at m = n_features

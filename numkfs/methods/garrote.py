@@ -83,12 +83,14 @@ def _center(X, y, fit_intercept: bool):
     return X, y, np.zeros(X.shape[1]), 0.0
 
 
-def _column_scale(X, standardize: bool):
-    """The divisors of X's columns: their standard deviations (1 for a
-    constant column) with ``standardize``, else ones."""
+def _scaled(X, standardize: bool):
+    """``(X / scale, scale)``: with ``standardize`` the columns divided by
+    their standard deviations (1 for a constant column), else X itself (not
+    copied) and ones."""
     if not standardize:
-        return np.ones(X.shape[1])
-    return Standardizer(center=False).fit(X).scale_
+        return X, np.ones(X.shape[1])
+    scale = Standardizer(center=False).fit(X).scale_
+    return X / scale, scale
 
 
 @declares(_PATH_CONSTRAINTS)
@@ -190,8 +192,8 @@ def garrote_path(
     if max_refine is None:
         max_refine = n_grid if grid is None else 0
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
-    x_scale = _column_scale(X, standardize)
-    Xc, yc, x_mean, y_mean = _center(X / x_scale, y, fit_intercept)
+    Xs, x_scale = _scaled(X, standardize)
+    Xc, yc, x_mean, y_mean = _center(Xs, y, fit_intercept)
     _check_scale(Xc, yc, lambda1, "garrote_path")
     # solved on y in units of its root mean square, the answers given back in y's units (β̃ times s,
     # λ2 and the objective times s²): the solvers' stopping rules do not depend on the units of y
@@ -318,8 +320,8 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
         raise ValueError(f"garrote_relax: weights must be finite and >= 0 (garrote weights are in [0, 1]); got "
                          f"{float(W[r, j])!r} at {where} ({int(bad.sum())} such value(s)). Pass the weights of a "
                          f"garrote path, e.g. garrote_path(X, y).weights.")
-    x_scale = _column_scale(X, standardize)
-    Xc, yc, x_mean, y_mean = _center(X / x_scale, y, fit_intercept)
+    Xs, x_scale = _scaled(X, standardize)
+    Xc, yc, x_mean, y_mean = _center(Xs, y, fit_intercept)
     supports, which = np.unique(support_mask(W, tol), axis=0, return_inverse=True)
     n = X.shape[0]
     primal = supports.sum(axis=1) <= n
