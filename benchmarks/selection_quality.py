@@ -602,12 +602,12 @@ def _rules_text():
     R = _estimator_rules()
     names = {"knife": "KNIFE", "garrote": "the garrote", "cosso": "COSSO", "l1kr": "L1KR", "lpkta": "lp-KTA",
              "nmmkl": "NMMKL"}
-    by = {}
+    by = {}  # (estimator rule, select() rule when another) -> methods
     for m, r in R.items():
-        by.setdefault(r, []).append(names.get(m, m) + ("" if DEFAULT_CV_RULES[m] == r
-                                                       else f" (whose `select()` rule `{DEFAULT_CV_RULES[m]}` "
-                                                            "reads a point off that path)"))
-    return "; ".join(f"`\"{r}\"` for {', '.join(ms)}" for r, ms in by.items())
+        by.setdefault((r, None if DEFAULT_CV_RULES[m] == r else DEFAULT_CV_RULES[m]), []).append(names.get(m, m))
+    return "; ".join(f"`\"{r}\"` for {' and '.join(ms)}"
+                     + ("" if other is None else f" (whose `select()` rule `{other}` reads a point off that path)")
+                     for (r, other), ms in by.items())
 
 
 def _fit_case(est, X, y, tr, te, clf, error):

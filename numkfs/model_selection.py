@@ -625,9 +625,9 @@ def record_cv(path, scores, *, rule: str, score_name: str, fold_sizes=None) -> i
         The path to store the results on (modified in place).
     scores : ndarray of shape (n_points, n_folds)
         Higher is better.
-    rule : {"best", "1se"}
-        How :func:`choose_index` chooses the point: best mean score, or the
-        sparsest point within one standard error of it.
+    rule : {"best", "1se", "1pct", "2pct"}
+        How :func:`choose_index` chooses the point (a rule of
+        :data:`CV_RULES`; :data:`RULES` says what each allows).
     score_name : str
         Name of the score (e.g. ``"accuracy"``), stored as ``path.score_name``.
     fold_sizes : array-like of shape (n_folds,), optional

@@ -86,11 +86,10 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     fit_intercept : bool
         Fit an unpenalised intercept b (centre X and y).
     standardize : bool, default=True
-        Divide X's columns by their standard deviations before the fit
-        (each CV fold on its own training rows), so that λ1, λ2 and the
-        selection do not depend on the units of X (the paper assumes
-        standardised features); ``coef_`` is in X's units.  False fits
-        eq. (4) on X as given.
+        Divide X's columns by their standard deviations before the fit,
+        so that λ1, λ2 and the selection do not depend on the units of X
+        (the paper assumes standardised features); ``coef_`` is in X's
+        units.  False fits eq. (4) on X as given.
     solver : str or list
         ``"auto"`` (native Numba solver first), ``"native"`` or a conic
         backend through CVXPY (``"CLARABEL"``, ``"ECOS"``, ``"SCS"``).

@@ -99,7 +99,7 @@ def low_end_grid(path, scores, fold_sizes, rule):
         Its CV scores (higher is better).
     fold_sizes : ndarray of shape (n_folds,) or None
         The held-out rows of each fold.
-    rule : {"best", "1se"}
+    rule : {"best", "1se", "1pct", "2pct"}
         The contract's rule.
 
     Returns
