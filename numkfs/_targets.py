@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAX_FLOAT_CLASSES", "STRAY_TEXT_SHARE", "stray_text", "target_to_array", "target_type", "task_target"]
+__all__ = ["MAX_FLOAT_CLASSES", "STRAY_TEXT_SHARE", "check_real", "stray_text", "target_to_array", "target_type",
+           "task_target"]
 
 
 def _is_number(v) -> bool:
@@ -66,6 +67,42 @@ def stray_text(values) -> np.ndarray:
     return np.flatnonzero(text)
 
 
+def check_real(a, what: str, caller: str) -> None:
+    """Refuse an array, Series or sparse matrix of complex numbers by name
+    (numpy's cast to float would drop the imaginary parts with a mere
+    warning), in scikit-learn's words ("Complex data not supported").
+
+    Parameters
+    ----------
+    a : array-like
+        What was given (only its ``dtype``, or a DataFrame's ``dtypes``, is
+        read, when it has one).
+    what : str
+        Its name in the message, e.g. ``"X"`` (a DataFrame's column is
+        named: ``"column 'a' of X"``).
+    caller : str
+        The function or estimator named at the start of the message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs._targets import check_real
+    >>> check_real(np.ones(3), "y", "select")
+    >>> check_real(np.ones(3) + 1j, "y", "select")
+    Traceback (most recent call last):
+    ...
+    ValueError: select: y holds complex numbers (dtype complex128). Complex data not supported: numkfs takes real data.
+    """
+    if hasattr(a, "columns") and hasattr(a, "dtypes"):  # a DataFrame: name its first complex column
+        kinds = [(c, d) for c, d in zip(a.columns, a.dtypes) if getattr(d, "kind", None) == "c"]
+        where, dtype = (f"column {str(kinds[0][0])!r} of {what}", kinds[0][1]) if kinds else (what, None)
+    else:
+        where, dtype = what, getattr(a, "dtype", None)
+    if getattr(dtype, "kind", None) == "c":
+        raise ValueError(f"{caller}: {where} holds complex numbers (dtype {dtype}). Complex data not supported: "
+                         "numkfs takes real data.")
+
+
 def _is_missing_scalar(v) -> bool:
     """None-like: pandas' NA/NaT or a float NaN."""
     if isinstance(v, float):
@@ -81,8 +118,9 @@ def _is_missing_scalar(v) -> bool:
 def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") -> np.ndarray:
     """y as a 1-D array: lists, arrays, one-column arrays/DataFrames and pandas
     Series (matched by position, the index ignored; nullable values' NA
-    becoming NaN).  A ValueError names a length mismatch, missing values
-    (with the first row) and a constant target."""
+    becoming NaN).  A ValueError names a length mismatch, complex numbers,
+    missing values (with the first row) and a constant target."""
+    check_real(y, "y", caller)
     if hasattr(y, "to_numpy"):
         import pandas as pd
 
@@ -90,11 +128,13 @@ def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") 
             if y.shape[1] != 1:
                 raise ValueError(f"{caller}: y must be one column; got a DataFrame with {y.shape[1]} columns.")
             y = y.iloc[:, 0]
+            check_real(y, "y", caller)
         if pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype):
             y = y.to_numpy(dtype=float, na_value=np.nan)
         else:
             y = y.to_numpy()
     y = np.asarray(y)
+    check_real(y, "y", caller)  # a list of complex numbers
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1:

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from ._targets import _is_number
+from ._targets import _is_number, check_real
 
 __all__ = [
     "Interval",
@@ -288,11 +288,13 @@ def check_X(
     data (the per-feature alignments), whose result never aliases ``X``.
 
     Raises a ValueError that names the offending column for NaN/inf, refuses
-    non-2-D input, fewer than ``min_samples`` rows and zero columns. The input
+    complex numbers, non-2-D input, fewer than ``min_samples`` rows and zero
+    columns. The input
     is never modified: the returned array is always a copy when its dtype or
     layout had to change, and callers must not write to it otherwise.
     """
     feature_names = _feature_names_of(X)
+    check_real(X, "X", caller)
     if sp.issparse(X):
         if not accept_sparse:
             raise TypeError(
@@ -430,10 +432,11 @@ def _check_y_scale(y, caller) -> None:
 
 
 def check_y(y, n_samples: int | None = None, *, caller: str = "numkfs", numeric: bool = True):
-    """Validate a target vector: 1-D (a column vector is raveled), finite, length n."""
+    """Validate a target vector: 1-D (a column vector is raveled), real, finite, length n."""
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     y = np.asarray(y)
+    check_real(y, "y", caller)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1:
@@ -595,8 +598,8 @@ def dataframe_to_array(df, *, caller: str = "numkfs") -> tuple[np.ndarray, list]
 
     Numeric, boolean and nullable (``Int64``, ``Float64``, ``boolean``)
     columns are accepted, their missing values becoming NaN; a column of
-    another kind (object, string, categorical, datetime) raises a TypeError
-    naming it; duplicate column names raise a ValueError.
+    another kind (object, string, categorical, datetime) or of complex
+    numbers, and duplicate column names, raise a ValueError naming them.
     """
     import pandas as pd
 
@@ -604,6 +607,7 @@ def dataframe_to_array(df, *, caller: str = "numkfs") -> tuple[np.ndarray, list]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"{caller}: duplicate column name(s) {', '.join(map(repr, dup))}; rename them.")
+    check_real(df, "X", caller)
     cols = []
     for j in range(df.shape[1]):
         col = df.iloc[:, j]

@@ -105,7 +105,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._targets import target_type
+from ._targets import check_real, target_type
 from ._validation import check_X, check_y
 from .kernels._hsic_fgt import NUMPY_BUFFER_BYTES
 from .kernels.alignment import (
@@ -299,6 +299,7 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
     X = check_X(X, caller="hsic_test", accept_sparse=True, min_samples=6, copy=False)
     n, d = X.shape
     y = np.asarray(y)
+    check_real(y, "y", "hsic_test")
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1 or y.shape[0] != n:

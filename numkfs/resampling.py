@@ -339,10 +339,12 @@ class PathSelectorMixin:
         """``(method, X, y, task)`` after the checks every resampling selector makes in ``fit``."""
         from sklearn.utils.validation import validate_data
 
-        from ._targets import target_type, task_target
+        from ._targets import check_real, target_type, task_target
 
         self._validate_params()
         method = method_name(self.selector)
+        check_real(X, "X", type(self).__name__)
+        check_real(y, "y", type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         need = max(min_samples, METHOD_ROWS[method].resampling.min_rows)
         if X.shape[0] < need:

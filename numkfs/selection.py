@@ -217,10 +217,10 @@ def _coerce_inputs(X, y, feature_names):
     which the estimators then refuse by name; non-numeric columns are
     refused by name).  y may be a list, an array, a one-column array or a
     pandas Series (its index is ignored: rows are matched by position).
-    A clear ValueError for: one sample, a length mismatch, missing values in
-    y, a constant y, a wrong number of feature names.
+    A clear ValueError for: one sample, a length mismatch, complex numbers,
+    missing values in y, a constant y, a wrong number of feature names.
     """
-    from ._targets import target_to_array
+    from ._targets import check_real, target_to_array
     from ._validation import dataframe_to_array
 
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
@@ -233,6 +233,7 @@ def _coerce_inputs(X, y, feature_names):
         if sp.issparse(X):
             X = X.toarray()
         X = np.asarray(X)
+        check_real(X, "X", "select")
         if X.dtype.kind not in "biuf":
             try:
                 X = X.astype(float)

@@ -161,3 +161,53 @@ def test_column_extremes_match_numpy(n, d, order):
     X[n - 1, 0] = -9.0  # a minimum in the last row
     lo, hi = _column_extremes(X)
     assert np.array_equal(lo, X.min(axis=0)) and np.array_equal(hi, X.max(axis=0))
+
+
+# --- complex numbers: refused by name everywhere, never cast with numpy's mere warning -------------------------------
+
+def _complex_entry_points():
+    """(name, call(X, y)) for every public entry point that takes data: select(), each estimator's fit, the path
+    functions and the alignments/HSIC test."""
+    import inspect
+
+    import numkfs
+
+    calls = [("select", lambda X, y: numkfs.select(X, y, "garrote")),
+             ("knife_path", numkfs.knife_path), ("garrote_path", numkfs.garrote_path),
+             ("l1kr_path", numkfs.l1kr_path), ("hsic_test", numkfs.hsic_test),
+             ("feature_alignments", lambda X, y: __import__("numkfs.kernels.alignment",
+                                                            fromlist=["x"]).feature_alignments(X, y))]
+    for name in numkfs.__all__:
+        obj = getattr(numkfs, name)
+        if inspect.isclass(obj) and hasattr(obj, "fit"):
+            calls.append((name, lambda X, y, cls=obj: cls().fit(X, y)))
+    return calls
+
+
+@pytest.mark.parametrize("where", ["X", "y", "DataFrame column", "Series y"])
+@pytest.mark.parametrize("name,call", _complex_entry_points(), ids=lambda v: v if isinstance(v, str) else "")
+def test_complex_input_is_refused_by_name(name, call, where):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    y = (X[:, 0] > 0).astype(float)  # two values: a target for classifiers and regressors alike
+    what = "y" if "y" in where else "X"
+    if where == "X":
+        X = X + 0.5j
+    elif where == "y":
+        y = y + 0.5j
+    elif where == "Series y":
+        y = pd.Series(y + 0.5j)
+    else:
+        X = pd.DataFrame({"a": X[:, 0], "b": X[:, 1] + 0.5j, "c": X[:, 2]})
+        what = "column 'b' of X"
+    X_before = X.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)  # no silent cast to the real part
+        with pytest.raises(ValueError) as exc:
+            call(X, y)
+    msg = str(exc.value)
+    # one line naming what holds complex numbers, in scikit-learn's words (its check_complex_data), no array dump
+    assert f"{what} holds complex numbers" in msg and "Complex data not supported" in msg and "\n" not in msg, msg
+    if isinstance(X, np.ndarray):
+        np.testing.assert_array_equal(X, X_before)

@@ -52,12 +52,17 @@ class WeightSelectorMixin(SelectorMixin):
 def validate_data_named(est, X, y="no_validation", *, reset=True, **kwargs):
     """scikit-learn's ``validate_data``, but a non-finite X is refused with
     numkfs's message naming the column (:func:`numkfs._validation.check_X`)
-    instead of scikit-learn's "Input X contains NaN".  ``kwargs`` go to
+    instead of scikit-learn's "Input X contains NaN", and complex numbers
+    by name (:func:`numkfs._targets.check_real`).  ``kwargs`` go to
     ``validate_data`` (``accept_sparse``, ``dtype``, ``y_numeric``...)."""
     from sklearn.utils.validation import validate_data
 
+    from .._targets import check_real
     from .._validation import check_X
 
+    check_real(X, "X", type(est).__name__)
+    if not (isinstance(y, str) and y == "no_validation"):
+        check_real(y, "y", type(est).__name__)
     try:
         if isinstance(y, str) and y == "no_validation":
             return validate_data(est, X, reset=reset, **kwargs)

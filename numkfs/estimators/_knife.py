@@ -30,6 +30,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._targets import check_real
 from .._validation import (RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
                            constant_columns)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
@@ -87,9 +88,11 @@ class _KNIFEBase(WeightSelectorMixin, NumkfsEstimator):
         arr = X if hasattr(X, "dtype") and hasattr(X, "shape") and not hasattr(X, "columns") else None
         if arr is None and not hasattr(X, "columns"):
             arr = np.asarray(X, dtype=object) if not hasattr(X, "toarray") else None
+        check_real(X, "X", name)
         if arr is not None:
-            if np.iscomplexobj(arr) or (arr.dtype == object and any(isinstance(v, complex) for v in arr.ravel())):
-                raise ValueError(f"{name}: Complex data not supported.")
+            if arr.dtype == object and any(isinstance(v, complex) for v in arr.ravel()):  # a list of lists
+                raise ValueError(f"{name}: X holds complex numbers. Complex data not supported: numkfs takes "
+                                 "real data.")
             if arr.dtype == object:
                 arr.astype(np.float64)  # TypeError naming the offending value
             if arr.ndim == 1:

@@ -10,6 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._targets import check_real
 from .._validation import Interval, NoneOr, Options, check_X
 from ..methods.nmmkl import NMMKL_CONSTRAINTS, nmmkl
 from ._base import NumkfsEstimator
@@ -24,6 +25,8 @@ def _check_input(est, X, y):
     name = type(est).__name__
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    check_real(X, "X", name)
+    check_real(y, "y", name)
     validate_data(est, X, reset=True, dtype=np.float64, ensure_all_finite=False)
     X_arr = check_X(X, caller=name)
     y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)

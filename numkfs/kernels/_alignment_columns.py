@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from .._jit import pjit, prange, serial_twin
 from .._threads import parallel_or_serial
-from .._targets import target_type
+from .._targets import check_real, target_type
 from .._validation import check_X, check_y
 
 #: Most columns per parallel task in the dense kernels (work arrays allocated
@@ -78,6 +78,7 @@ def alignment_target(y, target: str = "auto"):
     """
 
     y = np.asarray(y)
+    check_real(y, "y", "feature_alignments")
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if target == "auto":
