@@ -18,7 +18,10 @@ def cv_mean_se(scores, fold_sizes=None):
     that is a mean over the held-out rows (accuracy, a mean loss) the
     weighted mean is the score of all held-out rows pooled.  Equal folds
     (or ``fold_sizes=None``) give the plain mean and
-    ``std(ddof=1) / sqrt(K)``.
+    ``std(ddof=1) / sqrt(K)``.  The squares are taken in units of a power of
+    two, so scores of any magnitude (the mean squared error of a y in units
+    of 1e100) give a finite standard error, and scores times ``2**k`` give
+    it times ``2**k`` to the last bit.
 
     Parameters
     ----------
@@ -59,6 +62,11 @@ def cv_mean_se(scores, fold_sizes=None):
     with np.errstate(invalid="ignore"):
         mean = np.where(total > 0, np.sum(np.where(valid, S, 0.0) * W, axis=1) / denom, np.nan)
         dev = np.where(valid, S - mean[:, None], 0.0)
-        var = np.sum(W * dev ** 2, axis=1) / denom / np.maximum(k - 1, 1)
-    se = np.where(k > 1, np.sqrt(var), 0.0)
+        # the squares in units of a power of two near each point's largest deviation: the same bits as
+        # without it (scaling by 2^e is exact), but no overflow or underflow for scores of any magnitude
+        # (the mean squared error of a y in units of 1e100 or 1e-90)
+        big = np.max(np.abs(dev), axis=1)
+        unit = np.ldexp(1.0, np.frexp(np.where((big > 0) & np.isfinite(big), big, 1.0))[1])
+        var = np.sum(W * (dev / unit[:, None]) ** 2, axis=1) / denom / np.maximum(k - 1, 1)
+    se = np.where(k > 1, np.sqrt(var) * unit, 0.0)
     return mean, se

@@ -80,6 +80,17 @@ def test_select_is_the_same_at_y_times_1e8_and_1e_minus_8(method):
         assert _select(method, X, y * s)[:2] == (support, index), s
 
 
+@pytest.mark.parametrize("method", sorted(methods(task="regression")))
+def test_select_is_the_same_at_y_times_1e100_and_1e_minus_100(method):
+    """Far from 1, within the range every method accepts (|y| up to 1e150): the CV's mean squared
+    errors are of order 1e200 and 1e-200, whose squares in the standard error over- and underflowed,
+    so COSSO's "1se" chose the sparsest point (se = inf) or the best one (se = 0): [0, 1] became []
+    and [0, 1, 2, 3, 4] on these data."""
+    X, y = _data()
+    for s in (1e-100, 1e100):
+        assert _select(method, X, y * s)[:2] == _reference(method)[:2], s
+
+
 @settings(max_examples=12, deadline=None, derandomize=True, database=None)
 @given(method=st.sampled_from(sorted(methods(task="regression"))), exponent=st.floats(-8.0, 8.0))
 def test_selection_does_not_depend_on_the_units_of_y(method, exponent):

@@ -204,6 +204,23 @@ def test_cv_mean_se_weights_folds_by_size():
         cv_mean_se(S, [10, 9])
 
 
+def test_cv_mean_se_at_any_magnitude_of_the_scores():
+    """Mean squared errors of a y in units of 1e±100 are of order 1e±200: the standard error must not
+    square them into inf or 0.  Scores times 2^k give the same bits times 2^k (k within the normal
+    range); times 10^k, the same to a few ulps."""
+    S = np.array([[0.31, 0.27, 0.4, 0.29, 0.35], [1.2, 0.9, 1.1, 1.0, 1.3]])
+    sizes = [10, 9, 9, 9, 9]
+    mean, se = cv_mean_se(S, sizes)
+    for k in (-1000, -600, 600, 1000):
+        m2, s2 = cv_mean_se(np.ldexp(S, k), sizes)
+        np.testing.assert_array_equal(m2, np.ldexp(mean, k))
+        np.testing.assert_array_equal(s2, np.ldexp(se, k))
+    for e in (-250, -200, 200, 250):
+        m2, s2 = cv_mean_se(S * 10.0**e, sizes)
+        np.testing.assert_allclose(m2 / 10.0**e, mean, rtol=1e-14)
+        np.testing.assert_allclose(s2 / 10.0**e, se, rtol=1e-13)  # the deviations lose a few ulps to the mean
+
+
 def test_choose_index_pools_unequal_folds():
     """Two points that classify the same rows correctly tie, and the sparser wins; the plain mean
     of fold accuracies would keep the dense point (KNIFE on colon: 725 genes for 12)."""
