@@ -244,14 +244,14 @@ def make_cv(cv, y, *, classifier: bool, random_state=None):
     if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
         if cv < 2:
             raise ValueError(f"cv must be at least 2 folds; got {cv}.")
-        n = len(y)
-        if cv > n:
-            raise ValueError(f"cv={cv} folds but only {n} rows: use at most {n} folds.")
+        if cv > len(y):
+            raise ValueError(f"cv={cv} folds but only {len(y)} rows: use at most {len(y)} folds.")
         if classifier:
-            _, counts = np.unique(np.asarray(y), return_counts=True)
+            labels, counts = np.unique(np.asarray(y), return_counts=True)
             if cv > counts.min():
-                raise ValueError(f"cv={cv} stratified folds but the rarest class has only {counts.min()} rows: "
-                                 f"use at most {counts.min()} folds.")
+                few, k = labels[np.argmin(counts)].item(), int(counts.min())
+                fix = f"use at most {k} folds" if k > 1 else "each class needs 2 rows or more; add rows or drop it"
+                raise ValueError(f"cv={cv} stratified folds but the rarest class ({few!r}) has only {k} row(s): {fix}.")
             return StratifiedKFold(int(cv))
         return KFold(int(cv))
     if not hasattr(cv, "split") or isinstance(cv, str):

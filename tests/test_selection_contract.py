@@ -270,8 +270,10 @@ def test_garrote_cv_grid_runs_to_ridge_and_user_grid_edge_warns(garrote_data):
 def test_make_cv_refuses_impossible_folds():
     with pytest.raises(ValueError, match="only 30 rows"):
         make_cv(50, np.zeros(30), classifier=False)
-    with pytest.raises(ValueError, match="rarest class has only 2"):
+    with pytest.raises(ValueError, match=r"rarest class \(1\) has only 2 row\(s\): use at most 2 folds"):
         make_cv(3, np.array([0] * 10 + [1] * 2), classifier=True)
+    with pytest.raises(ValueError, match=r"rarest class \('b'\) has only 1 row\(s\): each class needs 2 rows or more"):
+        make_cv(2, np.array(["a"] * 10 + ["b"]), classifier=True)  # no number of folds would do
     with pytest.raises(ValueError, match="splitter"):
         make_cv("bogus", np.zeros(30), classifier=False)
 
