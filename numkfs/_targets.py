@@ -128,7 +128,6 @@ def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") 
             if y.shape[1] != 1:
                 raise ValueError(f"{caller}: y must be one column; got a DataFrame with {y.shape[1]} columns.")
             y = y.iloc[:, 0]
-            check_real(y, "y", caller)
         if pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype):
             y = y.to_numpy(dtype=float, na_value=np.nan)
         else:

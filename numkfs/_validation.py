@@ -289,9 +289,9 @@ def check_X(
 
     Raises a ValueError that names the offending column for NaN/inf, refuses
     complex numbers, non-2-D input, fewer than ``min_samples`` rows and zero
-    columns. The input
-    is never modified: the returned array is always a copy when its dtype or
-    layout had to change, and callers must not write to it otherwise.
+    columns. The input is never modified: the returned array is always a
+    copy when its dtype or layout had to change, and callers must not write
+    to it otherwise.
     """
     feature_names = _feature_names_of(X)
     check_real(X, "X", caller)

@@ -60,11 +60,12 @@ def validate_data_named(est, X, y="no_validation", *, reset=True, **kwargs):
     from .._targets import check_real
     from .._validation import check_X
 
+    no_y = isinstance(y, str) and y == "no_validation"
     check_real(X, "X", type(est).__name__)
-    if not (isinstance(y, str) and y == "no_validation"):
+    if not no_y:
         check_real(y, "y", type(est).__name__)
     try:
-        if isinstance(y, str) and y == "no_validation":
+        if no_y:
             return validate_data(est, X, reset=reset, **kwargs)
         return validate_data(est, X, y, reset=reset, **kwargs)
     except ValueError as exc:
