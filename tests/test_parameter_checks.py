@@ -14,6 +14,8 @@ import inspect
 import numpy as np
 import pytest
 
+from sklearn.base import is_classifier
+
 import numkfs
 import numkfs.methods
 
@@ -163,3 +165,24 @@ def test_a_former_name_is_refused_by_name(monkeypatch):
         numkfs.StabilitySelection("l1kr", n_resamples=2, C=1.0).fit(X, y)
     with pytest.raises(TypeError, match="garrote_path has no parameter 'lambda2s'"):
         numkfs.select(X, y, "garrote", stability=True, n_resamples=2, lambda2s=[10.0, 1.0])
+
+
+@pytest.mark.parametrize("name", [n for n in CLASSES if "grid" in getattr(numkfs, n)().get_params()])
+@pytest.mark.parametrize("bad", [np.nan, -1.0])
+def test_a_bad_grid_value_is_refused_as_the_grid(name, bad):
+    """A grid with a NaN or a negative value is refused by a message about the grid, before anything
+    derived from it (L1KRRegressorCV reads its D_max off the grid: a NaN grid was reported as a bad
+    'D_max', a parameter the user had not given)."""
+    cls = getattr(numkfs, name)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    if is_classifier(cls()) or name.startswith("NMMKL"):
+        y = (y > 0).astype(int)
+    grid = {"NMMKLSelectorCV": [bad, 2.0], "LpKTAClassifier": [2.0, bad], "LpKTAClassifierCV": [2.0, bad],
+            "LpKTASelector": [2.0, bad], "LpKTASelectorCV": [2.0, bad]}.get(name, [bad, 1.0])
+    with pytest.raises((ValueError, TypeError)) as exc:
+        cls(grid=grid).fit(X, y)
+    msg = str(exc.value)
+    assert "grid" in msg and "D_max" not in msg, msg
+    assert "np.float64" not in msg, msg  # values shown as numbers, not numpy reprs

@@ -254,6 +254,10 @@ def l1kr_path(
     >>> gp.grid.tolist(), gp.weights.shape
     ([0.0, 10.0, 30.0], (3, 10))
     """
+    if grid is not None:  # first: a CV estimator's D_max is read off the grid
+        grid = np.asarray(grid, dtype=float)
+        if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+            raise ValueError(f"l1kr_path: grid must be a non-empty 1-D array of finite budgets >= 0; got {grid!r}.")
     args, limits = _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol, D_max, max_iter,
                                    tol, integrator, tangent, h0, max_angle, n_threads, feature_names, true_support,
                                    verbose)
@@ -262,9 +266,6 @@ def l1kr_path(
         with limit_threads(*limits):
             return _l1kr_path(*args)
     if grid is not None:
-        grid = np.asarray(grid, dtype=float)
-        if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
-            raise ValueError(f"l1kr_path: grid must be a non-empty 1-D array of finite budgets >= 0; got {grid!r}.")
         if resume is not None and not (isinstance(resume, FeaturePath) and "trace" in resume.extra):
             raise ValueError("l1kr_path: resume must be a path returned by l1kr_path(grid=...).")
         return _read_grid(args, limits, grid, D_max, prune_tol, resume)

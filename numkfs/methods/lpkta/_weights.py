@@ -39,8 +39,9 @@ def _check_grid(grid):
     g = np.asarray(grid, dtype=float).ravel()
     if g.size == 0:
         raise ValueError("the grid of p values must not be empty.")
-    if not np.all(np.isfinite(g)) or g.min() < 1.0:
-        raise ValueError(f"the grid's p values must be finite and >= 1; got min {g.min()!r}.")
+    bad = g[~(np.isfinite(g) & (g >= 1.0))]
+    if bad.size:
+        raise ValueError(f"the grid's p values must be finite and >= 1; got {float(bad[0])!r}.")
     if g.size > 1 and not np.all(np.diff(g) < 0):
         raise ValueError("the grid of p values must be strictly decreasing (the path goes from p0 down to pe).")
     return g
