@@ -171,12 +171,12 @@ def _complex_entry_points():
     import inspect
 
     import numkfs
+    from numkfs.kernels.alignment import feature_alignments
 
     calls = [("select", lambda X, y: numkfs.select(X, y, "garrote")),
              ("knife_path", numkfs.knife_path), ("garrote_path", numkfs.garrote_path),
              ("l1kr_path", numkfs.l1kr_path), ("hsic_test", numkfs.hsic_test),
-             ("feature_alignments", lambda X, y: __import__("numkfs.kernels.alignment",
-                                                            fromlist=["x"]).feature_alignments(X, y))]
+             ("feature_alignments", feature_alignments)]
     for name in numkfs.__all__:
         obj = getattr(numkfs, name)
         if inspect.isclass(obj) and hasattr(obj, "fit"):

@@ -355,10 +355,11 @@ def _check_scale(Xc, yc, lambda1, caller):
     """Refuse data and λ1 whose garrote cannot be computed in floating point.
 
     The garrote of X as given is not scale-invariant (λ1 is on the scale of
-    XᵀX): only ``standardize=True`` rescales X, and y is rescaled exactly.  Its quantities are XᵀX (order n|x|²), Xᵀy,
-    λ1 against n|x|² and λ2,max = (xᵀy)²/λ1; when one of them over- or
-    underflows the answer would be NaN or all zero with only a
-    RuntimeWarning: a ValueError names the scale instead.
+    XᵀX): only ``standardize=True`` rescales X, and y is rescaled exactly.
+    Its quantities are XᵀX (order n|x|²), Xᵀy, λ1 against n|x|² and
+    λ2,max = (xᵀy)²/λ1; when one of them over- or underflows the answer
+    would be NaN or all zero with only a RuntimeWarning: a ValueError names
+    the scale instead.
     """
     n = max(Xc.shape[0], 1)
     sx = float(np.max(np.abs(Xc), initial=0.0))
