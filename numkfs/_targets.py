@@ -1,7 +1,9 @@
 """The target as numkfs reads it: a 1-D array from lists, arrays and pandas
 objects (:func:`target_to_array`), stray text in a numeric column
 (:func:`stray_text`), the task a target stands for (:func:`target_type`,
-numkfs's one rule) and a target made to fit a given task (:func:`task_target`).
+numkfs's one rule), a target made to fit a given task (:func:`task_target`)
+and the one refusal of a continuous target where classes are asked for
+(:func:`check_class_labels`).
 
 A ground-floor module (numpy, and scikit-learn's ``type_of_target`` on
 first use): the kernels, the methods and the estimators read targets
@@ -11,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAX_FLOAT_CLASSES", "STRAY_TEXT_SHARE", "check_real", "stray_text", "target_to_array", "target_type",
-           "task_target"]
+__all__ = ["MAX_FLOAT_CLASSES", "STRAY_TEXT_SHARE", "check_class_labels", "check_real", "stray_text",
+           "target_to_array", "target_type", "task_target"]
 
 
 def _is_number(v) -> bool:
@@ -164,11 +166,12 @@ def target_to_array(y, n_samples: int | None = None, *, caller: str = "numkfs") 
     return y
 
 
-def task_target(y, task: str | None) -> np.ndarray:
+def task_target(y, task: str | None, *, caller: str = "numkfs") -> np.ndarray:
     """y as the task given reads it: for ``"classification"``, whole-number
     floats become integer class labels, so that :func:`target_type` sees
     classes however many there are (12 class codes 0.0, ..., 11.0 looked
-    continuous to NMMKL); otherwise y unchanged.
+    continuous to NMMKL), and a continuous y is refused
+    (:func:`check_class_labels`); otherwise y unchanged.
 
     Parameters
     ----------
@@ -176,16 +179,67 @@ def task_target(y, task: str | None) -> np.ndarray:
         The target.
     task : {"regression", "classification"} or None
         The task given.
+    caller : str, default="numkfs"
+        The function or estimator named in the refusal of a continuous y.
 
     Returns
     -------
     ndarray
+
+    Raises
+    ------
+    ValueError
+        ``task="classification"`` of a continuous y.
     """
     y = np.asarray(y)
-    if task == "classification" and y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)) \
-            and np.all(y == np.round(y)) and np.max(np.abs(y)) < 2.0 ** 53:
-        return y.astype(np.int64)
+    if task == "classification":
+        return _class_codes(y, caller)
     return y
+
+
+def _class_codes(y, caller):
+    """``y`` with whole-number floats as int64 class codes; a continuous ``y`` refused."""
+    if y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)):
+        if np.all(y == np.round(y)) and np.max(np.abs(y)) < 2.0 ** 53:
+            return y.astype(np.int64)
+        if y.ndim == 1 and target_type(y) == "regression":
+            raise ValueError(f"{caller}: y looks continuous ({np.unique(y).size} distinct real values in "
+                             f"{y.shape[0]} samples); pass class labels.")
+    return y
+
+
+def check_class_labels(y, caller: str) -> None:
+    """Refuse a continuous y where class labels are asked for: numkfs's one
+    check, made by :func:`numkfs.select` and the resampling selectors for
+    ``task="classification"`` (through :func:`task_target`) and by every
+    classifier's ``fit``.
+
+    A float y with a value that is not a whole number is continuous (as
+    scikit-learn's :func:`~sklearn.utils.multiclass.type_of_target` has
+    it); whole-number floats are class codes, however many.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The target.
+    caller : str
+        The function or estimator named at the start of the message.
+
+    Raises
+    ------
+    ValueError
+        For a continuous y.
+
+    Examples
+    --------
+    >>> from numkfs._targets import check_class_labels
+    >>> check_class_labels([0.0, 1.0, 2.0], "KNIFEClassifier")
+    >>> check_class_labels([0.5, 1.25, 2.0], "KNIFEClassifier")
+    Traceback (most recent call last):
+    ...
+    ValueError: KNIFEClassifier: y looks continuous (3 distinct real values in 3 samples); pass class labels.
+    """
+    _class_codes(np.asarray(y), caller)
 
 
 #: Float targets with more distinct (integer) values than this are regression targets.
@@ -222,6 +276,9 @@ def target_type(y) -> str:
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
+    if y.dtype.kind == "f" and y.size and np.max(np.abs(y), initial=0.0) >= 2.0 ** 63:
+        # beyond int64's range a float holds no class code (and type_of_target's cast to int overflows)
+        return "regression"
     t = type_of_target(y)
     if t == "continuous":
         return "regression"

@@ -195,7 +195,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         task = "regression" if target_type(y) == "regression" else "classification"
     elif task not in ("regression", "classification"):
         raise ValueError(f"task must be 'regression', 'classification' or None; got {task!r}.")
-    y = task_target(y, task)
+    y = task_target(y, task, caller="method_path")
     if task not in row.tasks:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(row.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
@@ -352,7 +352,8 @@ class PathSelectorMixin:
                              f"n_samples = {X.shape[0]}: give more rows.")
         task = self.task or ("regression" if target_type(y) == "regression" else "classification")
         _path_settings(method, self.selector, self.params, task == "classification")  # refuses a name it lacks
-        return method, X, (y.astype(float) if task == "regression" else task_target(y, task)), task
+        y = y.astype(float) if task == "regression" else task_target(y, task, caller=type(self).__name__)
+        return method, X, y, task
 
     def _get_support_mask(self):
         from sklearn.utils.validation import check_is_fitted

@@ -459,7 +459,7 @@ def test_nmmkl_refuses_a_continuous_target():
     from numkfs.methods import nmmkl
 
     X, y = _sel_data()
-    with pytest.raises(ValueError, match="classification method: y looks continuous"):
+    with pytest.raises(ValueError, match="nmmkl: y looks continuous"):
         nmmkl(X, y, 2)
 
 

@@ -30,7 +30,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._targets import check_real
+from .._targets import check_class_labels, check_real
 from .._validation import (RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
                            constant_columns)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
@@ -393,6 +393,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
         self.verbose = verbose
 
     def _targets(self, y):
+        check_class_labels(y, type(self).__name__)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:

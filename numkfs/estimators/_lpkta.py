@@ -29,7 +29,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._threads import limit_threads, thread_limits
-from .._targets import target_type
+from .._targets import check_class_labels, target_type
 from .._validation import Interval, InstanceOf, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
@@ -514,6 +514,7 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
         X, y = validate_data_named(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
                                    ensure_min_samples=2)
         y = column_or_1d(y, warn=True)
+        check_class_labels(y, type(self).__name__)
         check_classification_targets(y)
         if np.unique(y).shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes in y; found 1 class.")

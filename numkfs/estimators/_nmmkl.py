@@ -10,7 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._targets import check_real
+from .._targets import check_class_labels, check_real
 from .._validation import Interval, NoneOr, Options, check_X
 from ..methods.nmmkl import NMMKL_CONSTRAINTS, nmmkl
 from ._base import NumkfsEstimator
@@ -34,6 +34,7 @@ def _check_input(est, X, y):
         warnings.warn(f"{name}: a column-vector y was passed when a 1-D array was expected; it is raveled.",
                       DataConversionWarning, stacklevel=3)
         y_arr = y_arr.ravel()
+    check_class_labels(y_arr, name)
     check_classification_targets(y_arr)
     return X_arr, y_arr
 

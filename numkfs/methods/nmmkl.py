@@ -317,11 +317,9 @@ def _prepare(X, y, caller, standardize):
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(f"{caller} needs at least two classes in y; found {classes.size}.")
-    from ..model_selection import target_type
+    from .._targets import check_class_labels
 
-    if target_type(y) == "regression":
-        raise ValueError(f"{caller} is a classification method: y looks continuous ({classes.size} distinct "
-                         f"real values in {y.shape[0]} samples); pass class labels.")
+    check_class_labels(y, caller)  # a classification method: class labels only
     return X, y, classes
 
 
