@@ -1,6 +1,8 @@
 """KNIFE CV with ``cv_max_samples``: λ2 chosen on a subsample's path (λ1 and
 the grid scaled to the subsample's size), the chosen point refitted on every
 row with λ2 scaled back (issue #26, the CV at 10^6 rows)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -230,3 +232,48 @@ def test_classifier_auto_grid_is_coarser_on_the_auto_subsample_only(monkeypatch)
     monkeypatch.setattr(kcv, "cv_data", real)
     with pytest.raises((ValueError, TypeError), match="n_grid"):
         KNIFEClassifierCV(n_grid="coarse").fit(X, y)
+
+
+def _rare_class_data(rare=5):
+    r = np.random.default_rng(1)
+    X = r.standard_normal((620, 4))
+    y = np.digitize(X[:, 0], [-0.6, 0.6])
+    y[:rare] = 3
+    return X, y
+
+
+def test_classifier_auto_subsample_keeps_the_rows_of_a_rare_class():
+    # the 500-row stratified draw kept 4 of the 5 rows of class 3, and the 5 folds refused "the rarest class
+    # (3) has only 4 row(s)", the subsample's count quoted as the data's; every row fitted
+    X, y = _rare_class_data()
+    est = KNIFEClassifierCV(n_grid=3, max_iter=20, random_state=0).fit(X, y)
+    assert est.cv_n_samples_ == 500 and est.alpha_.shape == (4, 620)
+    idx = est._class_subsample(y, 500, 7)
+    assert idx.size == 500 and np.all(np.diff(idx) > 0) and np.sum(y[idx] == 3) == 5
+
+
+def test_classifier_subsample_is_the_stratified_draw_when_no_class_is_short():
+    from sklearn.model_selection import train_test_split
+
+    X, y = _rare_class_data(rare=40)
+    est = KNIFEClassifierCV(cv=5)
+    expected = np.sort(train_test_split(np.arange(620), train_size=500, random_state=7, stratify=y)[0])
+    np.testing.assert_array_equal(est._class_subsample(y, 500, 7), expected)
+
+
+def test_classifier_subsample_of_a_one_row_class_reaches_the_folds_check():
+    # a class of one row gave scikit-learn's train_test_split message; now the folds say what is wrong
+    X, y = _rare_class_data(rare=1)
+    with pytest.raises(ValueError, match=r"^cv=5 stratified folds but the rarest class \(3\) has only 1 row\(s\)"):
+        KNIFEClassifierCV(n_grid=3, max_iter=20).fit(X, y)
+
+
+def test_classifier_cv_max_samples_too_small_for_the_folds_is_named():
+    # cv_max_samples=2 with 3 classes: scikit-learn's "The train_size = 2 should be greater or equal to the
+    # number of classes = 3"
+    X, y = _rare_class_data(rare=0)
+    with pytest.raises(ValueError, match=re.escape("KNIFEClassifierCV: cv_max_samples=2 rows cannot hold the cv=5 "
+                                                   "stratified folds of 3 classes (5 row(s) of each, or every row "
+                                                   "of a smaller class); give cv_max_samples=15 or more")):
+        KNIFEClassifierCV(n_grid=3, cv_max_samples=2).fit(X, y)
+    assert KNIFEClassifierCV(cv=5, cv_max_samples=15)._class_subsample(y, 15, 0).size == 15
