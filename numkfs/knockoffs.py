@@ -71,7 +71,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from ._validation import Interval, Options
+from ._validation import Interval, Options, constant_columns
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
 __all__ = ["KnockoffFilter", "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
@@ -517,7 +517,9 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     ----------
     statistics_ : ndarray of shape (n_features,)
         One draw: the knockoff statistics W.  Several: the average e-values
-        :math:`\bar e_j`.
+        :math:`\bar e_j`.  A constant feature has no knockoff: the filter
+        runs on the other features, and its statistic is 0 (never
+        selected; a warning names it).
     draw_statistics_ : ndarray of shape (n_draws, n_features)
         W of every draw.
     threshold_ : float
@@ -527,7 +529,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     e_values_ : ndarray of shape (n_features,) or None
         The average e-values (``n_draws > 1``).
     s_ : ndarray of shape (n_features,)
-        The knockoff s on the correlation scale.
+        The knockoff s on the correlation scale (0 for a constant feature).
     s_method_ : str
         ``"sdp"`` or ``"equicorrelated"``.
     collinear_ : ndarray of int
@@ -537,7 +539,8 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     solver_ : str or None
         The backend that solved the SDP.
     correlation_ : ndarray of shape (n_features, n_features)
-        The estimated correlation of X.
+        The estimated correlation of X (a constant feature's row and column
+        are those of an independent feature: 0, and 1 on the diagonal).
     covariance_estimator_ : str
         ``"sample"`` (at least :data:`SAMPLE_ROWS_PER_FEATURE` = 2 rows per
         feature) or ``"ledoit-wolf"`` (shrinkage, below that; a warning
@@ -612,11 +615,15 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         from .model_selection import parallel_map
 
         method, X, y, task = self._fit_data(X, y, min_samples=3)
-        n, p = X.shape
-        const = np.flatnonzero(X.std(axis=0) == 0)
-        if const.size:
-            raise ValueError(f"KnockoffFilter: feature(s) {const[:10].tolist()} are constant; a constant column has "
-                             "no Gaussian knockoff: drop it first.")
+        n, n_all = X.shape
+        names = getattr(self, "feature_names_in_", None)
+        # a constant column has no Gaussian knockoff (no correlation): the filter runs on the others, and
+        # it gets statistic 0 and is never selected, as every method gives it weight 0
+        keep = np.flatnonzero(~constant_columns(X, caller="KnockoffFilter", feature_names=names))
+        if keep.size == 0:
+            raise ValueError("KnockoffFilter: every feature of X is constant; there is nothing to select.")
+        X = X[:, keep]
+        p = keep.size
         rule = self.covariance
         if rule == "auto":
             rule = "sample" if n >= SAMPLE_ROWS_PER_FEATURE * p else "ledoit-wolf"
@@ -632,8 +639,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         mu, sd, C = _correlation(X, rule)
         collinear = collinear_features(C, n_samples=n)
         if collinear.size:
-            names = getattr(self, "feature_names_in_", None)
-            named = [str(names[j]) for j in collinear] if names is not None else collinear.tolist()
+            named = [str(names[j]) for j in keep[collinear]] if names is not None else keep[collinear].tolist()
             warnings.warn(f"KnockoffFilter: feature(s) {named} are collinear (a linear combination of other "
                           "columns, e.g. a duplicate or a negated copy): their knockoff is the feature itself "
                           "(s_j = 0), so their statistic is 0 and they are never selected; drop the redundant "
@@ -658,12 +664,15 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
             seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
         seeds = np.random.SeedSequence(seed).spawn(self.n_draws)  # one independent stream per draw
         draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task, collinear)
-        Ws = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
+        Ws = np.zeros((self.n_draws, n_all))
+        Ws[:, keep] = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
         self.method_ = method
         self.covariance_estimator_ = rule
-        self.correlation_ = C
-        self.s_ = s
-        self.collinear_ = collinear
+        self.correlation_ = np.eye(n_all)  # a constant column: as an independent feature, with s_j = 0
+        self.correlation_[np.ix_(keep, keep)] = C
+        self.s_ = np.zeros(n_all)
+        self.s_[keep] = s
+        self.collinear_ = keep[collinear]
         self.s_method_ = "sdp" if use_sdp else "equicorrelated"
         self.draw_statistics_ = Ws
         q = float(self.fdr)
@@ -679,7 +688,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
             for m, W in enumerate(Ws):
                 T = knockoff_threshold(W, q)  # alpha_kn = q: one draw is exactly knockoff+
                 if np.isfinite(T):
-                    E[m] = p * (W >= T) / (1.0 + np.sum(W <= -T))
+                    E[m] = n_all * (W >= T) / (1.0 + np.sum(W <= -T))
             e = E.mean(axis=0)
             self.support_, self.threshold_ = e_bh(e, q)
             self.statistics_ = e

@@ -416,3 +416,42 @@ def test_knife_statistic_has_power_on_friedman1_at_13_rows_per_feature():
     chosen = set(np.flatnonzero(res.selected).tolist())
     assert {0, 1, 2, 3, 4} <= chosen
     assert len(chosen - {0, 1, 2, 3, 4}) <= 1
+
+
+def test_constant_column_gets_statistic_0_and_the_others_are_unchanged():
+    # a constant column was refused ("drop it first") where every method gives it weight 0
+    import warnings
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((90, 6))
+    y = X[:, 0] + X[:, 1] ** 2 + 0.2 * rng.standard_normal(90)
+    Xc = np.insert(X, 2, 4.0, axis=1)
+    ref = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(Xc, y)
+    said = [str(w.message) for w in caught if "constant" in str(w.message)]
+    assert said == ["KnockoffFilter: feature(s) [2] are constant; they get weight 0."]
+    keep = np.arange(7) != 2
+    assert kf.statistics_[2] == 0.0 and not kf.support_[2] and kf.s_[2] == 0.0
+    np.testing.assert_array_equal(kf.statistics_[keep], ref.statistics_)
+    np.testing.assert_array_equal(kf.support_[keep], ref.support_)
+    assert kf.threshold_ == ref.threshold_
+    np.testing.assert_array_equal(kf.correlation_[np.ix_(keep, keep)], ref.correlation_)
+
+
+def test_select_fdr_treats_a_constant_column_as_the_cv_route_does():
+    import warnings
+
+    from numkfs import select
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((90, 6))
+    X[:, 4] = -1.0
+    y = X[:, 0] + X[:, 1] ** 2 + 0.2 * rng.standard_normal(90)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = select(X, y, "lpkta", fdr=0.2)
+    assert [str(w.message) for w in caught if "constant" in str(w.message)] == [
+        "select: feature(s) [x4] are constant; they get weight 0."]
+    assert res.weights[4] == 0.0 and not res.selected[4]

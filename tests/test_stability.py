@@ -245,3 +245,19 @@ def test_knife_selection_probabilities_never_grow_along_the_walked_path():
     assert np.all(np.diff(P, axis=0) <= 0), P
     assert np.all(sel.selection_probabilities_ <= sel.stability_path_[0])
     assert np.all(np.diff(sel.mean_selected_[sel.walked_]) <= 0)
+
+
+def test_select_stability_warns_once_of_a_constant_column():
+    # the column was named three times: by select(), by the path, and "in 10 of 10 subsample fits"
+    import warnings
+
+    from numkfs import select
+
+    X, y = make_friedman1(n_samples=60, n_features=5, random_state=0)
+    X[:, 3] = 2.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = select(X, y, "garrote", stability=True, n_resamples=3)
+    assert [str(w.message) for w in caught if "constant" in str(w.message)] == [
+        "select: feature(s) [x3] are constant; they get weight 0."]
+    assert res.weights[3] == 0.0 and not res.selected[3]
