@@ -407,3 +407,24 @@ def test_input_errors(additive):
 @parametrize_with_checks(checked("COSSO"))
 def test_sklearn_contract(estimator, check):
     check(estimator)
+
+
+def test_path_does_not_depend_on_the_units_or_offset_of_y():
+    # y + 1e6 (and on other data y x 1e3) warned "did not converge ... no step lowers J" where y did not,
+    # with the same fits: J's round-off was that of y's squares, and the fallback garrote step's tolerance
+    # was in y's units
+    rng = np.random.default_rng(11)
+    n, p = int(rng.integers(30, 90)), int(rng.integers(3, 9))
+    X = rng.standard_normal((n, p))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.3 * rng.standard_normal(n)
+    paths = {}
+    for name, a, b in [("y", 1.0, 0.0), ("1e3 y", 1e3, 0.0), ("y + 1e6", 1.0, 1e6), ("1e-3 y", 1e-3, 0.0)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            paths[name] = COSSORegressorCV().fit(X, a * y + b).path_
+    ref = paths["y"]
+    for name, path in paths.items():
+        np.testing.assert_array_equal(path.grid, ref.grid)
+        # the same θ to the accuracy the fits reach (duality gap at most tol = 1e-6 of J)
+        np.testing.assert_allclose(path.weights, ref.weights, rtol=0, atol=1e-5 * np.abs(ref.weights).max())
+        assert path.chosen_index == ref.chosen_index

@@ -273,8 +273,15 @@ def _gap(pt, lambda0, M) -> float:
 
 
 def _garrote_update(pt, y, lambda0, M, solver, step):
-    """Lin & Zhang's garrote step: the exact minimiser of J over θ with (b, c) fixed."""
-    theta, _ = garrote_step(pt.G, y - pt.b, lambda0 * (pt.G.T @ pt.c), M=M, theta0=pt.theta, solver=solver,
+    """Lin & Zhang's garrote step: the exact minimiser of J over θ with (b, c) fixed.
+
+    Posed divided by σ = max|∇V| (G and y - b by √σ), as the Newton step is: the same minimiser, with
+    a linear term of order 1 whatever the units of y, so that the solver's tolerances mean the same
+    for y and for 1000 y."""
+    d = lambda0 * (pt.G.T @ pt.c)
+    sigma = float(np.max(np.abs(d), initial=0.0))
+    root = np.sqrt(sigma) if sigma > 0.0 else 1.0
+    theta, _ = garrote_step(pt.G / root, (y - pt.b) / root, d / root ** 2, M=M, theta0=pt.theta, solver=solver,
                             problem=step)
     return theta
 
@@ -471,7 +478,7 @@ def _prepare(X, y, kernel, gamma, lambda0):
     Z = scaling.transform(X)
     if lambda0 is None:
         K1 = additive_gram(Z, None, None, kernel=kernel, gamma=gamma)
-        lambda0 = cosso_gcv_lambda0(K1, y)[0]
+        lambda0 = cosso_gcv_lambda0(K1, y - np.mean(y))[0]  # the fit has an intercept: y's offset drops out
     return scaling, Z, float(lambda0)
 
 
@@ -489,6 +496,11 @@ def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelera
 
 
 def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate, max_refine):
+    # the intercept absorbs y's mean: the fits are those of the centred y, whose J (a sum of squared
+    # residuals) is then computed to its own relative accuracy; with an offset (y + 1e6) J's round-off
+    # would be that of y's squares, and the descent would stall there short of tol
+    offset = float(np.mean(y))
+    y = y - offset
     scaling, Z, lambda0 = _prepare(X, y, kernel, gamma, lambda0)
     const = np.all(Z == Z[:1], axis=0)
     if const.any() and not const.all():
@@ -503,8 +515,9 @@ def _path_fits_serial(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, a
             fit.theta, fit._Z = theta, Z
     else:
         fits = _alternate_path(Z, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelerate, max_refine)
-    for fit in fits:
+    for fit in {id(f): f for f in fits}.values():
         fit._scaling = scaling
+        fit.intercept = fit.intercept + offset
     return fits
 
 
