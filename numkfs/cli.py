@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 __all__ = ["main"]
 
@@ -113,9 +114,7 @@ def _quiet_warnings():
     (:class:`~numkfs.solvers.SolverFallbackWarning`) is still said, as one
     line ``numkfs: note: ...`` on stderr per distinct message.  Call inside
     ``warnings.catch_warnings()``, which restores the filters and
-    ``warnings.showwarning``."""
-    import warnings
-
+    ``warnings.showwarning``; :func:`main` does, around the whole command."""
     from .solvers.registry import SolverFallbackWarning
 
     shown = set()
@@ -142,7 +141,6 @@ def _load(args):
 
 def _cmd_select(args) -> int:
     import json
-    import warnings
 
     from .selection import METHODS, select
 
@@ -163,18 +161,15 @@ def _cmd_select(args) -> int:
         raise CLIError(f"--cv {args.cv}: more folds than the {X.shape[0]} rows of the data")
     task = args.task or task
     controlled = _controlled_params(args)
-    with warnings.catch_warnings():
-        if args.quiet:
-            _quiet_warnings()
-        from .model_selection import show_progress
+    from .model_selection import show_progress
 
-        try:
-            with show_progress(not args.quiet):
-                res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
-                             cv_rule=args.cv_rule, scoring=args.scoring, feature_names=names,
-                             random_state=args.seed, verbose=not args.quiet, **controlled)
-        except (ValueError, TypeError) as exc:
-            raise CLIError(str(exc).splitlines()[0].replace("fewer folds (cv)", "fewer folds (--cv)")) from None
+    try:
+        with show_progress(not args.quiet):
+            res = select(X, y, args.method, task=task, n_features=args.n_features, cv=args.cv,
+                         cv_rule=args.cv_rule, scoring=args.scoring, feature_names=names,
+                         random_state=args.seed, verbose=not args.quiet, **controlled)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(str(exc).splitlines()[0].replace("fewer folds (cv)", "fewer folds (--cv)")) from None
     print(f"data: {args.data} ({X.shape[0]} samples, {X.shape[1]} features), target: {target}")
     print(res.summary())
     print()
@@ -406,7 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --stability: complementary pairs (default 20)")
     p.add_argument("--threshold", type=_threshold,
                    help="with --stability: selection-probability threshold in (0.5, 1] (default 0.9)")
-    p.add_argument("--seed", type=_seed, default=0, help=f"random seed, 0 to {MAX_SEED} (default 0)")
+    p.add_argument("--seed", type=_seed, default=0,
+                   help=f"random seed, 0 to {MAX_SEED} (default 0), of the method's random steps and of the "
+                        "--stability subsamples and --fdr knockoffs; the --cv folds are contiguous and unshuffled")
     p.add_argument("--plot", help="write the feature path plot here, in the format of its extension (.png, "
                                   ".pdf, .svg...; none: PNG) (with --stability: the stability path)")
     p.add_argument("--json", help="write the results as JSON here (with the versions, date and command)")
@@ -434,7 +431,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.argv = None if argv is None else [str(a) for a in argv]
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            if getattr(args, "quiet", False):  # for the whole command: the data load warns too (dropped rows)
+                _quiet_warnings()
+            return args.func(args)
     except BrokenPipeError:  # output piped into head & co.
         return 0
     except CLIError as exc:

@@ -16,11 +16,13 @@ its paper; with ``n_features`` it keeps that many, scored the same way.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
+from ._validation import InstanceOf, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
@@ -208,6 +210,46 @@ def infer_task(y) -> str:
     return "regression" if target_type(y) == "regression" else "classification"
 
 
+class _Names:
+    """Constraint: names for the columns, a sequence (a list, tuple, 1-D array, pandas Index), not a str."""
+
+    def is_satisfied_by(self, value):
+        return (not isinstance(value, (str, bytes)) and hasattr(value, "__len__") and hasattr(value, "__iter__")
+                and np.ndim(value) == 1)
+
+    def __str__(self):
+        return "a sequence of names, one per column of X (a list, not a str)"
+
+
+_BOOL = [InstanceOf((bool, np.bool_), "a bool")]
+
+#: The constraints of :func:`select`'s own parameters (checked by
+#: :func:`~numkfs._validation.validate_params` before anything else); ``cv``,
+#: ``cv_rule``, ``scoring``, ``random_state`` and ``**params`` are checked by
+#: the estimator or selector they go to.
+SELECT_CONSTRAINTS = {
+    "task": [NoneOr, Options(("regression", "classification"))],
+    "n_features": [NoneOr, Interval(numbers.Integral, 1, None, closed="left")],
+    "feature_names": [NoneOr, _Names()],
+    "verbose": _BOOL,
+    "stability": _BOOL,
+    "fdr": [NoneOr, Interval(numbers.Real, 0, 1, closed="neither")],
+}
+
+
+def _check_params(cls, params, method, *, fixed=()):
+    """Refuse a keyword of :func:`select` that the method's estimator ``cls`` does not take, naming the
+    method and what it takes (the estimator may be a private class); ``fixed``: the names select() sets."""
+    taken = cls().get_params(deep=False)
+    unknown = [k for k in params if k not in taken or k in fixed]
+    if unknown:  # select()'s own parameters (cv, scoring...) are not offered as keywords
+        own = set(fixed) | set(SELECT_CONSTRAINTS) | {"cv", "cv_rule", "scoring", "random_state"}
+        offered = ", ".join(sorted(k for k in taken if k not in own))
+        raise TypeError(f"select: method {method!r} has no parameter {unknown[0]!r}; its keyword arguments are "
+                        f"{offered}.")
+    return taken
+
+
 def _coerce_inputs(X, y, feature_names):
     """``select()``'s inputs as the estimators take them: ``(X, y, feature_names)``.
 
@@ -249,6 +291,10 @@ def _coerce_inputs(X, y, feature_names):
         feature_names = [str(f) for f in feature_names]
         if len(feature_names) != X.shape[1]:
             raise ValueError(f"select: {len(feature_names)} feature_names for {X.shape[1]} columns of X.")
+        dup = sorted({f for f in feature_names if feature_names.count(f) > 1})
+        if dup:  # as a DataFrame's duplicate columns: a name must say which column it is
+            raise ValueError(f"select: duplicate feature name(s) {', '.join(map(repr, dup[:10]))} in "
+                             f"feature_names; rename them.")
     return X, y, feature_names
 
 
@@ -305,8 +351,11 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         the first point from the sparse end with at least this many
         features, ranked by weight (:func:`numkfs.model_selection.index_for_count`),
         instead of the point chosen by ``cv_rule``.
-    cv : int
-        Folds of the cross-validation.
+    cv : int or splitter, default=5
+        Folds of the cross-validation: an int gives contiguous, unshuffled
+        folds (stratified by class for classification), as scikit-learn's
+        do, so a fit does not depend on ``random_state``; a splitter (e.g.
+        ``KFold(5, shuffle=True, random_state=0)``) shuffles if it says so.
     cv_rule : {"best", "1se", "1pct", "2pct", "relaxed_best", "relaxed_1se"}, optional
         How the path point is chosen: on the method's own CV scores
         (:func:`numkfs.model_selection.choose_from_scores`; ``"best"``;
@@ -331,9 +380,14 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         The held-out score where the method offers a choice
         (classification: ``"accuracy"`` or the default continuous loss).
     feature_names : sequence of str, optional
-        Names of the columns of X.
-    random_state : int
-        Seeds the folds and anything random in the method.
+        Names of the columns of X, one per column, all different (a
+        DataFrame's column names by default).
+    random_state : int, default=0
+        Seeds what is random in the method (e.g. KNIFE's restarts and the
+        subsample of its ``cv_max_samples``), the subsamples of
+        ``stability`` and the knockoff draws of ``fdr``.  Not the folds of
+        an integer ``cv``: they are unshuffled, so no seed changes them (a
+        permutation of the rows does).
     verbose : bool
         Progress messages from methods that have them.
     stability : bool, default=False
@@ -390,9 +444,11 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     """
     from .model_selection import check_scoring, default_cv_rule
 
-    method = method.lower()
-    if method not in METHODS:
+    if not isinstance(method, str) or method.lower() not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    method = method.lower()
+    validate_params(dict(task=task, n_features=n_features, feature_names=feature_names, verbose=verbose,
+                         stability=stability, fdr=fdr), SELECT_CONSTRAINTS, "select")
     cv_rule = default_cv_rule(method, cv_rule)  # None: the method's rule; anything else is checked
     X, y, feature_names = _coerce_inputs(X, y, feature_names)
     task = task or infer_task(y)
@@ -400,7 +456,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(METHODS[method])}.")
     from ._targets import task_target
 
-    y = task_target(y, task)  # class codes 0.0, ..., 11.0 are classes when the task says so
+    y = task_target(y, task, caller="select")  # class codes 0.0, ..., 11.0 are classes; a continuous y refused
     check_scoring(method, task, scoring)  # one rule for every method: a score it does not offer is refused
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
     # constant columns are named here, once, by their feature names; the estimator and the method's
@@ -410,15 +466,15 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
     from ._validation import ConstantFeatureWarning, constant_columns
 
     constant_columns(X, caller="select", feature_names=names)
-    if stability or fdr is not None:
-        if stability and fdr is not None:
-            raise ValueError("select: stability=True and fdr are two ways of selecting; give one of them.")
-        if n_features is not None:
-            raise ValueError("select: n_features does not apply with stability or fdr (stability selection "
-                             "takes max_features, the knockoffs choose their own number).")
-        return _select_controlled(X, y, method, task, names, random_state, fdr, params)
-    with warnings.catch_warnings():
+    if stability and fdr is not None:
+        raise ValueError("select: stability=True and fdr are two ways of selecting; give one of them.")
+    if (stability or fdr is not None) and n_features is not None:
+        raise ValueError("select: n_features does not apply with stability or fdr (stability selection "
+                         "takes max_features, the knockoffs choose their own number).")
+    with warnings.catch_warnings():  # every route: a constant column gets weight 0, said once (above)
         warnings.filterwarnings("ignore", category=ConstantFeatureWarning)
+        if stability or fdr is not None:
+            return _select_controlled(X, y, method, task, names, random_state, fdr, params)
         return _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose,
                        params)
 
@@ -474,7 +530,9 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     if row.fixed_count is not None and n_features is not None:  # NMMKL's top-m rule at m = n_features
         y = np.asarray(y)
         m = n_features
-        est = resolve(row.fixed_count.estimator)(**{row.fixed_count.parameter: m}, **params).fit(X, y)
+        cls = resolve(row.fixed_count.estimator)
+        _check_params(cls, params, method, fixed=(row.fixed_count.parameter,))
+        est = cls(**{row.fixed_count.parameter: m}, **params).fit(X, y)
         selected = est.get_support()
         weights = np.asarray(getattr(est, row.select_weights), dtype=float)
         warn_ties(weights, m, kept=selected, feature_names=names, rtol=TIE_RTOL, stacklevel=4,
@@ -487,7 +545,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
 
     cls = resolve(row.select_estimator[task])
     kw = dict(params)
-    taken = cls().get_params(deep=False)
+    taken = _check_params(cls, params, method)
     for name, value in row.select_params.items():
         kw.setdefault(name, value)
     if "target" in taken:  # lp-KTA: the task given, not one inferred again from y

@@ -56,8 +56,16 @@ CLI_ERRORS = [
     _case(["select", "d.csv", "--method", "garrote", "--cv", "2", "-q"],
           "GarroteRegressorCV: X contains infinity in column 1", fits=True,
           files={"d.csv": "a,b,y\n1,2,1\n2,3,2\n3,inf,3\n4,1,1\n"}, id="infinity"),
-    _case(["select", "d.csv", "--method", "nmmkl", "--cv", "2", "-q"], "Unknown label type: continuous", fits=True,
+    # classification of a continuous target: scikit-learn's "Unknown label type: continuous", and with --fdr a
+    # selection (of 0 features) from 40 one-row classes; one numkfs message by every route
+    _case(["select", "d.csv", "--method", "nmmkl", "--cv", "2", "-q"],
+          "select: y looks continuous (4 distinct real values in 4 samples); pass class labels.", fits=True,
           files={"d.csv": "a,b,y\n1,2,1.5\n2,3,2.25\n3,4,3.75\n4,1,1.1\n"}, id="continuous-target-for-nmmkl"),
+    *[_case(["select", "d.csv", "--task", "classification", "-q", *flags],
+            "select: y looks continuous (12 distinct real values in 12 samples); pass class labels.", fits=True,
+            files={"d.csv": "a,b,y\n" + "".join(f"{i},{(7 * i) % 5},{0.37 * i + 0.01}\n" for i in range(12))},
+            id=f"continuous-target-for-classification{'-' if flags else ''}{'-'.join(f[2:] for f in flags[:1])}")
+      for flags in ([], ["--fdr", "0.2"], ["--stability"])],
     # --json/--plot to an unwritable path failed after the whole computation (the result lost)
     _case(["select", "ozone", "--method", "garrote", "--json", "no/out.x"],
           "--json no/out.x: the folder {tmp}/no does not exist", id="json-folder-missing"),
@@ -219,8 +227,18 @@ def test_na_target_cell_row_is_dropped(tmp_path, capsys):
     # a target cell "NA" was a traceback (float("NA"))
     text = _reg_csv().replace("\n", "\nNA_ROW\n", 1).replace("NA_ROW", "0.1,0.2,0.3,NA")
     with pytest.warns(UserWarning, match="dropped 1 row"):
-        assert main(["select", _csv(tmp_path, text), "--method", "garrote", "--cv", "3", "-q"]) == 0
+        assert main(["select", _csv(tmp_path, text), "--method", "garrote", "--cv", "3"]) == 0
     assert "(30 samples, 3 features)" in capsys.readouterr().out
+
+
+def test_quiet_hides_the_warnings_of_the_data_load_too(tmp_path):
+    # -q installed its filter after the data were read: "cli.py:138: UserWarning: d.csv: dropped 1 row(s)"
+    # and the source line were printed
+    text = _reg_csv().replace("\n", "\nNA_ROW\n", 1).replace("NA_ROW", "0.1,0.2,0.3,NA")
+    r = subprocess.run([sys.executable, "-m", "numkfs", "select", _csv(tmp_path, text), "--method", "garrote",
+                        "--cv", "3", "-q"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert r.returncode == 0 and "(30 samples, 3 features)" in r.stdout
+    assert "Warning" not in r.stderr and "dropped" not in r.stderr, r.stderr
 
 
 def test_integer_class_codes_in_csv_are_classes(tmp_path, capsys):

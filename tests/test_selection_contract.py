@@ -4,11 +4,12 @@ Regression tests for the defects of issue #15 (each fails on the code before
 the contract) and one parametrised test that runs the contract over every
 cross-validating estimator.
 """
+import re
 import warnings
 
 import numpy as np
 import pytest
-from conftest import ids, make, names, task_of
+from conftest import ids, make, methods, names, task_of
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
@@ -464,3 +465,107 @@ def test_cli_cv_rule_default_is_the_methods_rule(tmp_path):
     assert main(["select", "ozone", "--method", "cosso", "--cv", "3", "--json", str(js), "-q"]) == 0
     res = json.loads(js.read_text())
     assert res["cv_rule"] == res["parameters"]["cv_rule"] == "1se"
+
+
+# --------------------------------------------------------------------------
+# classification of a continuous target: one refusal, whatever the route
+
+
+def _continuous_target(n=40):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 4))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+CONTINUOUS = re.escape("y looks continuous (40 distinct real values in 40 samples); pass class labels.")
+
+
+@pytest.mark.parametrize("route", [{}, {"fdr": 0.2}, {"stability": True}], ids=["cv", "fdr", "stability"])
+@pytest.mark.parametrize("method", methods(task="classification"))
+def test_select_refuses_classification_of_a_continuous_target_by_every_route(method, route):
+    # with fdr, KNIFE and lp-KTA fitted 40 one-row classes and selected 0 features; the CV route gave
+    # scikit-learn's "Unknown label type", stability selection "subsamples of 0 rows"
+    X, y = _continuous_target()
+    with pytest.raises(ValueError, match="^select: " + CONTINUOUS + "$"):
+        select(X, y, method, task="classification", **route)
+
+
+@pytest.mark.parametrize("name", [n for n in names() if "Classifier" in n or n.startswith("NMMKL")])
+def test_classifiers_refuse_a_continuous_target_in_numkfs_words(name):
+    X, y = _continuous_target()
+    with pytest.raises(ValueError, match=f"^{name}: " + CONTINUOUS + "$"):
+        make(name).fit(X, y)
+
+
+@pytest.mark.parametrize("selector", ["StabilitySelection", "KnockoffFilter"])
+def test_resampling_selectors_refuse_a_continuous_target_for_classification(selector):
+    X, y = _continuous_target()
+    with pytest.raises(ValueError, match=f"^{selector}: " + CONTINUOUS + "$"):
+        getattr(numkfs, selector)("knife", task="classification").fit(X, y)
+
+
+def test_whole_number_codes_stay_classes_for_classification():
+    X, _ = _continuous_target(36)
+    y = (np.arange(36) % 12).astype(float)  # 12 class codes: more than MAX_FLOAT_CLASSES, still classes
+    from numkfs._targets import task_target
+
+    assert task_target(y, "classification").dtype.kind == "i" and target_type(y) == "regression"
+
+
+def test_target_type_of_values_beyond_int64_is_silent():
+    # numpy's "invalid value encountered in cast" leaked from type_of_target for |y| > 9.2e18
+    y = np.linspace(-1.0, 1.0, 30) * 1e19
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert target_type(y) == "regression" and target_type(y[:2]) == "regression"
+
+
+# --------------------------------------------------------------------------
+# select()'s own parameters, checked by its constraint table
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(n_features=1.5), "The 'n_features' parameter of select must be None or an int in the range [1, inf). "
+                           "Got 1.5 instead."),
+    (dict(n_features="2"), "The 'n_features' parameter of select must be None or an int"),
+    (dict(n_features=True), "The 'n_features' parameter of select must be None or an int"),
+    (dict(stability="no"), "The 'stability' parameter of select must be a bool. Got 'no' instead."),
+    (dict(verbose="x"), "The 'verbose' parameter of select must be a bool. Got 'x' instead."),
+    (dict(feature_names="abcd"), "The 'feature_names' parameter of select must be None or a sequence of names"),
+    (dict(feature_names=["a", "b", "a", "c"]), "select: duplicate feature name(s) 'a' in feature_names; rename"),
+    (dict(task="regresion"), "The 'task' parameter of select must be None or a str among"),
+    (dict(fdr=1.0), "The 'fdr' parameter of select must be None or a float in the range (0.0, 1.0)"),
+    (dict(method=None), "unknown method None; choose one of knife, "),
+    (dict(method=3), "unknown method 3; choose one of knife, "),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_select_refuses_nonsense_in_its_own_parameters(garrote_data, kw, message):
+    # n_features=1.5 kept 1, "2" kept 2, stability="no" ran stability selection, "abcd" became four names,
+    # duplicate names were accepted, select(X, y, None) was an AttributeError
+    X, y = garrote_data
+    kw = {"method": "garrote", **kw}
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        select(X, y, kw.pop("method"), **kw)
+
+
+@pytest.mark.parametrize("method,kw", [("lpkta", {"lambda1": 0.1}), ("garrote", {"bogus": 1}),
+                                       ("nmmkl", {"n_features_to_select": 2})])
+def test_select_names_a_keyword_the_method_does_not_take(method, kw):
+    # lp-KTA's TypeError named its private class _LpKTAPathCV
+    X, y = _continuous_target()
+    if method == "nmmkl":
+        y = (y > 0).astype(int)
+    n_features = 2 if method == "nmmkl" else None
+    with pytest.raises(TypeError, match=f"^select: method '{method}' has no parameter '{next(iter(kw))}'; its "
+                                        "keyword arguments are ") as err:
+        select(X, y, method, n_features=n_features, **kw)
+    assert "_" + "LpKTA" not in str(err.value) and "'cv'" not in str(err.value)
+
+
+def test_random_state_does_not_shuffle_integer_folds_as_documented(garrote_data):
+    # the docstring said random_state "seeds the folds"; integer folds are contiguous and unshuffled
+    X, y = garrote_data
+    a, b = select(X, y, "garrote", cv=3, random_state=0), select(X, y, "garrote", cv=3, random_state=7)
+    np.testing.assert_array_equal(a.path.cv_scores, b.path.cv_scores)
+    doc = " ".join(select.__doc__.split())
+    assert "Seeds the folds" not in doc and "an int gives contiguous, unshuffled folds" in doc
+    assert "Not the folds of an integer ``cv``: they are unshuffled" in doc
