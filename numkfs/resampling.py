@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import numbers
 
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import N_JOBS, SEED, InstanceOf, Interval, NoneOr, Options, validate_params
+from ._validation import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
 
 __all__ = ["SELECTOR_CONSTRAINTS", "PathSelectorMixin", "method_name", "method_path"]
 

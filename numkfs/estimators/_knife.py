@@ -20,7 +20,6 @@ classes, ``class_feature_weights_`` holds them all).
 from __future__ import annotations
 
 import contextlib
-import numbers
 import warnings
 
 import numpy as np
@@ -31,8 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_real
-from .._validation import (N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
-                           constant_columns)
+from .._validation import N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Options, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
                              knife_decision_function)
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
@@ -42,7 +40,7 @@ __all__ = ["KNIFERegressor", "KNIFEClassifier"]
 
 _COMMON = {k: KNIFE_CONSTRAINTS[k] for k in
            ("kernel", "lambda1", "gamma", "degree", "coef0", "n_restarts", "max_iter", "tol")}
-_COMMON["solver"] = [Options(("auto", "native", "ECOS", "SCS", "CLARABEL"))]
+_COMMON["solver"] = KNIFE_CONSTRAINTS["solver"]
 _COMMON["verbose"] = [Options((True, False))]
 _COMMON["approximation"] = KNIFE_CONSTRAINTS["approximation"]
 _COMMON["n_components"] = KNIFE_CONSTRAINTS["n_components"]

@@ -62,7 +62,7 @@ class NMMKLSelectorCV(PathCVMixin, _NMMKLSupport, NumkfsEstimator):
         The held-out score of the linear SVM (higher is better).
     n_jobs : int, optional
         joblib workers over the folds.
-    random_state : int, optional
+    random_state : int, RandomState, Generator or None, optional
         Shuffles nothing by itself (integer ``cv`` gives unshuffled
         stratified folds); passed to a splitter that asks for it.
 
