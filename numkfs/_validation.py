@@ -14,6 +14,8 @@ Two kinds of checks live here:
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -29,7 +31,16 @@ __all__ = [
     "Options",
     "InstanceOf",
     "NoneOr",
+    "Satisfies",
+    "BOOL",
+    "N_JOBS",
+    "SEED",
     "RANDOM_STATE",
+    "GRID",
+    "SOLVER",
+    "POSITIVE_TOL",
+    "CALLBACK",
+    "CV",
     "validate_params",
     "declares",
     "check_X",
@@ -190,32 +201,165 @@ class _NoneConstraint:
 
 NoneOr = _NoneConstraint()
 
+
+@dataclass(frozen=True)
+class Satisfies:
+    """A value for which ``test(value)`` is true (``description`` names it in errors).
+
+    ``test`` must not raise for any value: it returns False for what it does not accept.
+    """
+
+    test: Any
+    description: str
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return bool(self.test(value))
+
+    def __str__(self) -> str:
+        return self.description
+
+
+# --------------------------------------------------------------------------
+# the shared vocabulary: one constraint list per kind of parameter
+
+
+#: A boolean switch: True or False (a numpy bool too), not 0, 1 or a string.
+BOOL = [InstanceOf((bool, np.bool_), "a bool")]
+
+#: Largest number of workers an ``n_jobs`` may ask for (either sign): more than any machine's CPUs, and
+#: far below the counts whose process pools overflow.
+N_JOBS_MAX = 4096
+
+
+def _is_n_jobs(value) -> bool:
+    return (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+            and value != 0 and -N_JOBS_MAX <= value <= N_JOBS_MAX)
+
+
+#: joblib's workers: None (one, unless a ``joblib.parallel_config`` says otherwise) or a non-zero int
+#: (-1: every CPU, -2: all but one...).
+N_JOBS = [NoneOr, Satisfies(_is_n_jobs, f"a non-zero int in the range [-{N_JOBS_MAX}, {N_JOBS_MAX}]")]
+
+#: An int seed: what numpy's and scikit-learn's generators accept alike.
+SEED = Interval(numbers.Integral, 0, 2**32 - 1)
+
 #: The constraint of a ``random_state``: what :func:`check_random_state` takes.
-RANDOM_STATE = [NoneOr, Interval(numbers.Integral, 0, None),
+RANDOM_STATE = [NoneOr, SEED,
                 InstanceOf((np.random.Generator, np.random.RandomState), "a numpy Generator or RandomState")]
 
 
-def declares(constraints: dict):
-    """Decorator: a function's parameter constraints declared beside it, as
-    ``fn._parameter_constraints`` (an estimator's are its class attribute).
+def _is_real_vector(value) -> bool:
+    if isinstance(value, (str, bytes)) or sp.issparse(value):
+        return False
+    try:
+        a = np.asarray(value)
+        if a.dtype.kind == "O":
+            a = a.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return a.ndim == 1 and a.size > 0 and a.dtype.kind in "iuf" and bool(np.all(np.isfinite(a)))
 
-    The function checks its arguments against the table with
-    :func:`validate_params`; the table names every parameter but the data
-    (``X``, ``y``, a grid, names, callbacks), which its data checks cover.
+
+#: A grid given by the caller: None (the method's default grid) or a non-empty 1-D array-like of
+#: finite real numbers; the order and range each method asks of it are checked by the method.
+GRID = [NoneOr, Satisfies(_is_real_vector, "a non-empty 1-D array-like of finite real numbers")]
+
+
+def _is_solver(value) -> bool:
+    if isinstance(value, str):
+        return bool(value)
+    return (isinstance(value, (list, tuple)) and len(value) > 0
+            and all(isinstance(s, str) and s for s in value))
+
+
+#: A solver backend: a name (``"auto"``, ``"native"``, ``"CLARABEL"``...) or a non-empty list of names,
+#: tried in order; which names exist is the solver registry's to say (:mod:`numkfs.solvers`).
+SOLVER = [Satisfies(_is_solver, "a solver name (a str) or a non-empty list of names")]
+
+#: A stopping tolerance: a finite float > 0.
+POSITIVE_TOL = [Interval(numbers.Real, 0, None, closed="neither")]
+
+#: A callback: a callable or None.
+CALLBACK = [NoneOr, Satisfies(callable, "a callable")]
+
+
+def _is_split_or_splits(value) -> bool:
+    if hasattr(value, "split") and not isinstance(value, str):
+        return True
+    return (not isinstance(value, (str, bytes, numbers.Number)) and hasattr(value, "__iter__")
+            and not hasattr(value, "shape"))
+
+
+#: Cross-validation folds: a number of folds >= 2, a scikit-learn splitter or an iterable of
+#: (train, test) index pairs.
+CV = [Interval(numbers.Integral, 2, None), Satisfies(_is_split_or_splits, "a CV splitter or an iterable of "
+                                                                          "(train, test) splits")]
+
+#: The parameters of a public function that are data, checked by its data checks, not by its table.
+DATA = ("X", "y")
+
+
+def declares(constraints: dict, *, data: Iterable[str] = DATA):
+    """Decorator: a function's parameter constraints declared beside it,
+    and checked from there at every call.
+
+    The decorated function binds each call's arguments to its signature and
+    checks the ones given against the table with :func:`validate_params`
+    (under the function's name) before its body runs; the defaults are not
+    checked again (``tests/test_parameter_checks.py`` checks that they
+    satisfy the table).  The table must name every parameter but the data:
+    a parameter with no constraint is refused when the function is defined,
+    so a new parameter cannot go unchecked.  The checked table is
+    ``fn._parameter_constraints`` (an estimator's is its class attribute),
+    the data ``fn._data_parameters``.
 
     Parameters
     ----------
     constraints : dict
-        ``{name: [constraint, ...]}``, as for :func:`validate_params`.
+        ``{name: [constraint, ...]}``, as for :func:`validate_params`, checked
+        in its order (a parameter others are derived from comes first); it
+        may hold more names than the function takes (a table shared by
+        several functions): only the function's own are kept.
+    data : iterable of str, default=("X", "y")
+        The parameters that are data (arrays, names, a fitted result),
+        which the function's data checks cover.
 
     Returns
     -------
     callable
-        The decorator (it returns the function itself).
+        The decorator.
+
+    Raises
+    ------
+    TypeError
+        When the function is defined, if a parameter other than the data
+        has no constraint.
     """
+    data = tuple(data)
+
     def attach(fn):
-        fn._parameter_constraints = constraints
-        return fn
+        sig = inspect.signature(fn)
+        names = [n for n, prm in sig.parameters.items()
+                 if n not in data and prm.kind not in (prm.VAR_POSITIONAL, prm.VAR_KEYWORD)]
+        missing = [n for n in names if n not in constraints]
+        if missing:
+            raise TypeError(f"declares: {fn.__qualname__} has no constraint for its parameter(s) {missing}; "
+                            "declare one, or name the parameter in data=.")
+        table = {n: allowed for n, allowed in constraints.items() if n in names}  # checked in the table's order
+        caller = fn.__name__
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            try:
+                given = sig.bind(*args, **kwargs).arguments
+            except TypeError:
+                return fn(*args, **kwargs)  # Python's own message about the call (a missing argument...)
+            validate_params(given, table, caller)
+            return fn(*args, **kwargs)
+
+        checked._parameter_constraints = table
+        checked._data_parameters = data
+        return checked
 
     return attach
 

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import numbers
 
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import InstanceOf, Interval, NoneOr, Options, validate_params
+from ._validation import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
 
 __all__ = ["SELECTOR_CONSTRAINTS", "PathSelectorMixin", "method_name", "method_path"]
 
@@ -276,10 +275,9 @@ class _MethodSelector:
 
 #: The constraints of the parameters every resampling selector has (checked after its own).
 SELECTOR_CONSTRAINTS = {
-    "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
+    "n_jobs": N_JOBS,
     # as the estimators check theirs (a RandomState also seeds the draws)
-    "random_state": [NoneOr, Interval(numbers.Integral, 0, None),
-                     InstanceOf((np.random.RandomState,), "a numpy RandomState")],
+    "random_state": [NoneOr, SEED, InstanceOf((np.random.RandomState,), "a numpy RandomState")],
     "params": [NoneOr, InstanceOf((dict,), "a dict of path-function keyword arguments")],
     "task": [NoneOr, Options(("regression", "classification"))],
     "selector": [_MethodSelector()],

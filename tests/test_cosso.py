@@ -391,7 +391,7 @@ def test_regressor_default_budget_is_half_the_number_of_features(additive):
 
 def test_input_errors(additive):
     X, y = additive
-    with pytest.raises(ValueError, match="M must be"):
+    with pytest.raises(ValueError, match="The .M. parameter of cosso must be"):
         cosso(X, y, M=0.0)
     with pytest.raises(ValueError, match="'kernel' parameter"):
         cosso(X, y, M=1.0, kernel="poly")

@@ -197,3 +197,30 @@ def test_weight_gradient_product_is_a_transpose_times_v(kernel, method):
         want = A.T @ v
         assert got.shape == (p,) and np.all(got[w == 0] == 0.0)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.max(np.abs(want)))
+
+
+@pytest.mark.parametrize("kernel, coef0, value", [("linear", 1e300, 0.0), ("rbf", 1e300, 1.0), ("poly", 3.0, 27.0)])
+def test_the_kernel_of_zero_weights_reads_coef0_only_when_polynomial(kernel, coef0, value):
+    """Every weight zero: the kernel of constant inputs, 0 (linear), 1 (rbf) or coef0^degree (poly);
+    the rbf and linear kernels never compute coef0^degree (1e300**2 raised an OverflowError)."""
+    X = np.arange(6.0).reshape(3, 2)
+    K = weighted_kernel(X, np.zeros(2), kernel, coef0=coef0, degree=3)
+    np.testing.assert_array_equal(K, np.full((3, 3), value))
+
+
+def test_the_polynomial_bound_is_the_entries_largest_value():
+    """check_poly_kernel refuses exactly the kernels whose bound (max |x|^2 + |coef0|)^degree exceeds
+    1e150, and the bound holds for every weight vector in [0, 1]."""
+    from numkfs.kernels.weighted import check_poly_kernel
+
+    X = np.array([[3.0, 4.0], [1.0, -2.0]])  # max |x|^2 = 25
+    check_poly_kernel(X, 2, 0.99e75 - 25, caller="probe")
+    with pytest.raises(ValueError, match=r"probe: the 'poly' kernel .* reaches about 1e150 .* coef0=.*degree=2"):
+        check_poly_kernel(X, 2, 1.01e75 - 25, caller="probe")
+    check_poly_kernel(X, 107, 0.0)  # 25^107 = 1e149.6
+    with pytest.raises(ValueError, match="degree=108"):
+        check_poly_kernel(X, 108, 0.0)  # 1e151.0
+    rng = np.random.default_rng(0)
+    for w in rng.uniform(size=(20, 2)):
+        K = weighted_kernel(X, w, "poly", coef0=-1.5, degree=5)
+        assert np.abs(K).max() <= (25 + 1.5) ** 5 * (1 + 1e-12)

@@ -376,3 +376,35 @@ def test_generators():
     r2 = (X[:, :4] ** 2).sum(1)
     assert np.all((r2[y == 1] >= 9) & (r2[y == 1] <= 16))
     assert abs(np.mean(r2[y == -1]) - 4.0) < 0.5
+
+
+def test_the_rbf_kernel_ignores_coef0(sinusoid):
+    """coef0 is the polynomial kernel's offset: with the rbf kernel any finite coef0 gives the same path,
+    to the last bit, down to the point where every weight is zero (where the constant kernel of zero
+    weights raised an OverflowError computing coef0 ** degree)."""
+    X, y, _ = sinusoid
+    X, y = X[:40], y[:40]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        huge = knife_path(X, y, coef0=1e300, n_grid=6, max_refine=0, random_state=0)
+    plain = knife_path(X, y, n_grid=6, max_refine=0, random_state=0)
+    assert not huge.weights[-1].any()  # the path reaches the kernel of zero weights
+    np.testing.assert_array_equal(huge.weights, plain.weights)
+    np.testing.assert_array_equal(huge.grid, plain.grid)
+
+
+@pytest.mark.parametrize("params", [{"coef0": 1e200}, {"coef0": -1e200}, {"degree": 1000}])
+def test_a_polynomial_kernel_that_overflows_is_refused_by_name(sinusoid, params):
+    """(x.x' + coef0)^degree beyond 1e150 overflows in the fit's products: refused naming coef0 and
+    degree, by the functions and the estimators, without a RuntimeWarning (the fit "succeeded" under 33
+    of them)."""
+    X, y, _ = sinusoid
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"knife: the 'poly' kernel .* with coef0=.* and degree=.*; beyond "
+                                             r"1e\+150 .* Give a smaller coef0 or degree"):
+            knife(X, y, kernel="poly", **params)
+        with pytest.raises(ValueError, match="Give a smaller coef0 or degree"):
+            KNIFERegressor(kernel="poly", **params).fit(X, y)
+        with pytest.raises(ValueError, match="Give a smaller coef0 or degree"):
+            KNIFERegressorCV(kernel="poly", n_grid=4, **params).fit(X, y)

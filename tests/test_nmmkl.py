@@ -230,7 +230,7 @@ def test_multiclass_one_vs_rest_merges_per_class_features():
 
 def test_errors():
     X, y = _data()
-    with pytest.raises(ValueError, match="m must be an int"):
+    with pytest.raises(ValueError, match=r"The 'm' parameter of nmmkl must be an int in the range \[1, inf\)"):
         nmmkl(X, y, 0)
     with pytest.raises(ValueError, match="m must be an int"):
         nmmkl(X, y, X.shape[1] + 1)

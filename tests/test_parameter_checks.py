@@ -22,11 +22,20 @@ import numkfs.methods
 #: the public estimators and resampling selectors
 CLASSES = sorted(n for n in numkfs.__all__
                  if inspect.isclass(getattr(numkfs, n)) and hasattr(getattr(numkfs, n), "fit"))
-#: the public path functions of the methods
-PATH_FUNCTIONS = sorted(n for n in numkfs.methods.__all__ if n.endswith("_path"))
-#: a path function's data, grid, callbacks and solver (checked by its data checks and the solver registry)
-DATA = ("X", "y", "feature_names", "true_support", "grid", "alignments", "penalty_weights", "stop", "keep",
-        "resume", "solver")
+#: public functions that are not a method's single fit or path, each with what checks its arguments
+NOT_CHECKED_BY_A_TABLE = {
+    "garrote_step": "a solver step inside COSSO's iterations: its arguments are the iteration's own",
+    "select": "numkfs.selection checks select()'s own arguments and passes the rest to the method's table",
+    "set_threads": "numkfs._threads checks its three thread counts",
+    "hsic_test": "numkfs.hsic checks its kernel, bandwidth, method and target",
+    "hsic_pvalues": "hsic_test's checks",
+}
+#: the public single-fit and path functions: every function numkfs and numkfs.methods export but the above
+FUNCTIONS = sorted({n for module in (numkfs, numkfs.methods) for n in module.__all__
+                    if inspect.isfunction(getattr(module, n)) and n not in NOT_CHECKED_BY_A_TABLE})
+PATH_FUNCTIONS = [n for n in FUNCTIONS if n.endswith("_path")]
+#: the only names a function may declare as data (arrays, names, a fitted result), which its data checks cover
+DATA_NAMES = {"X", "y", "w0", "feature_names", "true_support", "alignments", "penalty_weights", "weights", "fit"}
 
 
 class _Nonsense:
@@ -68,14 +77,166 @@ def test_every_estimator_and_selector_declares_each_parameter(name):
     assert not extra, f"{name} declares constraints for {extra}, which it does not take"
 
 
-@pytest.mark.parametrize("name", PATH_FUNCTIONS)
-def test_every_path_function_declares_each_parameter(name):
-    fn = getattr(numkfs.methods, name)
+def _function(name):
+    return getattr(numkfs.methods, name, None) or getattr(numkfs, name)
+
+
+def test_the_functions_are_found():
+    assert {"knife", "knife_path", "nmmkl", "nmmkl_path", "cosso", "cosso_path", "garrote_path", "l1kr_path",
+            "lpkta_path", "lpkta_selection_path"} <= set(FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_function_declares_each_parameter(name):
+    """Every parameter but the data has a constraint (declares refuses a function without one when it is
+    defined), and only data are left to the data checks."""
+    fn = _function(name)
     table = getattr(fn, "_parameter_constraints", None)
     assert table is not None, f"{name} declares no _parameter_constraints"
-    missing, extra = _undeclared(fn, table, DATA)
+    data = set(fn._data_parameters)
+    assert data <= DATA_NAMES, f"{name} leaves {sorted(data - DATA_NAMES)} unchecked as data"
+    missing, extra = _undeclared(fn, table, data)
     assert not missing, f"{name} declares no constraint for {missing}"
     assert not extra, f"{name} declares constraints for {extra}, which it does not take"
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_default_satisfies_its_constraint(name):
+    fn = _function(name)
+    for param, p in inspect.signature(fn).parameters.items():
+        if param in fn._parameter_constraints and p.default is not p.empty:
+            assert any(c.is_satisfied_by(p.default) for c in fn._parameter_constraints[param]), (param, p.default)
+
+
+def test_declares_refuses_a_parameter_without_a_constraint():
+    from numkfs._validation import BOOL, declares
+
+    with pytest.raises(TypeError, match=r"probe has no constraint for its parameter\(s\) \['tol'\]"):
+        @declares({"verbose": BOOL})
+        def probe(X, y, *, verbose=False, tol=1e-6):
+            pass
+
+
+def test_declares_checks_a_call_before_the_body():
+    from numkfs._validation import BOOL, declares
+
+    calls = []
+
+    @declares({"verbose": BOOL})
+    def probe(X, y, *, verbose=False):
+        calls.append(verbose)
+        return verbose
+
+    assert probe(1, 2, verbose=True) is True
+    with pytest.raises(ValueError, match="The 'verbose' parameter of probe must be a bool. Got 'yes' instead."):
+        probe(1, 2, verbose="yes")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'verbos'"):  # Python's own, with the name
+        probe(1, 2, verbos=True)
+    assert calls == [True]
+
+
+#: the arguments a function needs besides X and y
+_REQUIRED = {"nmmkl": {"m": 1}, "cosso": {"M": 1.0}, "garrote_relax": {"weights": np.ones(4)}}
+
+#: values of the shared vocabulary's parameters that no function may accept, the issue's among them
+_NONSENSE = {
+    "n_jobs": [0, 1.5, "abc", 1e300, 10**30, True],
+    "random_state": [-1, 2**32, 1.5, "abc", True],
+    "grid": ["abc", 3.0, [], [[1.0, 2.0]], [1.0, np.nan], [1.0, np.inf], ["a", "b"], [1 + 2j], {"a": 1}],
+    "solver": [0, None, "", [], ["auto", 0], {"auto"}],
+    "stop": ["abc", 1],
+    "keep": ["abc", 1],
+    "test": [0, (1, 2, 3), "ab"],
+    "cv": [0, 1, 2.5, "abc"],
+}
+
+
+def _calls_with_nonsense():
+    for name in FUNCTIONS:
+        fn = _function(name)
+        table = fn._parameter_constraints
+        for param in table:
+            default = inspect.signature(fn).parameters[param].default
+            values = list(_NONSENSE.get(param, []))
+            if isinstance(default, bool):
+                values += ["abc", 2, None, 1.0]
+            for value in values:
+                yield pytest.param(name, param, value, id=f"{name}-{param}-{value!r}"[:80])
+
+
+@pytest.mark.parametrize("name, param, value", list(_calls_with_nonsense()))
+def test_the_shared_parameters_refuse_nonsense_by_name(name, param, value):
+    """n_jobs, random_state, grids, solvers, switches, callbacks: every function refuses the same nonsense
+    with the same message naming the parameter, before its data are read (numpy's, joblib's and Python's
+    own messages, or nothing at all, before)."""
+    fn = _function(name)
+    X, y = _data()
+    with pytest.raises(ValueError, match=rf"^The '{param}' parameter of {name} must be .* Got .* instead"):
+        if name == "cosso_relax":
+            fn(None, y, **{param: value})
+        else:
+            fn(X, y, **{**_REQUIRED.get(name, {}), param: value})
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_the_shared_parameters_have_the_shared_constraints(name):
+    """One vocabulary: n_jobs is N_JOBS, random_state RANDOM_STATE and a switch (a bool default) BOOL, in
+    every function."""
+    from numkfs import _validation as V
+
+    fn = _function(name)
+    for param, allowed in fn._parameter_constraints.items():
+        default = inspect.signature(fn).parameters[param].default
+        if param == "n_jobs":
+            assert allowed is V.N_JOBS, name
+        elif param == "random_state":
+            assert allowed is V.RANDOM_STATE, name
+        elif isinstance(default, bool):
+            assert allowed is V.BOOL, (name, param)
+
+
+@pytest.mark.parametrize("value", [None, 1, -1, 2, np.int64(2), -4096, 4096])
+def test_n_jobs_accepts_what_joblib_runs(value):
+    from numkfs._validation import N_JOBS, validate_params
+
+    validate_params({"n_jobs": value}, {"n_jobs": N_JOBS}, "probe")
+
+
+@pytest.mark.parametrize("value", [None, 0, 2**32 - 1, np.uint32(7), np.random.default_rng(0),
+                                   np.random.RandomState(0)])
+def test_random_state_accepts_what_the_generators_take(value):
+    from numkfs._validation import RANDOM_STATE, check_random_state, validate_params
+
+    validate_params({"random_state": value}, {"random_state": RANDOM_STATE}, "probe")
+    check_random_state(value)
+
+
+@pytest.mark.parametrize("value", [[1.0], (0.0, 2.0), np.arange(3), np.array([1, 2], dtype=np.int32),
+                                   np.array([0.5, 1.5], dtype=object), [np.float32(1.0), 2]])
+def test_grid_accepts_every_real_vector(value):
+    from numkfs._validation import GRID, validate_params
+
+    validate_params({"grid": value}, {"grid": GRID}, "probe")
+
+
+@pytest.mark.parametrize("name", [n for n in CLASSES if "n_jobs" in inspect.signature(getattr(numkfs, n)).parameters])
+@pytest.mark.parametrize("value", [0, 1e300, "abc"])
+def test_every_estimator_refuses_a_meaningless_n_jobs_by_name(name, value):
+    cls = getattr(numkfs, name)
+    assert cls._parameter_constraints["n_jobs"] is numkfs._validation.N_JOBS
+    X, y = _data()
+    with pytest.raises(ValueError, match=rf"The 'n_jobs' parameter of {name} must be None or a non-zero int"):
+        cls(n_jobs=value).fit(X, y)
+
+
+@pytest.mark.parametrize("name", [n for n in CLASSES
+                                  if "random_state" in inspect.signature(getattr(numkfs, n)).parameters])
+def test_every_estimator_refuses_a_negative_seed_by_name(name):
+    cls = getattr(numkfs, name)
+    X, y = _data()
+    with pytest.raises(ValueError, match=rf"The 'random_state' parameter of {name} must be None, an int in the "
+                                         r"range \[0, 4294967295\] or a numpy"):
+        cls(random_state=-1).fit(X, y)
 
 
 def test_the_declaration_check_can_fail():
@@ -98,13 +259,13 @@ def test_a_bad_value_is_refused_by_name(name):
         cls(**{param: value}).fit(X, y)
 
 
-@pytest.mark.parametrize("name", PATH_FUNCTIONS)
-def test_a_bad_value_is_refused_by_name_in_a_path_function(name):
-    fn = getattr(numkfs.methods, name)
+@pytest.mark.parametrize("name", [n for n in FUNCTIONS if _function(n)._parameter_constraints])
+def test_a_bad_value_is_refused_by_name_in_a_function(name):
+    fn = _function(name)
     param, value = _bad_parameter(fn._parameter_constraints)
     X, y = _data()
     with pytest.raises(ValueError, match=rf"The '{param}' parameter of {name} must be .* Got {value!r} instead"):
-        fn(X, y, **{param: value})
+        fn(X, y, **{**_REQUIRED.get(name, {}), param: value})
 
 
 @pytest.mark.parametrize("cls", [numkfs.StabilitySelection, numkfs.KnockoffFilter])

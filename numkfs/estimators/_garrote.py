@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.garrote import garrote_path, garrote_relax
 from ..model_selection import CV_RULES, check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
@@ -60,7 +60,7 @@ class _Splitter:
 
 _CV = [Interval(Integral, 2, None, closed="left"), _Splitter()]
 _CV_RULE = [Options(CV_RULES)]
-_N_JOBS = [NoneOr, Interval(Integral, None, None)]
+_N_JOBS = N_JOBS
 _GRID = [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of grid values")]
 
 

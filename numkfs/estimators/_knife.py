@@ -20,7 +20,6 @@ classes, ``class_feature_weights_`` holds them all).
 from __future__ import annotations
 
 import contextlib
-import numbers
 import warnings
 
 import numpy as np
@@ -31,7 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_class_labels, check_real
-from .._validation import (RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
+from .._validation import (N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
                            constant_columns)
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
                              knife_decision_function)
@@ -42,12 +41,12 @@ __all__ = ["KNIFERegressor", "KNIFEClassifier"]
 
 _COMMON = {k: KNIFE_CONSTRAINTS[k] for k in
            ("kernel", "lambda1", "gamma", "degree", "coef0", "n_restarts", "max_iter", "tol")}
-_COMMON["solver"] = [Options(("auto", "native", "ECOS", "SCS", "CLARABEL"))]
+_COMMON["solver"] = KNIFE_CONSTRAINTS["solver"]
 _COMMON["verbose"] = [Options((True, False))]
 _COMMON["approximation"] = KNIFE_CONSTRAINTS["approximation"]
 _COMMON["n_components"] = KNIFE_CONSTRAINTS["n_components"]
 _COMMON["random_state"] = RANDOM_STATE
-_N_JOBS = [NoneOr, Interval(numbers.Integral, None, None)]
+_N_JOBS = N_JOBS
 
 
 def _constant_columns_named_once(fit):

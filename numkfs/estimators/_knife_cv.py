@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from .._threads import method_threads
-from .._validation import InstanceOf, Interval, NoneOr, Options, check_random_state
+from .._validation import N_JOBS, InstanceOf, Interval, NoneOr, Options, check_random_state
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
                              knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
@@ -46,7 +46,7 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "n_grid": KNIFE_CONSTRAINTS["n_grid"],
        "lambda_min_ratio": KNIFE_CONSTRAINTS["lambda_min_ratio"],
        "grid": [InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"), NoneOr],
-       "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
+       "n_jobs": N_JOBS,
        "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), Options(("auto",)), NoneOr],
        "early_stopping": [InstanceOf((bool, np.bool_), "a bool")]}
 

@@ -13,7 +13,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import limit_threads, thread_limits
-from .._validation import InstanceOf, Interval, NoneOr, Options
+from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.l1kr import (
     CV_MAX_ANGLE,
     CV_TOL,
@@ -319,7 +319,7 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
         joblib workers over CV folds (threads by default: the fold paths are
         resumed from stage to stage, which a process-based backend cannot
         do, so there each stage retraces them).
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
         Unused: an int ``cv`` gives unshuffled folds, and a splitter carries
         its own seed.
 
@@ -384,8 +384,8 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
         "n_grid": [Interval(Integral, 2, None)],
         "grid": [InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
         "early_stopping": [InstanceOf((bool, np.bool_), "a bool")],
-        "n_jobs": [Interval(Integral, None, None), NoneOr],
-        "random_state": [Interval(Integral, 0, None), NoneOr, InstanceOf((np.random.Generator,), "a Generator")],
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
     }
 
     path = staticmethod(l1kr_path)

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._threads import limit_threads, thread_limits
 from .._targets import check_class_labels, target_type
-from .._validation import Interval, InstanceOf, NoneOr, Options
+from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import LPKTA_CONSTRAINTS, lpkta_path
@@ -79,8 +79,8 @@ _CV_CONSTRAINTS = {
     "cv": [Interval(numbers.Integral, 2, None, closed="left"), InstanceOf((object,), "a cross-validation splitter")],
     "cv_rule": [Options(set(CV_RULES))],
     "scoring": [NoneOr, Options(set(KERNEL_MODEL_SCORINGS))],
-    "n_jobs": [NoneOr, Interval(numbers.Integral, None, None)],
-    "random_state": [NoneOr, Interval(numbers.Integral, 0, None)],
+    "n_jobs": N_JOBS,
+    "random_state": RANDOM_STATE,
     "C": _C,
 }
 
@@ -377,7 +377,7 @@ class LpKTASelectorCV(_LpKTAPathCV, LpKTASelector):
         ridge penalty ``1/C``).
     n_jobs : int, optional
         joblib workers over the CV folds.
-    random_state : None or int
+    random_state : int, RandomState, Generator or None
         Unused: an int ``cv`` gives unshuffled (Stratified)KFold, as in
         scikit-learn, and a splitter carries its own seed.
 
@@ -645,7 +645,7 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
         Penalty ``C`` of the SVM, on the folds and in the final fit.
     n_jobs : int, optional
         joblib workers over the CV folds.
-    random_state : None or int
+    random_state : int, RandomState, Generator or None
         Unused: an int ``cv`` gives unshuffled StratifiedKFold, as in
         scikit-learn, and a splitter carries its own seed.
 

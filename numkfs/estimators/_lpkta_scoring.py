@@ -25,14 +25,16 @@ live here, above them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._threads import thread_policy
+from .._validation import BOOL, CV, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies, declares
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
-from ..methods.lpkta import lpkta_path
+from ..methods.lpkta import LPKTA_CONSTRAINTS, lpkta_path
 from ..paths import FeaturePath
 
 __all__ = [
@@ -289,6 +291,26 @@ def kernel_model_scores(Xtr, ytr, Xte, yte, path, idx, kernel, gamma, C, traces=
     return out
 
 
+def _is_test_set(value) -> bool:
+    return isinstance(value, (tuple, list)) and len(value) == 2
+
+
+#: :func:`lpkta_selection_path`'s constraints: :func:`~numkfs.lpkta_path`'s and the scoring's own.
+_SELECTION_PATH_CONSTRAINTS = {
+    **{k: v for k, v in LPKTA_CONSTRAINTS.items() if k != "tol"},
+    "C": [Interval(Real, 0, None, closed="neither")],
+    "cv": CV,
+    "test": [NoneOr, Satisfies(_is_test_set, "a pair (X_test, y_test)")],
+    "n_points": [NoneOr, Interval(Integral, 1, None)],
+    "spacing": [Options(("count", "p"))],
+    "baseline": BOOL,
+    "scoring": [Options(KERNEL_MODEL_SCORINGS)],
+    "n_jobs": N_JOBS,
+    "random_state": RANDOM_STATE,
+}
+
+
+@declares(_SELECTION_PATH_CONSTRAINTS)
 @thread_policy("lpkta")
 def lpkta_selection_path(
     X,
@@ -378,9 +400,6 @@ def lpkta_selection_path(
     """
     from ..model_selection import cross_val_path, cv_mean_se
 
-    if scoring not in KERNEL_MODEL_SCORINGS:
-        raise ValueError(f"lpkta_selection_path: scoring must be one of {', '.join(KERNEL_MODEL_SCORINGS)}; "
-                         f"got {scoring!r}.")
     kw = dict(kernel=kernel, gamma=gamma, bregman=bregman, x0=x0, n_grid=n_grid, eps=eps, predictor=predictor,
               bregman_weight=bregman_weight, lp_weight=lp_weight, grid=grid, alignment_method=alignment_method,
               alignment_rtol=alignment_rtol)

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import InstanceOf, Interval, NoneOr, Options
+from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.nmmkl import default_m_grid, nmmkl_path
 from ..model_selection import CV_RULES, SCORINGS
 from ._base import NumkfsEstimator
@@ -62,7 +62,7 @@ class NMMKLSelectorCV(PathCVMixin, _NMMKLSupport, NumkfsEstimator):
         The held-out score of the linear SVM (higher is better).
     n_jobs : int, optional
         joblib workers over the folds.
-    random_state : int, optional
+    random_state : int, RandomState, Generator or None, optional
         Shuffles nothing by itself (integer ``cv`` gives unshuffled
         stratified folds); passed to a splitter that asks for it.
 
@@ -113,8 +113,8 @@ class NMMKLSelectorCV(PathCVMixin, _NMMKLSupport, NumkfsEstimator):
         "cv": [Interval(numbers.Integral, 2, None, closed="left"), InstanceOf((object,), "a cross-validation splitter")],
         "cv_rule": [Options(CV_RULES)],
         "scoring": [Options(SCORINGS["nmmkl"]["classification"])],
-        "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
-        "random_state": [Interval(numbers.Integral, None, None), NoneOr],
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
     }
 
     path = staticmethod(nmmkl_path)

@@ -65,6 +65,7 @@ __all__ = [
     "weight_gradient_product",
     "kernel_weight_derivative",
     "weighted_kernel_product",
+    "check_poly_kernel",
 ]
 
 #: Kernel names understood by this module.
@@ -72,6 +73,46 @@ KERNELS = ("linear", "rbf", "poly")
 
 #: ``method="auto"`` uses the Numba loops for the rbf kernel with at most this many active features.
 AUTO_NUMBA_MAX_FEATURES = 32
+
+
+def check_poly_kernel(X, degree: int, coef0: float, *, caller: str = "numkfs") -> None:
+    r"""Refuse a polynomial kernel whose entries can overflow on ``X``.
+
+    With weights in [0, 1], Cauchy-Schwarz bounds every entry of
+    :math:`(\sum_j w_j^2 x_j x'_j + c)^d` by :math:`(B + |c|)^d`,
+    :math:`B = \max_i \|x_i\|^2`; the fit multiplies entries together
+    (:math:`K\alpha`, :math:`K^2` in its Newton steps), so a bound beyond
+    :data:`~numkfs._validation.MAX_MAGNITUDE` would overflow in floating
+    point, and the fit would end in NaN.  The bound is compared in
+    logarithms, so that it cannot overflow itself.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data the kernel is evaluated on (finite).
+    degree : int
+        The polynomial degree :math:`d`.
+    coef0 : float
+        The offset :math:`c`.
+    caller : str
+        Named in the message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``coef0`` and ``degree`` and the bound they reach.
+    """
+    from .._validation import MAX_MAGNITUDE
+
+    base = float(np.max(np.einsum("ij,ij->i", X, X))) if X.size else 0.0
+    base += abs(float(coef0))
+    if base <= 1.0:
+        return
+    log10_bound = int(degree) * np.log10(base)
+    if log10_bound > np.log10(MAX_MAGNITUDE):
+        raise ValueError(f"{caller}: the 'poly' kernel (x.x' + coef0)^degree reaches about 1e{log10_bound:.0f} on X "
+                         f"with coef0={coef0!r} and degree={degree!r}; beyond {MAX_MAGNITUDE:.0e} its products "
+                         "overflow in floating point. Give a smaller coef0 or degree (or rescale X).")
 
 
 def _check_kernel(kernel: str) -> None:
@@ -384,7 +425,8 @@ def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha, ou
     n, m = X.shape[0], Y.shape[0]
     kind = _KIND[kernel]
     if act.size == 0:  # every weight is zero: the kernel of constant inputs
-        value = {0: 0.0, 1: 1.0, 2: float(coef0) ** degree}[kind]
+        # the linear kernel's 0, the rbf's 1, the polynomial's c^d (coef0 is read by the polynomial only)
+        value = float(coef0) ** int(degree) if kind == 2 else float(kind)
         K = np.full((n, m), value)
         return K, (None if alpha is None else K @ alpha)
     Xw = Xa * wa

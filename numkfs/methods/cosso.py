@@ -96,8 +96,8 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import (Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y, declares,
-                           validate_params, warn_not_converged)
+from .._validation import (BOOL, GRID, SOLVER, Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y,
+                           declares, warn_not_converged)
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import refine_walk
 from ..paths import SELECTION_TOL, FeaturePath, support_mask
@@ -114,6 +114,10 @@ _CONSTRAINTS = {
     "tol": [Interval(Real, 0, None, closed="left")],
     "n_grid": [Interval(Integral, 1, None, closed="left")],
     "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
+    "M": [Interval(Real, 0, None, closed="neither")],
+    "solver": SOLVER,
+    "accelerate": BOOL,
+    "grid": GRID,
 }
 
 
@@ -414,6 +418,7 @@ def _gcv(K, y, grid=None):
     return lam, np.asarray(grid), scores, c, float(b)
 
 
+@declares({}, data=("fit", "y"))
 def cosso_relax(fit: COSSOFit, y) -> COSSOFit:
     r"""The kernel-ridge refit of a COSSO fit on its own θ, with λ0 re-chosen by GCV.
 
@@ -559,13 +564,7 @@ def _warn_unconverged(fits, max_iter, stacklevel=4):
                       stacklevel=stacklevel - 1)
 
 
-def _check(X, y, kernel, gamma, lambda0, max_iter, tol, caller):
-    X, y = check_X_y(X, y, caller=caller)
-    validate_params({"kernel": kernel, "gamma": gamma, "lambda0": lambda0, "max_iter": max_iter, "tol": tol},
-                    _CONSTRAINTS, caller)
-    return X, y
-
-
+@declares(_CONSTRAINTS)
 def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
           max_iter: int = 200, tol: float = 1e-6, solver="auto", accelerate: bool = True) -> COSSOFit:
     r"""Fit COSSO for one budget M (see the module docstring for the objective).
@@ -618,14 +617,13 @@ def cosso(X, y, M: float, *, kernel: str = "sobolev", gamma: float = 1.0, lambda
     >>> int(np.argmax(fit.theta))
     0
     """
-    X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso")
-    if not (np.isfinite(M) and M > 0):
-        raise ValueError(f"cosso: M must be a float > 0; got {M!r}.")
+    X, y = check_X_y(X, y, caller="cosso")
     fit = _path_fits(X, y, [float(M)], kernel, gamma, lambda0, max_iter, tol, solver, accelerate)[0]
     _warn_unconverged([fit], max_iter, stacklevel=4)
     return fit
 
 
+@declares(_CONSTRAINTS)
 def cosso_lambda0(X, y, *, kernel: str = "sobolev", gamma: float = 1.0) -> float:
     r"""COSSO's default smoothing parameter λ0: GCV of the kernel-ridge fit with every θ_j = 1.
 
@@ -657,7 +655,7 @@ def cosso_lambda0(X, y, *, kernel: str = "sobolev", gamma: float = 1.0) -> float
     multivariate nonparametric regression", Annals of Statistics
     34(5):2272-2297, 2006.
     """
-    X, y = _check(X, y, kernel, gamma, None, 1, 0.0, "cosso_lambda0")
+    X, y = check_X_y(X, y, caller="cosso_lambda0")
     return _prepare(X, y, kernel, gamma, None)[2]
 
 
@@ -704,7 +702,7 @@ def default_Ms(X, lambda0: float, *, kernel: str = "sobolev", n_grid: int = 25) 
     return np.geomspace(lo, 1.5 * p, n_grid)
 
 
-@declares(_CONSTRAINTS)
+@declares(_CONSTRAINTS, data=("X", "y", "feature_names", "true_support"))
 def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, lambda0: float | None = None,
                n_grid: int = 25, max_iter: int = 200, tol: float = 1e-6, solver="auto", max_refine=None,
                feature_names=None, true_support=None) -> FeaturePath:
@@ -759,8 +757,7 @@ def cosso_path(X, y, grid=None, *, kernel: str = "sobolev", gamma: float = 1.0, 
     """
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
-    X, y = _check(X, y, kernel, gamma, lambda0, max_iter, tol, "cosso_path")
-    validate_params({"n_grid": n_grid, "max_refine": max_refine}, _CONSTRAINTS, "cosso_path")
+    X, y = check_X_y(X, y, caller="cosso_path")
     if max_refine is None:
         max_refine = n_grid if grid is None else 0
     if lambda0 is None:

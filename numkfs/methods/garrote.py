@@ -52,7 +52,7 @@ from scipy.linalg import cho_factor, cho_solve
 
 from .._preprocessing import ResponseUnits, Standardizer, response_scale
 from .._threads import thread_policy
-from .._validation import Interval, NoneOr, Options, check_X_y, constant_columns, declares, validate_params
+from .._validation import BOOL, GRID, SOLVER, Interval, NoneOr, check_X_y, constant_columns, declares
 from ..model_selection import refine_walk
 from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers import solve
@@ -66,14 +66,15 @@ _PATH_CONSTRAINTS = {
     "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
     "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
     "max_refine": [Interval(Integral, 0, None, closed="left"), NoneOr],
-    "fit_intercept": [Options((True, False))],
-    "standardize": [Options((True, False))],
+    "fit_intercept": BOOL,
+    "standardize": BOOL,
+    "grid": GRID,
+    "solver": SOLVER,
 }
 
 
 #: garrote_relax's tol is the support threshold (weights > tol), not a solver tolerance: 0 is allowed.
-_RELAX_CONSTRAINTS = {"lambda1": _PATH_CONSTRAINTS["lambda1"], "tol": [Interval(Real, 0, None, closed="left")],
-                      "standardize": _PATH_CONSTRAINTS["standardize"]}
+_RELAX_CONSTRAINTS = {**_PATH_CONSTRAINTS, "tol": [Interval(Real, 0, None, closed="left")]}
 
 
 def _center(X, y, fit_intercept: bool):
@@ -93,7 +94,7 @@ def _scaled(X, standardize: bool):
     return X / scale, scale
 
 
-@declares(_PATH_CONSTRAINTS)
+@declares(_PATH_CONSTRAINTS, data=("X", "y", "penalty_weights", "feature_names", "true_support"))
 @thread_policy("garrote")
 def garrote_path(
     X,
@@ -186,9 +187,6 @@ def garrote_path(
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     X, y = check_X_y(X, y, caller="garrote_path")
-    validate_params({"lambda1": lambda1, "n_grid": n_grid, "lambda_min_ratio": lambda_min_ratio, "tol": tol,
-                     "max_refine": max_refine, "fit_intercept": fit_intercept, "standardize": standardize},
-                    _PATH_CONSTRAINTS, "garrote_path")
     if max_refine is None:
         max_refine = n_grid if grid is None else 0
     constant_columns(X, caller="garrote_path", feature_names=feature_names)
@@ -236,6 +234,7 @@ def garrote_path(
     )
 
 
+@declares(_RELAX_CONSTRAINTS, data=("X", "y", "weights"))
 def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = True, standardize: bool = False,
                   tol: float = SELECTION_TOL["garrote"]) -> tuple[np.ndarray, np.ndarray | float]:
     r"""The garrote at λ2 = 0 on the support of ``weights``: ridge regression (λ1) on those columns.
@@ -305,8 +304,6 @@ def garrote_relax(X, y, weights, lambda1: float = 1.0, *, fit_intercept: bool = 
     ((10, 4), (10,))
     """
     X, y = check_X_y(X, y, caller="garrote_relax")
-    validate_params({"lambda1": lambda1, "tol": tol, "standardize": standardize}, _RELAX_CONSTRAINTS,
-                    "garrote_relax")
     weights = np.asarray(weights, dtype=float)
     one = weights.ndim <= 1
     W = np.atleast_2d(weights.ravel() if one else weights)

@@ -58,8 +58,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (Interval, NoneOr, Options, check_X, check_binary_labels, check_y, constant_columns,
-                           declares, validate_params)
+from .._validation import (BOOL, GRID, N_JOBS, SOLVER, Interval, NoneOr, Options, check_X, check_binary_labels,
+                           check_y, constant_columns, declares)
 from .._preprocessing import Standardizer
 from ..kernels.lowrank import rbf_feature_factors
 from ..model_selection import parallel_map
@@ -78,17 +78,23 @@ NMMKL_CONSTRAINTS = {
     "rank_tol": [Interval(numbers.Real, 0, 1, closed="left")],
     "tie_tol": [Interval(numbers.Real, 0, None, closed="left")],
     "multiclass": [Options(("vote", "sum"))],
-    "standardize": [Options((True, False))],
+    "standardize": BOOL,
+    "max_rank": [Interval(numbers.Integral, 1, None, closed="left"), NoneOr],
+    "tol": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
+    "solver": SOLVER,
+    # at most the number of features: checked with the data
+    "m": [Interval(numbers.Integral, 1, None)],
+    "kkt": BOOL,
+    "return_bound": BOOL,
 }
 
 #: :func:`nmmkl_path`'s constraints: :data:`NMMKL_CONSTRAINTS` and the path's own.
 _PATH_CONSTRAINTS = {
     **NMMKL_CONSTRAINTS,
     "n_grid": [Interval(numbers.Integral, 1, None, closed="left")],
-    "max_rank": [Interval(numbers.Integral, 1, None, closed="left"), NoneOr],
-    "tol": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
     "weights": [Options(("selection", "p"))],
-    "n_jobs": [Interval(numbers.Integral, None, None), NoneOr],
+    "n_jobs": N_JOBS,
+    "grid": GRID,
 }
 
 
@@ -369,6 +375,7 @@ def _check_m(m, d, caller):
     return int(m)
 
 
+@declares(NMMKL_CONSTRAINTS)
 def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 0.1, gamma="scale",
           rank_tol: float = 1e-6, max_rank: int | None = None, standardize: bool = True,
           solver="auto", tol: float | None = None, tie_tol: float = 1e-6, multiclass: str = "vote",
@@ -441,8 +448,6 @@ def nmmkl(X, y, m: int, *, kernel: str = "linear", C: float = 1.0, tau: float = 
     ([2], [0, 1])
     """
     caller = "nmmkl"
-    validate_params(dict(C=C, tau=tau, kernel=kernel, gamma=gamma, rank_tol=rank_tol, tie_tol=tie_tol,
-                         multiclass=multiclass, standardize=standardize), NMMKL_CONSTRAINTS, caller)
     X, y, classes = _prepare(X, y, caller, standardize)
     d = X.shape[1]
     m = _check_m(m, d, caller)
@@ -506,7 +511,7 @@ def default_m_grid(n_features: int, n_grid: int = 20) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, n_features, n_grid)).astype(int))
 
 
-@declares(_PATH_CONSTRAINTS)
+@declares(_PATH_CONSTRAINTS, data=("X", "y", "feature_names"))
 def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: float = 1.0, tau: float = 0.1,
                gamma="scale", rank_tol: float = 1e-6, max_rank: int | None = None, standardize: bool = True,
                solver="auto", tol: float | None = None, tie_tol: float = 1e-6, multiclass: str = "vote",
@@ -577,9 +582,6 @@ def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: 
     selection", ICML 2009.
     """
     caller = "nmmkl_path"
-    validate_params(dict(C=C, tau=tau, kernel=kernel, gamma=gamma, rank_tol=rank_tol, tie_tol=tie_tol,
-                         multiclass=multiclass, standardize=standardize, n_grid=n_grid, max_rank=max_rank, tol=tol,
-                         weights=weights, n_jobs=n_jobs), _PATH_CONSTRAINTS, caller)
     names = feature_names
     if names is None and hasattr(X, "columns"):
         names = [str(c) for c in X.columns]

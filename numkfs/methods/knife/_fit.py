@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._threads import method_threads
-from ..._validation import check_random_state, warn_not_converged
+from ..._validation import check_random_state, declares, warn_not_converged
 from ...kernels.weighted import weight_gradient_matrix, weighted_kernel
 from ...losses import get_loss
 from ...model_selection import parallel_map
 from ._input import _prepare
 from ._predict import knife_decision_function
-from ._problem import AUTO_GAMMA_ROUNDS
+from ._problem import AUTO_GAMMA_ROUNDS, KNIFE_CONSTRAINTS
 
 
 
@@ -184,6 +184,7 @@ def _best_start(model, starts, lambda2, max_iter, tol, n_jobs=None, restart=True
     return best, objs
 
 
+@declares(KNIFE_CONSTRAINTS, data=("X", "y", "w0"))
 def knife(
     X,
     y,

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from ..._preprocessing import response_scale
 from ..._validation import check_binary_labels, check_X, check_y, constant_columns, validate_params
+from ...kernels.weighted import check_poly_kernel
 from . import _problem
 from ._nystroem import knife_model
-from ._problem import CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, _check_solver
+from ._problem import CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS
 
 
 def _prepare(X, y, params, caller):
+    # the declared table of knife and knife_path checked their arguments already; the functions that take
+    # the fitting keywords as **params (knife_lambda2_max, knife_ovr_paths) are checked here
     validate_params(params, KNIFE_CONSTRAINTS, caller)
-    _check_solver(params["solver"], caller)
     X = check_X(X, caller=caller)
+    if params["kernel"] == "poly":
+        check_poly_kernel(X, params["degree"], params["coef0"], caller=caller)
     loss = params["loss"]
     if loss in CLASSIFICATION_LOSSES:
         y = check_y(y, X.shape[0], caller=caller, numeric=False)

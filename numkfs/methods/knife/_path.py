@@ -8,7 +8,7 @@ import numpy as np
 from ..._preprocessing import ResponseUnits
 from ..._progress import progress_bar
 from ..._threads import method_threads
-from ..._validation import RANDOM_STATE, Options, check_random_state, declares, validate_params, warn_not_converged
+from ..._validation import check_random_state, declares, warn_not_converged
 from ...model_selection import refine_walk
 from ...paths import SELECTION_TOL, FeaturePath, support_mask
 from ._fit import _best_start, _starts
@@ -295,13 +295,7 @@ def _to_path(rec, units, *, top, public, classes, feature_names, true_support):
     return path
 
 
-#: :func:`knife_path`'s constraints (:data:`KNIFE_CONSTRAINTS`, checked by ``_prepare``, and its own).
-KNIFE_PATH_CONSTRAINTS = {**{k: v for k, v in KNIFE_CONSTRAINTS.items() if k != "lambda2"},
-                          "stop_at_zero": [Options((True, False))], "random_state": RANDOM_STATE,
-                          "verbose": [Options((True, False))]}
-
-
-@declares(KNIFE_PATH_CONSTRAINTS)
+@declares(KNIFE_CONSTRAINTS, data=("X", "y", "feature_names", "true_support"))
 def knife_path(
     X,
     y,
@@ -430,8 +424,6 @@ def knife_path(
     if feature_names is None and hasattr(X, "columns"):  # a DataFrame names its features
         feature_names = [str(c) for c in X.columns]
     X, y_pm, classes, const, model, public = _prepare(X, y, params, caller)
-    validate_params(dict(stop_at_zero=stop_at_zero, random_state=random_state, verbose=verbose),
-                    KNIFE_PATH_CONSTRAINTS, caller)
     rng = check_random_state(random_state)
     user_grid = grid is not None
     if user_grid:

@@ -19,7 +19,8 @@ import scipy.optimize
 
 from ..._linalg import rows_matvec
 from ..._registry import METHOD_ROWS
-from ..._validation import Interval, NoneOr, Options
+from ..._validation import (BOOL, CALLBACK, GRID, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies,
+                             _is_solver)
 from ...kernels.weighted import (KERNELS, weight_gradient_matrix, weight_gradient_product, weighted_kernel,
                                 weighted_kernel_product)
 from ...losses import get_loss
@@ -35,6 +36,15 @@ SERIAL_MAX_SAMPLES = METHOD_ROWS["knife"].serial_max_samples
 
 #: Weights at or below this are set to exactly zero (and stay there).
 ZERO_TOL = 1e-12
+
+#: The weight-step solvers of KNIFE (any case).
+_SOLVERS = ("auto", "native", "ECOS", "SCS", "CLARABEL")
+
+
+def _is_knife_solver(value) -> bool:
+    names = [value] if isinstance(value, str) else value
+    return _is_solver(value) and all(s.upper() in {x.upper() for x in _SOLVERS} for s in names)
+
 
 #: Parameter constraints shared by the functions and the estimators.
 KNIFE_CONSTRAINTS = {
@@ -54,6 +64,14 @@ KNIFE_CONSTRAINTS = {
     "max_refine": [Interval(numbers.Integral, 0, None, closed="left"), NoneOr],
     "approximation": [Options(("exact", "nystroem", "auto"))],
     "n_components": [Interval(numbers.Integral, 1, None, closed="left"), NoneOr],
+    "solver": [Satisfies(_is_knife_solver, "a str among {" + ", ".join(map(repr, _SOLVERS)) + "} or a non-empty "
+                                           "list of them")],
+    "random_state": RANDOM_STATE,
+    "n_jobs": N_JOBS,
+    "grid": GRID,
+    "stop": CALLBACK,
+    "stop_at_zero": BOOL,
+    "verbose": BOOL,
 }
 
 #: ``gamma="auto"``: a path that still selects features at the top of its
@@ -74,7 +92,6 @@ AUTO_GAMMA_ROUNDS = 30
 #: extrapolated point; each holds its n x n K alive)
 _KA_CACHE = 2
 
-_SOLVERS = ("auto", "native", "ECOS", "SCS", "CLARABEL")
 
 #: Module switch for tests: False runs every fit without the shortcuts (see ``_Knife.fast``).
 _FAST = True
@@ -85,14 +102,6 @@ _EXTRAPOLATION_MAX = 64.0
 #: Iterations of the alternation after which an unconverged fit is finished by L-BFGS-B on the
 #: reduced objective (None: never; the paper's alternation to the end, kept for tests).
 _POLISH_AFTER = 8
-
-
-def _check_solver(solver, caller):
-    names = [solver] if isinstance(solver, str) else list(solver)
-    for s in names:
-        if not isinstance(s, str) or s.upper() not in {x.upper() for x in _SOLVERS}:
-            raise ValueError(f"The 'solver' parameter of {caller} must be one of {list(_SOLVERS)} "
-                             f"(or a list of them). Got {solver!r} instead.")
 
 
 # --------------------------------------------------------------------------

@@ -9,13 +9,16 @@ import numpy as np
 
 from ..._threads import limit_threads, thread_limits
 from ..._validation import (
+    BOOL,
+    CALLBACK,
     Interval,
     NoneOr,
     Options,
+    Satisfies,
     check_memory,
     check_X_y,
+    _is_real_vector,
     declares,
-    validate_params,
 )
 from ...kernels.ard import canonical_kernel
 from ...paths import FeaturePath
@@ -28,8 +31,13 @@ from .tracker import _l1kr_trace
 #: ``fix`` options of :func:`l1kr_path`, with the tracker's code of each.
 FIX_OPTIONS = {"lambda1": "lambda", "norm_bound": "C"}
 
-#: :func:`l1kr_path`'s constraints.
+def _is_budget_grid(value) -> bool:
+    return _is_real_vector(value) and bool(np.all(np.asarray(value, dtype=float) >= 0))
+
+
+#: :func:`l1kr_path`'s constraints; the grid first: a CV estimator's ``D_max`` is read off the grid.
 _PATH_CONSTRAINTS = {
+    "grid": [NoneOr, Satisfies(_is_budget_grid, "a non-empty 1-D array-like of finite budgets >= 0")],
     "kernel": [Options(L1KR_KERNELS)],
     "degree": [Interval(Integral, 1, None)],
     "fix": [Options(list(FIX_OPTIONS))],
@@ -44,13 +52,17 @@ _PATH_CONSTRAINTS = {
     "max_angle": [Interval(Real, 0, 1.5, closed="neither")],
     "tangent": [Options(["lu", "qr"])],
     "n_threads": [Interval(Integral, 1, None), NoneOr],
-    "verbose": [Options((True, False))],
+    "verbose": BOOL,
     "n_grid": [Interval(Integral, 2, None, closed="left"), NoneOr],
     "prune_tol": [Interval(Real, 0, None, closed="left")],
+    "stop": CALLBACK,
+    "keep": CALLBACK,
+    "resume": [NoneOr, Satisfies(lambda v: isinstance(v, FeaturePath) and "trace" in v.extra,
+                                 "a path returned by l1kr_path(grid=...)")],
 }
 
 
-@declares(_PATH_CONSTRAINTS)
+@declares(_PATH_CONSTRAINTS, data=("X", "y", "feature_names", "true_support"))
 def l1kr_path(
     X,
     y,
@@ -254,20 +266,15 @@ def l1kr_path(
     >>> gp.grid.tolist(), gp.weights.shape
     ([0.0, 10.0, 30.0], (3, 10))
     """
-    if grid is not None:  # first: a CV estimator's D_max is read off the grid
+    if grid is not None:
         grid = np.asarray(grid, dtype=float)
-        if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
-            raise ValueError(f"l1kr_path: grid must be a non-empty 1-D array of finite budgets >= 0; got {grid!r}.")
     args, limits = _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol, D_max, max_iter,
                                    tol, integrator, tangent, h0, max_angle, n_threads, feature_names, true_support,
                                    verbose)
-    validate_params(dict(n_grid=n_grid, prune_tol=prune_tol), _PATH_CONSTRAINTS, "l1kr_path")
     if grid is None and n_grid is None:
         with limit_threads(*limits):
             return _l1kr_path(*args)
     if grid is not None:
-        if resume is not None and not (isinstance(resume, FeaturePath) and "trace" in resume.extra):
-            raise ValueError("l1kr_path: resume must be a path returned by l1kr_path(grid=...).")
         return _read_grid(args, limits, grid, D_max, prune_tol, resume)
     return _event_grid(args, limits, D_max, args[0].shape[0], n_grid, prune_tol, stop, keep)
 
@@ -282,11 +289,6 @@ def _path_arguments(X, y, kernel, degree, fix, lambda1, norm_bound, gradient_tol
     n = X.shape[0]
     # K, the Jacobian's n x n block and its factorisation live at once
     check_memory(3 * 8.0 * n * n, f"The {n} x {n} kernel matrices of l1kr_path")
-    validate_params(
-        dict(kernel=kernel, degree=degree, fix=fix, lambda1=lambda1, norm_bound=norm_bound, gradient_tol=gradient_tol,
-             D_max=D_max, max_iter=max_iter, tol=tol, integrator=integrator, max_angle=max_angle, tangent=tangent,
-             n_threads=n_threads, h0=h0, verbose=verbose),
-        _PATH_CONSTRAINTS, "l1kr_path")
     kernel = canonical_kernel(kernel)
     limits = thread_limits("l1kr", n) if n_threads is None else (n_threads, n_threads)
     return (X, y, kernel, degree, FIX_OPTIONS[fix], lambda1, norm_bound, gradient_tol, D_max, max_iter, tol, integrator,

@@ -60,7 +60,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._threads import thread_policy
-from ..._validation import ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, declares, validate_params
+from ..._validation import GRID, ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, declares
 from ...kernels.alignment import feature_alignments, resolve_gamma
 from ...paths import FeaturePath
 from ._bregman import BREGMAN_DIVERGENCES, Bregman, GeneralizedKL, SquaredEuclidean, _bregman
@@ -94,6 +94,8 @@ LPKTA_CONSTRAINTS = {
     "tol": [Interval(Real, 0, None, closed="neither")],
     "alignment_method": [Options(("auto", "exact", "fgt"))],
     "alignment_rtol": [Interval(Real, 1e-14, 1, closed="left")],
+    # strictly decreasing, in [1, inf): checked with the grid
+    "grid": GRID,
 }
 
 
@@ -157,7 +159,7 @@ def _default_lambda(a):
     return m / 2.0 if m > 0 else 1.0
 
 
-@declares(LPKTA_CONSTRAINTS)
+@declares(LPKTA_CONSTRAINTS, data=("X", "y", "alignments", "feature_names"))
 @thread_policy("lpkta")
 def lpkta_path(
     X,
@@ -251,10 +253,6 @@ def lpkta_path(
     >>> path.grid[[0, -1]].tolist(), int(path.selected(len(path) - 1).argmax())
     ([2.0, 1.0], 0)
     """
-    validate_params(dict(kernel=kernel, gamma=gamma, bregman_weight=bregman_weight, lp_weight=lp_weight,
-                         bregman=bregman, x0=x0, n_grid=n_grid, eps=eps, predictor=predictor, target=target, tol=tol,
-                         alignment_method=alignment_method, alignment_rtol=alignment_rtol),
-                    LPKTA_CONSTRAINTS, "lpkta_path")
     if feature_names is None and hasattr(X, "columns"):
         feature_names = [str(c) for c in X.columns]
     t0 = time.perf_counter()
