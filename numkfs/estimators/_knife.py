@@ -202,8 +202,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         (2,000) for the classification losses, and up to
         :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES_WIDE` (2,000) with more features than
         landmarks; the Nyström form above, so that no default fit factorises an
-        n x n kernel on thousands of rows (at 4,000 x 40 the exact default
-        ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).
+        n x n kernel on thousands of rows, whose factorisations would take
+        most of the fit's time; ``"exact"`` keeps it at every size).
     n_components : int, optional
         Number of Nyström landmarks (at most the number of rows; of a CV
         fold's training rows in the CV estimators); default
