@@ -15,12 +15,12 @@ def test_readme_example_runs():
     example = next(b for b in blocks if "import numkfs" in b)
     ns: dict = {}
     exec(compile(example, "README.md", "exec"), ns)
-    # KNIFE keeps the five true sinusoid features
-    assert ns["est"].get_support()[:5].all()
-    # NMMKL on the toy data picks the pair {X, Y} at m = 2
-    assert list(ns["sel"].get_support()) == [True, True, False]
-    assert ns["m_path"].extra["selection"].astype(int).tolist() == [[0, 0, 1], [1, 1, 0], [1, 1, 1]]
-    assert ns["res"].selected.sum() >= 1 and "temp" in ns["res"].summary()
+    # select() and the estimator both keep exactly the five true sinusoid features
+    truth = ns["truth"]
+    assert truth.sum() == 5
+    assert (ns["res"].selected == truth).all()
+    assert "x0, x1, x2, x3, x4" in ns["res"].summary()
+    assert (ns["est"].get_support() == truth).all()
 
 
 def test_readme_commands_are_the_ci_commands():
