@@ -36,3 +36,24 @@ def test_readme_commands_are_the_ci_commands():
     cmds = mod.readme_commands(README)
     assert cmds[0].startswith("pip install . && numkfs select ")
     assert cmds[1] == 'pip install -e ".[test]" && python -m pytest'
+
+
+def test_front_page_and_release_notes_stay_short():
+    """The README is a front page and CHANGELOG.md release notes: each has a size limit, and the
+    changelog has an "Unreleased" section above the released versions."""
+    readme = README.read_text(encoding="utf-8")
+    changelog = (README.parent / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert len(readme) <= 10_000, len(readme)
+    assert len(changelog) <= 15_000, len(changelog)
+    heads = re.findall(r"^## (.+)$", changelog, flags=re.M)
+    assert heads[0] == "Unreleased" and "0.1.0" in heads, heads
+
+
+def test_readme_tells_no_history():
+    """No dates, issue numbers, measured times or before/after notes on the front page
+    (measurements live in the docs pages that include benchmarks/results/)."""
+    text = README.read_text(encoding="utf-8")
+    history = re.compile(r"\b20\d\d-\d\d|\bissues? #?\d+|#\d{2,}\b|\(was\b|previous release|\bbefore\b"
+                         r"|\boriginally\b|\d ?(?:ms|s|min)\b|\bCPU\b|\d(?:\.\d+)?x\b(?! ?\d)")
+    found = [m.group(0) for m in history.finditer(text)]
+    assert not found, found
