@@ -1,8 +1,7 @@
-"""The documentation builds warning-free and lists every public name
-(issue #18, part 2); its front page shows a code example and the path figure
-that code draws, its navigation names each section once, and every example
-page shows a figure (issue #28).  One Sphinx build, which executes the
-notebooks (2.5 minutes on a busy 2-core machine)."""
+"""The documentation builds warning-free and lists every public name; its
+front page shows a code example and the path figure that code draws, its
+navigation names each section once, and every example page shows a figure.
+One Sphinx build, which executes the notebooks."""
 import collections
 import importlib.util
 import subprocess
@@ -55,7 +54,7 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
                                                           ("datasets", "estimators", "kernels", "methods", "solvers")}
     missing = sorted(name for name, target in index.items() if target not in documented)
     assert not missing, missing
-    # the version (issue #44): in the reference, and on every page's navigation bar and title
+    # the version: in the reference, and on every page's navigation bar and title
     assert "numkfs.__version__" in documented
     api = (out / "api" / "numkfs.html").read_text(encoding="utf-8")
     assert "__version__" in api and repr(numkfs.__version__) in api
