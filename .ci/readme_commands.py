@@ -9,9 +9,9 @@ The README tells a new user to run, on a fresh machine::
 This script takes both commands from README.md (so the check cannot drift
 from the text), copies the repository's files to a temporary folder, creates
 one fresh virtual environment and runs them there, in that order, then checks
-that ``numkfs`` imports from the checkout outside it (the failure of issue
-#18: a first install left ``site-packages/numkfs/**/__pycache__`` behind and
-the leftover folder hid the editable install).
+that ``numkfs`` imports from the checkout outside it (a first install can
+leave ``site-packages/numkfs/**/__pycache__`` behind, and the leftover
+folder would hide the editable install).
 
 The environment is made with ``--system-site-packages`` so that numpy, Numba,
 CVXPY... come from the machine when it has them (only numkfs itself is
@@ -102,8 +102,8 @@ def main(argv: list[str]) -> int:
         )
         _run(cmd1, src, env)
         _run(cmd2, src, env)
-        # The symptoms of issue #18, checked outside the checkout (where the
-        # current directory does not put numkfs on sys.path).
+        # The editable install is the one imported, checked outside the checkout
+        # (where the current directory does not put numkfs on sys.path).
         probe = (
             "import numkfs, numkfs.kernels.additive, numkfs.solvers; "
             "from pathlib import Path; "

@@ -155,7 +155,7 @@ def main():
     big = rows[0]
     lines += [
         "",
-        "## Targets (issue #2)",
+        "## Targets",
         "",
         f"- {'PASS' if big[1] < 1.0 else 'FAIL'}: {big[0]} under 1 s on 2 cores (wall {big[1]:.3f} s)",
     ]

@@ -1,5 +1,5 @@
 """Every method's ``select()`` on 200 x 50 data, on an idle and on a busy
-machine, with numkfs's default threads against one thread (issue #29).
+machine, with numkfs's default threads against one thread.
 
 "Busy" means two other CPU-bound processes (``while True: pass``) run for
 the whole measurement, as on a laptop with other work, a shared server or a

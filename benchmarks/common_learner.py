@@ -1,4 +1,4 @@
-"""Real data judged by the features: one common learner refitted on every selection (issues #45, #46).
+"""Real data judged by the features: one common learner refitted on every selection.
 
 Each selector (numkfs's methods by their ``select()`` defaults, and the peers of
 ``benchmarks/peers.py``) chooses features on the training rows of a split; the
@@ -31,7 +31,7 @@ import warnings
 
 import numpy as np
 
-#: The real data sets (issue #45's list), small to large.
+#: The real data sets (the selection benchmark's list), small to large.
 REAL_SETS = ("ozone", "diabetes", "breast_cancer", "ionosphere", "sonar", "wpbc", "colon")
 #: Selectors of the real part: numkfs's methods (those that do the task), then the peers.
 REAL_SELECTORS = ("knife", "lpkta", "l1kr", "garrote", "cosso", "nmmkl",
@@ -149,7 +149,7 @@ def summarise(rows, name):
 
 
 def judge(summary):
-    """Whether each numkfs selection meets issue #45's target on this data set: its mean error within one
+    """Whether each numkfs selection meets the selection target on this data set: its mean error within one
     standard error of the learner on all features, or of the best peer selection with no more features.
     Returns {selector: (met, reference)}."""
     by = {s[0]: s for s in summary if s[2] is not None}

@@ -1,6 +1,6 @@
 """COSSO at p >> n: ``select(X, y, method="cosso")`` (default 5-fold CV of M).
 
-Issue #19's case: X 20 x p standard normal (rng seed 2), y = x0 + 0.1 noise,
+The wide case: X 20 x p standard normal (rng seed 2), y = x0 + 0.1 noise,
 p = 50 and 200 (10 n).  GCV picks a tiny λ0 (~4e-8) there, where Lin &
 Zhang's alternation crawls.  Per shape the table gives the wall time of
 ``select()`` (Numba compiled beforehand, best of ``--repeat`` runs), the
@@ -112,7 +112,7 @@ def main():
     table = [row(f"{args.baseline_label} (1 run)", r) for r in base]
     table += [row(f"this tree (best of {args.repeat})", r) for r in rows]
     body = (
-        f"n = 20, p in {args.ps}, rng seed 2, y = x0 + 0.1 N(0, 1) (issue #19); `select(X, y, method=\"cosso\")` "
+        f"n = 20, p in {args.ps}, rng seed 2, y = x0 + 0.1 N(0, 1); `select(X, y, method=\"cosso\")` "
         f"with its defaults (GCV λ0, 25 budgets M, 5-fold CV), Numba compiled beforehand. numkfs from "
         f"{os.path.dirname(numkfs.__file__)}. 'iterations': alternations (before) or Newton iterations (now) "
         f"over all fits; 'unconverged': fits stopped at max_iter = 200 (or stalled with the gap above tol); "

@@ -1,4 +1,4 @@
-"""The garrote on wide data read from a rounded CSV (issue #44): 30 x 3,000.
+"""The garrote on wide data read from a rounded CSV: 30 x 3,000.
 
 X and y are written with ``%.4g`` (4 significant digits, as a spreadsheet or
 ``np.savetxt(fmt="%.4g")`` writes them) and read back; each row of the table
@@ -8,8 +8,8 @@ solver fallbacks (numkfs warnings naming a solver) and the support found.
 
 Two targets: the 5 true features of ``garrote_wide.py`` with noise (sd 0.5),
 and the noise-free y = 3 x0 - 2 x1 + 1.5 x2, whose low end on a 20-row fold
-(rank 19) is a flat face of the berHu problem.  The done-when target of
-issue #44 is the rounded data's time at most 10x the full-precision time.
+(rank 19) is a flat face of the berHu problem.  The target is the
+rounded data's time at most 10 times the full-precision time.
 
 Usage: ``python benchmarks/garrote_rounded.py``; writes
 ``benchmarks/results/garrote_rounded.md``.

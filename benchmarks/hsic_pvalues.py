@@ -1,4 +1,4 @@
-"""HSIC p-values with a real-valued target against the alignments (issue #43, item 5).
+"""HSIC p-values with a real-valued target against the alignments.
 
 Usage: python benchmarks/hsic_pvalues.py [--baseline DIR [--baseline-label TEXT]]
 
@@ -223,7 +223,7 @@ def main():
         + markdown_table(["tolerance", "r", "hsic_pvalues CPU s", "ratio to alignments CPU",
                           "max relative p-value change vs full kernel"], tols)
     )
-    save("hsic_pvalues", "HSIC p-values with a real-valued target against the alignments (issue #43)", body)
+    save("hsic_pvalues", "HSIC p-values with a real-valued target against the alignments", body)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
-"""KNIFE's first point under ``gamma="auto"``: the rounds alone against the restart at their scale (issue #45).
+"""KNIFE's first point under ``gamma="auto"``: the rounds alone against the restart at their scale.
 
 ``numkfs.select(X, y)`` (KNIFE, every default) with the first point of
 ``gamma="auto"`` fitted two ways, back to back in one process on the same
 data:
 
 * ``rounds``: the fit at γ = 1/p from w = 1, then refitted warm-started at
-  1 / (features selected) until that count settles (before issue #45);
+  1 / (features selected) until that count settles;
 * ``restart`` (the default): the same, then once more from w = 1 at the
   scale the rounds settled on, and the rounds again from the union of both
   fits' weights (``numkfs.methods.knife._fit.AUTO_GAMMA_RESTART``).
@@ -139,7 +139,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     rows = run(a.data, a.seeds)
     body = ("`numkfs.select(X, y)` (KNIFE, every default), the first point of `gamma=\"auto\"` by the rounds "
-            "alone (before issue #45) and with the restart at their scale (the default); a hit is every true "
+            "alone and with the restart at their scale (the default); a hit is every true "
             "feature and at most one false one; CPU seconds of one `select()`, both timed back to back.\n\n"
             + tables(rows))
     save("knife_friedman105", "KNIFE's first point under gamma=\"auto\": the restart at the rounds' scale", body)

@@ -1,4 +1,4 @@
-"""KNIFE at 10^4-10^6 rows through the Nyström basis (issue #26).
+"""KNIFE at 10^4-10^6 rows through the Nyström basis.
 
 On the KNIFE sinusoid (five true features; noise standard deviation 1, so
 the best possible test MSE is 1), each case in a fresh process:
@@ -44,7 +44,7 @@ Part ``--landmarks``: ``select(X, y, n_components=m)`` (``random_state``
 at its default, 0, for every seed of the data) through 250 and
 500 landmarks on the peers' size simulation at 4,000 x 40, seeds 0-2: CPU
 seconds, features and test MSE (``benchmarks/results/knife_large_landmarks.md``;
-issue #46 chose ``default_n_components`` by it).
+``default_n_components`` is chosen by it).
 
 Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
 ``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500 landmarks,
@@ -341,7 +341,7 @@ def auto_crossover(cases=AUTO_CASES):
             out.append([f"{name} {n} x {p}", seed, approx,
                         "-" if approx == "exact" else default_n_components(n), cpu, *found])
             print(out[-1], flush=True)
-    text = "\n".join(["# Where approximation=\"auto\" switches (issues #26, #46)", "",
+    text = "\n".join(["# Where approximation=\"auto\" switches", "",
                       "Written by `benchmarks/knife_large.py --auto`: `numkfs.select(X, y)` (KNIFE's defaults, "
                       "5-fold CV) with `approximation=\"exact\"` and with `\"nystroem\"` through the default "
                       "number of landmarks (`default_n_components(n)`), CPU "
@@ -384,7 +384,7 @@ def landmark_counts(cases=LANDMARK_CASES, counts=LANDMARK_COUNTS):
                 out.append([f"sizes {n} x {p}", seed, m, "yes" if m == default_n_components(n) else "",
                             cpu, *found[:2], f"{mse:.4f}"])
                 print(out[-1], flush=True)
-    text = "\n".join(["# How many landmarks KNIFE's default takes (issue #46)", "",
+    text = "\n".join(["# How many landmarks KNIFE's default takes", "",
                       "Written by `benchmarks/knife_large.py --landmarks`: `numkfs.select(X, y, n_components=m)` "
                       "(KNIFE's defaults otherwise: Nyström above 800 rows, 5-fold CV, the 1 % rule) on the peers' "
                       "size simulation (y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1), five true features, "
@@ -423,7 +423,7 @@ def agreement(n=1500, p=20, seeds=(0, 1)):
             print(out[-1], flush=True)
         out[-1].append(len(chosen["exact"] ^ chosen["nystroem"]))
         out[-2].append("")
-    text = "\n".join(["# Exact and Nyström KNIFE where both run (issue #26)", "",
+    text = "\n".join(["# Exact and Nyström KNIFE where both run", "",
                       "Written by `benchmarks/knife_large.py --agreement`: `KNIFERegressorCV(cv=3, n_grid=20)` with "
                       f"the exact kernel and with `approximation=\"nystroem\", n_components={M}` on the same "
                       "sinusoid data (5 true features); target: the same support up to one feature.  "
@@ -538,7 +538,7 @@ def write(results):
             ratio.append(f"p = {p}: 10^4 -> 10^5 rows: {k[100_000]['cpu'] / k[10_000]['cpu']:.1f}x CPU seconds, "
                          f"{k[100_000]['wall'] / k[10_000]['wall']:.1f}x wall seconds (target: at most 13x).")
     text = "\n".join([
-        "# KNIFE at large n through the Nyström basis (issue #26)",
+        "# KNIFE at large n through the Nyström basis",
         "",
         "Written by `benchmarks/knife_large.py`.  Sinusoid simulation (five true features, noise variance 1: "
         "the best test MSE is 1), 10^4 test rows.  `knife`: `KNIFERegressorCV(approximation=\"nystroem\", "

@@ -13,27 +13,27 @@ forms table), Cholesky, the native coordinate-descent box QP.
 Also: the two kernel forms (BLAS and Numba loops) for K and A, and the peak
 resident memory of a numkfs fit measured in a fresh process.
 
-Part ``targets`` (issue #16): KNIFE's CV estimators and paths against a
+Part ``targets``: KNIFE's CV estimators and paths against a
 scikit-learn SVC grid search (100 (C, γ) pairs x 5 folds, standardised in a
 pipeline) measured in the same run, each case in a fresh process with a time
 limit: breast_cancer with ``KNIFEClassifierCV()`` defaults (``n_jobs`` 1 and
 2), vowel (training rows) and digits with ``n_grid=30``, and
 ``knife_path`` on colon (62 x 2000, log2 then standardised on the training
-half) over 10 random half splits, and (issue #46) on the whole colon data as
+half) over 10 random half splits, and on the whole colon data as
 given (unstandardised), in CPU seconds.
 
-Part ``breast_cancer`` (issue #30): the breast_cancer rows of ``targets``
+Part ``breast_cancer``: the breast_cancer rows of ``targets``
 alone (SVC grid, ``KNIFEClassifierCV()`` defaults, ``gamma=None`` for the
 former default bandwidth), in CPU seconds (``time.process_time`` of the
 fitting process; the wall seconds in ``info``), written into the targets
 table's rows of the same names.
 
-Part ``digits`` (issue #46): the same on digits (1,797 x 64, 10 classes),
+Part ``digits``: the same on digits (1,797 x 64, 10 classes),
 ``KNIFEClassifierCV()`` with its defaults (``approximation="auto"``: the
 exact kernel up to 2,000 rows for classification) and through its default
 landmarks against the SVC grid; target at most 2x.
 
-Part ``colon_raw`` (issue #46): the raw-colon ``knife_path`` row of ``targets`` alone, run twice
+Part ``colon_raw``: the raw-colon ``knife_path`` row of ``targets`` alone, run twice
 (CPU seconds, the median), written into the targets table.
 
 Part ``colon_raw`` also runs the path once with a CPU timer on each stage
@@ -266,7 +266,7 @@ def bench_memory(n, p):
 
 
 # --------------------------------------------------------------------------
-# part "targets": KNIFE CV and paths against an SVC grid search (issue #16)
+# part "targets": KNIFE CV and paths against an SVC grid search
 
 _CASE = r"""
 import json, sys, time, warnings
@@ -415,7 +415,7 @@ def bench_targets(quick=False):
     print(rows[-1], flush=True)
     r = run_case("colon_raw_path", None, 1800)
     rows.append({"case": "knife_path, colon 62 x 2000 as given (unstandardised), squared hinge, default grid",
-                 "seconds": r.get("cpu", r["seconds"]), "ratio": np.nan, "target": "<= 10 CPU s (issue #46)",
+                 "seconds": r.get("cpu", r["seconds"]), "ratio": np.nan, "target": "<= 10 CPU s",
                  "info": f"CPU s (wall {r['seconds']:.1f} s); " + r["info"]})
     print(rows[-1], flush=True)
     load_after = os.getloadavg()[0]
@@ -424,7 +424,7 @@ def bench_targets(quick=False):
 
 def bench_against_svc(name, cases, limit=1800):
     """KNIFEClassifierCV with each of ``cases`` ((keyword arguments, target) pairs) against the SVC
-    grid on data set ``name``, in CPU seconds, each in a fresh process (issues #30, #46)."""
+    grid on data set ``name``, in CPU seconds, each in a fresh process."""
     load = os.getloadavg()[0]
     svc = run_case("svc_grid", name, 3600)
     rows = [{"case": f"SVC grid, 100 pairs x 5 folds: {name}", "seconds": svc["cpu"], "ratio": 1.0,
@@ -442,7 +442,7 @@ def bench_against_svc(name, cases, limit=1800):
 
 #: The cases of ``--part breast_cancer`` and ``--part digits``.
 SVC_CASES = {"breast_cancer": (({}, "<= 3x"), ({"gamma": None}, "former default (gamma=1/p)")),
-             "digits": (({}, "<= 2x (issue #46)"),
+             "digits": (({}, "<= 2x"),
                         ({"approximation": "nystroem"}, "the landmarks against the exact kernel"))}
 
 
@@ -518,7 +518,7 @@ def render():
            "noisy, ratios are from one run.\n"]
     rows = _load("targets", [])
     if rows:
-        out.append("## KNIFE against an SVC grid search (issues #16, #30, #46)\n\n"
+        out.append("## KNIFE against an SVC grid search\n\n"
                    "Each case in a fresh process (compile/cache load excluded by a warm-up fit); `ratio` = "
                    "seconds / the SVC grid search (100 (C, γ) pairs x 5 folds, standardised) on the same data "
                    "in the same run; `seconds` are CPU seconds where `info` says so, else wall seconds.\n")
@@ -529,7 +529,7 @@ def render():
         s = stages["spent"]
         body = [{"stage": label, "CPU_s": s.get(key, np.nan), "share": s.get(key, np.nan) / s["total"]}
                 for key, label in _STAGES]
-        out.append("## Where the raw-colon path spends its CPU (issue #46)\n\n"
+        out.append("## Where the raw-colon path spends its CPU\n\n"
                    f"`knife_path(colon.data, y, loss=\"squared_hinge\")`, default grid, one run with a CPU "
                    f"timer on each stage (inclusive; the timers slow it a little), {stages['measured']}.  "
                    f"{s['fits']} fits, {s['fits_from_1000_features_or_more']} of them from a state with 1000 "
@@ -570,14 +570,14 @@ _NUMPY_TABLES = [
 
 
 def bench_colon_raw(repeats=2):
-    """The raw-colon row of the targets table (issue #46), the case run ``repeats`` times (fresh
+    """The raw-colon row of the targets table, the case run ``repeats`` times (fresh
     processes; the machine is shared): the median CPU seconds, each run's in ``info``; then one run
     with a CPU timer on each stage."""
     load = os.getloadavg()[0]
     runs = [run_case("colon_raw_path", None, 1800) for _ in range(repeats)]
     cpus = [r.get("cpu", r["seconds"]) for r in runs]
     row = {"case": "knife_path, colon 62 x 2000 as given (unstandardised), squared hinge, default grid",
-           "seconds": float(np.median(cpus)), "ratio": np.nan, "target": "<= 10 CPU s (issue #46)",
+           "seconds": float(np.median(cpus)), "ratio": np.nan, "target": "<= 10 CPU s",
            "info": "CPU s, median of %d runs (%s; wall %s s); %s" % (
                repeats, ", ".join(f"{c:.1f}" for c in cpus), ", ".join(f"{r['seconds']:.1f}" for r in runs),
                runs[-1]["info"])}

@@ -1,5 +1,5 @@
 """L1KR's cross-validation with its defaults, before and after the
-event-following grid with staged early stopping (issues #29 and #30).
+event-following grid with staged early stopping.
 
 ``select(X, y, method="l1kr", random_state=0)`` (``L1KRRegressorCV()``
 defaults: λ = 0.01, 5 folds, rule "best") on three training sets, each in a
@@ -140,7 +140,7 @@ def main():
     body = (f"`select(X, y, method=\"l1kr\", random_state=0)` with its defaults, one thread; \"before\" is "
             f"revision `{args.before}`, \"after\" the working tree (`benchmarks/l1kr_cv.py`).\n\n"
             + markdown_table(headers, rows))
-    save("l1kr_cv", "L1KR cross-validation: event-following grid, staged tracing (issues #29, #30)", body)
+    save("l1kr_cv", "L1KR cross-validation: event-following grid, staged tracing", body)
 
 
 if __name__ == "__main__":

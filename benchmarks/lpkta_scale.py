@@ -13,7 +13,7 @@ Then the peer for non-linear selection in high dimension, pyHSICLasso
 (block HSIC Lasso, B=20, M=3), on the same data in the same run: time and
 held-out accuracy of an RBF SVM on the 20 selected features.
 
-Then the fast Gauss transform (``method="fgt"``, issue #17) at up to a
+Then the fast Gauss transform (``method="fgt"``) at up to a
 million rows: the measured exact/FGT crossover behind ``method="auto"``;
 alignments of 100 dense features at n = 10^4 ... 10^6 (time per row, the
 exact loop measured at 10^4 and 10^5 and extrapolated as n^2 above); the
@@ -172,7 +172,7 @@ def hsic_comparison(n_train=400, d=2000, k=20):
 
 
 # ----------------------------------------------------------------------------
-# the fast Gauss transform (issue #17)
+# the fast Gauss transform
 
 N_TRUE = 5
 
@@ -347,7 +347,7 @@ def fgt_lines(cross, scal, comp, big, peer):
     p, delta = fgt_order(1e-10)
     L = [
         "",
-        "## Fast Gauss transform: alignments in O(n) (issue #17)",
+        "## Fast Gauss transform: alignments in O(n)",
         "",
         f"`method=\"fgt\"`, rtol = 1e-10 (truncation order p = {p}, cut-off {delta:.2f} bandwidths, boxes of "
         "0.5 bandwidth). Same machine, same run as above: shared with other sessions, so absolute times are "

@@ -1,4 +1,4 @@
-"""lp-KTA's kernel models at scale (issue #29): ``LpKTAClassifier`` and
+"""lp-KTA's kernel models at scale: ``LpKTAClassifier`` and
 ``select(method="lpkta")`` with the exact n x n learned kernel against the
 low-rank features used above ``LOWRANK_MIN_SAMPLES`` rows.
 

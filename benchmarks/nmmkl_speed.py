@@ -10,8 +10,8 @@ compares the selected sets with ties (|φ_i − ρ| ≤ 1e-6 ρ) resolved in ind
 order, "B" is the number of tied features at the native optimum.
 
 At d = 10,000 the conic solvers are skipped unless --conic-10k is given:
-ECOS and CLARABEL grow faster than linearly in d (10-30 s at d = 2000 on
-these machines, so minutes at 10,000).
+ECOS and CLARABEL grow faster than linearly in d (their times at d = 2000
+are in the table; minutes at 10,000).
 
 Usage: python benchmarks/nmmkl_speed.py [--quick] [--conic-10k]
 """

@@ -1,4 +1,4 @@
-"""numkfs's default against the feature selectors a user would otherwise reach for (issue #46).
+"""numkfs's default against the feature selectors a user would otherwise reach for.
 
 Three parts, each kept in its own JSON under ``benchmarks/results/``
 (``peers_<part>.json``); every run rebuilds ``benchmarks/results/peers.md``
@@ -36,16 +36,16 @@ compilation are not timed; numkfs's Numba kernels are warmed by a small
 call first) under a wall-time cap (``--cap``), so one slow peer cannot eat
 the budget: the seeds it did not finish are reported as timed out.
 
-Part ``sizes``: on the simulation of issue #46, n rows of p standard normal
+Part ``sizes``: on the size simulation, n rows of p standard normal
 features and
 
     y = 2 sin(x0) + x1² + exp(x2 / 2) + x3 x4 + ε,   ε ~ N(0, 1),
 
 (five true features) KNIFE's default, Boruta and permutation importance,
 each in a fresh process; ``--selectors knife_exact_1se`` adds KNIFE with the
-exact kernel and the ``1se`` rule, the setting that found the five at
-1,000 x 500 before the default did (its landmarks lost x3 and x4 and its
-"best" rule kept noise features there until issue #46's wide-data defaults).
+exact kernel and the ``1se`` rule, for comparison with the default's wide-data
+settings (the exact kernel with more features than landmarks, the ``1pct``
+rule).
 
 Part ``real``: the real data sets of ``benchmarks/common_learner.py``
 (ozone, raw diabetes, breast_cancer, ionosphere, sonar, WPBC, colon), 10
@@ -120,7 +120,7 @@ SELECTOR_LABELS = {
 
 
 def simulate(n, p, seed):
-    """The simulation of issue #46 (five true features, noise standard deviation 1)."""
+    """The size simulation (five true features, noise standard deviation 1)."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
     y = 2 * np.sin(X[:, 0]) + X[:, 1] ** 2 + np.exp(X[:, 2] / 2) + X[:, 3] * X[:, 4] + rng.standard_normal(n)
@@ -514,7 +514,7 @@ def render():
         path = RESULTS / f"peers_{name}.json"
         if path.exists():
             parts.append(fn(json.loads(path.read_text())))
-    text = ("# numkfs's default against the selectors a user would otherwise reach for (issue #46)\n\n"
+    text = ("# numkfs's default against the selectors a user would otherwise reach for\n\n"
             "Rebuilt by `python benchmarks/peers.py` from `peers_simulations.json`, `peers_sizes.json` and `peers_real.json` "
             "(each part's last run).\n\n" + "\n\n".join(parts) + "\n")
     (RESULTS / "peers.md").write_text(text)

@@ -1,4 +1,4 @@
-"""The figure of the "Choosing a selector" page (issue #46): hits against CPU seconds.
+"""The figure of the "Choosing a selector" page: hits against CPU seconds.
 
 One point per selector and data set of ``benchmarks/peers.py``'s part
 ``simulations``, read from ``benchmarks/results/peers_simulations.json``:

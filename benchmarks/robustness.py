@@ -15,7 +15,7 @@ dtypes.  Each run is classified as
   name the problem, a wrong or non-finite answer, an expected error not
   raised).
 
-Three more batteries (issue #19) follow the estimators' one:
+Three more batteries follow the estimators' one:
 
 * ``select()`` over every method on the property suite's inputs
   (``tests/test_properties.py``: n in {1, 2, 3, 8, 12}, p up to 40, dtypes,
@@ -253,7 +253,7 @@ def main(argv=None):
         "## Time limit: every method on 20 x 200 (seconds, including Numba compilation)\n\n"
         + markdown_table(["method", "seconds", "status"], lim_rows) + "\n\n"
         "The runs are `_BUDGET_SCRIPT` of tests/test_reliability.py; the cosso row is `cosso(X, y, 1.0)` and "
-        "`select(X, y, method=\"cosso\")` (5-fold CV over 25 budgets, 150 fits) on 20 x 200 and on issue #19's "
+        "`select(X, y, method=\"cosso\")` (5-fold CV over 25 budgets, 150 fits) on 20 x 200 and on "
         "20 x 50.\n\n"
         f"{n_seeds} seeds per input kind, {n_random} random shapes (n in [2, 30], p in [1, 10], one column "
         f"scaled by 1e-8..1e8, C/F order, float64/float32) per entry point; {sum(total.values())} runs in "

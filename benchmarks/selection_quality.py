@@ -1,4 +1,4 @@
-"""Selection quality of the defaults (issue #30): do they find the features?
+"""Selection quality of the defaults: do they find the features?
 
 Parts (``--part``):
 
@@ -51,7 +51,7 @@ Parts (``--part``):
 * ``common``: the real data judged by the features, not by each method's
   own predictor: one common learner (a standardised RBF SVC/SVR tuned by
   CV) refitted on every method's ``select()`` selection, the peers'
-  selections and all features, over 10 splits (issue #45).  Computed by
+  selections and all features, over 10 splits.  Computed by
   ``python benchmarks/peers.py --part real`` (the same table is part of
   ``peers.md``); this part renders its last run.
 
@@ -805,7 +805,7 @@ def _run_select(method, X, y, limit, cv_rule=None, truth=None):
 
 #: The parts in the order of the results file.
 PART_ORDER = ("scoring", "knife", "seeds", "sim", "simseeds", "real", "common")
-TITLE = "# Selection quality of the defaults (issues #30, #45)"
+TITLE = "# Selection quality of the defaults"
 
 
 def _rebuild(text, name, section):

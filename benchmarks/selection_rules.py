@@ -1,4 +1,4 @@
-"""Which rule should choose a path's point for selection (issue #45)?
+"""Which rule should choose a path's point for selection?
 
 Per (method, data set, seed) the method's path and its CV scores are fitted
 ONCE, through ``numkfs.select(X, y, method)`` with the method's default
@@ -26,7 +26,7 @@ offline on the same path and the same CV scores:
   hinge loss) on the same unshuffled 5 folds, then ``1se``, ``best`` or the
   BIC above on those scores (``select``'s ``"relaxed_1se"``, ``"relaxed_best"``).
 
-The target (issue #45): when the path holds a point with every true feature
+The target: when the path holds a point with every true feature
 and at most 2 false ones, the chosen point must hold every true feature and
 at most (that path's fewest false features + 1) false ones; otherwise it
 must keep at most max(2, number of true features) false ones.
@@ -37,7 +37,7 @@ n_features=15, random_state=seed)``), for KNIFE, L1KR, lp-KTA, COSSO and the
 garrote; sin/square classification (300 x 30, ``selection_quality.sin_square``)
 for KNIFE, lp-KTA and NMMKL.
 
-A rule from issue #43's statistics (``stability``): the features
+A rule from the trust layer's statistics (``stability``): the features
 ``numkfs.select(X, y, method, stability=True)`` keeps (stability selection
 over the method's path, its defaults), fitted with ``--stability`` and
 cached beside the path; it is not a point of the path, and is judged by the
@@ -202,7 +202,7 @@ def rule_choices(case, X, y, classifier):
 
 
 def target_met(path, support, truth):
-    """Issue #45's target against the method's own path."""
+    """The selection target against the method's own path."""
     fps = [int(np.sum(s & ~truth)) for s in (path.selected(i) for i in range(path.n_points)) if s[truth].all()]
     fp = int(np.sum(support & ~truth))
     if fps and min(fps) <= 2:
@@ -258,11 +258,11 @@ def write_table(rows):
     totals = ["all", "", "", "", "", ""] + [str(sum(rows[(m, d, rule)]["met"] for m, d in CASES if (m, d, rule) in rows))
                                     for rule in RULES + ("stability",)]
     body.append(totals)
-    text = ("# Rules that choose a path's point for selection (issue #45)\n\n"
+    text = ("# Rules that choose a path's point for selection\n\n"
             "Run by `python benchmarks/selection_rules.py --fit`: one `numkfs.select(X, y, method)` fit per "
             "(method, data set, seed 0-4), every rule evaluated on its path and CV scores; a cell is "
-            "seeds meeting the target of issue #45 / seeds (mean true / mean false features); "
-            "\"today\" is the rule the case was fitted with (the default before issue #45). "
+            "seeds meeting the target / seeds (mean true / mean false features); "
+            "\"today\" is the rule the case was fitted with (the default it had). "
             f"{machine_line()}\n\n" + markdown_table(head, body) + "\n")
     out = RESULTS / "selection_rules.md"
     out.write_text(text)

@@ -1,4 +1,4 @@
-"""Stability selection's defaults chosen by evidence (issue #43): power, error and cost.
+"""Stability selection's defaults chosen by evidence: power, error and cost.
 
 Imported by ``benchmarks/trust.py`` (``python benchmarks/trust.py --part
 stability_defaults`` regenerates section 1 of ``benchmarks/results/trust.md``
@@ -227,7 +227,7 @@ def _summary(runs, kind, thr, pfer, n_pairs):
             f"{np.nanmean(bounds):.2f}", f"{np.mean(ratios):.1f}x (max {np.max(ratios):.1f}x)"]
 
 
-#: The case the defaults miss (issue #43): make_classification(300, 30, n_informative=5, shuffle=False) seed 0.
+#: The case the defaults miss: make_classification(300, 30, n_informative=5, shuffle=False) seed 0.
 MISS_DATA, MISS_SEED = "make_classification(300, 30), 5 informative", 0
 #: (label, path settings over StabilitySelection's for all rows, the subsamples' over those (None: the same),
 #: walked from 2 q as the default): what could cut features 2 and 3 out, one at a time.
@@ -358,7 +358,7 @@ MISS_DESCRIPTION = (
 
 DESCRIPTION = (
     "KNIFE's path (select()'s settings) on all rows and on complementary pairs of half-samples, per data set "
-    "and seed. Paths: first the current default (issue #43, third round): a 20-point lambda2 grid without "
+    "and seed. Paths: first the current default (third round): a 20-point lambda2 grid without "
     "refinement, on class labels KNIFEClassifierCV's lambda1 = 3 (what select() runs), each subsample walking "
     "lambda2 = 0 then only from the first grid point where the full-data path keeps <= 2 q features (q of the "
     "unimodal rule at 25 pairs), 25 pairs fitted and the 20-pair rows read from the first 20 pairs of the same "

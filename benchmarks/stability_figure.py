@@ -1,4 +1,4 @@
-"""The figure of the guide's stability section (issue #43): the stable set against the CV set.
+"""The figure of the guide's stability section: the stable set against the CV set.
 
 ``make_sinusoid(300, 20)`` seed 0 (truth: 5 features): ``select(X, y,
 "knife")`` (cross-validation) and ``select(X, y, "knife", stability=True)``

@@ -50,7 +50,7 @@ FITS = {
     "COSSORegressorCV": "X, y = reg(60, 5)\nmake = lambda: numkfs.COSSORegressorCV()",
 }
 
-#: single first calls (the table before issue #24 part 4)
+#: single first calls (the earlier table)
 SNIPPETS = {
     "native box QP": (
         "from numkfs.solvers import solve_box_qp\n"
@@ -188,7 +188,7 @@ def main():
              "Numba and numkfs's modules) and the data; it is not in the fit columns. 'compile CPU s' is the "
              "thread CPU time of every Numba compilation in the cold fit. The machine is shared: CPU seconds "
              f"move less with the load than wall seconds (load average {load0:.1f} at the start, "
-             f"{os.getloadavg()[0]:.1f} after the fits). Target (issue #24): KNIFE's CPU cold / warm at most 1.5.")
+             f"{os.getloadavg()[0]:.1f} after the fits). Target: KNIFE's CPU cold / warm at most 1.5.")
     if errors:
         body += "\n\nFailed: " + "; ".join(errors)
     top = sorted(compiled.items(), key=lambda kv: -kv[1]["own"])

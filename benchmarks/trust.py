@@ -1,4 +1,4 @@
-"""How sure: stability selection, knockoffs and HSIC p-values (issue #25 targets).
+"""How sure: stability selection, knockoffs and HSIC p-values, against their targets.
 
 Usage: python benchmarks/trust.py [--quick] [--part stability_defaults [--cached]]
 
@@ -199,7 +199,7 @@ def stability_section(srows):
     drows = sd.table(QUICK, cached_only="--cached" in sys.argv)  # --cached: only the cases fitted already
     mrows, rrows = sd.miss_tables()
     return ("## 1. Stability selection (complementary pairs)\n\n"
-            "### The defaults, chosen by evidence (issue #43)\n\n" + sd.DESCRIPTION + "\n\n"
+            "### The defaults, chosen by evidence\n\n" + sd.DESCRIPTION + "\n\n"
             + markdown_table(sd.HEADERS, drows) + "\n\n"
             "### The run the defaults miss: make_classification seed 0\n\n" + sd.MISS_DESCRIPTION + "\n\n"
             + markdown_table(sd.MISS_HEADERS, mrows) + "\n\n" + markdown_table(sd.MISS_RULE_HEADERS, rrows) + "\n\n"
@@ -273,7 +273,7 @@ def main():
                  "same X, y (method='auto': the exact pair loop below 1,024 rows, the fast Gauss transform above).\n\n"
                  + markdown_table(["n", "columns", "target", "KS D", "KS p", "P(p < 0.05)", "P(p < 0.01)",
                                    "alignments CPU s", "HSIC CPU s", "HSIC / alignments"], hrows))
-    save("trust", "How sure: stability selection, knockoffs, HSIC p-values (issue #25)", "\n\n".join(parts))
+    save("trust", "How sure: stability selection, knockoffs, HSIC p-values", "\n\n".join(parts))
 
 
 if __name__ == "__main__":

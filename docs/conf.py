@@ -114,6 +114,10 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
 templates_path = ["_templates"]
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
+# The guide pages include the tables the benchmark scripts write
+# (benchmarks/results/*.md, one level down); a script's file may go from its
+# title straight to a third-level heading, which is no fault of the page.
+suppress_warnings = ["myst.header"]
 # The notebooks are executed at every build (their copies draw inline, see
 # _docs_notebook), so the example pages show their figures; jupyter-cache keeps
 # the outputs next to the output directory ({outdir}/../.jupyter_cache) and runs

@@ -42,8 +42,8 @@ serial twin (:func:`serial_twin`) and its caller picks one with
 rows never compiles the parallel form.  Inside compiled code, small dense
 products and solves are written as loops rather than ``@`` or
 ``np.linalg.solve``, whose Numba implementations take seconds to compile
-(``benchmarks/results/startup.md`` lists the compile time of each function
-the first fits compile).
+(``benchmarks/startup.py`` measures the compile time of each function the
+first fits compile).
 
 ``fastmath`` is off by default: numkfs promises results correct to the
 digits.  A kernel whose reductions must vectorise may ask for the
@@ -78,8 +78,8 @@ FAST_FLAGS = {"reassoc", "contract"}
 
 # Numba's OpenMP threading layer (GNU libgomp) spin-waits between parallel
 # regions by default: on a busy machine the spinning threads take the cores
-# the caller needs (LpKTASelectorCV on 48 x 5: 20.5 s against 0.6 s with two
-# other CPU-bound processes on 2 cores).  libgomp reads this when Numba first
+# the caller needs, and a small fit next to other busy processes takes many
+# times longer than its work.  libgomp reads this when Numba first
 # loads it, at the first parallel call, which comes after this import; a
 # value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

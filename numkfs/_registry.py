@@ -27,8 +27,8 @@ from typing import Mapping
 __all__ = ["CV_QUESTIONS", "CV_RULE_NAMES", "METHOD_ROWS", "FixedCount", "MethodRow", "PathSpec", "method_row", "resolve"]
 
 #: The questions a default CV rule answers: a model that predicts well, or the
-#: features that matter (issue #45 sets the two apart; :func:`numkfs.select` asks
-#: the second).
+#: features that matter (:func:`numkfs.select` asks the second).  The two have
+#: different answers on one CV curve, so each row names a rule for each.
 CV_QUESTIONS = ("prediction", "selection")
 
 #: The rules a row's ``cv_rules`` may name per question (what each does:
@@ -128,7 +128,7 @@ class PathSpec(_Frozen):
         Settings of the paths of :class:`numkfs.StabilitySelection` (on all
         rows and on every subsample) over ``defaults``, for a method given by
         name: KNIFE's 20-point λ2 grid, not refined (its region Λ needs no
-        finer grid, and each fit costs less; benchmarks/results/trust.md).
+        finer grid, and each fit costs less; see the trust guide).
     walk_from : float or None
         For a path walked from its dense end with warm starts, whose zero
         weights stay zero (KNIFE's λ2 path): the subsamples of
@@ -309,30 +309,26 @@ _ROWS = (
         estimators={"regression": (_E + "KNIFERegressor", _E + "KNIFERegressorCV"),
                     "classification": (_E + "KNIFEClassifier", _E + "KNIFEClassifierCV")},
         select_estimator={"regression": _E + "KNIFERegressorCV", "classification": _E + "KNIFEClassifierCV"},
-        # its best point predicts best; for selection the sparsest point within 1 % of its loss: on the
-        # size simulation at 1,000 x 500 the best point kept five noise features on a flat stretch of
-        # the CV curve, the 1 % point none; on make_classification (300 x 30) it chose as "best" did,
-        # where 1se and 2 % lost true features, and on ozone it kept the held-out error of all
-        # features, where 1se did not (benchmarks/results/peers.md, docs/guide/selection.md, issue #46)
+        # selection: the sparsest point within 1 % of the best loss leaves the flat stretch of noise features
+        # that "best" stops on, and loses fewer true features than 1se or 2 % (selection guide)
         cv_rules={"prediction": "best", "selection": "1pct"},
-        # accuracy chose models as accurate on new data as the held-out loss and a Platt-calibrated
-        # deviance, with fewer false positives (benchmarks/results/selection_quality.md, issue #30)
+        # accuracy first (the default): it chooses models as accurate on new data as the held-out loss or the
+        # deviance, with fewer false features (selection guide)
         scorings={"regression": _REGRESSION, "classification": ("accuracy", "neg_loss", "neg_log_loss")},
         selection_tol=1e-6,
-        serial_max_samples=2000,  # benchmarks/results/knife_speed.md
-        # through a Nyström basis: m x m Cholesky and n x m rank-k updates; on the loaded 2-core machine two
-        # BLAS threads made a 200 x 200 Cholesky 0.12 CPU s instead of 0.3 ms (benchmarks/results/knife_large.md)
+        serial_max_samples=2000,  # up to this n, threads cost more than KNIFE's per-point work gains
+        # through a Nyström basis: small m x m Cholesky and rank-k updates, which threaded BLAS slows down
         thread_variants={"knife_nystroem": 0},
         select_params={"n_grid": 40},  # a 40-point λ2 grid keeps the CLI's main job under a minute
         cross_check={"knife-wstep": "numkfs._crosscheck_problems:knife_wstep_problem"},
         guide="docs/guide/knife.md",
-        # class labels: KNIFEClassifierCV's loss and lambda1 (the selection select() runs); lambda1 = 3 also
-        # halved stability selection's cost on make_classification (benchmarks/results/trust.md, issue #43)
+        # class labels: KNIFEClassifierCV's loss and lambda1 (the selection select() runs), which also keep
+        # stability selection's subsample fits cheap
         resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0},
                             classification={"loss": "squared_hinge", "lambda1": 3.0},
                             standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
                             multiclass="knife_ovr_paths", stability={"n_grid": 20, "max_refine": 0},
-                            # subsamples skip the points keeping > 2 q features on all rows (trust.md)
+                            # subsamples skip the points keeping > 2 q features on all rows (outside Λ)
                             walk_from=2.0),
     ),
     MethodRow(
@@ -341,9 +337,8 @@ _ROWS = (
                                        _E + "LpKTAClassifierCV"),
                     "regression": (_E + "LpKTASelector", _E + "LpKTASelectorCV")},
         select_estimator={"classification": _E + "LpKTASelectorCV", "regression": _E + "LpKTASelectorCV"},
-        # its best CV score lies on a flat stretch near p = 2 (the dense end) that keeps noise features;
-        # for selection even its 1se point keeps 2-10 of them, the best point of the relaxed refit none or
-        # the path's fewest (benchmarks/results/selection_rules.md, issue #45)
+        # its best CV score lies on a flat stretch near p = 2 (the dense end) that keeps noise features; for
+        # selection the relaxed refit's best point leaves them out where even 1se keeps some (selection guide)
         cv_rules={"prediction": "1se", "selection": "relaxed_best"},
         scorings={"classification": ("neg_hinge_loss", "accuracy"), "regression": _REGRESSION},
         select_solver="per-feature Newton (native)",
@@ -353,10 +348,8 @@ _ROWS = (
         "nmmkl", "NMMKL", "selection weight p", ("classification",), _M + "nmmkl_path", "grid",
         estimators={"classification": (_E + "NMMKLSelector", _E + "NMMKLSelectorCV")},
         select_estimator={"classification": _E + "NMMKLSelectorCV"},
-        # the rule chooses m: "best" missed fewer and kept fewer false features than the former fixed m;
-        # for selection its path cannot hold sin/square's truth without 16 false features, and the sparsest
-        # m within 2 % of the best CV loss keeps at most 2 on 4 of 5 seeds, "best" on 1
-        # (benchmarks/results/selection_rules.md, issue #45)
+        # the rule chooses m; for selection the sparsest m within 2 % of the best CV loss, which keeps
+        # fewer false features than "best" where the path cannot reach the truth alone (selection guide)
         cv_rules={"prediction": "best", "selection": "2pct"},
         scorings={"classification": ("neg_hinge_loss", "accuracy")},
         serial_max_samples=0,  # the native QCQP's small dense solves
@@ -372,12 +365,11 @@ _ROWS = (
         "l1kr", "L1KR", "ARD kernel weight β", ("regression",), _M + "l1kr_path", None,
         estimators={"regression": (_E + "L1KRRegressor", _E + "L1KRRegressorCV")},
         select_estimator={"regression": _E + "L1KRRegressorCV"},
-        # its best CV score lies on a flat stretch of the path that keeps noise features; for selection even
-        # its 1se point keeps 3-7 of them, the best point of the relaxed refit none
-        # (benchmarks/results/selection_rules.md, issue #45)
+        # its best CV score lies on a flat stretch of the path that keeps noise features; for selection the
+        # relaxed refit's best point leaves them out where even 1se keeps some (selection guide)
         cv_rules={"prediction": "1se", "selection": "relaxed_best"},
         scorings={"regression": _REGRESSION},
-        serial_max_samples=999,  # per-call work at n = 200 too small for threads; threaded QR 100x slower when loaded
+        serial_max_samples=999,  # per-call work too small for threads below this n; a threaded QR waits on a busy machine
         select_solver="homotopy (native)",
         guide="docs/guide/l1kr.md",
         resampling=PathSpec(defaults={"lambda1": 0.01}, read_at="l1kr_path_at", reach="D_max",
@@ -388,9 +380,8 @@ _ROWS = (
         "garrote", "Garrote", "feature weight w", ("regression",), _M + "garrote_path", "grid",
         estimators={"regression": (_E + "GarroteRegressor", _E + "GarroteRegressorCV")},
         select_estimator={"regression": _E + "GarroteRegressorCV"},
-        # its relaxed CV (GarroteRegressorCV(relax=True)) predicts better on real data with "best"; for
-        # selection "best" kept 4-5 noise features on 2 of 10 sinusoids, the sparsest point within 2 % of
-        # its CV loss none there (benchmarks/results/selection_rules.md, issue #45)
+        # its relaxed CV (GarroteRegressorCV(relax=True)) predicts best with "best"; for selection the sparsest
+        # point within 2 % of its CV loss, which leaves out the noise features "best" can keep (selection guide)
         cv_rules={"prediction": "best", "selection": "2pct"},
         scorings={"regression": _REGRESSION},
         selection_tol=1e-6,

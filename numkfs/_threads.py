@@ -1,17 +1,16 @@
 """The one thread policy of numkfs: when Numba's parallel loops and the BLAS
 run on several threads, and how parallel work is cut into tasks.
 
-Every decision about threads goes through this module (before 2026-11 the
-thresholds were hard-coded in KNIFE, L1KR, COSSO, the CV driver and the
-distributed driver):
+Every decision about threads goes through this module (no method, CV or
+distributed driver holds a threshold of its own):
 
 * :func:`thread_limits` gives, per method and problem size, the Numba and
   BLAS thread counts a fit runs with (``None``: leave the current setting).
   Small problems run serially: a parallel region or a threaded BLAS call
   costs more than its work there, and on a shared machine the threads wait
-  for each other (measured: KNIFE 7x slower at n = 1000 with two threads,
-  L1KR's QR 100x slower with threaded BLAS at n = 200, COSSO 5-60x slower
-  with threaded BLAS at n = 200-1000, all on a loaded 2-core machine).
+  for each other, so that a small fit on a loaded machine takes many times
+  longer on several threads than on one (KNIFE, L1KR's QR, COSSO's
+  Cholesky factorisations).
 * :func:`threads_per_worker`: joblib or Dask workers each get
   ``cores // workers`` Numba threads, so workers × threads never
   oversubscribe the cores.
@@ -42,20 +41,15 @@ __all__ = ["BLAS_SERIAL_MAX_SAMPLES", "PARALLEL_MIN_ROWS", "SERIAL_MAX_SAMPLES",
            "threads_per_worker"]
 
 #: Fits on at most this many rows run BLAS on one thread, whatever the
-#: method: their matrices (at most 2000 x 2000) factorise in milliseconds,
-#: where waking BLAS threads costs more than it saves, and OpenBLAS's
-#: threads spin while they wait (the lp-KTA CV's 505 kernel-ridge solves of
-#: 160 x 160 took 103 s on all BLAS threads on a loaded 2-core machine,
-#: 1.2 s on one).
+#: method: their matrices factorise in milliseconds, where waking BLAS
+#: threads (which spin while they wait) costs more than it saves.
 BLAS_SERIAL_MAX_SAMPLES = 2000
 
 #: Row-parallel kernels with a serial twin (:func:`parallel_or_serial`) run
-#: serially on fewer rows than this.  Below it KNIFE's fits run on one
+#: serially on fewer rows than this: below it KNIFE's fits run on one
 #: thread anyway (``SERIAL_MAX_SAMPLES["knife"]``), where the serial form
-#: is faster (KNIFE's rbf kernel and gradient loops at n = 330, p = 9:
-#: 0.24 and 0.17 ms serial, 0.45 and 0.43 ms in the parallel form on one
-#: thread) and compiles in about a quarter of the time (first
-#: ``KNIFERegressorCV`` fit: benchmarks/results/startup.md).
+#: is faster than the parallel one on one thread and compiles in a fraction
+#: of its time.
 PARALLEL_MIN_ROWS = 2000
 
 #: The user's pins (:func:`set_threads`); ``None``: the policy decides.

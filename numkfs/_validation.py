@@ -506,8 +506,8 @@ def _column_extremes(X):
     slabs of ``EXTREMES_ROWS`` rows seen as one row of ``EXTREMES_ROWS *
     d`` values (then the slabs' ``d``-column extremes): numpy's reduction
     along the rows of a narrow C-ordered array runs an inner loop of ``d``
-    values per row (2 x 10^5 x 10: 7.6 ms each, now 1.5 ms, the same
-    values: a minimum has no rounding)."""
+    values per row, several times slower than the slabs' long rows (the
+    same values: a minimum has no rounding)."""
     n, d = X.shape
     m = n // EXTREMES_ROWS * EXTREMES_ROWS
     if m == 0 or not X.flags.c_contiguous:

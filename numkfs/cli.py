@@ -284,7 +284,7 @@ def versions() -> dict:
 
 
 def _utc_now() -> str:
-    """The time now in UTC, ISO 8601 (e.g. ``2025-01-31T12:00:00+00:00``)."""
+    """The time now in UTC, ISO 8601 (``YYYY-MM-DDTHH:MM:SS+00:00``)."""
     import datetime
 
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -435,8 +435,8 @@ def take_features(X, idx) -> np.ndarray:
 
 
 def _feature_indices(idx, n_features: int) -> np.ndarray:
-    """``take_features``'s ``idx`` as int64 indices: a boolean mask is read as a mask (it
-    was read as the indices 0 and 1), anything else must be whole numbers in range."""
+    """``take_features``'s ``idx`` as int64 indices: a boolean mask is read as a mask (not
+    as the indices 0 and 1), anything else must be whole numbers in range."""
     a = np.asarray(idx)
     if a.dtype == bool:
         a = a.ravel()

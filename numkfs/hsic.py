@@ -29,22 +29,16 @@ the target's:
   :math:`\operatorname{tr}(HLH)` by at most :math:`\operatorname{tr}(E)`,
   :math:`n(n-1) A_L` by at most
   :math:`2\operatorname{tr}(E)(\lambda_{\max}(HLH) + \max_j (HLH)_{jj})`:
-  about :math:`10^{-4}` relative each.  The p-values moved by at most
-  2.5e-4 relative against the full kernel's (2,000 rows, three targets, six
-  columns; 6e-6 at the former :math:`10^{-6} n`), far below the gamma
-  law's own error (it matches two moments only), for a rank r of 14
-  instead of 17 on :math:`y = \sin x_0` plus noise (10 to 18 % less CPU
-  time at 2 x 10^5 x 10 over three runs; ``benchmarks/results/hsic_pvalues.md``).  The rank is
-  about 18 for a Gaussian-like target, 9 for a uniform one, over 100 for a
-  heavy-tailed one (Student t with 2 degrees of freedom: 115), and the cost
-  of each feature's sums grows with r + 1 (the alignments' sums carry 2
-  weight vectors): with a class target HSIC costs about twice the
-  alignments, with a real target (:math:`y = \sin x_0` plus noise, r = 14)
-  2.5 to 2.9 times their CPU time at 2 x 10^4 and 2 x 10^5 rows on a
-  loaded 2-core machine (two runs of ``benchmarks/hsic_pvalues.py``: 2.54
-  and 2.61, then 2.80 and 2.93 under more load), with about 500 page
-  faults a test at 2 x 10^5 rows (12,000 before its largest buffers were
-  numpy's, :data:`numkfs.kernels._hsic_fgt.NUMPY_BUFFER_BYTES`).
+  about :math:`10^{-4}` relative each, far below the gamma law's own
+  error (it matches two moments only), for a lower rank r than a tighter
+  tolerance needs.  The rank is small for a Gaussian-like or uniform
+  target and large for a heavy-tailed one, and the cost of each feature's
+  sums grows with r + 1 (the alignments' sums carry 2 weight vectors): with
+  a class target HSIC costs about twice the alignments, with a real target
+  a few times more (``benchmarks/hsic_pvalues.py`` measures it).  The
+  largest buffers are numpy's
+  (:data:`numkfs.kernels._hsic_fgt.NUMPY_BUFFER_BYTES`), so that repeated
+  tests do not fault their pages in afresh.
 
 With :math:`Z = HG` (or :math:`Z = HY`, :math:`Y` the one-hot class matrix),
 :math:`n^2\,\mathrm{HSIC}_b = \sum_q z_q^\top K z_q` is the numerator of the
@@ -122,9 +116,8 @@ from .kernels.rowsums import rbf_row_moments
 
 __all__ = ["hsic_test", "hsic_pvalues"]
 
-#: Relative trace tolerance of the regression target's Cholesky factor
-#: (1e-6 until issue #43: the p-values then moved by 6e-6 relative against
-#: the full kernel's, now by 2.5e-4, for 10-18 % less time; module docstring).
+#: Relative trace tolerance of the regression target's Cholesky factor: it
+#: moves the p-values far less than the gamma law's own error (module docstring).
 TARGET_TOL = 1e-4
 #: Largest rank of that factor (reached only for targets spread over many
 #: bandwidths, heavy tails; a Gaussian-like target needs about 18).
@@ -133,22 +126,18 @@ TARGET_MAX_RANK = 200
 #: rank grows): glibc's malloc serves a block of at most 32 MiB (its largest
 #: mmap threshold) from memory the process keeps, so that repeated tests
 #: reuse its pages, where a larger block is mapped afresh and its pages
-#: faulted in at each call.  At 2 x 10^5 rows (20 rows here) the former 32
-#: rows (51 MB) took 5,860 page faults at each repeated factor, now 358 (a
-#: factor of 45-75 ms CPU on a loaded 2-core machine: about 15 ms less).
-#: From ``NUMPY_BUFFER_BYTES`` on, the buffer is numpy's, which asks for
-#: huge pages, and so are the statistic's sums' workers' boxed weights
-#: (:mod:`numkfs.kernels._hsic_fgt`): with the kernels' own buffers the
-#: test still took 12,000-15,000 page faults a call at 2 x 10^5 x 10
-#: (the process's heap, past glibc's trim threshold, was returned to the
-#: system after each test), now about 500.
+#: faulted in at each call.  From ``NUMPY_BUFFER_BYTES`` on, the buffer is
+#: numpy's, which asks for huge pages, and so are the statistic's sums'
+#: workers' boxed weights (:mod:`numkfs.kernels._hsic_fgt`), so that the
+#: process's heap is not returned to the system and faulted in again after
+#: each test.
 TARGET_FIRST_BYTES = 32_000_000
 #: Tolerance of the fast Gauss transform for the statistic's sums.
 RTOL = 1e-10
 #: Tolerance of the fast Gauss transform for the null variance's sums
 #: (:math:`R_2`, :math:`Q`): they only set the gamma law's shape; against
-#: ``RTOL`` the p-values moved by 2e-9 relative (20,000 rows, Gaussian,
-#: Student t(2), 5-valued and uniform columns), the transform ran 25 % faster.
+#: ``RTOL`` the p-values move by about 1e-9 relative, and the transform
+#: runs faster.
 VAR_RTOL = 1e-6
 
 

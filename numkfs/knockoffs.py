@@ -79,7 +79,7 @@ __all__ = ["KnockoffFilter", "collinear_features", "equicorrelated_s", "e_bh", "
 
 #: ``knockoffs="gaussian"`` solves the SDP up to this many features, then uses
 #: the equicorrelated s, with a warning (the native solver's Newton steps cost
-#: p^3 each: 2.4 CPU s and 128 MB at p = 300, AR(1) correlation).
+#: p^3 each, seconds at this size and then growing fast).
 SDP_MAX_FEATURES = 300
 
 #: From this many rows per feature on (n >= 2p) the correlation is the

@@ -175,7 +175,7 @@ class FeaturePath:
             ts = np.asarray(self.true_support).ravel()
             p = self.weights.shape[1]
             if ts.dtype != bool and not (ts.size == p and np.isin(ts, (0, 1)).all()):
-                # feature indices ([0, 3]), not a mask: it was read as a 2-long mask
+                # feature indices ([0, 3]), not a mask (not to be read as a 2-long mask)
                 if ts.size and (ts.dtype.kind not in "iu" or ts.min() < 0 or ts.max() >= p):
                     raise ValueError(f"true_support must be a boolean mask of {p} features or indices in "
                                      f"[0, {p}); got {self.true_support!r}.")

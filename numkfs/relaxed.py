@@ -4,8 +4,7 @@ A method's own CV score judges a point by the method's penalised model, and
 along most paths that model predicts about as well with a few noise
 features as without them (the weights of the noise features are small, so
 they barely hurt): the CV curve is flat over a stretch of the path that
-keeps noise features, and neither ``"best"`` nor ``"1se"`` leaves it
-(issue #45).  The relaxed refit asks instead how well the *features* of each
+keeps noise features, and neither ``"best"`` nor ``"1se"`` leaves it.  The relaxed refit asks instead how well the *features* of each
 point predict: each distinct support of the path is refitted by one common
 learner without the method's penalty and cross-validated on the same
 folds, so a noise feature costs what it costs any learner that uses it.
@@ -115,8 +114,8 @@ def relaxed_cv_scores(X, y, supports, cv=5, *, classifier: bool):
     else:
         T = np.asarray(y, dtype=float)[:, None]
     memo, out = {}, np.empty((supports.shape[0], len(splits)))
-    # one BLAS thread: the n x n eigendecompositions are small, and on the loaded 2-core machine threaded
-    # BLAS took 23 CPU s instead of 1.0 for the 15 supports of a 300-row path (benchmarks/selection_rules.py)
+    # one BLAS thread: the n x n eigendecompositions are small, and on a loaded machine threaded BLAS
+    # takes many times longer on them than one thread
     with limit_threads(blas_threads=1):
         _fill(out, memo, X, y, T, supports, splits, classifier, classes if classifier else None)
     return out, sizes

@@ -400,9 +400,9 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         complementary pairs, threshold 0.9, q from a PFER target of 1 under
         Shah & Samworth's unimodal bound (q = 6.5 at p = 20); over KNIFE
         (the subsamples walked from where the region can begin; on class
-        labels with the CV selection's λ1 = 3) it kept at least 80 % of the
-        features the CV selection finds on 24 of 25 simulation runs, at
-        most 3x its CPU (docs/guide/trust.md).
+        labels with the CV selection's λ1 = 3) it keeps most of the features
+        the CV selection finds, at a small multiple of its cost (see the
+        trust guide).
     fdr : float in (0, 1), optional
         Select by model-X knockoffs at this false discovery rate instead
         (:class:`numkfs.KnockoffFilter`): ``weights`` are the knockoff statistics

@@ -341,9 +341,8 @@ def q_for_pfer(pfer, p, threshold, n_pairs, bound="unimodal"):
     return max(lo, q_mb)
 
 
-#: Default number of complementary pairs (benchmarks/results/trust.md: B = 25 kept the power and the
-#: error of B = 50 on the simulations at half the cost; B = 20, read from the same fits, kept those of
-#: B = 25 and brought Friedman #1 within 3x the CV selection's CPU on every seed).
+#: Default number of complementary pairs: on the trust guide's simulations more pairs keep the same
+#: power and error at a higher cost.
 N_RESAMPLES = 20
 
 
@@ -444,20 +443,17 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         A method name (``"knife"``, ``"lpkta"``, ``"l1kr"``, ``"garrote"``,
         ``"cosso"``, ``"nmmkl"``) or a numkfs estimator whose parameters set
         the path (it is never fitted itself).  KNIFE by default: its path
-        drops the noise features before the true ones on every simulation
-        of benchmarks/results/trust.md, where lp-KTA's keeps noise features
-        to its sparse end and selected nothing.  A method given by name uses
+        drops the noise features before the true ones on the simulations
+        of the trust guide, where lp-KTA's keeps noise features to its
+        sparse end.  A method given by name uses
         :func:`numkfs.select`'s settings of its path (for KNIFE on class
         labels those of :class:`~numkfs.KNIFEClassifierCV`: squared hinge
         loss, λ1 = 3), and for KNIFE a 20-point λ2 grid, not refined (the
         region needs no finer one, and the fits cost less), each subsample
         walking only from where the region can begin (``walked_``).
-    n_resamples : int, default=25
-        Number B of complementary pairs (``2 * n_resamples`` path fits).  20
-        kept the power and the error of 25 (and 25 those of 50) on the
-        simulations of benchmarks/results/trust.md, and brought KNIFE's cost
-        on Friedman #1 within 3x the CV selection's on every seed (25:
-        up to 3.5x).
+    n_resamples : int, default=20
+        Number B of complementary pairs (``2 * n_resamples`` path fits;
+        :data:`N_RESAMPLES`).
     sample_fraction : float in (0, 1), default=0.5
         Fraction of the rows in each subsample.  The bounds are proved for
         0.5; below it the pairs stay disjoint, above it the two subsamples
@@ -470,15 +466,15 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         is at most ``pfer`` (:func:`q_for_pfer`).  With the defaults
         (threshold 0.9, unimodal bound, 20 pairs) q = 6.5 at p = 20, 20.5 at
         p = 200, against 2 and 6.3 with Meinshausen & Bühlmann's bound at
-        threshold 0.6 (the defaults before).
+        threshold 0.6.
     bound : {"unimodal", "r-concave", "mb"}, default="unimodal"
         The bound that sets q from ``pfer`` and that ``pfer_bound_``
         reports: Shah & Samworth's under unimodality (their eq. (8)) or
         r-concavity (their Theorem 3, tighter under a stronger assumption),
         or Meinshausen & Bühlmann's (no assumption on the distribution for
         complementary pairs, and the most conservative).  On null data the
-        mean number of false selections stayed within the unimodal bound
-        (benchmarks/results/trust.md).
+        mean number of false selections stays within the unimodal bound
+        (see the trust guide).
     max_features : float > 0, optional
         q given directly (then ``pfer`` is not used).
     task : {"regression", "classification"}, optional

@@ -368,7 +368,7 @@ def _small_spread_data(n, rng):
 @pytest.mark.parametrize("method", ["exact", "fgt"])
 @pytest.mark.parametrize("gamma_var", [1e-8, 1e-12, 1e-14])
 def test_small_gamma_var_keeps_its_digits(method, gamma_var):
-    """Issue #28, defect 4: at γ·var = 1e-12 the pair loop's trace
+    """At γ·var = 1e-12 the pair loop's trace
     ``n - S(1)/n`` kept two digits (alignments off by 110 %), the fast Gauss
     transform's four; at 1e-14 the traces were off by 73 % and 2.7 %.  The sums of such columns
     come from their moments now: within the rounding of an n²-term sum
@@ -387,7 +387,7 @@ def test_small_gamma_var_keeps_its_digits(method, gamma_var):
 
 @pytest.mark.parametrize("method", ["exact", "fgt", "auto"])
 def test_a_column_with_an_offset_keeps_its_digits(method):
-    """Issue #28, defect 4: a column ``1 + 1e-13 u`` (its default γ = 1/var)
+    """A column ``1 + 1e-13 u`` (its default γ = 1/var)
     lost digits to the offset when scaled (n = 200: alignment error 9e-4 by
     the loop, 1e-3 by the transform, whose trace was off by 1.6e-5 against
     its stated 1e-10);

@@ -85,7 +85,7 @@ CLI_ERRORS = [
     _case(["cross-check", "sonar", "--problem", "nmmkl", "--n-features", "0"],
           "argument --n-features: must be >= 1, got 0", id="cross-check-n-features-0"),
     _case(["select", "ozone", "--cv", "1"], "argument --cv: needs at least 2 folds, got 1", id="one-fold"),
-    # stability selection and knockoffs (issue #25)
+    # stability selection and knockoffs
     _case(["select", "ozone", "--fdr", "1.5"], "argument --fdr: --fdr must be in (0, 1), got 1.5", id="fdr-above-1"),
     _case(["select", "ozone", "--stability", "--threshold", "0.4"], "argument --threshold: must be in (0.5, 1], got 0.4",
           id="threshold-below-half"),
@@ -95,7 +95,7 @@ CLI_ERRORS = [
           id="fdr-and-n-features"),
     _case(["select", "ozone", "--n-resamples", "3"], "--n-resamples and --threshold belong to --stability",
           id="n-resamples-without-stability"),
-    # issue #44: --plot with an extension matplotlib cannot write failed after the whole computation (a
+    # --plot with an extension matplotlib cannot write failed after the whole computation (a
     # traceback, status 1), for cross-check too; a seed beyond 2**32 - 1 failed inside numpy
     _case(["select", "ozone", "--method", "garrote", "--plot", "out.xyz"],
           "--plot out.xyz: cannot write a .xyz file; give a name ending in ", id="plot-unknown-extension"),
@@ -207,7 +207,7 @@ def test_progress_bar_over_cv_folds_unless_quiet(capsys):
 
 
 # --------------------------------------------------------------------------
-# issue #19: CLI input handling; issue #18 part 4
+# CLI input handling, --version, --json and the solver commands
 
 
 def _csv(tmp_path, text, name="d.csv"):
@@ -254,7 +254,7 @@ def test_integer_class_codes_in_csv_are_classes(tmp_path, capsys):
 
 
 def test_version_and_select_help():
-    # issue #18 part 4: --version; select --help lists the shipped datasets and the default method
+    # --version; select --help lists the shipped datasets and the default method
     from numkfs import __version__
     from numkfs.datasets import dataset_names
 
@@ -266,7 +266,7 @@ def test_version_and_select_help():
 
 
 def test_json_has_path_and_parameters(tmp_path, capsys):
-    # issue #18 part 4: --json includes the path (grid, weights, scores) and the parameters used
+    # --json includes the path (grid, weights, scores) and the parameters used
     js = tmp_path / "out.json"
     assert main(["select", "ozone", "--method", "garrote", "--cv", "3", "--json", str(js), "-q"]) == 0
     res = json.loads(js.read_text())
@@ -283,14 +283,14 @@ def test_json_has_path_and_parameters(tmp_path, capsys):
 
 
 def test_cross_check_times_exclude_compilation_and_say_so(capsys):
-    # issue #18 part 4: cross-check times are measured after a warm-up solve
+    # cross-check times are measured after a warm-up solve
     assert main(["cross-check", "ozone", "--problem", "garrote", "--solvers", "native,CLARABEL"]) == 0
     out = capsys.readouterr().out
     assert "(solve times after a warm-up solve: compilation and set-up excluded)" in out
 
 
 def test_solvers_command_checks_native_solvers(capsys):
-    # issue #18 part 4: numkfs solvers checks the native solvers too
+    # numkfs solvers checks the native solvers too
     assert main(["solvers"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("native:")]
     assert len(lines) >= 5 and all(line.rstrip().endswith("yes") for line in lines)
@@ -326,7 +326,7 @@ def test_quiet_still_notes_a_solver_fallback(monkeypatch, capsys):
 
 
 # --------------------------------------------------------------------------
-# issue #43: the trust layer's front door
+# the trust layer's front door
 
 
 def _no_nan_json(path):

@@ -162,7 +162,7 @@ def test_budget_qp_matches_conic_solver_on_singular_problem(binding):
 
 
 def _issue_data(p=50):
-    """Issue #19's case: 20 x p, y = x0 + noise (GCV picks λ0 ~ 4e-8 here)."""
+    """A wide case: 20 x p, y = x0 + noise (GCV picks λ0 ~ 4e-8 here)."""
     rng = np.random.default_rng(2)
     X = rng.standard_normal((20, p))
     return X, X[:, 0] + 0.1 * rng.standard_normal(20)
@@ -191,7 +191,7 @@ def _conic_cosso_objective(fit, y, M):
 
 @pytest.mark.parametrize("M", [1e-3, 1.0])
 def test_converged_objective_equals_a_conic_solve_of_the_jointly_convex_form(M):
-    # issue #19: at p = 2.5 n with the tiny GCV λ0 the alternation stopped unconverged at max_iter
+    # at p = 2.5 n with the tiny GCV λ0 the alternation stopped unconverged at max_iter
     # (200); the Newton iteration must reach the optimum: J equal to CLARABEL's on the jointly
     # convex (b, f, θ) form, and within the duality gap it reports
     X, y = _issue_data()
@@ -206,7 +206,7 @@ def test_converged_objective_equals_a_conic_solve_of_the_jointly_convex_form(M):
 
 
 def test_path_at_p_over_n_converges_everywhere_with_monotone_objectives():
-    # issue #19: 92 of 150 fits of select(method="cosso") at 20 x 50 ran 200 alternations unconverged
+    # 92 of 150 fits of select(method="cosso") at 20 x 50 ran 200 alternations unconverged
     X, y = _issue_data()
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
@@ -221,7 +221,7 @@ def test_path_at_p_over_n_converges_everywhere_with_monotone_objectives():
 
 
 def test_fit_is_stable_under_a_1e_15_relative_change_of_X():
-    # issue #19: a 1e-15 relative change of X moved θ by 8e-3 (J by 3e-2, predictions at new
+    # a 1e-15 relative change of X moved θ by 8e-3 (J by 3e-2, predictions at new
     # points by 4e-2, the support changed): the fits were unconverged.  Converged, J, θ, the
     # support and predictions move by round-off only.
     X, y = _issue_data()

@@ -1,8 +1,7 @@
-"""The documentation builds warning-free and lists every public name
-(issue #18, part 2); its front page shows a code example and the path figure
-that code draws, its navigation names each section once, and every example
-page shows a figure (issue #28).  One Sphinx build, which executes the
-notebooks (2.5 minutes on a busy 2-core machine)."""
+"""The documentation builds warning-free and lists every public name; its
+front page shows a code example and the path figure that code draws, its
+navigation names each section once, and every example page shows a figure.
+One Sphinx build, which executes the notebooks."""
 import collections
 import importlib.util
 import subprocess
@@ -55,7 +54,7 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
                                                           ("datasets", "estimators", "kernels", "methods", "solvers")}
     missing = sorted(name for name, target in index.items() if target not in documented)
     assert not missing, missing
-    # the version (issue #44): in the reference, and on every page's navigation bar and title
+    # the version: in the reference, and on every page's navigation bar and title
     assert "numkfs.__version__" in documented
     api = (out / "api" / "numkfs.html").read_text(encoding="utf-8")
     assert "__version__" in api and repr(numkfs.__version__) in api
@@ -131,3 +130,25 @@ def _check_example_figures(out: Path):
         assert imgs, f"{page.relative_to(out)} shows no figure"
         for img in imgs:
             _local_png(page, img)
+
+
+def test_guide_pages_type_no_measurements():
+    """The user guide, the front page and the install page hold no hand-typed timings, speed
+    ratios, issue numbers, dates or before/after notes: measurements come into the pages only
+    through ``{include}`` of the tables the benchmark scripts write (``benchmarks/results/``)."""
+    import re
+
+    pattern = re.compile(r"\bCPU ?s\b|\d ?s CPU|\d(?:\.\d+)? ?[x×](?![\w\d])(?! ?\d)|\bissues? #?\d|20\d\d-\d\d"
+                         r"|\(was\b|previous release|\bformer\b|\d ?(?:ms|s|min)\b(?! *[=(])")
+    pages = sorted((DOCS / "guide").glob("*.md")) + [DOCS / "index.md", DOCS / "install.md"]
+    found = [f"{page.relative_to(ROOT)}:{i}: {m.group(0)!r}" for page in pages
+             for i, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+             for m in pattern.finditer(line)]
+    assert not found, "\n".join(found)
+    included = set()
+    for page in pages:
+        for target in re.findall(r"^```\{include\} (\S+)", page.read_text(encoding="utf-8"), flags=re.M):
+            path = (page.parent / target).resolve()
+            assert path.is_file() and path.parent == (ROOT / "benchmarks" / "results").resolve(), (page, target)
+            included.add(path.name)
+    assert {"knife_speed.md", "peers.md", "trust.md", "selection_quality.md"} <= included, included

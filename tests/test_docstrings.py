@@ -137,3 +137,61 @@ def test_every_parameter_is_documented():
             errors = [f"{code} {msg}" for code, msg in validate(qual)["errors"] if code in ("PR01", "PR02", "PR07")]
             bad.extend(f"{qual}: {e}" for e in errors)
     assert not bad, "parameters not documented:\n" + "\n".join(bad)
+
+
+#: What a comment or docstring under numkfs/ must not hold: it states what the code does and
+#: why, in the present tense; measurements live in benchmarks/results/, history in git.
+HISTORY = re.compile(
+    r"\bissues? #?\d+"                                   # an issue number
+    r"|(?<![\w&{])#\d{2,}\b"                             # "#46"
+    r"|\b20\d\d-\d\d(?:-\d\d)?\b"                        # a date
+    r"|\bCPU[ -]?(?:s|seconds?|minutes?|hours?)\b"       # "1,557 CPU s", "CPU seconds"
+    r"|\d ?(?:ms|s) CPU\b"                               # "22 s CPU"
+    r"|\d(?: ?(?:ms|s))? ?(?:->|→) ?[\d.,]+ ?(?:ms|s)\b"   # a before/after timing, "17 -> 8 ms"
+    r"|\bnow \d"                                          # "now 1.5 ms"
+    r"|\(was\b|\bformer\b|\bprevious release\b|\boriginally\b"
+    r"|(?<![\w.])\d+(?:\.\d+)?x\b(?! ?\d)"               # a speed ratio, "1.6x"
+    r"|\bbenchmarks/results\b",                          # a pointer to a measurement
+    re.IGNORECASE,
+)
+
+
+def _comments_and_docstrings(path):
+    """(line, text) of every comment and every string literal standing alone as a statement
+    (module, class and function docstrings, attribute docstrings) of one source file."""
+    import ast
+    import io
+    import tokenize
+
+    src = path.read_text(encoding="utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type == tokenize.COMMENT:
+            yield tok.start[0], tok.string
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            yield node.lineno, node.value.value
+
+
+def test_comments_and_docstrings_tell_no_history():
+    """No issue numbers, dates, CPU-second figures, before/after notes or speed ratios in the
+    comments and docstrings of numkfs (constants say what they are and why, in the present tense)."""
+    from pathlib import Path
+
+    root = Path(numkfs.__file__).resolve().parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for line, text in _comments_and_docstrings(path):
+            for m in HISTORY.finditer(text):
+                found.append(f"{path.relative_to(root.parent)}:{line}: {m.group(0)!r} in "
+                             f"{text[max(0, m.start() - 40):m.end() + 40]!r}")
+    assert not found, "\n".join(found)
+
+
+def test_history_pattern_finds_what_it_forbids():
+    for text in ("issue #46", "(issue 18)", "see #43", "on 2026-11-25", "1,557 CPU s", "0.24 CPU s",
+                 "12 s CPU", "(was 4.2x)", "the former default", "the previous release", "1.6x faster",
+                 "benchmarks/results/peers.md", "17 -> 8 ms", "now 1.5 ms"):
+        assert HISTORY.search(text), text
+    for text in ("n x p", "an n x n kernel", "0x1f", "2x2 blocks", "within 1 % of the best", "a 20-point grid",
+                 "the point before"):
+        assert not HISTORY.search(text), text

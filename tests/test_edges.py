@@ -1,4 +1,4 @@
-"""The edges a user meets (issue #28): the command line's table, JSON, CSV
+"""The edges a user meets: the command line's table, JSON, CSV
 reading and write errors; folds too small for a method; scorings a method
 does not offer; warnings given once and by name; ties that make a requested
 count arbitrary; reproducible cross-validation by default."""

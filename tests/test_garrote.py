@@ -391,7 +391,7 @@ def test_relaxed_refits_of_several_points_at_once(sizes):
 
 @pytest.mark.parametrize("bad, shown", [(np.nan, "nan"), (np.inf, "inf"), (-np.inf, "-inf"), (-0.2, "-0.2")])
 def test_relaxed_refit_refuses_weights_that_are_not_garrote_weights(data, bad, shown):
-    """Issue #44: a NaN weight was silently 'not selected' (NaN > tol is False), an infinite or negative
+    """A NaN weight was silently 'not selected' (NaN > tol is False), an infinite or negative
     one taken as a weight; each is refused naming the parameter, the value and where it is."""
     X, y = data
     w = np.full(X.shape[1], 0.5)

@@ -1,4 +1,4 @@
-"""The linear garrote on wide data (p >> n, issue #29): the working-set solver
+"""The linear garrote on wide data (p >> n): the working-set solver
 in the residual form (strong rule, exact solves on the active partition)
 against its own KKT conditions, the Gram-matrix coordinate descent of
 numkfs <= 0.1 (no screening), CLARABEL, ridge's closed form and the duality
@@ -150,7 +150,7 @@ def test_adaptive_weights_and_strong_rule_do_not_change_the_answer():
 
 
 # --------------------------------------------------------------------------
-# flat faces: noise-free (or rounded) wide data on fold-centred rows (issue #44)
+# flat faces: noise-free (or rounded) wide data on fold-centred rows
 
 
 def test_pivot_off_a_flat_face_never_increases_the_objective():

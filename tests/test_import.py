@@ -1,4 +1,4 @@
-"""``import numkfs`` is light (issue #24, part 3).
+"""``import numkfs`` is light.
 
 Public names resolve on first use (PEP 562, :mod:`numkfs._lazy`), so
 ``import numkfs``, ``numkfs --version`` and ``numkfs --help`` load none of

@@ -1,4 +1,4 @@
-"""numkfs's imports form layers without circles (issue #47).
+"""numkfs's imports form layers without circles.
 
 Every module of ``numkfs/`` is parsed (not imported): its imports of numkfs
 modules at module level *and* inside functions and methods make the edges

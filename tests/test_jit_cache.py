@@ -1,4 +1,4 @@
-"""Where numkfs caches compiled kernels (issue #18, part 1).
+"""Where numkfs caches compiled kernels.
 
 Numba's default cache sits in ``numkfs/**/__pycache__``: after ``pip install
 .`` and a later ``pip uninstall`` those folders stay behind as an empty

@@ -179,7 +179,7 @@ def test_loss_values_closed_forms():
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 @pytest.mark.parametrize("method", ["auto", "blas", "numba"])
 def test_weight_gradient_product_is_a_transpose_times_v(kernel, method):
-    # issue #46: KNIFE's L-BFGS-B finish takes Aᵀv directly (one GEMM over p columns for the rbf
+    # KNIFE's L-BFGS-B finish takes Aᵀv directly (one GEMM over p columns for the rbf
     # kernel in the BLAS form) instead of forming the n x p matrix A at every evaluation
     from numkfs.kernels.weighted import weight_gradient_matrix, weight_gradient_product
 

@@ -1,6 +1,6 @@
 """KNIFE CV with ``cv_max_samples``: λ2 chosen on a subsample's path (λ1 and
 the grid scaled to the subsample's size), the chosen point refitted on every
-row with λ2 scaled back (issue #26, the CV at 10^6 rows)."""
+row with λ2 scaled back (the CV at 10^6 rows)."""
 import re
 
 import numpy as np
@@ -110,7 +110,7 @@ def test_more_landmarks_than_subsampled_rows_is_named(sinusoid):
 
 
 def test_classifier_auto_subsamples_the_exact_kernel_only(monkeypatch):
-    """cv_max_samples="auto" (the classifier's default, issue #46): with more than two classes on
+    """cv_max_samples="auto" (the classifier's default): with more than two classes on
     the exact kernel the CV of cv_max_samples=AUTO_CV_MAX_SAMPLES_CLASSIFICATION, point for point; at
     or below that many rows, through landmarks, and for two classes, the CV on every row."""
     import numkfs.estimators._knife_cv as kcv
@@ -183,7 +183,7 @@ def test_select_reads_the_support_of_the_model_fitted_on_every_row():
     """``select()`` reports the support of the model it returns (fitted on
     every row), not the subsample path's point: on this seed the best point
     keeps two noise features (x5, x13) which the fit on all 240 rows drops
-    (issue #46: the 10^5-row size run reported two such features; "best"
+    (the 10^5-row size run reported two such features; "best"
     is given, since select()'s own rule for KNIFE may choose a sparser point)."""
     import numkfs
 
@@ -199,7 +199,7 @@ def test_select_reads_the_support_of_the_model_fitted_on_every_row():
 
 
 def test_classifier_auto_grid_is_coarser_on_the_auto_subsample_only(monkeypatch):
-    """n_grid="auto" (the classifier's default, issue #46): AUTO_N_GRID_CLASSIFICATION points when
+    """n_grid="auto" (the classifier's default): AUTO_N_GRID_CLASSIFICATION points when
     cv_max_samples="auto" takes its subsample of one-vs-rest problems (the CV of that n_grid, point
     for point), else 100: every row, a count given, landmarks, two classes."""
     import numkfs.estimators._knife_cv as kcv

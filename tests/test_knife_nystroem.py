@@ -1,4 +1,4 @@
-"""KNIFE through a Nyström basis (issue #26): with every row a landmark it is
+"""KNIFE through a Nyström basis: with every row a landmark it is
 exact KNIFE (fits and paths agree to round-off), the weight gradient against
 central differences, the β-step's optimality for every loss, the memory check
 and the bad-input errors, determinism under random_state, and the sinusoid's
@@ -366,7 +366,7 @@ def test_sinusoid_true_features_at_a_few_thousand_rows():
 
 
 def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
-    """Issue #46: no default fit factorises an n x n kernel on thousands of rows.  The four KNIFE
+    """No default fit factorises an n x n kernel on thousands of rows.  The four KNIFE
     estimators default to approximation="auto": the exact kernel on AUTO_EXACT_MAX_SAMPLES rows
     (every data set of the selection benchmarks), default_n_components(n) landmarks on one row more:
     one per ROWS_PER_COMPONENT rows, at least MIN_COMPONENTS (all rows when fewer), at most

@@ -1,4 +1,4 @@
-"""One-vs-rest KNIFE problems skip the restart of ``gamma="auto"``'s scale search (issue #46).
+"""One-vs-rest KNIFE problems skip the restart of ``gamma="auto"``'s scale search.
 
 ``knife_ovr_paths`` (and the one-vs-rest fold walks of ``KNIFEClassifierCV``) settle each
 problem's λ2 = 0 scale by the rounds alone: each problem's path is ``knife_path``'s on the same

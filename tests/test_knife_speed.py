@@ -1,5 +1,5 @@
-"""KNIFE's fast paths give the answers of the plain computation (issue #16),
-and the KNIFE fixes of issue #15 (huberized hinge, convergence, path length).
+"""KNIFE's fast paths give the answers of the plain computation,
+and KNIFE's huberized hinge, convergence and path length are right.
 
 References are computed in the test by an independent slow path: the module
 switch ``numkfs.methods.knife._problem._FAST = False`` runs every fit with dense n x n
@@ -119,7 +119,7 @@ def test_factored_box_qp_equals_dense():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_factored_box_qp_converges_on_badly_scaled_wide_problem(seed):
-    # issue #46: the Newton steps of the weight step on unstandardised wide data (colon, 62 x 2000):
+    # the Newton steps of the weight step on unstandardised wide data (colon, 62 x 2000):
     # columns of F of norms 1e-2 to 1e2, more coordinates free at the solution than F has rows, and
     # the ridge mu = 1e-10 max diag of the Newton model.  Coordinate descent alone had not reached
     # the tolerance after 100,000 sweeps; with the steps over the free set it needs a few hundred
@@ -162,7 +162,7 @@ def test_factored_wstep_matches_dense_and_cvxpy(loss):
 
 
 def test_huberized_hinge_is_not_the_zero_model():
-    # issue #15: at α = 0 every margin is in the linear part of the huberized hinge (δ <= 1);
+    # at α = 0 every margin is in the linear part of the huberized hinge (δ <= 1);
     # the α-step used to stop there (α = 0, intercept 0) and call it converged
     rng = np.random.default_rng(0)
     X = rng.standard_normal((41, 5))
@@ -418,7 +418,7 @@ def _two_folds(n):
 
 
 def test_regressor_cv_standardises_inside_each_fold():
-    # issue #15: the fold's path is fitted on its training rows standardised with their own
+    # the fold's path is fitted on its training rows standardised with their own
     # statistics (before: with the statistics of all rows, held-out rows included)
     from numkfs import KNIFERegressorCV
 
@@ -565,7 +565,7 @@ def test_path_walk_holds_the_kernels_of_the_last_points_only(monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# the top of the default grid on unstandardised wide data (issue #46)
+# the top of the default grid on unstandardised wide data
 
 def _unstandardised_wide(scale=10.0):
     # 20 x 60 at 10 times unit scale: the kernel at w = 1 is close to the identity, the linearised top
@@ -609,7 +609,7 @@ def test_top_search_skips_the_doublings_below_its_floor(monkeypatch):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_subspace_step_goes_to_the_first_minimum_along_the_projected_path(seed):
-    # issue #46: the step towards the free set's minimiser stopped at the first bound met, one
+    # the step towards the free set's minimiser stopped at the first bound met, one
     # coordinate per step (hundreds of steps per Newton model on raw colon); it now follows the
     # projected path clip(w + t d) to its first local minimum, putting every coordinate it passes on
     # its bound.  Checked against the objective sampled along that path
@@ -643,7 +643,7 @@ def test_subspace_step_goes_to_the_first_minimum_along_the_projected_path(seed):
 
 
 def test_top_search_starts_from_the_floor_when_the_linearised_top_is_zero():
-    # issue #46: rows so far apart that the rbf kernel at w = 1 is exactly the identity make every
+    # rows so far apart that the rbf kernel at w = 1 is exactly the identity make every
     # kernel derivative zero, so the linearised top is exactly 0 with every weight 1; the search
     # returned 1.0 unchecked there, below its own floor (2.0): the fit at that "top" kept 4 features
     rng = np.random.default_rng(0)
@@ -662,7 +662,7 @@ def test_top_search_starts_from_the_floor_when_the_linearised_top_is_zero():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_factored_box_qp_with_few_free_coordinates_starts_with_the_subspace_steps(seed):
-    # issue #46: a warm-started Newton model of the weight step on wide data has few coordinates
+    # a warm-started Newton model of the weight step on wide data has few coordinates
     # strictly inside its box (the zero weights sit on their bound): the minimiser over them comes
     # first, no chunk of coordinate-descent sweeps over every coordinate (20 sweeps of O(mp) each,
     # run before at every Newton step); the same minimiser as the dense solver's

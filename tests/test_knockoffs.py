@@ -1,4 +1,4 @@
-"""Model-X knockoffs (issue #25, item 2): the equicorrelated s in closed form,
+"""Model-X knockoffs: the equicorrelated s in closed form,
 the SDP through the registry and across two solvers, the covariance
 condition, exchangeability of the draws, the knockoff+ threshold and the
 e-BH step against their definitions, FDR control on a linear-Gaussian
@@ -287,7 +287,7 @@ def test_one_draw_through_e_values_selects_what_knockoff_plus_selects():
         assert np.array_equal(e_bh(e, 0.2)[0], W >= T)
 
 
-# -- issue #43: the SDP at p = 300 in seconds (native barrier method), collinear columns -------------------
+# -- the SDP at p = 300 (native barrier method), collinear columns -----------------------------------------------
 
 @pytest.mark.parametrize("C", [_ar(30, 0.5), _random_correlation(25, 3), 0.5 * np.eye(20) + 0.5],
                          ids=["ar", "random", "equicorrelated"])
@@ -325,7 +325,7 @@ def test_auto_keeps_interior_point_backends_off_large_sdps():
     from numkfs.solvers import solver_order
     from numkfs.solvers.registry import INTERIOR_POINT_SDP_MAX_SIDE
 
-    # CLARABEL at side 300 grew to 22.8 GB (issue #43): auto never falls back to it there
+    # CLARABEL at side 300 grew to 22.8 GB: auto never falls back to it there
     big = solver_order(KnockoffSDP(np.eye(INTERIOR_POINT_SDP_MAX_SIDE + 1)))
     assert big[0] == "native" and "CLARABEL" not in big and "SCS" in big
     assert "CLARABEL" in solver_order(KnockoffSDP(np.eye(INTERIOR_POINT_SDP_MAX_SIDE)))
@@ -377,7 +377,7 @@ def test_above_sdp_max_features_the_equicorrelated_s_with_a_warning(monkeypatch)
     assert kf.s_method_ == "equicorrelated" and kf.solver_ is None
 
 
-# -- issue #43: the front door (select() with fdr / stability) -------------------------------------------------
+# -- the front door (select() with fdr / stability) -------------------------------------------------------------
 
 @pytest.mark.parametrize("kw", [dict(fdr=0.2), dict(stability=True, n_resamples=2)], ids=["fdr", "stability"])
 @pytest.mark.parametrize("name, value", [("n_jobs", "2"), ("n_jobs", 1.5), ("random_state", -1)])
@@ -405,7 +405,7 @@ def test_to_dict_writes_an_infinite_knockoff_threshold_as_null():
 
 
 def test_knife_statistic_has_power_on_friedman1_at_13_rows_per_feature():
-    # issue #43: power with the KNIFE statistic at n/p >= 5.  Friedman #1 (200 x 15, 5 true features, noise 1):
+    # power with the KNIFE statistic at n/p >= 5.  Friedman #1 (200 x 15, 5 true features, noise 1):
     # knockoff+ at q = 0.2 must find all five (the CV selection does) with at most one false feature
     from sklearn.datasets import make_friedman1
 

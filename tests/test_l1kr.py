@@ -293,7 +293,7 @@ def test_friedman_generator():
 
 
 # --------------------------------------------------------------------------
-# issue #15 (selection contract) and #19 (reliability)
+# the selection contract and reliability
 
 
 @pytest.mark.slow
@@ -526,7 +526,7 @@ def test_non_finite_points_never_reach_the_path():
 
 
 def test_small_lambda_starts_within_the_rounding_floor():
-    """Issue #28, defect 2: at λ = 1e-6 on diabetes the start point
+    """At λ = 1e-6 on diabetes the start point
     α = y/λ, β = 0 has a KKT residual of 2.3e-10, the rounding of
     ``K α`` with ``||α||₁ ≈ 1.7e7``, and ``l1kr_path`` refused it against
     the absolute ``tol`` = 1e-10.  The residual is held to
@@ -550,7 +550,7 @@ def test_small_lambda_starts_within_the_rounding_floor():
 
 
 def test_small_lambda_path_is_traced_to_D_max(friedman):
-    """Issue #28, defect 2: at λ = 1e-6 the corrector could not bring the
+    """At λ = 1e-6 the corrector could not bring the
     residual (rounding floor ~1e-8 here, ``α ≈ y/λ``) below ``tol`` = 1e-10,
     and the path stopped at D ≈ 1e-16 with a step-size underflow.  Now
     it reaches D_max, the same features entering in the same order as at
@@ -576,7 +576,7 @@ def test_small_lambda_path_is_traced_to_D_max(friedman):
 
 
 # --------------------------------------------------------------------------
-# issue #30 part 2 (a CV grid that follows the path's events) and #29 (speed)
+# a CV grid that follows the path's events, and speed
 
 
 def _support_steps(path):
@@ -587,7 +587,7 @@ def _support_steps(path):
 
 @pytest.mark.slow
 def test_default_grid_follows_the_events_on_raw_diabetes():
-    """Issue #30: 50 evenly spaced D from 0 to the end of the path had every
+    """50 evenly spaced D from 0 to the end of the path had every
     feature in at its first point after 0, so CV could not choose a sparse
     model.  The grid now follows the path's events: no two consecutive points
     differ in support by more than max(2, a quarter of the larger support)."""
@@ -666,7 +666,7 @@ def test_early_stopping_keeps_the_choice_and_traces_less():
 
 
 def test_cv_paths_agree_with_a_tight_trace_at_grid_points(friedman):
-    """Issue #29: the paths L1KRRegressorCV traces (tol=CV_TOL, max_angle=
+    """The paths L1KRRegressorCV traces (tol=CV_TOL, max_angle=
     CV_MAX_ANGLE) are read at the grid by linear interpolation between stored
     points.  Between two points whose tangents differ by at most θ the chord
     lies within (segment length) θ / 8 of the arc (the sagitta of an arc

@@ -8,12 +8,12 @@ nothing in ``methods/``, ``solvers/`` or ``kernels/`` prints or draws a bar
 cross-validates or fits an SVM, and estimators use the methods' public names
 only.
 
-Issue #27 besides: no module is over 800 lines; every ``*CV`` estimator fits
+Besides: no module is over 800 lines; every ``*CV`` estimator fits
 through :class:`numkfs.estimators._cv.PathCVMixin` over its method's public
 path function (declaring hooks, never overriding its loop, whose rule
 chooses once per path on the final scores), and only they take ``cv``; one vocabulary (``grid``,
 ``n_grid``, ``lambda1``, ``gamma`` with a bandwidth kernel, ``C`` only as an
-SVM box constraint; no former name, issue #47: 0.1.0 was the first
+SVM box constraint; no development-era name: 0.1.0 is the first
 release); every estimator of the registry (``tests/conftest.py``) is
 checked against scikit-learn's contract.  The source-parsing checks are
 shown to fail on a probe.
@@ -133,7 +133,7 @@ def test_verbose_messages_go_to_the_reporter():
 
 #: what a method module may not import: the cross-validation of the selection
 #: contract, scikit-learn's folds and SVMs, the estimators (fold logic lives in
-#: the estimators' hooks, issue #27)
+#: the estimators' hooks)
 CV_NAMES_FOR_ESTIMATORS = ("cross_val_path", "make_cv", "check_folds", "fold_data", "record_cv", "choose_index",
                            "path_scores", "check_scoring")
 CV_MODULES = ("sklearn.svm", "sklearn.model_selection", "numkfs.estimators", "numkfs.selection")
@@ -161,7 +161,7 @@ def test_the_cross_validation_check_can_fail():
 
 
 # --------------------------------------------------------------------------
-# modules of one idea (issue #27)
+# modules of one idea
 
 #: the longest a module of numkfs may be (``wc -l``): a longer one holds more than one idea
 MAX_MODULE_LINES = 800
@@ -228,7 +228,7 @@ def test_the_private_import_check_can_fail():
 
 
 # --------------------------------------------------------------------------
-# one CV estimator base, one vocabulary (issue #27)
+# one CV estimator base, one vocabulary
 
 
 def _estimator_classes():

@@ -72,7 +72,7 @@ def test_rbf_feature_factors_fixed_gamma_and_constant_feature():
 
 
 # --------------------------------------------------------------------------
-# the learned lp-KTA kernel through low-rank features (issue #29)
+# the learned lp-KTA kernel through low-rank features
 
 
 def _lpkta_data(n, d=5, seed=0):

@@ -314,7 +314,7 @@ def test_scoring_models_above_the_low_rank_threshold_match_the_exact_ones(monkey
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_alignments_are_refused_by_feature(bad):
-    """Issue #28, defect 5: one NaN alignment made all 101 path points NaN,
+    """One NaN alignment made all 101 path points NaN,
     silently; +inf was refused as a bad 'lambda1', -inf accepted.  Each is
     refused, naming the alignments and the features that have them."""
     import pandas as pd

@@ -294,7 +294,7 @@ def test_binary_path_chunked_over_workers_gives_the_same_selections():
 
 
 def test_huge_C_is_the_hard_margin_limit():
-    """Issue #28, defect 3: ``C = 1e12`` (iris) failed with SolverError
+    """``C = 1e12`` (iris) failed with SolverError
     (native: division by zero, CLARABEL: "unbounded", ECOS failed, SCS
     inaccurate).  No optimal α exceeds ``(1 + √n)/τ`` (132 here), so a larger
     box cannot bind and is replaced by that value.  The answer is the one

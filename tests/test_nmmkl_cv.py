@@ -1,5 +1,5 @@
 """NMMKLSelectorCV: m chosen by the held-out score of a linear SVM on each
-fold's NMMKL selection (issue #30: NMMKL's default kept a fixed 10)."""
+fold's NMMKL selection (NMMKL's default kept a fixed 10)."""
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification

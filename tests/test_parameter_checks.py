@@ -1,4 +1,4 @@
-"""One parameter-checking mechanism, and no former names (issue #47).
+"""One parameter-checking mechanism, and no former names.
 
 Every public estimator and resampling selector declares its parameters'
 constraints as data (``_parameter_constraints``, one entry per parameter of

@@ -52,7 +52,7 @@ def test_path_with_zero_in_a_penalty_grid_uses_symlog_and_marks_the_choice():
 
 
 # --------------------------------------------------------------------------
-# paths that read at 30 features (issue #18, part 3)
+# paths that read at 30 features
 
 
 def _path30(grid=None, chosen=12):
@@ -253,7 +253,7 @@ def test_many_selected_features_name_the_20_largest():
 
 
 # --------------------------------------------------------------------------
-# no word over a word or over a curve (issue #28)
+# no word over a word or over a curve
 
 
 def _drawn_texts(fig):

@@ -236,7 +236,7 @@ def test_thread_limits_nest_and_overlap_across_threads(actions, closing):
     """``limit_threads`` blocks opened and left in any order by four threads:
     while blocks are open, each thread's Numba count is its innermost block's
     and the process-wide BLAS count the smallest open limit; once all are
-    left, every count is as before (issue #44: overlapping blocks left the
+    left, every count is as before (overlapping blocks left the
     process's BLAS on one thread)."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -293,7 +293,7 @@ def test_thread_limits_nest_and_overlap_across_threads(actions, closing):
 
 
 # --------------------------------------------------------------------------
-# the task given is the task used (issue #44)
+# the task given is the task used
 
 #: select()'s methods that do regression.
 REGRESSION_METHODS = methods(task="regression")

@@ -1,4 +1,4 @@
-"""The method registry (``numkfs/_registry.py``, issue #47): one complete row per method, the
+"""The method registry (``numkfs/_registry.py``): one complete row per method, the
 tables built from it, and no other module of ``numkfs/`` holding a table keyed by method names
 or branching on a method's name (the command line's choices aside).
 

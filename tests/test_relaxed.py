@@ -1,4 +1,4 @@
-"""The relaxed refit and the rules that choose on it (issue #45)."""
+"""The relaxed refit and the rules that choose on it."""
 import numpy as np
 import pytest
 
@@ -110,9 +110,9 @@ def test_relaxed_scores_rank_the_true_support_first():
 
 
 def test_select_default_for_lpkta_keeps_the_truth_without_noise():
-    """Issue #45's reproducer: on Friedman #1 + 10 noise features (200 rows, seed 0) lp-KTA's own CV
-    curve is flat where its path keeps noise features, so "1se" (the former default) kept all 5 true
-    features with 8 false ones; the default rule, on the relaxed refit, keeps the 5 with at most 1."""
+    """On Friedman #1 + 10 noise features (200 rows, seed 0) lp-KTA's own CV curve is flat where its
+    path keeps noise features, so "1se" keeps all 5 true features with 8 false ones; the default rule,
+    on the relaxed refit, keeps the 5 with at most 1."""
     from sklearn.datasets import make_friedman1
 
     X, y = make_friedman1(n_samples=200, n_features=15, random_state=0)

@@ -1,4 +1,4 @@
-"""Reliability, round two (issue #19): no hangs, registry answers checked,
+"""Reliability, round two: no hangs, registry answers checked,
 ``select()`` and the CLI as sturdy as the estimators, no silent nonsense.
 
 Each test is a regression test of one defect; the comment above it names it.
@@ -252,7 +252,7 @@ def test_wrongly_shaped_solution_and_empty_solver_lists_give_clear_errors(liar):
 
 
 def test_available_solvers_checks_every_native_solver():
-    # numkfs solvers listed the native solvers without checking them (issue #18, part 4)
+    # numkfs solvers listed the native solvers without checking them
     from numkfs.solvers import available_solvers
     from numkfs.solvers.registry import native_solvers
 

@@ -1,4 +1,4 @@
-"""The same features in any units (issue #44).
+"""The same features in any units.
 
 KNIFE, the garrote, COSSO and L1KR are scale-equivariant in y in exact
 arithmetic: their losses scale by s² and their grids come from the data, so
@@ -6,10 +6,10 @@ y times s must give the same support and the same chosen point (λ2 / s²
 where λ2 is in y's units).  lp-KTA is invariant.  The methods that
 standardise X (KNIFE, COSSO, L1KR, lp-KTA, NMMKL, and the garrote's
 estimators, which select() runs) must also give the same answer when a
-column of X is scaled.  Before issue #44 absolute floors
-(``tol * max(1, |f|)`` in KNIFE's stopping rule, ``1e-12 * max(1, |best|)``
-in the CV rule's ties) made KNIFE select [0] at y x 1e-3 and nothing at
-y x 1e-6, and the garrote and L1KR nothing at y x 1e-8.
+column of X is scaled.  Absolute floors (``tol * max(1, |f|)`` in KNIFE's
+stopping rule, ``1e-12 * max(1, |best|)`` in the CV rule's ties) would make
+KNIFE select [0] at y x 1e-3 and nothing at y x 1e-6, and the garrote and
+L1KR nothing at y x 1e-8.
 """
 from __future__ import annotations
 
@@ -165,8 +165,8 @@ def test_a_response_within_its_own_round_off_is_refused_by_name():
 
 @pytest.mark.slow
 def test_ozone_knife_keeps_its_features_with_the_level_in_thousandths():
-    """The README's main job with y / 1000 (before: press, hum and invTemp instead of temp, invHt, press,
-    vis, hum and invTemp; KNIFE's rule for selection, "1pct" since issue #46, keeps those but invHt)."""
+    """The README's main job with y / 1000 selects what it selects on y (an absolute floor gave press,
+    hum and invTemp instead of KNIFE's selection on y)."""
     from numkfs.datasets import load_dataset
 
     d = load_dataset("ozone")

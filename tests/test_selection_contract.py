@@ -1,7 +1,7 @@
 """The selection contract: every method turns its path into features the same way.
 
-Regression tests for the defects of issue #15 (each fails on the code before
-the contract) and one parametrised test that runs the contract over every
+Regression tests for the defects the contract guards against (each fails
+without it) and one parametrised test that runs the contract over every
 cross-validating estimator.
 """
 import re
@@ -444,7 +444,7 @@ def test_select_without_a_rule_uses_the_methods_declared_rule():
     assert within[knife.index] and not np.any(within & (knife.path.n_selected() < knife.n_selected))
     np.testing.assert_array_equal(knife.selected, truth)
     # the garrote's "2pct", the sparsest point within 2 % of the best CV loss (an estimator rule since
-    # issue #46: select() fits GarroteRegressorCV with it)
+    # select() fits GarroteRegressorCV with it)
     assert DEFAULT_CV_RULES["garrote"] == "2pct"
     garrote = select(X, y, "garrote")
     mean = garrote.path.mean_cv_score

@@ -1,4 +1,4 @@
-"""Selections that find the features (issue #30): KNIFE's bandwidth follows
+"""Selections that find the features: KNIFE's bandwidth follows
 the selected features, default grids reach every sparsity level.
 
 Small seeded versions of the targets; the full-size cases (300 x 30, two
@@ -131,7 +131,7 @@ def _friedman105(seed):
 
 
 def test_auto_gamma_first_point_keeps_the_u_shaped_feature(monkeypatch):
-    # issue #45, seed 1: the fit at 1/105 switches the U-shaped x2 off (it pays only in a narrow kernel)
+    # seed 1: the fit at 1/105 switches the U-shaped x2 off (it pays only in a narrow kernel)
     # and the warm-started rounds never bring a zero weight back (35 features, x2 not among them); the
     # fit from w = 1 at the rounds' scale keeps it, and the first point goes on from the union
     X, y = _friedman105(1)
@@ -145,7 +145,7 @@ def test_auto_gamma_first_point_keeps_the_u_shaped_feature(monkeypatch):
 
 @pytest.mark.slow
 def test_select_finds_every_friedman_feature_among_100_noise_features():
-    # issue #45: select(X, y) (KNIFE) kept 0, 1, 3, 4 on seed 1, x2 lost at the path's first point
+    # select(X, y) (KNIFE) kept 0, 1, 3, 4 on seed 1, x2 lost at the path's first point
     from sklearn.datasets import make_friedman1
 
     from numkfs import select

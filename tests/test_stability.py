@@ -1,4 +1,4 @@
-"""Stability selection (issue #25, item 1): complementary pairs over one
+"""Stability selection: complementary pairs over one
 common grid, the region Λ, the PFER bounds, the scikit-learn contract, and
 Friedman #1's strong features found by lp-KTA and by KNIFE."""
 import numpy as np
@@ -235,7 +235,7 @@ def test_knife_subsamples_walk_only_from_where_the_region_can_begin():
 def test_knife_selection_probabilities_never_grow_along_the_walked_path():
     """A zero KNIFE weight stays zero along its λ2 path, so each subsample's selection only shrinks over the
     points it walks (the jump over the skipped ones included): every selection probability is at most its
-    value at λ2 = 0, which caps what any threshold can select (issue #43's make_classification seed 0)."""
+    value at λ2 = 0, which caps what any threshold can select (make_classification, seed 0)."""
     from sklearn.datasets import make_classification
 
     X, y = make_classification(120, 16, n_informative=3, n_redundant=0, shuffle=False, random_state=1)

@@ -1,4 +1,4 @@
-"""Stability selection's defaults (issue #43): the bounds that set q, their
+"""Stability selection's defaults: the bounds that set q, their
 closed forms and order, the error on null data against the reported bound,
 and the power of the defaults on a seeded simulation."""
 import warnings

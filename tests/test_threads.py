@@ -45,7 +45,7 @@ def test_set_threads_pins_and_restores():
                                     {"n_threads": "2"}, {"numba": math.inf}, {"numba": 0}, {"blas": [1]},
                                     {"blas": math.nan}])
 def test_set_threads_refuses_clearly(kwargs):
-    # inf gave OverflowError, nan and [1] int()'s own messages (issue #44)
+    # inf gave OverflowError, nan and [1] int()'s own messages
     (name, value), = kwargs.items()
     with pytest.raises(ValueError, match=rf"The '{name}' parameter of set_threads must be an int in the range "
                                          rf"\[1, inf\) or None\. Got {re.escape(repr(value))} instead"):
@@ -92,7 +92,7 @@ def blas_at_least_two():
 
 def test_blas_limits_overlapping_in_threads_restore_the_setting():
     # A enters, B enters, A leaves, B leaves: B saved A's limit of 1 on entry and restored it on exit for good, so
-    # every later BLAS call of the program ran on one thread; in between, A's exit lifted B's limit (issue #44)
+    # every later BLAS call of the program ran on one thread; in between, A's exit lifted B's limit
     with blas_at_least_two() as before:
         order = [threading.Event() for _ in range(3)]
         seen = {}
@@ -139,7 +139,7 @@ def test_blas_limits_nest_to_the_smallest_open_one():
 
 @pytest.mark.filterwarnings("ignore")
 def test_fits_in_joblib_threads_leave_blas_and_numba_as_found():
-    """Issue #44: lp-KTA, COSSO and garrote CV fits in 4 joblib threads left the process's BLAS on one thread."""
+    """Lp-KTA, COSSO and garrote CV fits in 4 joblib threads left the process's BLAS on one thread."""
     from joblib import Parallel, delayed
 
     from conftest import make

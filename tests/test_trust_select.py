@@ -1,5 +1,5 @@
 """select(..., stability=True) / select(..., fdr=q) and the command line's
---stability / --fdr (issue #25): the one call gives what the selector classes give."""
+--stability / --fdr: the one call gives what the selector classes give."""
 import json
 
 import numpy as np

@@ -212,15 +212,12 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         Score every point, and predict with the chosen one, by the
         kernel-ridge refit on its θ with λ0 re-chosen by GCV
         (:func:`numkfs.methods.cosso_relax`).  ``False`` scores the
-        path's own fits at the shared λ0 (the former default): their error
-        falls as noise components enter, since a small budget also shrinks
-        the true ones (on the KNIFE sinusoid, 100 x 20 with 5 true features,
-        5-fold CV with ``"1se"`` keeps 4 noise features where the relaxed
-        score keeps none; ``benchmarks/results/selection_quality.md``).
-        The refits cost one eigendecomposition of the training rows' kernel
-        per budget and fold: on the sinusoid with 10 features the fit took
-        1.3 times as long at n = 300 and 3.4 times at n = 1,000 (57 against
-        17 CPU s).
+        path's own fits at the shared λ0: their error falls as noise
+        components enter, since a small budget also shrinks the true ones,
+        so the CV keeps noise components that the relaxed score leaves out
+        (see the selection guide).  The refits cost one eigendecomposition
+        of the training rows' kernel per budget and fold, a share of the
+        fit's time that grows with n.
     max_iter : int, default=200
         Iterations per budget.
     tol : float, default=1e-6

@@ -220,11 +220,10 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
     relax : bool, default=True
         Score every point, and predict with the chosen one, by the ridge
         refit (λ1) on its support (:func:`numkfs.methods.garrote_relax`).
-        ``False`` scores the path's own fits (the former default), whose
-        error falls as noise features enter, since a large λ2 also shrinks
-        the true ones: on Friedman #1 with 100 noise features (200 rows)
-        ``"best"`` kept 17 noise features, against none relaxed
-        (``benchmarks/results/selection_quality.md``).
+        ``False`` scores the path's own fits, whose error falls as noise
+        features enter, since a large λ2 also shrinks the true ones, so that
+        ``"best"`` keeps noise features that the relaxed score leaves out
+        (see the selection guide).
     solver : str or list, default="auto"
         As in :class:`GarroteRegressor`.
     tol : float, optional

@@ -30,8 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_class_labels, check_real
-from .._validation import (N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Interval, NoneOr, Options, check_X, check_y,
-                           constant_columns)
+from .._validation import N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Options, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
                              knife_decision_function)
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
@@ -201,8 +200,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         (2,000) for the classification losses, and up to
         :data:`~numkfs.methods.knife.AUTO_EXACT_MAX_SAMPLES_WIDE` (2,000) with more features than
         landmarks; the Nyström form above, so that no default fit factorises an
-        n x n kernel on thousands of rows (at 4,000 x 40 the exact default
-        ran for over 30 CPU minutes; ``"exact"`` keeps it at every size).
+        n x n kernel on thousands of rows, whose factorisations would take
+        most of the fit's time; ``"exact"`` keeps it at every size).
     n_components : int, optional
         Number of Nyström landmarks (at most the number of rows; of a CV
         fold's training rows in the CV estimators); default

@@ -56,10 +56,8 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
 CV_STAGE_POINTS = 10
 
 #: ``cv_max_samples="auto"``: above this many rows the path and its CV run on a random subsample
-#: of this many, and the chosen point is fitted once on every row.  On the simulation
-#: y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + noise at p = 50, the default took 648 CPU s at 10^4
-#: rows (the five true features, none false; Boruta: see ``benchmarks/results/peers.md``), and the
-#: CV on every row grows about linearly beyond (10^4 -> 10^5 rows: 9.9x at p = 20).
+#: of this many, and the chosen point is fitted once on every row: the CV on every row grows about
+#: linearly with n, and 10^4 rows already find the features of the simulations in the KNIFE guide.
 AUTO_CV_MAX_SAMPLES = 10_000
 
 #: Held-out scores of the classification CV estimator (higher is better).
@@ -70,8 +68,8 @@ CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
 #: or landmarks: the regressor's rule, :data:`AUTO_CV_MAX_SAMPLES`).
 AUTO_CV_MAX_SAMPLES_CLASSIFICATION = 500
 
-#: ``KNIFEClassifierCV(n_grid="auto")``: this many grid points with that subsample, else 100 (digits,
-#: one run each: 30 points 165 CPU s, 1.6x the SVC grid's; 40: 2.2x; 50: 2.1x; 100: 2.6x; issue #46).
+#: ``KNIFEClassifierCV(n_grid="auto")``: this many grid points with that subsample, else 100 (more
+#: points cost more one-vs-rest fits and, on the KNIFE guide's multiclass data, select the same).
 AUTO_N_GRID_CLASSIFICATION = 30
 
 #: The points the CV inserts below the first positive λ2 of a default grid
@@ -287,7 +285,7 @@ class _KNIFEPathCV(PathCVMixin):
 
     def _check_fold_components(self, data):
         """Nyström landmarks are rows of each fold's training part: a clear error naming
-        ``n_components`` when a fold has fewer training rows (before, the method's own check named
+        ``n_components`` when a fold has fewer training rows (the method's own check would name
         ``knife_path`` and the fold's row count as if it were the data's)."""
         if getattr(self, "approximation_", "exact") != "nystroem" or self.n_components is None:
             return
@@ -524,10 +522,9 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         At most this many rows for the path and its cross-validation (at
         least 2; None: every row; ``"auto"``: every row up to 10,000
         (``AUTO_CV_MAX_SAMPLES``), and a subsample of 10,000 rows (or of
-        twice ``n_components``, if more) above.  At 10^4 x 50 the CV on every row
-        took about 650 CPU s and grows about linearly with the rows, so
-        above 10^4 rows the subsample keeps the cost near that of 10^4 rows
-        plus one fit on every row).  With fewer rows than that nothing
+        twice ``n_components``, if more) above.  The CV on every row grows
+        about linearly with the rows, so above 10^4 rows the subsample keeps
+        the cost near that of 10^4 rows plus one fit on every row).  With fewer rows than that nothing
         changes, nor for the classifier when the subsample would leave
         out fewer rows than there are classes (a stratified draw leaves
         out at least one of each): every row is used.  With more, a random subsample of ``cv_max_samples`` rows
@@ -537,10 +534,7 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         the same problem per row.  The chosen point is then fitted once on
         every row at λ2 = (the chosen subsample λ2) x n / n_sub, started
         from the subsample's weights at its rbf scale.  The CV then costs
-        what it costs at ``cv_max_samples`` rows, plus one fit on all rows.
-        Through a Nyström basis at 10^6 x 20, ``cv_max_samples=10000`` took
-        484 CPU s (451 s on the clock, exactly the five true features of a
-        simulation) where the CV on every row would take several CPU hours;
+        what it costs at ``cv_max_samples`` rows, plus one fit on all rows;
         see the KNIFE guide's section on large n.
     early_stopping : bool, default=True
         The folds walk the grid in stages of 10 points and stop once the
@@ -693,12 +687,9 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
     lambda1 : float, default=3.0
         The ridge penalty of the α-step (> 0), as in :class:`KNIFEClassifier`,
         whose default is 1.  Chosen by evidence for the cross-validated
-        classifier: on ten ``make_classification`` data sets (5 informative
-        of 30 features, 300 rows) it found all 5 with at most two others on 9
-        of 10 (λ1 = 1: 5 of 10, with up to 8 noise features), and on
-        breast_cancer, ionosphere, sonar and wpbc (3 splits) its held-out
-        error was lower or equal on three and one held-out row worse on sonar,
-        with fewer features (``benchmarks/results/selection_quality.md``).
+        classifier: on ``make_classification`` data it finds the informative
+        features with fewer noise features than λ1 = 1, at a held-out error
+        as low on real data, with fewer features (see the selection guide).
     approximation, n_components
         As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
     gamma, cv, cv_rule, lambda_min_ratio, grid, n_jobs, early_stopping
@@ -707,8 +698,8 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         of every row).
     n_grid : int or "auto", default="auto"
         As in :class:`KNIFERegressorCV`; ``"auto"``: 30 when ``cv_max_samples="auto"``
-        takes its subsample (below), else 100.  On digits 30 points took 1.6 times the CPU
-        of an SVC grid search (100 points: 2.6), 49 features (100: 48); see the KNIFE guide.
+        takes its subsample (below), else 100 (:data:`AUTO_N_GRID_CLASSIFICATION`; see the
+        KNIFE guide).
     cv_max_samples : int or "auto", default="auto"
         As in :class:`KNIFERegressorCV` (None: every row).  ``"auto"``:
         with more than two classes on the exact kernel, at most 500 rows
@@ -721,13 +712,9 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         ``cv``) keeps that many (every row of a class with no more); the
         ``"auto"`` subsample grows to hold them, a smaller
         ``cv_max_samples`` given is refused by name.
-        Chosen by measurement on digits (1,797 x 64, 10 classes): the CV
-        on every row ran past 13 times the CPU of an SVC grid search; on
-        3/4 of the rows, 500 rows took 257 CPU s with held-out accuracy
-        0.980 (every row: 0.9815 at 200-500 CPU s before the restart of
-        ``gamma="auto"``; 1,000 rows: past 446 CPU s, stopped); on all of
-        digits 165 CPU s, 1.6 times the SVC grid's in the same run, with
-        ``n_grid="auto"`` (see the KNIFE guide and ``benchmarks/results/knife_speed.md``).
+        With many classes the one-vs-rest CV on every row costs many times
+        an SVC grid search, while 500 rows keep its held-out accuracy (see
+        the KNIFE guide).
     scoring : {"accuracy", "neg_loss", "neg_log_loss"}, default="accuracy"
         The CV score (higher is better; see the selection contract in the user guide).
 

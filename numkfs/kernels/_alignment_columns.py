@@ -27,12 +27,10 @@ FEATURE_BLOCK = 32
 #: (:func:`numkfs._jit.serial_twin`) below ``_threads.PARALLEL_MIN_ROWS *
 #: SERIAL_ENTRIES_PER_ROW`` entries: ``_dense_moments`` on n d values (128,000),
 #: ``_rbf_sums_dense`` on d n²/2 pairs of samples counted
-#: SERIAL_PAIRS_PER_ENTRY to an entry (2 million pairs, about 2 ms of work).
-#: Measured on 2 threads of a loaded 2-core machine: 200 x 50 (1 million
-#: pairs) 0.6 ms serial and 1.5 ms parallel, 400 x 25 (2 million) 1.9 ms
-#: both, 800 x 100 (32 million) 40 and 32 ms.  The serial forms compile in a
-#: fraction of the parallel forms' time (first ``feature_alignments`` call:
-#: 11.1 s -> 6.8 s of compile).
+#: SERIAL_PAIRS_PER_ENTRY to an entry (2 million pairs, a few milliseconds of
+#: work): about where the parallel loops start to pay for their threads on a
+#: loaded machine.  The serial forms compile in a fraction of the parallel
+#: forms' time.
 SERIAL_ENTRIES_PER_ROW = 64
 SERIAL_PAIRS_PER_ENTRY = 16
 

@@ -30,7 +30,7 @@ def _hash_buckets(t, m):
     """A lower bound on the number of distinct values among the first ``m``
     entries: the number of the 64 hash buckets they occupy (equal values,
     -0.0 and 0.0 included, share a bucket).  Branch-free and vectorised,
-    about 4x cheaper than a failed :func:`_group_small` scan."""
+    several times cheaper than a failed :func:`_group_small` scan."""
     mask = np.uint64(0)
     for j in range(m):
         h = (np.uint64(_f64_bits(t[j] + 0.0)) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(58)
@@ -156,7 +156,7 @@ def _has_tie(t, m):
 # Every array holding entries is PAD longer than its entries, with counts and
 # targets 0 (values finite) in the pad: each row's inner loop then runs over a
 # multiple of PAD pairs with no scalar remainder, and the padded pairs add
-# exact zeros.  Measured on n = 100 columns (Arcene): 1.2x faster.
+# exact zeros, so the loop vectorises without a remainder branch.
 
 #: Padding of the entry arrays (one AVX-512 vector of float64).
 PAD = 8

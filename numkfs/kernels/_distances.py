@@ -12,7 +12,7 @@ def _exp_of_gram(G, hx, hy, symmetric):
     """In place: ``G[a, b] <- exp(min(G[a, b] - hx[a] - hy[b], 0))``, the
     diagonal set to 1 when ``symmetric``.  One pass in the calling thread
     (a parallel region right after the threaded GEMM would wait for BLAS's
-    spinning threads; benchmarks/results/kernels.md)."""
+    spinning threads)."""
     n, m = G.shape
     for a in range(n):
         ha = hx[a]
@@ -28,9 +28,9 @@ def _exp_of_gram(G, hx, hy, symmetric):
 def rbf_by_gemm(Xw, Yw, gamma, symmetric):
     """``exp(-γ ||Xw[a] - Yw[b]||²)``: the rows are scaled by ``sqrt(2γ)`` so
     that one GEMM gives ``2γ xᵀy``; exponent clipped at 0 (cancellation),
-    exact 1 on the diagonal in the symmetric case.  1.6x faster than the
-    five numpy passes plus ``np.exp`` of scikit-learn's ``rbf_kernel`` at
-    n = 1000-2000."""
+    exact 1 on the diagonal in the symmetric case.  Faster than the five
+    numpy passes plus ``np.exp`` of scikit-learn's ``rbf_kernel``
+    (``benchmarks/kernels.py`` measures both)."""
     s = np.sqrt(2.0 * gamma)
     Xs = Xw * s
     hx = 0.5 * np.einsum("ij,ij->i", Xs, Xs)

@@ -38,11 +38,9 @@ KEEP_BOXES = 4096
 #: Bytes from which the HSIC test's largest buffers (the target factor's,
 #: the workers' boxed weights) are numpy's rather than Numba's: numpy asks
 #: the kernel for huge pages, and a buffer that large is mapped afresh at
-#: each call (glibc returns it, or the heap past it, to the system).  At 2 x
-#: 10^5 x 10 (factor 32 MB, weights 2 x 24 MB) the test took 12,000-15,000
-#: page faults a call, now about 500; smaller buffers stay Numba's, whose
-#: heaps keep them between calls (numpy's took 950 faults a call at 2 x
-#: 10^4, none before).
+#: each call (glibc returns it, or the heap past it, to the system), its
+#: pages faulted in again; smaller buffers stay Numba's, whose heaps keep
+#: them between calls.
 NUMPY_BUFFER_BYTES = 1 << 24
 
 

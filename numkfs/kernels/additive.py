@@ -29,10 +29,9 @@ Memory is O(mn + mp), never O(mnp).  Two one-dimensional kernels:
 ``"rbf"``
     :math:`k(s, t) = \exp(-\gamma (s - t)^2)` per feature.
 
-The loops are serial and use ``math.exp`` (libm).  Measured at n = 100,
-p = 10 on the shared 2-core machine: 0.6 ms (Σθ_j K_j) and 0.2 ms (G)
-serially, 20 ms each with two Numba threads (thread start-up and waiting
-on a loaded core), so no ``prange`` here; at COSSO's sizes the n x n
+The loops are serial and use ``math.exp`` (libm): a parallel region costs
+more in thread start-up and waiting on a loaded core than the loops' work,
+so no ``prange`` here; at COSSO's sizes the n x n
 Cholesky of the ridge step dominates anyway, and the CV folds can run in
 parallel (``n_jobs``).
 """

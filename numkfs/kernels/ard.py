@@ -166,8 +166,8 @@ def _mirror_upper(K):
 TILE_ROWS = 8
 TILE_COLS = 512
 #: Active features from which :func:`ard_kernel` uses the tiled loop
-#: (measured in benchmarks/kernels.py: 1.3x faster at p = 100, n = 2000;
-#: slower than the row loop below about 20 features).
+#: (faster than the row loop from a few tens of features, slower below about
+#: 20; ``benchmarks/kernels.py`` measures both).
 TILED_MIN_FEATURES = 32
 
 

@@ -4,7 +4,7 @@ Numba calls libm's ``exp`` one value at a time (no SVML here), which makes
 the per-feature RBF alignments exp-bound: about 0.25 G exp/s per thread.
 :func:`fast_exp` is written with plain arithmetic, integer adds/shifts and
 bit casts only, so LLVM vectorises a loop that calls it (AVX2/AVX-512),
-about 10x faster than libm here, with the accuracy of libm:
+many times faster than libm here, with the accuracy of libm:
 
 * range reduction :math:`x = k \ln 2 + r`, :math:`|r| \le \ln 2 / 2`, with
   :math:`k = \lfloor x \log_2 e + 1/2 \rfloor` and a two-part (Cody--Waite)
@@ -123,8 +123,8 @@ def fast_exp(x):
 def fast_exp_kernel(x):
     """``exp(x)`` for ``x <= 0`` in kernel sums: as :func:`fast_exp` for
     ``x > -708`` (normal results), 0 for ``x <= -708`` instead of a
-    subnormal below 2.3e-308.  About 1.6x faster than :func:`fast_exp`
-    (no subnormal or overflow handling, rounding by the 1.5·2^52 trick).
+    subnormal below 2.3e-308.  Faster than :func:`fast_exp` (no subnormal
+    or overflow handling, rounding by the 1.5·2^52 trick).
     In a sum of kernel values that contains the diagonal (each ≥ 1) the
     flushed terms change nothing."""
     xc = x if x > -708.0 else -708.0

@@ -185,8 +185,7 @@ def _boxes_grid(s, W, m, h, lo, nbox, sv, Wv, bstart, bcent, cnt):
     ``cnt`` has at least ``nbox + 1 + m`` entries: the cells' counts, then
     each entry's position in the boxes' order.  The values go to their
     positions in the pass that finds them, the weight rows one row per pass
-    by those positions: no cell is recomputed and no cursor is read back
-    (at 2 x 10^5 entries, 18 rows: 17 -> 8 ms; 2 rows: 3.5 -> 1.3 ms)."""
+    by those positions: no cell is recomputed and no cursor is read back."""
     R = W.shape[0]
     inv = 1.0 / h
     for b in range(nbox + 1):
@@ -265,8 +264,7 @@ def _boxes(s, W, m, h, sv, Wv, bstart, bcent, cnt):
 MOMENT_CHUNK = 256
 #: Points per chunk of the moment loops of three or more weight rows: the
 #: chunk's powers of every order (P x chunk) stay in L1 (19 x 64 x 8 bytes
-#: = 9.7 KB; at 256 points, 39 KB, they spilled to L2): 8.1 -> 6.3 ms for
-#: 15 rows at 19 orders over 2 x 10^5 points (``benchmarks/hsic_pvalues.py``).
+#: = 9.7 KB, where 256 points' 39 KB spill to L2).
 MOMENT_CHUNK_ROWS = 64
 
 
@@ -276,10 +274,8 @@ def _moments(sv, Wv, j0, j1, c, P, pw, M):
     chunks of ``MOMENT_CHUNK`` points (``pw``: scratch of that length).
     Three or more weight rows: by chunks of ``MOMENT_CHUNK_ROWS`` points,
     the chunk's powers of every order first (P x chunk, in L1), then tiles
-    of four rows by three orders (12 accumulators, 7 loads per 12 products;
-    four rows per order took 5 per 4: 12.6 ms for 18 rows at 19 orders
-    over 2 x 10^5 points, four rows by two orders 9.6 ms, by three 10 %
-    less), each moment summed in the same order whatever the tile.  The
+    of four rows by three orders (12 accumulators, 7 loads per 12 products,
+    where four rows per order take 5 per 4), each moment summed in the same order whatever the tile.  The
     orders left over (P mod 3) go alone over the four rows; the rows left
     over (R mod 4) by two rows by three orders and one row by four orders
     (5 loads per 6 products, 5 per 4, where one row by one order took 2
@@ -479,9 +475,7 @@ def _hermite(D, P, hk):
 def _expand_pair(MB, MC, hk, P, out, factor):
     """out[r] += factor * sum_{m+n<P} (-1)^m hk[m+n] MB[r, m] MC[r, n].
     Rows by tiles of four (four independent sums over ``n`` where one row
-    took one, a chain of dependent additions of at most P terms): 1.8 ->
-    1.0 microseconds a pair of boxes for 14 rows at P = 19 (the HSIC test's
-    200 pairs a column: 0.16 ms a column less)."""
+    would take one, a chain of dependent additions of at most P terms)."""
     R = MB.shape[0]
     r0 = 0
     while r0 + 4 <= R:

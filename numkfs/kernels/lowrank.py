@@ -110,11 +110,11 @@ def _rbf1d_row(x, gamma, LT, r, j, piv, diag, col):
     earlier row subtracted from it while it stays in L1, the new row, the
     diagonal and its scan.  Each entry of the row and the diagonal gets the
     operations of ``_add_column`` in the same order (the same factor, bit
-    for bit), where a pass over the n entries of the column per earlier
-    row, then ``_next_pivot``'s, took them; the remaining trace is
-    summed by chunks, vectorised (the same sum up to reassociation, which
-    matters only for a trace within rounding of the tolerance).  At 2 x
-    10^5 points and rank 14: 29 -> 22 ms."""
+    for bit) as a pass over the n entries of the column per earlier row,
+    then ``_next_pivot``'s, would, in fewer passes over memory; the
+    remaining trace is summed by chunks, vectorised (the same sum up to
+    reassociation, which matters only for a trace within rounding of the
+    tolerance)."""
     n = x.shape[0]
     xj = x[j]
     res = 0.0
@@ -162,12 +162,11 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_
     """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
     order, a view of the first rows of its buffer) and the pivots: for a
     caller that reads the factor by columns (the HSIC test's weight rows),
-    without the n x r transposition (at n = 2e5, r = 17: a third of the
-    factor's time).
+    without the n x r transposition (a large share of the factor's time).
 
     The factor is built transposed, in rows allocated as the rank grows
-    (never n x ``max_rank`` zeros: at n = 2e5 and ``max_rank = 200`` those
-    were 320 MB, written before the first column).  ``extra``: rows after
+    (never n x ``max_rank`` zeros, hundreds of MB at large n, written
+    before the first column).  ``extra``: rows after
     the factor's, in the same buffer and left to the caller (the HSIC
     test's row of counts: no copy of the factor to add it).  ``first``:
     the rows of the first buffer (doubled as needed).  ``buf``: that first
@@ -175,8 +174,7 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_
     numpy's allocation of a large array asks the kernel for huge pages
     (``madvise``), Numba's does not, and a buffer mapped afresh at each
     call (malloc returns large freed blocks to the system) is faulted in
-    by 4 KiB pages (at 2 x 10^5 rows and rank 14, 6,000 faults, 15-18 ms
-    of a 35-50 ms factor)."""
+    by 4 KiB pages, a large share of the factor's time)."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
@@ -216,9 +214,8 @@ GRAM_CHUNK = 256
 def _rows_gram(ZT):
     """``(ZT ZTᵀ, Σ_j (Σ_q ZT[q, j]²)²)`` of a factor's rows (r x n, C
     order), serially and without BLAS: the HSIC test's target moments, taken
-    after its parallel sums (a threaded BLAS there waited 0.05-1.4 s for
-    Numba's threads, and limiting its threads cost 7 ms per call, an eighth
-    of the whole test at 2 x 10^4 x 10)."""
+    after its parallel sums (a threaded BLAS there waits for Numba's
+    threads, and limiting its threads costs a noticeable share of a test)."""
     r, n = ZT.shape
     G = np.zeros((r, r))
     s4 = 0.0

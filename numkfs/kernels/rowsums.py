@@ -105,8 +105,8 @@ def _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bsta
 #: partial sums stay in L1 over the orders).  The loop runs over slices of
 #: the chunk indexed from 0: indexed by the box's own positions (``range(c0,
 #: c1)``, which Numba cannot prove non-negative) every access carried a
-#: negative-index wraparound and the loop ran scalar: 2.6 -> 0.44 ms a
-#: column at 2 x 10^5 rows, the same values bit for bit.
+#: negative-index wraparound and the loop runs scalar (the values are the
+#: same bit for bit either way).
 HORNER_CHUNK = 256
 
 
@@ -259,8 +259,7 @@ _fgt_block_serial = serial_twin(_fgt_block)
 def _feature_major(X, i0, i1):
     """Columns ``i0`` to ``i1 - 1`` of the C-ordered ``X``, transposed (C
     order): the values of ``np.ascontiguousarray(X[:, i0:i1].T)`` in one
-    pass over the rows, three times faster than numpy's strided copy (at
-    2 x 10^5 x 10: 16-23 -> 5-6 ms CPU, a twentieth of the HSIC test)."""
+    pass over the rows, faster than numpy's strided copy."""
     n = X.shape[0]
     w = i1 - i0
     T = np.empty((w, n))

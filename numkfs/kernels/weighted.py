@@ -31,9 +31,8 @@ derivatives:
 Every kernel and every :math:`A` exists twice: a BLAS form (GEMM, then an
 element-wise map) and a Numba loop form (``prange`` over rows, inner loops
 over the contiguous sample axis so that they vectorise).  ``method="auto"``
-picks the faster one per case; the rule is backed by
-``benchmarks/results/knife_speed.md`` (section "kernel forms", measured
-single-threaded as the fits run up to n = 2000): the Numba loops win for
+picks the faster one per case, as measured single-threaded (as the fits
+run up to n = 2000) by ``benchmarks/knife_speed.py``: the Numba loops win for
 the rbf kernel with few active features (at most
 :data:`AUTO_NUMBA_MAX_FEATURES`: a GEMM with a short inner dimension is
 inefficient and the loops need no n x n temporaries), BLAS wins for rbf
@@ -147,7 +146,7 @@ def _active(X, w):
 # One function per kernel family (rbf; linear and poly), each computing in
 # place into arrays the caller allocates: a fit compiles only the family it
 # uses, and no NumPy allocation, whose Numba implementation compiles once per
-# signature and set of flags (benchmarks/results/startup.md).
+# signature and set of flags (first-use compile time).
 
 
 @pjit(fast=True)

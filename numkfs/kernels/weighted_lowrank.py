@@ -142,7 +142,7 @@ def lowrank_kernels(X, Z, w, kernel: str = "rbf", *, gamma: float = 1.0, degree:
         :data:`numkfs.kernels.weighted.AUTO_NUMBA_MAX_FEATURES` active
         features; other forms allocate).  Re-using a buffer saves the
         first-touch page faults of a fresh n x m allocation, which cost
-        more than the kernel itself at large n (0.24 CPU s per 400 MB).
+        more than the kernel itself at large n.
 
     Returns
     -------

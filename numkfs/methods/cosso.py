@@ -492,8 +492,8 @@ def _path_fits(X, y, Ms, kernel, gamma, lambda0, max_iter, tol, solver, accelera
     inserted where the support jumps (:func:`numkfs.model_selection.refine_walk`); each fit's
     budget is its ``M``."""
     # One BLAS thread: the n x n Cholesky per alternation is small, and
-    # threaded BLAS on a shared 2-core machine measured 5-60x slower
-    # (n = 200-1000) than one thread.  Parallelism is over CV folds (n_jobs).
+    # threaded BLAS on a shared machine is many times slower than one
+    # thread there.  Parallelism is over CV folds (n_jobs).
     from .._threads import method_threads
 
     with method_threads("cosso", X.shape[0]):

@@ -1,7 +1,8 @@
 """The solver registry: which backends exist, which one ``auto`` picks, and
 the fall-back from an inaccurate or failed solve to the next backend.
 
-Rule of ``solver="auto"`` (backed by ``benchmarks/results/solvers.md``):
+Rule of ``solver="auto"`` (``benchmarks/solvers.py`` measures the backends
+on numkfs's problems; see the solvers guide):
 
 1. the native Numba solver registered for the problem's ``kind``, if any;
 2. for problems with at most :data:`LARGE_PROBLEM_SIZE` scalar variables,
@@ -58,8 +59,7 @@ __all__ = [
 LARGE_PROBLEM_SIZE = 800
 
 #: Largest side of a semidefinite cone ``auto`` hands to an interior-point
-#: backend (CLARABEL on the knockoff SDP: 1.46 GB and 63 CPU s at side 100,
-#: memory growing like the side**4, so about 0.4 GB at 64).
+#: backend (its memory grows like the side**4: a fraction of a GB at this side).
 INTERIOR_POINT_SDP_MAX_SIDE = 64
 
 #: Constraint violation above which an "optimal" answer counts as inaccurate.

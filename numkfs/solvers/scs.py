@@ -1,7 +1,7 @@
 """SCS: first-order (ADMM) splitting conic solver.
 
 At its own default tolerance (1e-4) SCS changes which features are selected
-on the problems numkfs solves (see ``benchmarks/results/solvers.md``), so
+on the problems numkfs solves (see the solvers guide), so
 numkfs runs it at 1e-9 unless told otherwise.
 """
 from ._cvxpy_backend import CvxpyBackend

@@ -101,7 +101,7 @@ and the path (:func:`knife_ovr_paths`); K α is computed once per (K, α), in
 the kernel's own pass when the kernel is formed
 (:func:`~numkfs.kernels.weighted.weighted_kernel_product`).  The α-step's
 Newton loop stops when its predicted decrease is below the rounding of the
-objective (at a constant kernel, w = 0, it used to run to its limit).
+objective (at a constant kernel, w = 0, it would otherwise run to its limit).
 
 Linear kernel and eq. 4 (the garrote user guide, ``docs/guide/garrote.md``).  With :math:`K_w = X\,\mathrm{diag}(w^2)X^\top`
 and :math:`\tilde\beta = \mathrm{diag}(w^2) X^\top \alpha`, the squared-loss

@@ -135,7 +135,7 @@ class _FitFrom:
 
 #: ``gamma="auto"``: once the rounds of :func:`_best_start` have moved the scale, fit once more from
 #: the first start at the scale they settled on, and go on from the union of both fits' weights
-#: (False: the rounds alone, as before issue #45; kept for tests and benchmarks/knife_friedman105.py).
+#: (False: the rounds alone, which tests and benchmarks/knife_friedman105.py compare against).
 AUTO_GAMMA_RESTART = True
 
 
@@ -164,14 +164,13 @@ def _best_start(model, starts, lambda2, max_iter, tol, n_jobs=None, restart=True
     result and this fit) goes on through the rounds.  A zero weight is
     sticky: a feature the wide kernel of the first scale switched off (the
     U-shaped x2 of Friedman #1 among 100 noise features, which pays only in
-    a narrow kernel) never came back in the warm-started rounds; the fresh
+    a narrow kernel) never comes back in the warm-started rounds; the fresh
     fit at the narrow scale keeps it, and the union keeps too the features
     only the wide kernel found (two weak informative features of
     ``make_classification``, which a fresh fit at the narrow scale alone
-    drops).  Issue #45, ``benchmarks/results/knife_friedman105.md``.
+    drops; ``benchmarks/knife_friedman105.py`` compares both).
     ``restart=False`` skips it (one-vs-rest problems, :func:`~numkfs.methods.knife.knife_ovr_paths`:
-    on digits it cost 22 of 295 CPU s of ``KNIFEClassifierCV()`` and moved
-    the number of selected features of 3 of 12 λ2 = 0 fits, by 1 or 2, issue #46)."""
+    there it costs a share of the fit for a change of one or two features at λ2 = 0)."""
     gamma0 = model.gamma
     states = parallel_map(_FitFrom(model, lambda2, max_iter, tol), starts, n_jobs)
     objs = [st.objective for st in states]

@@ -37,7 +37,7 @@ def _prepare(X, y, params, caller):
     const = constant_columns(X, caller=caller)
     auto = isinstance(params["gamma"], str)  # "auto"
     gamma = 1.0 / X.shape[1] if params["gamma"] is None or auto else float(params["gamma"])
-    # the exact kernel (memory checked for n x n) or the Nyström basis (issue #26)
+    # the exact kernel (memory checked for n x n) or the Nyström basis
     model = knife_model(X, y_pm, approximation=params.get("approximation", "exact"),
                         n_components=params.get("n_components"), random_state=params.get("random_state"),
                         caller=caller, kernel=params["kernel"], loss=loss, lambda1=params["lambda1"], gamma=gamma,

@@ -46,7 +46,7 @@ memory), and with a handful of active features H is so ill-conditioned
 (condition numbers up to 1e15 on the sinusoid) that CG needed 10-30
 iterations with the Nyström preconditioner :math:`2(n/m)K_{mm}^2 +
 2\lambda_1 K_{mm}` (FALKON's) and did not converge in 40 with the last
-formed H as preconditioner (measured for issue #26).
+formed H as preconditioner.
 
 No n x n array exists: memory is O(n m + m² + n p).  The blocks of only
 the last :data:`LIVE_KERNELS` weight vectors are held; a fit state keeps a
@@ -82,28 +82,20 @@ APPROXIMATIONS = ("exact", "nystroem", "auto")
 #: the Nyström basis above, for the squared loss (regression).  An exact
 #: α-step factorises the n x n kernel (n³/3 flops), a Nyström one forms an
 #: n x m product (n m²): through :func:`default_n_components` landmarks the
-#: landmarks win from a few hundred rows.  ``select(X, y)`` on the size
-#: simulation (p = 50) took 70-109 CPU s exact and 36-46 s through 250
-#: landmarks at n = 1000, with the same true features and no false one
-#: (exact: 0 and 5), and at n = 600 the landmarks added two false features
-#: (benchmarks/results/knife_large_auto.md).
+#: landmarks win from a few hundred rows, and below this many rows they
+#: cost selections (``benchmarks/knife_large.py`` measures both forms).
 AUTO_EXACT_MAX_SAMPLES = 800
 
-#: The same for the classification losses, unchanged: on digits (1,797 x 64,
-#: 10 classes) ``KNIFEClassifierCV()`` took 1,557 CPU s through 449
-#: landmarks and more than 1,674 s exact (benchmarks/results/knife_speed.md),
-#: both over 12x the SVC grid, and the landmarks' selection there (46
-#: features) is not yet measured against the exact one's.
+#: The same for the classification losses: higher, as the landmarks do not
+#: make a many-class fit faster enough to pay for a selection not yet
+#: measured against the exact one's (see the KNIFE guide).
 AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION = 2000
 
 #: ``approximation="auto"`` also keeps the exact kernel up to this many rows
 #: (any loss) when the features outnumber the landmarks.  At w = 1 the kernel
 #: holds the features' linear kernel, of rank min(n, p), which m < p landmarks
-#: cannot span: on the size simulation at 1,000 x 500 (y = 2 sin(x0) + x1² +
-#: exp(x2/2) + x3·x4 + noise), 250 landmarks lost the interaction pair x3, x4
-#: from the first fit on seeds 0 and 1 and never took it back; the exact
-#: kernel kept all five true features on both seeds, in 244-283 CPU s against
-#: Boruta's 1,425 (benchmarks/results/peers.md).
+#: cannot span, so the landmarks can lose a true feature (an interaction
+#: pair) at the first fit and never take it back; the exact kernel keeps it.
 AUTO_EXACT_MAX_SAMPLES_WIDE = 2000
 
 #: The most landmarks :func:`default_n_components` gives (from 8,000 rows on).
@@ -122,14 +114,9 @@ def default_n_components(n_samples: int) -> int:
     (16) rows, at least :data:`MIN_COMPONENTS` (all rows when there are fewer)
     and at most :data:`DEFAULT_N_COMPONENTS`: 250 up to 4,000 rows, 500 from
     8,000.  A Nyström α-step costs n m² flops, so the landmarks' count sets
-    the price of every step.  Fewer rows per landmark cost more and found no
-    more: at n = 1000, ``select`` took 153 CPU s through 500 landmarks, 90-100 s
-    exact and 44 s through 250; at 4,000 x 40 (y = 2 sin(x0) + x1² + exp(x2/2)
-    + x3·x4 + noise, seeds 0-2) 96-106 CPU s through 250 landmarks against
-    246-328 through 500 (a quarter of the rows, the rule before), with the
-    five true features on every seed (500 kept a false one on one seed) and
-    test errors within 0.4 % (benchmarks/results/knife_large_landmarks.md,
-    issue #46).
+    the price of every step.  Fewer rows per landmark cost more and find no
+    more true features on the simulations of the KNIFE guide, at test
+    errors as low (``benchmarks/knife_large.py`` measures the count).
 
     Examples
     --------

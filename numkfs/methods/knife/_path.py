@@ -54,7 +54,7 @@ def _find_top(model, st, max_iter, tol):
     :func:`_lambda2_floor` (whose fits cannot zero every weight) are skipped
     without a fit: the same top, without the fits that fail by
     construction (on unstandardised wide data the linearised top is of the
-    size of round-off, 2^33 below the answer: issue #46).  A linearised
+    size of round-off, far below the answer).  A linearised
     top of exactly 0 while weights are non-zero (every kernel derivative
     zero: rows so far apart that the kernel is the identity) starts the
     search at the floor (1 when the floor is 0 too), verified as any other
@@ -601,10 +601,9 @@ def knife_ovr_paths(X, targets, *, grid=None, n_grid: int = 100, lambda_min_rati
     gamma_restart : bool, default=False
         With ``gamma="auto"``, each problem's λ2 = 0 scale search restarts
         as in :func:`knife` (True), or settles by its rounds alone (False).
-        False by measurement (issue #46): on digits (10 classes, the
-        500-row CV of ``KNIFEClassifierCV()``) the restart took 22 of 295
-        CPU s and moved the number of selected features of 3 of 12
-        one-vs-rest λ2 = 0 fits, by 1 or 2.
+        False by default: on many-class data the restart costs a share of
+        the fit and moves the selection of a few one-vs-rest λ2 = 0 fits by
+        one or two features.
     **params
         The fitting keywords of :func:`knife` (``loss`` a classification loss).
 

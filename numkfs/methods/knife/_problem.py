@@ -350,8 +350,8 @@ class _Knife:
 
     def reduced_gradient(self, K, alpha, a0, w, lambda2):
         r""":math:`\nabla F(w) = A^\top(\nabla_u L + \lambda_1\alpha) + \lambda_2` at an optimal (α, α0) for w,
-        without A itself where A would be formed by BLAS (issue #46: on wide data A was formed at
-        every evaluation of the finish only to be multiplied by one vector)."""
+        without A itself where A would be formed by BLAS (on wide data forming A at every evaluation
+        of the finish costs far more than the one product with a vector that is needed)."""
         act, Xa = self.active_data(w)
         grad = np.full(w.shape, float(lambda2))
         if act.size:

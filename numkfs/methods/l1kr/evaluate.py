@@ -393,7 +393,7 @@ def _grid_models(path, D, prune_tol):
     betas, lams, used = _path_at(path, D)
     if prune_tol > 0:
         # small dense solves: the thread policy of the path itself (threaded
-        # BLAS on n ~ 100 measured 5x slower on a loaded machine)
+        # BLAS on a hundred rows is slower than one thread on a loaded machine)
         with limit_threads(*thread_limits("l1kr", path.extra["X_train"].shape[0])):
             for k in range(betas.shape[0]):
                 betas[k] = l1kr_prune(path, betas[k], lams[k], prune_tol)[0]

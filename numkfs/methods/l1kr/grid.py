@@ -21,7 +21,7 @@ from .tracker import _l1kr_trace, _set_contract_fields
 #: problem of ``benchmarks/busy.py`` at either setting; a KKT residual of 1e-8
 #: moves β by about 1e-7 of itself there, far below it and below what the
 #: fold scores resolve.  ``tests/test_l1kr.py`` checks the CV's paths against
-#: a tight trace at the grid points.  1.5-1.9x fewer evaluations.
+#: a tight trace at the grid points, at fewer evaluations than the defaults.
 CV_TOL, CV_MAX_ANGLE = 1e-8, 0.3
 
 #: Budget D of the first stage of the tracing of the default grid (``n_grid``), per row

@@ -199,8 +199,8 @@ def l1kr_path(
     n_threads : int, optional
         Threads for Numba and BLAS inside the tracker.  Default: numkfs's
         thread policy (:mod:`numkfs._threads`), 1 when n < 1000: at n = 200
-        the per-call work is too small for threads and on a loaded machine
-        threaded BLAS made the QR 100x slower (benchmark).
+        the per-call work is too small for threads, and on a loaded machine
+        a threaded QR waits for the BLAS threads.
     feature_names, true_support : optional
         Passed to the :class:`~numkfs.paths.FeaturePath`.
     verbose : bool

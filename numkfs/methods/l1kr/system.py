@@ -274,7 +274,7 @@ def _tangent_and_corrector(J, ref, method="lu"):
     of the bordered matrix ``[J; refᵀ]``; ``[J; refᵀ] t = e_last`` gives the
     same null vector (already oriented), and solving with ``[F; 0]`` gives
     the Newton step on the hyperplane ⟂ ref.  Identical in exact arithmetic
-    up to the hyperplane; LU is 5-10x cheaper here (benchmark)."""
+    up to the hyperplane; LU is several times cheaper here."""
     m, nv = J.shape
     if method == "lu":
         from scipy.linalg import LinAlgWarning, lu_factor, lu_solve

@@ -20,9 +20,9 @@ _PREDICTORS = {"warm": 0, "first": 1, "second": 2, 0: 0, 1: 1, 2: 2}
 def _check_alignments(a, caller, feature_names=None):
     """Refuse non-finite alignments, naming the features that have them.
 
-    One NaN alignment made every point of the path NaN (the threshold
-    default λ1 = λ2 = max(a)/2 and every Newton solve take it in), and
-    an infinite one was reported as a bad ``lambda1``."""
+    One NaN alignment would make every point of the path NaN (the
+    threshold default λ1 = λ2 = max(a)/2 and every Newton solve take it
+    in), and an infinite one would be reported as a bad ``lambda1``."""
     bad = np.flatnonzero(~np.isfinite(a))
     if bad.size == 0:
         return

@@ -142,8 +142,8 @@ def _lu_solve(A, b, m):
     pivoting, in place (A overwritten, b becomes x).  Returns False when a
     pivot is exactly zero.  LAPACK getrf/getrs's algorithm (unblocked): for
     the budget QP's indefinite working-set systems.  As
-    fast as ``np.linalg.solve`` up to about 20 rows, 2-5x slower at 50-200
-    (it does not vectorise); the working sets of the budget QP (COSSO's
+    fast as ``np.linalg.solve`` up to about 20 rows, slower beyond (it does
+    not vectorise); the working sets of the budget QP (COSSO's
     selected features) are small.
     """
     for k in range(m):
@@ -210,8 +210,8 @@ def _active_set_jit(Q, c, lo, hi, w, free, tol, max_iter, idx, L, work):
     Loops only, no helper, array method, allocation, ``np.linalg`` or ``@``: each of those
     is a compilation of its own on first use (a helper called with a count that starts at
     0 compiles twice, for the literal 0 and for int64), and Numba's compile time grows
-    with the lines of code; this function's was most of the first KNIFE fit's
-    (``benchmarks/results/startup.md``).  The working-set system is solved by a Cholesky
+    with the lines of code, and this function is compiled by the first KNIFE fit
+    (``benchmarks/startup.py`` measures it).  The working-set system is solved by a Cholesky
     factorisation written out (row by row, in ``L``): numkfs's working sets are at most
     p x p (p features), where it is as fast as LAPACK."""
     p = w.shape[0]

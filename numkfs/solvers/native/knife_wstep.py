@@ -260,7 +260,7 @@ def _subspace_step(F, mu, c, lo, hi, w, r0):
     free set shrank: a next step goes on from there).  ``r0 = F w``, kept up
     to date in place (the O(mp) product is not recomputed at every step).
     Compiled: a Newton model of the weight step on wide data takes dozens of
-    these steps, each on a few hundred coordinates (issue #46)."""
+    these steps, each on a few hundred coordinates."""
     m, p = F.shape
     free = np.empty(p, dtype=np.int64)
     s = 0
@@ -381,15 +381,14 @@ def solve_box_qp_factored(F, mu, c, lo, hi, w0=None, *, tol: float = 1e-10, max_
     on.  Coordinate descent alone crawls when the free coordinates' columns
     of F are (nearly) dependent, e.g. more free coordinates than rows of F
     or columns of very different norms: the directions of curvature μ or
-    little more are those a sweep hardly moves along (issue #46: on the
-    unstandardised colon data, 20,000-40,000 sweeps per Newton step of the
-    weight step); the subspace step solves them directly, as the dense
+    little more are those a sweep hardly moves along (on unstandardised
+    wide data, tens of thousands of sweeps per Newton step of the weight
+    step); the subspace step solves them directly, as the dense
     solver's active-set method does.  When at most ``2 m`` coordinates
     (:data:`_SUBSPACE_FIRST` times the rows of F) are strictly inside the
     box at the start, the subspace steps come first: a warm-started Newton
     model (its zero weights on their bound) is then solved in a few
-    factorisations, without a chunk of sweeps over every coordinate first
-    (on raw colon, 62 x 2000: the weight steps of a path 27 % faster).
+    factorisations, without a chunk of sweeps over every coordinate first.
 
     Parameters
     ----------

@@ -18,10 +18,9 @@ feasible (G positive definite, checked by a Cholesky factorisation in the line
 search).  :func:`knockoff_sdp_duality_gap` evaluates the dual bound of the
 point :math:`\Lambda = G^{-1}/t` independently.
 
-Measured (issue #43; AR(1) ρ = 0.5 correlation, one BLAS thread, fresh process):
-p = 300 in 2.4 CPU s and 128 MB, where CLARABEL (through CVXPY) needed 63 CPU s
-and 1.46 GB at p = 100 (its factorisation of the semidefinite cone grows like
-p^4) and SCS 12 CPU s at p = 100.
+Each Newton step costs O(p^3) time and O(p^2) memory, where a conic solver's
+factorisation of the semidefinite cone (CLARABEL through CVXPY) grows like
+p^4 in memory.
 """
 from __future__ import annotations
 

@@ -389,7 +389,7 @@ def newton_path(a, grid, lam1, lam2, code, x0, eps, order, tol, max_iter):
     args = (a, grid, lam1, lam2, code, x0, zero_grad, u_hi, eps, order, tol, max_iter, _N_FIXED[order])
     if n_chunks == 1:
         # one chunk (fewer than 1,024 features): the chunk itself, without the parallel
-        # region, whose compilation (1.4 s) would be most of a first small fit's
+        # region, whose compilation would be most of a first small fit's
         _path_chunk(*args, eta, junct, 0, d, stats[0], obj[0])
     else:
         lpkta_path_kernel(*args, n_chunks, eta, junct, stats, obj)

@@ -56,16 +56,16 @@ for this QCQP, inside a working set of features.
   construction, with the objective ``g(α)`` above, and ``p = z``.
 
 Spectral projected gradient on ``ω(p)`` with an SMO inner solver (the
-other natural method, using ``∂ω/∂p_i = −φ_i``) was tried first and
-rejected: at the optimum hundreds of features are tied (φ_i = ρ, the set
-``B`` of the paper) and it needed hundreds of outer iterations, each an SVM
-solve (60 s at d = 500 against ECOS's 2 s).  :func:`svm_dual_smo` (LIBSVM's
+other natural method, using ``∂ω/∂p_i = −φ_i``) is not used: at the
+optimum hundreds of features are tied (φ_i = ρ, the set ``B`` of the
+paper) and it needs hundreds of outer iterations, each an SVM solve, far
+slower than a conic solver.  :func:`svm_dual_smo` (LIBSVM's
 SMO with second-order working-set selection) is kept for single SVM duals:
 ``ω`` of a discrete selection (Theorem 6).
 
 BLAS runs on one thread inside the solver (``n_threads``): at these sizes a
-second OpenBLAS thread on a shared 2-core machine made the (n + 2)-square
-LU fifty times slower.
+second OpenBLAS thread on a shared machine makes the (n + 2)-square LU
+many times slower.
 """
 from __future__ import annotations
 
@@ -530,7 +530,7 @@ def _pd_qcqp(A, offsets, y, m, C, tau, alpha0, *, tol=1e-9, max_iter=100, check=
             break
         # near the end rounding in the ill-conditioned H makes the residuals
         # stall or grow while the gap keeps falling: remember the best iterate
-        # and accept it when within 100x of both targets
+        # and accept it when within a factor 100 of both targets
         score = max(gap / (tol * scale), res / 1e-7)
         if score < best[0]:
             best = (score, alpha.copy(), rho, nu.copy(), z.copy())

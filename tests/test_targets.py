@@ -1,4 +1,4 @@
-"""Issue #44: the task given is the task used (lp-KTA, stability selection,
+"""The task given is the task used (lp-KTA, stability selection,
 knockoffs), integer parameters beyond 64 bits, and a numeric target with a
 few text cells, each refused by a numkfs message that names it."""
 from __future__ import annotations
@@ -179,7 +179,7 @@ def test_target_to_array_keeps_class_names():
 def test_a_subsample_that_leaves_out_fewer_rows_than_classes_uses_every_row():
     """KNIFEClassifierCV(cv_max_samples=m) with n - m below the number of classes failed with
     scikit-learn's "The test_size = 1 should be greater or equal to the number of classes"; such a
-    subsample is every row (issue #44)."""
+    subsample is every row."""
     import numkfs
 
     rng = np.random.default_rng(0)
@@ -195,7 +195,7 @@ def test_a_subsample_that_leaves_out_fewer_rows_than_classes_uses_every_row():
 
 def test_nystroem_components_above_a_folds_rows_are_named_by_the_estimator():
     """The refusal named knife_path and "n_samples = 40" for 60 rows given; it now names the estimator,
-    n_components and says that 40 is a fold's training rows (issue #44)."""
+    n_components and says that 40 is a fold's training rows."""
     import numkfs
 
     rng = np.random.default_rng(0)
@@ -207,7 +207,7 @@ def test_nystroem_components_above_a_folds_rows_are_named_by_the_estimator():
 
 def test_cvxpy_warnings_do_not_reach_the_user(monkeypatch):
     """cvxpy's own "Solution may be inaccurate" appeared beside numkfs's fallback warning: the CVXPY
-    backend keeps it in the result's message, the status already says it (issue #44)."""
+    backend keeps it in the result's message, the status already says it."""
     import cvxpy as cp
 
     from numkfs.solvers import solve
