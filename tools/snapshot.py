@@ -8,7 +8,8 @@ of the method registry (with cross-validation, a fixed ``n_features``,
 fitted object ending in ``_``), followed into the arrays, dataclasses, dicts
 and estimators it holds, is written as a flat table of keys and exact
 values: an array as its dtype, shape and the SHA-256 of its bytes, a float as
-its hexadecimal form.
+its hexadecimal form.  Measured times (any name ``time`` or ``*_time_*``)
+are left out: they differ between any two runs.
 
 Usage (from the root of a checkout, that checkout first on the path)::
 
@@ -59,6 +60,10 @@ SETTINGS = {
 }
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+#: the names of measured times (``solve_time``, ``time_per_jacobian``...): they differ between any two runs
+_TIMING = re.compile(r"(^|_)time(_|$)")
+#: a key of the flat table with a measured time in it
+_TIMING_KEY = re.compile(r"(\.|\[')(\w*_)?time(_\w*)?('\]|\.|$)")
 
 
 def data():
@@ -96,10 +101,14 @@ def flatten(value, key, out, depth=0):
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         out[key] = type(value).__name__
         for f in dataclasses.fields(value):
+            if _TIMING.search(f.name):
+                continue
             flatten(getattr(value, f.name), f"{key}.{f.name}", out, depth + 1)
     elif isinstance(value, dict) or hasattr(value, "keys") and hasattr(value, "items"):
         out[key] = f"{type(value).__name__}[{len(value)}]"
         for k, v in value.items():
+            if isinstance(k, str) and _TIMING.search(k):
+                continue
             flatten(v, f"{key}[{k!r}]", out, depth + 1)
     elif isinstance(value, (list, tuple)):
         out[key] = f"{type(value).__name__}[{len(value)}]"
@@ -116,6 +125,8 @@ def flatten(value, key, out, depth=0):
     elif hasattr(value, "__dict__") and not isinstance(value, type):
         out[key] = type(value).__name__
         for k, v in sorted(vars(value).items()):
+            if _TIMING.search(k):
+                continue
             flatten(v, f"{key}.{k}", out, depth + 1)
     else:
         out[key] = f"{type(value).__name__}:{_ADDRESS.sub('', repr(value))}"
@@ -127,7 +138,7 @@ def flatten_estimator(est, key, out, depth=0):
     for k, v in sorted(est.get_params(deep=False).items()):
         flatten(v, f"{key}.params.{k}", out, depth + 1)
     for k, v in sorted(vars(est).items()):
-        if k.endswith("_") and not k.startswith("__"):
+        if k.endswith("_") and not k.startswith("__") and not _TIMING.search(k):
             flatten(v, f"{key}.{k}", out, depth + 1)
 
 
@@ -211,7 +222,7 @@ def compare(new, old):
         if entry not in new or entry not in old:
             lines.append(f"{'missing' if entry not in new else 'new'} entry: {entry}")
             continue
-        a, b = old[entry], new[entry]
+        a, b = ({k: v for k, v in t[entry].items() if not _TIMING_KEY.search(k)} for t in (old, new))
         for k in sorted(set(a) | set(b)):
             if k not in b:
                 lines.append(f"missing: {entry} {k} = {a[k]}")
