@@ -8,7 +8,7 @@ nothing in ``methods/``, ``solvers/`` or ``kernels/`` prints or draws a bar
 cross-validates or fits an SVM, and estimators use the methods' public names
 only.
 
-Issue #27 besides: no module is over 800 lines; every ``*CV`` estimator fits
+Besides: every ``*CV`` estimator fits
 through :class:`numkfs.estimators._cv.PathCVMixin` over its method's public
 path function (declaring hooks, never overriding its loop, whose rule
 chooses once per path on the final scores), and only they take ``cv``; one vocabulary (``grid``,
@@ -158,19 +158,6 @@ def test_the_cross_validation_check_can_fail():
     src = "from ..model_selection import cross_val_path, refine_walk\ndef f():\n    from sklearn.svm import SVC\n"
     found = _cross_validates(ROOT / "methods" / "probe.py", source=src)
     assert found == ["numkfs.model_selection.cross_val_path", "sklearn.svm", "sklearn.svm.SVC"], found
-
-
-# --------------------------------------------------------------------------
-# modules of one idea (issue #27)
-
-#: the longest a module of numkfs may be (``wc -l``): a longer one holds more than one idea
-MAX_MODULE_LINES = 800
-
-
-def test_no_module_is_over_800_lines():
-    long = {str(p.relative_to(ROOT)): n for p in sorted(ROOT.rglob("*.py"))
-            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES}
-    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them along their concerns): {long}"
 
 
 # --------------------------------------------------------------------------
