@@ -332,8 +332,10 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         (classification: ``"accuracy"`` or the default continuous loss).
     feature_names : sequence of str, optional
         Names of the columns of X.
-    random_state : int
-        Seeds the folds and anything random in the method.
+    random_state : int, default=0
+        Seeds the folds and anything random in the method.  The default 0
+        (the estimators' own default is None, a fresh draw each fit) makes
+        two calls on the same data agree.
     verbose : bool
         Progress messages from methods that have them.
     stability : bool, default=False
