@@ -19,15 +19,14 @@ The error: misclassification rate, or mean squared error in y's units.
 HSIC Lasso and mRMR need a count: they are told the number of features
 KNIFE's default selected on the same split (so KNIFE runs first).
 
-Each (selector, data set) runs in a fresh process (``peers.py --one-real``)
-under a wall cap; one JSON line per split.  ``peers.py --part real`` collects
-them into ``benchmarks/results/peers_real.json`` and renders the tables.
+Each (selector, data set) runs in a fresh process (``peers.py --one-real``,
+whose ``run_real`` fits the selections with ``peers.fit_select`` and scores
+them with :func:`held_out_error` here) under a wall cap; one JSON line per
+split.  ``peers.py --part real`` collects them into
+``benchmarks/results/peers_real.json`` and renders the tables.  This module
+imports nothing of ``peers.py``.
 """
 from __future__ import annotations
-
-import json
-import time
-import warnings
 
 import numpy as np
 
@@ -97,32 +96,6 @@ def held_out_error(X, y, tr, te, cols, task):
     model = learner(task, cols.size).fit(X[tr][:, cols], y[tr])
     pred = model.predict(X[te][:, cols])
     return float(np.mean(pred != y[te])) if clf else float(np.mean((pred - y[te]) ** 2))
-
-
-def run_real(selector, name, n_splits, counts=None):
-    """One selector on one data set over the splits, in this process: one JSON line per split."""
-    from peers import fit_select, warm_numkfs
-
-    X, y, task = load(name)
-    if selector not in PEERS and selector != "all":
-        warm_numkfs()
-    for i, (tr, te) in enumerate(splits(y, task, n_splits)):
-        k = counts[i] if counts else 0
-        c0 = time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if selector == "all":
-                cols, note = np.arange(X.shape[1]), "every feature"
-            elif selector in TOLD_COUNT and k == 0:
-                cols, note = np.array([], dtype=int), "told 0 features (KNIFE's count)"
-            else:
-                cols, note = fit_select(selector, X[tr], y[tr], task, k, i)
-            cpu_select = time.process_time() - c0
-            err = held_out_error(X, y, tr, te, cols, task)
-        print(json.dumps(dict(selector=selector, data=name, split=i, n_features=int(len(cols)), error=err,
-                              cpu=cpu_select, note=str(note)[:120],
-                              selected=None if selector == "all" else np.asarray(cols).tolist())),
-              flush=True)
 
 
 def _mean_se(v):

@@ -436,8 +436,35 @@ def render_sizes(part):
             + table + "\n\n" + "\n".join(ratio))
 
 
+def run_real(selector, name, n_splits, counts=None):
+    """One selector on one data set over the splits of ``common_learner``, in this process: one JSON line
+    per split."""
+    from common_learner import PEERS, TOLD_COUNT, held_out_error, load, splits
+
+    X, y, task = load(name)
+    if selector not in PEERS and selector != "all":
+        warm_numkfs()
+    for i, (tr, te) in enumerate(splits(y, task, n_splits)):
+        k = counts[i] if counts else 0
+        c0 = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if selector == "all":
+                cols, note = np.arange(X.shape[1]), "every feature"
+            elif selector in TOLD_COUNT and k == 0:
+                cols, note = np.array([], dtype=int), "told 0 features (KNIFE's count)"
+            else:
+                cols, note = fit_select(selector, X[tr], y[tr], task, k, i)
+            cpu_select = time.process_time() - c0
+            err = held_out_error(X, y, tr, te, cols, task)
+        print(json.dumps(dict(selector=selector, data=name, split=i, n_features=int(len(cols)), error=err,
+                              cpu=cpu_select, note=str(note)[:120],
+                              selected=None if selector == "all" else np.asarray(cols).tolist())),
+              flush=True)
+
+
 def fresh_real(selector, name, n_splits, counts, cap):
-    """:func:`common_learner.run_real` in a fresh process capped at ``cap`` wall seconds."""
+    """:func:`run_real` in a fresh process capped at ``cap`` wall seconds."""
     rows, why = _capped(["--one-real", selector, name, str(n_splits), *map(str, counts or [])], cap,
                         f"{n_splits} splits")
     done = {r["split"] for r in rows}
@@ -556,8 +583,6 @@ def main(argv=None):
         print(json.dumps(run_size(sel, int(n), int(p), int(seed))))
         return 0
     if args.one_real:
-        from common_learner import run_real
-
         sel, name, n_splits, *counts = args.one_real
         run_real(sel, name, int(n_splits), [int(c) for c in counts] or None)
         return 0

@@ -402,8 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=_threshold,
                    help="with --stability: selection-probability threshold in (0.5, 1] (default 0.9)")
     p.add_argument("--seed", type=_seed, default=0,
-                   help=f"random seed, 0 to {MAX_SEED} (default 0), of the method's random steps and of the "
-                        "--stability subsamples and --fdr knockoffs; the --cv folds are contiguous and unshuffled")
+                   help=f"random seed, 0 to {MAX_SEED} (default 0: a run repeats exactly), of the method's random "
+                        "steps and of the --stability subsamples and --fdr knockoffs; the --cv folds are contiguous "
+                        "and unshuffled")
     p.add_argument("--plot", help="write the feature path plot here, in the format of its extension (.png, "
                                   ".pdf, .svg...; none: PNG) (with --stability: the stability path)")
     p.add_argument("--json", help="write the results as JSON here (with the versions, date and command)")

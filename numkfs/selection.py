@@ -387,7 +387,9 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         subsample of its ``cv_max_samples``), the subsamples of
         ``stability`` and the knockoff draws of ``fdr``.  Not the folds of
         an integer ``cv``: they are unshuffled, so no seed changes them (a
-        permutation of the rows does).
+        permutation of the rows does).  The default 0 (the estimators' own
+        default is None, a fresh draw each fit) makes two calls on the same
+        data agree.
     verbose : bool
         Progress messages from methods that have them.
     stability : bool, default=False

@@ -15,6 +15,11 @@ a module:
 * ``from numkfs.a import name`` where ``numkfs.a`` loads ``name`` on first use
   (:func:`numkfs._lazy.attach`) imports the submodule that defines ``name``.
 
+The scripts beside the package (``benchmarks/``, ``tests/``, ``tools/``)
+import each other by their file names (each runs with its own folder first on
+``sys.path``, and some put another folder there too): their graph has no
+cycle either.
+
 The checks are shown to fail on a probe.
 """
 import ast
@@ -221,6 +226,91 @@ def test_nothing_imports_a_higher_layer(graph):
     bad = upward_imports(graph)
     assert not bad, "imports from a lower layer to a higher one (move the code, or pass what is needed " \
                     "down):\n" + _describe(bad)
+
+
+#: the folders of scripts beside the package, each a flat folder of modules imported by their file names
+SCRIPT_FOLDERS = ("benchmarks", "tests", "tools")
+
+
+def _script_sources(root=ROOT.parent):
+    """``{"folder/name": source}`` of every script of :data:`SCRIPT_FOLDERS`."""
+    return {f"{folder}/{path.stem}": path.read_text()
+            for folder in SCRIPT_FOLDERS for path in sorted((root / folder).glob("*.py"))}
+
+
+def _imported_names(tree):
+    """``(top-level module name, line)`` of every absolute import of ``tree``, at any depth, and of every
+    ``importlib.import_module("name")`` or ``__import__("name")`` of a literal name."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name.split(".")[0], node.lineno
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            yield node.module.split(".")[0], node.lineno
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
+              in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            yield node.args[0].value.split(".")[0], node.lineno
+
+
+def script_graph(sources):
+    """``{script: {imported script: first line}}`` over ``sources`` (``{"folder/name": source}``): a name
+    is the script of that name in the importer's folder, else the only script of that name elsewhere."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        trees = {key: ast.parse(src) for key, src in sources.items()}
+    elsewhere = {}
+    for key in sources:
+        elsewhere.setdefault(key.partition("/")[2], []).append(key)
+    graph = {}
+    for key, tree in trees.items():
+        folder = key.partition("/")[0]
+        edges = {}
+        for name, line in _imported_names(tree):
+            target = f"{folder}/{name}" if f"{folder}/{name}" in sources else \
+                (elsewhere[name][0] if len(elsewhere.get(name, ())) == 1 else None)
+            if target is not None and target != key:
+                edges.setdefault(target, line)
+        graph[key] = edges
+    return graph
+
+
+@pytest.fixture(scope="module")
+def scripts():
+    return script_graph(_script_sources())
+
+
+def test_the_script_graph_sees_the_scripts_imports(scripts):
+    """Imports inside functions, ``from x import``, and a folder's script importing another folder's."""
+    assert "benchmarks/common_learner" in scripts["benchmarks/peers"]  # inside run_real
+    assert "benchmarks/peers" in scripts["benchmarks/peers_figure"]
+    assert "benchmarks/_common" in scripts["benchmarks/peers"]
+    assert "tests/test_robustness" in scripts["benchmarks/robustness"]
+    assert "tests/conftest" in scripts["tests/test_layers"]
+
+
+def test_no_import_circle_among_the_scripts(scripts):
+    found = cycles(scripts)
+    assert not found, "import circles among the scripts (move the shared code into one of them, or into " \
+        "benchmarks/_common.py):\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_the_script_check_can_fail():
+    """A circle through a function-level import, one through ``import_module``, and a name resolved in
+    the importer's own folder before another folder's."""
+    probe = {
+        "benchmarks/a": "import b\n",
+        "benchmarks/b": "def f():\n    from a import x\n",
+        "benchmarks/c": "import importlib\nm = importlib.import_module('conftest')\n",
+        "tests/conftest": "def g():\n    import c\n",
+        "tests/b": "import a\n",
+    }
+    graph = script_graph(probe)
+    assert graph["tests/b"] == {"benchmarks/a": 1}  # tests has no a: the only a elsewhere
+    assert graph["benchmarks/a"] == {"benchmarks/b": 1}  # its own folder's b first
+    assert cycles(graph) == [["benchmarks/a", "benchmarks/b", "benchmarks/a"],
+                             ["benchmarks/c", "tests/conftest", "benchmarks/c"]], cycles(graph)
 
 
 def test_the_import_checks_can_fail():

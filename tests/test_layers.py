@@ -8,13 +8,15 @@ nothing in ``methods/``, ``solvers/`` or ``kernels/`` prints or draws a bar
 cross-validates or fits an SVM, and estimators use the methods' public names
 only.
 
-Besides: no module is over 800 lines; every ``*CV`` estimator fits
+Besides: every ``*CV`` estimator fits
 through :class:`numkfs.estimators._cv.PathCVMixin` over its method's public
 path function (declaring hooks, never overriding its loop, whose rule
 chooses once per path on the final scores), and only they take ``cv``; one vocabulary (``grid``,
 ``n_grid``, ``lambda1``, ``gamma`` with a bandwidth kernel, ``C`` only as an
 SVM box constraint; no development-era name: 0.1.0 is the first
-release); every estimator of the registry (``tests/conftest.py``) is
+release); every public estimator takes at most its main hyperparameter
+positionally, the rest keyword-only, and defaults ``random_state`` to None, as
+scikit-learn's do; every estimator of the registry (``tests/conftest.py``) is
 checked against scikit-learn's contract.  The source-parsing checks are
 shown to fail on a probe.
 """
@@ -158,19 +160,6 @@ def test_the_cross_validation_check_can_fail():
     src = "from ..model_selection import cross_val_path, refine_walk\ndef f():\n    from sklearn.svm import SVC\n"
     found = _cross_validates(ROOT / "methods" / "probe.py", source=src)
     assert found == ["numkfs.model_selection.cross_val_path", "sklearn.svm", "sklearn.svm.SVC"], found
-
-
-# --------------------------------------------------------------------------
-# modules of one idea
-
-#: the longest a module of numkfs may be (``wc -l``): a longer one holds more than one idea
-MAX_MODULE_LINES = 800
-
-
-def test_no_module_is_over_800_lines():
-    long = {str(p.relative_to(ROOT)): n for p in sorted(ROOT.rglob("*.py"))
-            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES}
-    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them along their concerns): {long}"
 
 
 # --------------------------------------------------------------------------
@@ -324,6 +313,60 @@ def test_the_old_names_check_can_fail():
         pass
 
     assert _old_names_in_use(f) == ["lambda2s", "n_lambdas"]
+
+
+def _public_estimators():
+    """Every class of ``numkfs.__all__`` with ``get_params`` (the estimators and the resampling selectors)."""
+    import inspect
+
+    return sorted((name, getattr(numkfs, name)) for name in numkfs.__all__
+                  if inspect.isclass(getattr(numkfs, name)) and hasattr(getattr(numkfs, name), "get_params"))
+
+
+def _signature_faults(cls):
+    """What in ``cls.__init__``'s signature departs from scikit-learn's: more than one parameter
+    after ``self`` that can be passed by position, or a ``random_state`` default other than None."""
+    import inspect
+
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    faults = [f"positional: {', '.join(positional)}"] if len(positional) > 1 else []
+    faults += [f"takes *{p.name}" for p in params if p.kind == p.VAR_POSITIONAL]
+    rs = next((p for p in params if p.name == "random_state"), None)
+    if rs is not None and rs.default is not None:
+        faults.append(f"random_state defaults to {rs.default!r}")
+    return faults
+
+
+def test_the_signature_check_sees_every_public_estimator():
+    import numkfs.estimators
+
+    seen = {name for name, _ in _public_estimators()}
+    assert seen >= {*numkfs.estimators.__all__, "StabilitySelection", "KnockoffFilter"}, seen
+
+
+@pytest.mark.parametrize("name", [name for name, _ in _public_estimators()])
+def test_estimators_take_at_most_their_main_parameter_by_position(name):
+    faults = _signature_faults(getattr(numkfs, name))
+    assert not faults, f"{name}.__init__ (keyword-only after the main parameter, random_state=None): {faults}"
+
+
+def test_the_signature_check_can_fail():
+    class Loose:
+        def __init__(self, kernel="rbf", loss="squared", *, random_state=0):
+            pass
+
+    class Starred:
+        def __init__(self, *args, random_state=None):
+            pass
+
+    class Fine:
+        def __init__(self, kernel="rbf", *, loss="squared", random_state=None):
+            pass
+
+    assert _signature_faults(Loose) == ["positional: kernel, loss", "random_state defaults to 0"]
+    assert _signature_faults(Starred) == ["takes *args"]
+    assert _signature_faults(Fine) == []
 
 
 def _method_of(obj):

@@ -138,7 +138,7 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
 
     path = staticmethod(garrote_path)
 
-    def __init__(self, lambda1: float = 1.0, lambda2: float = 1.0, *, fit_intercept: bool = True,
+    def __init__(self, lambda1: float = 1.0, *, lambda2: float = 1.0, fit_intercept: bool = True,
                  standardize: bool = True, solver="auto", tol: float | None = None):
         self.lambda1 = lambda1
         self.lambda2 = lambda2

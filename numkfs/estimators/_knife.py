@@ -181,11 +181,13 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
         Maximum number of iterations.
     tol : float, default=1e-6
         Convergence tolerance.
-    random_state : int, Generator or None, default=0
+    random_state : int, Generator or None, default=None
         Seed or generator for everything random (the restarts after the
-        first, which is w = 1, and the Nyström landmarks); an int makes the
-        result reproducible, so two fits with the defaults agree.  ``None``
-        draws fresh restarts and landmarks each fit.
+        first, which is w = 1, the Nyström landmarks and, in the ``*CV``
+        estimators, the folds and the CV subsample); an int makes the
+        result reproducible.  ``None``, scikit-learn's default, draws fresh
+        ones each fit (:func:`numkfs.select` passes 0); with the default
+        ``n_restarts=1`` and the exact kernel a single fit draws nothing.
     verbose : bool, default=False
         Show a progress bar.
     n_jobs : int, optional
@@ -250,8 +252,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)],
                               "lambda2": KNIFE_CONSTRAINTS["lambda2"], "n_jobs": _N_JOBS}
 
-    def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
-                 coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=0,
+    def __init__(self, kernel="rbf", *, loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
+                 coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=None,
                  verbose=False, n_jobs=None, approximation="auto", n_components=None):
         self.approximation = approximation
         self.n_components = n_components
@@ -369,9 +371,9 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)], "n_jobs": _N_JOBS,
                               "lambda2": KNIFE_CONSTRAINTS["lambda2"], "delta": KNIFE_CONSTRAINTS["delta"]}
 
-    def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
+    def __init__(self, kernel="rbf", *, loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6,
-                 random_state=0, verbose=False, n_jobs=None, approximation="auto", n_components=None):
+                 random_state=None, verbose=False, n_jobs=None, approximation="auto", n_components=None):
         self.approximation = approximation
         self.n_components = n_components
         self.n_jobs = n_jobs

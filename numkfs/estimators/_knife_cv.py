@@ -589,10 +589,10 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
     _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)], **_CV,
                               "scoring": [Options(("neg_mean_squared_error",))]}
 
-    def __init__(self, kernel="rbf", loss="squared", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
+    def __init__(self, kernel="rbf", *, loss="squared", lambda1=1.0, gamma="auto", degree=2, coef0=1.0,
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
-                 n_jobs=None, random_state=0, verbose=False, approximation="auto", n_components=None,
+                 n_jobs=None, random_state=None, verbose=False, approximation="auto", n_components=None,
                  cv_max_samples="auto", early_stopping=True):
         self.early_stopping = early_stopping
         self.approximation = approximation
@@ -754,10 +754,10 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                               "n_grid": [*KNIFE_CONSTRAINTS["n_grid"], Options(("auto",))],
                               "scoring": [Options(CLASSIFICATION_SCORINGS)]}
 
-    def __init__(self, kernel="rbf", loss="squared_hinge", lambda1=3.0, gamma="auto", degree=2, coef0=1.0,
+    def __init__(self, kernel="rbf", *, loss="squared_hinge", lambda1=3.0, gamma="auto", degree=2, coef0=1.0,
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_grid="auto", lambda_min_ratio="auto", grid=None, n_jobs=None,
-                 random_state=0, verbose=False, approximation="auto", n_components=None,
+                 random_state=None, verbose=False, approximation="auto", n_components=None,
                  cv_max_samples="auto", early_stopping=True):
         self.early_stopping = early_stopping
         self.approximation = approximation

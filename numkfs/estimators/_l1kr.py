@@ -155,7 +155,7 @@ class L1KRRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
 
     _parameter_constraints = {**_COMMON, "D": [Interval(Real, 0, None, closed="left"), NoneOr]}
 
-    def __init__(self, kernel="rbf", degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
+    def __init__(self, kernel="rbf", *, degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
                  prune_tol=1e-3, D=None, D_max=None, max_iter=3000):
         self.kernel = kernel
         self.degree = degree
@@ -394,7 +394,7 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
     #: the fold paths are resumed stage by stage: threads keep them
     _cv_prefer = "threads"
 
-    def __init__(self, kernel="rbf", degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
+    def __init__(self, kernel="rbf", *, degree=2, fix="lambda1", lambda1=0.01, norm_bound=1.0, gradient_tol=1e-6,
                  prune_tol=1e-3, D_max=None, max_iter=3000, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=50, grid=None, early_stopping=True, n_jobs=None,
                  random_state=None):

@@ -179,8 +179,8 @@ class LpKTASelector(WeightSelectorMixin, NumkfsEstimator):
 
     path = staticmethod(lpkta_path)
 
-    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
-                 x0=None, p=None, n_features_to_select=None, *, grid=None, n_grid=101, eps=1e-3,
+    def __init__(self, kernel="rbf", *, gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, p=None, n_features_to_select=None, grid=None, n_grid=101, eps=1e-3,
                  predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto"):
         self.kernel = kernel
         self.gamma = gamma
@@ -284,8 +284,8 @@ class _LpKTAPathCV(PathCVMixin):
     _cv_method = "lp-KTA"
 
     # the constructor of both CV estimators (the same parameters)
-    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
-                 x0=None, *, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
+    def __init__(self, kernel="rbf", *, gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, grid=None, n_grid=101, cv=5, cv_rule="best", scoring=None, C=1.0, eps=1e-3,
                  predictor="second", random_state=None, n_jobs=None, alignment_method="auto",
                  alignment_rtol=1e-10, target="auto"):
         self.kernel = kernel
@@ -501,8 +501,8 @@ class LpKTAClassifier(ClassifierMixin, LpKTASelector):
 
     _parameter_constraints = {**_SELECTOR_CONSTRAINTS, "C": _C, "target": _CLASS_TARGETS}
 
-    def __init__(self, kernel="rbf", gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
-                 x0=None, p=None, n_features_to_select=None, *, C=1.0, grid=None, n_grid=101, eps=1e-3,
+    def __init__(self, kernel="rbf", *, gamma=None, bregman_weight=None, lp_weight=None, bregman="euclidean",
+                 x0=None, p=None, n_features_to_select=None, C=1.0, grid=None, n_grid=101, eps=1e-3,
                  predictor="second", alignment_method="auto", alignment_rtol=1e-10, target="auto"):
         super().__init__(kernel=kernel, gamma=gamma, bregman_weight=bregman_weight, lp_weight=lp_weight,
                          bregman=bregman, x0=x0, p=p, n_features_to_select=n_features_to_select, grid=grid,
