@@ -57,9 +57,9 @@ _AGG = re.compile(r"""^matplotlib\.use\((["'])Agg\1\)[ \t]*$""", re.MULTILINE)
 
 def _docs_notebook(text: str) -> str:
     """The docs' copy of a notebook of ``notebooks/``.  The notebooks select
-    the Agg backend, so that ``pytest --nbmake`` draws off-screen; here that
-    line becomes ``%matplotlib inline``, so the figures become outputs of the
-    cells when the build executes the notebook (``nb_execution_mode``)."""
+    the Agg backend, so that they draw off-screen when run as they are; here
+    that line becomes ``%matplotlib inline``, so the figures become outputs of
+    the cells when the build executes the notebook (``nb_execution_mode``)."""
     nb = json.loads(text)
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
@@ -122,7 +122,8 @@ suppress_warnings = ["myst.header"]
 # _docs_notebook), so the example pages show their figures; jupyter-cache keeps
 # the outputs next to the output directory ({outdir}/../.jupyter_cache) and runs
 # a notebook again only when its code changes.  About 40 s on 2 cores from an
-# empty cache.  A failing cell is a warning, so `sphinx -W` fails.
+# empty cache.  A failing cell is a warning, so `sphinx -W` fails: this build is
+# the test suite's one run of the notebooks (tests/test_docs.py).
 nb_execution_mode = "cache"
 nb_execution_timeout = 600  # per cell; a loaded 2-core machine
 nb_execution_raise_on_error = True

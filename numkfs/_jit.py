@@ -30,6 +30,17 @@ a compiled function carries the machine code of the compiled functions it
 calls, which may live in other files that Numba's stamp does not see.  ``NUMKFS_DISABLE_CACHE=1`` turns
 caching off; :func:`cache_dir` tells where the cache of this installation is.
 
+Processes that share the cache (pytest-xdist's workers, joblib's process
+workers) compile a function one at a time: a process that does not find a
+signature in the cache takes a lock file of the function
+(``<function's index>.lock``, next to its index) before it compiles, and a
+process that waited for the lock looks in the cache again, so it loads what
+the other one compiled instead of compiling it a second time.  The lock also
+keeps two processes that compile two signatures of one function from
+writing its index at once (the last writer dropped the other's entry).  A
+process waits at most :data:`COMPILE_LOCK_TIMEOUT` seconds, then compiles
+anyway; without ``fcntl`` (Windows) processes compile independently.
+
 Compile time
 ------------
 Every function compiles lazily, at its first call, for the argument types
@@ -52,20 +63,29 @@ never drop NaN/inf semantics.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import getpass
 import hashlib
 import os
 import sys
 import tempfile
+import time
 import types
 
 from numba import config as _numba_config
 from numba import njit as _njit
 from numba import prange
 from numba.core import caching as _caching
+from numba.core import sigutils as _sigutils
+from numba.core.compiler_lock import global_compiler_lock as _global_compiler_lock
 
-__all__ = ["jit", "pjit", "serial_twin", "prange", "cache_dir", "FAST_FLAGS", "NUMBA_OPTIONS"]
+try:
+    import fcntl as _fcntl
+except ImportError:  # Windows
+    _fcntl = None
+
+__all__ = ["jit", "pjit", "serial_twin", "prange", "cache_dir", "FAST_FLAGS", "NUMBA_OPTIONS", "COMPILE_LOCK_TIMEOUT"]
 
 #: Options shared by every compiled function (``cache`` is handled by
 #: :func:`_enable_cache`, not passed to Numba, so that the cache location is
@@ -200,16 +220,96 @@ class _FunctionCache(_caching.FunctionCache):
     _impl_class = _CacheImpl
 
 
+#: Seconds a process waits for another process's compilation of a function
+#: before it compiles the function itself.
+COMPILE_LOCK_TIMEOUT = 300.0
+
+#: lock file -> [descriptor, depth] of the compile locks this process holds;
+#: read and written under Numba's compiler lock only
+_held_locks: dict = {}
+
+
+@contextlib.contextmanager
+def _compile_lock(path: str):
+    """Hold the lock file ``path`` (``flock``, exclusive) for the block; re-entrant within a process.
+
+    Waits for another process that holds it, at most :data:`COMPILE_LOCK_TIMEOUT` seconds; a
+    lock file that cannot be opened or locked leaves the block unlocked.  The caller holds Numba's
+    compiler lock, which orders this process's threads."""
+    entry = _held_locks.get(path)
+    if entry is not None:
+        entry[1] += 1
+        try:
+            yield
+        finally:
+            entry[1] -= 1
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        fd = None
+    locked = False
+    if fd is not None:
+        deadline = time.monotonic() + COMPILE_LOCK_TIMEOUT
+        while True:
+            try:
+                _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+                locked = True
+                break
+            except BlockingIOError:  # another process compiles the function
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
+            except OSError:  # a file system without locks
+                break
+    _held_locks[path] = [fd, 1]
+    try:
+        yield
+    finally:
+        del _held_locks[path]
+        if fd is not None:
+            if locked:
+                _fcntl.flock(fd, _fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def _compile_lock_path(disp) -> str:
+    """The lock file of a cached dispatcher's function: next to its index in the cache."""
+    cache = disp._cache
+    return os.path.join(cache._cache_path, cache._cache_file._index_name + ".lock")
+
+
+def _serialise_compiles(disp):
+    """Make ``disp`` compile a signature it does not hold under the function's lock file
+    (:func:`_compile_lock`): Numba's ``compile`` looks in the disk cache first, so a process that
+    waited for another one's compilation loads its result."""
+    numba_compile = disp.compile
+    path = _compile_lock_path(disp)
+
+    def compile(sig):
+        args, _ = _sigutils.normalize_signature(sig)
+        if tuple(args) in disp.overloads:  # compiled or loaded in this process: no lock
+            return numba_compile(sig)
+        with _global_compiler_lock, _compile_lock(path):
+            return numba_compile(sig)
+
+    compile.__doc__ = numba_compile.__doc__
+    disp.compile = compile
+
+
 def _enable_cache(disp):
     """Attach numkfs's cache to a dispatcher (what ``cache=True`` does, with
-    numkfs's locators).  Without a writable location the function compiles
-    in every process, as with ``cache=False``."""
+    numkfs's locators), its compilations serialised across processes
+    (:func:`_serialise_compiles`).  Without a writable location the function
+    compiles in every process, as with ``cache=False``."""
     if not NUMBA_OPTIONS["cache"] or not hasattr(disp, "enable_caching"):
         return disp  # caching off, or NUMBA_DISABLE_JIT returned the Python function
     try:
         disp._cache = _FunctionCache(disp.py_func)
     except RuntimeError:  # "no locator available": nowhere writable
-        pass
+        return disp
+    if _fcntl is not None:
+        _serialise_compiles(disp)
     return disp
 
 

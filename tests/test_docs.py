@@ -1,9 +1,12 @@
 """The documentation builds warning-free and lists every public name; its
 front page shows a code example and the path figure that code draws, its
 navigation names each section once, and every example page shows a figure.
-One Sphinx build, which executes the notebooks."""
+One Sphinx build, which executes the notebooks of ``notebooks/``: it is the
+suite's one run of them (pytest does not collect them), and a cell's error
+fails the build, reported with the notebook's name and the cell's error."""
 import collections
 import importlib.util
+import re
 import subprocess
 import sys
 import zlib
@@ -41,7 +44,7 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
          "-d", str(tmp_path / "doctrees")],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )
-    assert res.returncode == 0, res.stderr[-5000:]
+    assert res.returncode == 0, _build_failure(res.stderr)
     documented = _inventory(out / "objects.inv")
     spec = importlib.util.spec_from_file_location("_apigen", DOCS / "_apigen.py")
     apigen = importlib.util.module_from_spec(spec)
@@ -71,6 +74,37 @@ def test_docs_build_warning_free_with_every_public_name(tmp_path):
     _check_front_page(out)
     _check_navigation_names_each_section_once(out / "index.html")
     _check_example_figures(out)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _build_failure(stderr: str) -> str:
+    """What a failed build reports: for each notebook whose execution failed, its name and the
+    cell's error (myst-nb prints them among the traceback of its executor); else the end of stderr."""
+    text = _ANSI.sub("", stderr)
+    failed = re.findall(r"^(\S+?\.ipynb): WARNING: Executing notebook failed.*?"
+                        r"(An error occurred while executing the following cell:.*?)(?=^\S+: WARNING:|^Versions\n|\Z)",
+                        text, flags=re.M | re.S)
+    if not failed:
+        return text[-5000:]
+    return "\n".join(f"notebook {Path(path).name} does not run:\n{cell.strip()[-3000:]}" for path, cell in failed)
+
+
+def test_a_failing_notebook_is_reported_by_name_and_error():
+    """A build that fails in a notebook's cell names the notebook and shows the cell and its error
+    (myst-nb's report, as Sphinx 9 and myst-nb 1.4 print it), not the build's closing lines."""
+    stderr = ("/x/docs/examples/notebooks/06_how_sure.ipynb: WARNING: Executing notebook failed: CellExecutionError\n"
+              "Traceback (most recent call last):\n  File \"nbclient/client.py\", line 918\n"
+              "nbclient.exceptions.CellExecutionError: An error occurred while executing the following cell:\n"
+              "------------------\nraise ValueError('boom')\n------------------\n\n"
+              "\x1b[0;31mValueError\x1b[0m: boom\n\n [mystnb.exec]\n\n\nVersions\n========\n\n"
+              "* Sphinx version:   9.0.4\n" + "Last Messages\n" + "x\n" * 3000)
+    msg = _build_failure(stderr)
+    assert msg.startswith("notebook 06_how_sure.ipynb does not run:")
+    assert "raise ValueError('boom')" in msg and "ValueError: boom" in msg
+    assert "Sphinx version" not in msg and "\x1b" not in msg
+    assert _build_failure("Sphinx error:\nno such theme") == "Sphinx error:\nno such theme"
 
 
 def _soup(path: Path):

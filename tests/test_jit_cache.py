@@ -217,3 +217,29 @@ def test_an_edited_callee_in_another_file_invalidates_its_callers_cache(tmp_path
     (pkg / "h.py").write_text(HELPER.format(factor="2.0"))  # only the callee's file changes
     edited = run()
     assert (edited["value"], edited["misses"], edited["hits"]) == (90.0, 1, 0)
+
+
+HOLDER = '''
+import sys, time, numpy as np
+import numkfs._jit as j, numkfs.k as k
+with j._global_compiler_lock, j._compile_lock(j._compile_lock_path(k.total)):
+    print("locked", flush=True)
+    time.sleep(3.0)  # the other process starts meanwhile, and finds no compiled code in the cache
+    k.total(np.arange(10.0))
+'''
+
+
+def test_a_process_waits_for_another_ones_compilation_and_loads_it(tmp_path):
+    """Two processes on one empty cache (pytest-xdist's workers): the one that finds another compiling
+    a function waits for it and loads its code from the cache instead of compiling it again (a
+    compilation per worker before)."""
+    a = _checkout(tmp_path, "a")
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CACHE", "NUMKFS_"))}
+    e.update(PYTHONPATH=str(a), PYTHONDONTWRITEBYTECODE="1", XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], cwd=a, env=e, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        waiter = _run(a, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    finally:
+        assert holder.wait(timeout=120) == 0
+    assert (waiter["misses"], waiter["hits"]) == (0, 1)
