@@ -252,8 +252,10 @@ def target_type(y) -> str:
     As scikit-learn's :func:`~sklearn.utils.multiclass.type_of_target`, except
     that a float target whose values happen to be whole numbers (counts,
     scores, a diabetes progression index) is a regression target when it
-    has more than :data:`MAX_FLOAT_CLASSES` distinct values; integer, string
-    and boolean labels are classes however many there are.
+    has more than :data:`MAX_FLOAT_CLASSES` distinct values, as is a float
+    target with a value of magnitude 2**63 or more (beyond int64, no class
+    code); integer, string and boolean labels are classes however many
+    there are.
 
     Parameters
     ----------
