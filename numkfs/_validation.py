@@ -10,7 +10,12 @@ Two kinds of checks live here:
   ``_parameter_constraints``: a dict ``{name: [constraint, ...]}`` checked by
   :func:`validate_params`, which raises
   ``"The 'gamma' parameter of KNIFERegressor must be a float in the range
-  (0.0, inf). Got -1 instead."``.
+  (0.0, inf). Got -1 instead."``; an estimator's table is its class
+  attribute, a public function's is declared with :func:`declares`, which
+  checks every call from it.  The parameters every method shares take their
+  constraints from one vocabulary (:data:`BOOL`, :data:`N_JOBS`,
+  :data:`RANDOM_STATE`, :data:`GRID`, :data:`SOLVER`, :data:`CALLBACK`,
+  :data:`CV`...), so that they accept and refuse the same values everywhere.
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import InstanceOf, Interval, NoneOr, Options, validate_params
+from ._validation import BOOL, InstanceOf, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
@@ -221,8 +221,6 @@ class _Names:
         return "a sequence of names, one per column of X (a list, not a str)"
 
 
-_BOOL = [InstanceOf((bool, np.bool_), "a bool")]
-
 #: The constraints of :func:`select`'s own parameters (checked by
 #: :func:`~numkfs._validation.validate_params` before anything else); ``cv``,
 #: ``cv_rule``, ``scoring``, ``random_state`` and ``**params`` are checked by
@@ -231,8 +229,8 @@ SELECT_CONSTRAINTS = {
     "task": [NoneOr, Options(("regression", "classification"))],
     "n_features": [NoneOr, Interval(numbers.Integral, 1, None, closed="left")],
     "feature_names": [NoneOr, _Names()],
-    "verbose": _BOOL,
-    "stability": _BOOL,
+    "verbose": BOOL,
+    "stability": BOOL,
     "fdr": [NoneOr, Interval(numbers.Real, 0, 1, closed="neither")],
 }
 

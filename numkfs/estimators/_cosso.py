@@ -18,13 +18,13 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._validation import BOOL, N_JOBS, RANDOM_STATE, SOLVER, InstanceOf, Interval, NoneOr, Options
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_lambda0, cosso_path, cosso_relax
 from ..model_selection import check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin
 from ._cv import PathCVMixin, as_grid, cv_data
-from ._garrote import _BOOL, _CV, _CV_RULE, _N_JOBS, _SOLVER, _fit_input, _validated
+from ._garrote import _CV, _CV_RULE, _fit_input, _validated
 
 __all__ = ["COSSORegressor", "COSSORegressorCV"]
 
@@ -114,7 +114,7 @@ class COSSORegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
         "lambda0": [Interval(Real, 0, None, closed="neither"), NoneOr],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "solver": [_SOLVER],
+        "solver": SOLVER,
     }
 
     def __init__(self, M: float | None = None, *, kernel: str = "sobolev", gamma: float = 1.0,
@@ -270,8 +270,8 @@ class COSSORegressorCV(PathCVMixin, COSSORegressor):
         "n_grid": [Interval(Integral, 1, None, closed="left")],
         "cv": _CV,
         "cv_rule": _CV_RULE,
-        "relax": [_BOOL],
-        "n_jobs": _N_JOBS,
+        "relax": BOOL,
+        "n_jobs": N_JOBS,
         "random_state": RANDOM_STATE,
     }
     _parameter_constraints.pop("M")

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._validation import BOOL, N_JOBS, RANDOM_STATE, SOLVER, InstanceOf, Interval, NoneOr, Options
 from ..methods.garrote import garrote_path, garrote_relax
 from ..model_selection import CV_RULES, check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named
@@ -44,8 +44,6 @@ def _fit_input(est, X, y):
 
 __all__ = ["GarroteRegressor", "GarroteRegressorCV"]
 
-_BOOL = InstanceOf((bool, np.bool_), "a bool")
-_SOLVER = InstanceOf((str, list, tuple), "a solver name or a list of names")
 
 
 class _Splitter:
@@ -60,7 +58,6 @@ class _Splitter:
 
 _CV = [Interval(Integral, 2, None, closed="left"), _Splitter()]
 _CV_RULE = [Options(CV_RULES)]
-_N_JOBS = N_JOBS
 _GRID = [NoneOr, InstanceOf((np.ndarray, list, tuple), "an array of grid values")]
 
 
@@ -130,9 +127,9 @@ class GarroteRegressor(WeightSelectorMixin, RegressorMixin, NumkfsEstimator):
     _parameter_constraints = {
         "lambda1": [Interval(Real, 0, None, closed="neither")],
         "lambda2": [Interval(Real, 0, None, closed="left")],
-        "fit_intercept": [_BOOL],
-        "standardize": [_BOOL],
-        "solver": [_SOLVER],
+        "fit_intercept": BOOL,
+        "standardize": BOOL,
+        "solver": SOLVER,
         "tol": [Interval(Real, 0, None, closed="neither"), NoneOr],
     }
 
@@ -282,8 +279,8 @@ class GarroteRegressorCV(PathCVMixin, GarroteRegressor):
         "lambda_min_ratio": [Interval(Real, 0, 1, closed="neither")],
         "cv": _CV,
         "cv_rule": _CV_RULE,
-        "relax": [_BOOL],
-        "n_jobs": _N_JOBS,
+        "relax": BOOL,
+        "n_jobs": N_JOBS,
         "random_state": RANDOM_STATE,
     }
     _parameter_constraints.pop("lambda2")

@@ -30,7 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_class_labels, check_real
-from .._validation import N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Options, check_X, check_y, constant_columns
+from .._validation import BOOL, N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Options, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
                              knife_decision_function)
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin
@@ -41,11 +41,10 @@ __all__ = ["KNIFERegressor", "KNIFEClassifier"]
 _COMMON = {k: KNIFE_CONSTRAINTS[k] for k in
            ("kernel", "lambda1", "gamma", "degree", "coef0", "n_restarts", "max_iter", "tol")}
 _COMMON["solver"] = KNIFE_CONSTRAINTS["solver"]
-_COMMON["verbose"] = [Options((True, False))]
+_COMMON["verbose"] = BOOL
 _COMMON["approximation"] = KNIFE_CONSTRAINTS["approximation"]
 _COMMON["n_components"] = KNIFE_CONSTRAINTS["n_components"]
 _COMMON["random_state"] = RANDOM_STATE
-_N_JOBS = N_JOBS
 
 
 def _constant_columns_named_once(fit):
@@ -250,7 +249,7 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     """
 
     _parameter_constraints = {**_COMMON, "loss": [Options(REGRESSION_LOSSES)],
-                              "lambda2": KNIFE_CONSTRAINTS["lambda2"], "n_jobs": _N_JOBS}
+                              "lambda2": KNIFE_CONSTRAINTS["lambda2"], "n_jobs": N_JOBS}
 
     def __init__(self, kernel="rbf", *, loss="squared", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,
                  coef0=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, random_state=None,
@@ -368,7 +367,7 @@ class KNIFEClassifier(ClassifierMixin, _KNIFEBase):
     """
 
     _classifier = True
-    _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)], "n_jobs": _N_JOBS,
+    _parameter_constraints = {**_COMMON, "loss": [Options(CLASSIFICATION_LOSSES)], "n_jobs": N_JOBS,
                               "lambda2": KNIFE_CONSTRAINTS["lambda2"], "delta": KNIFE_CONSTRAINTS["delta"]}
 
     def __init__(self, kernel="rbf", *, loss="squared_hinge", lambda1=1.0, lambda2=1.0, gamma=None, degree=2,

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from .._threads import method_threads
-from .._validation import N_JOBS, InstanceOf, Interval, NoneOr, Options, check_random_state
+from .._validation import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options, check_random_state
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
                              knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
@@ -48,7 +48,7 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "grid": [InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"), NoneOr],
        "n_jobs": N_JOBS,
        "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), Options(("auto",)), NoneOr],
-       "early_stopping": [InstanceOf((bool, np.bool_), "a bool")]}
+       "early_stopping": BOOL}
 
 #: The folds of a KNIFE CV walk the path's grid in stages of this many points; with
 #: ``early_stopping`` they stop at the end of the first stage after which the CV can no longer

@@ -13,7 +13,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import limit_threads, thread_limits
-from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._validation import BOOL, N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.l1kr import (
     CV_MAX_ANGLE,
     CV_TOL,
@@ -383,7 +383,7 @@ class L1KRRegressorCV(PathCVMixin, L1KRRegressor):
         "scoring": [Options(["neg_mean_squared_error"])],
         "n_grid": [Interval(Integral, 2, None)],
         "grid": [InstanceOf((list, tuple, np.ndarray), "an array-like of budgets"), NoneOr],
-        "early_stopping": [InstanceOf((bool, np.bool_), "a bool")],
+        "early_stopping": BOOL,
         "n_jobs": N_JOBS,
         "random_state": RANDOM_STATE,
     }
