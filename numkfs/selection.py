@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import BOOL, InstanceOf, Interval, NoneOr, Options, validate_params
+from ._validation import BOOL, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
