@@ -360,7 +360,7 @@ def test_sinusoid_true_features_at_a_few_thousand_rows():
     from numkfs import KNIFERegressorCV
 
     X, y, support = make_sinusoid(2000, n_features=20, random_state=0)
-    est = KNIFERegressorCV(approximation="nystroem", n_components=200, cv=3, n_grid=6).fit(X, y)
+    est = KNIFERegressorCV(approximation="nystroem", n_components=200, cv=3, n_grid=6, random_state=0).fit(X, y)
     assert est.approximation_ == "nystroem"
     assert np.array_equal(est.get_support(), support)
 
