@@ -234,8 +234,8 @@ def _compile_lock(path: str):
     """Hold the lock file ``path`` (``flock``, exclusive) for the block; re-entrant within a process.
 
     Waits for another process that holds it, at most :data:`COMPILE_LOCK_TIMEOUT` seconds; a
-    lock file that cannot be opened or locked leaves the block unlocked.  The caller holds Numba's
-    compiler lock, which orders this process's threads."""
+    lock file that cannot be opened or locked (or no ``fcntl``) leaves the block unlocked.  The
+    caller holds Numba's compiler lock, which orders this process's threads."""
     entry = _held_locks.get(path)
     if entry is not None:
         entry[1] += 1
@@ -244,10 +244,12 @@ def _compile_lock(path: str):
         finally:
             entry[1] -= 1
         return
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        fd = None
+    fd = None
+    if _fcntl is not None:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            pass
     locked = False
     if fd is not None:
         deadline = time.monotonic() + COMPILE_LOCK_TIMEOUT

@@ -229,6 +229,7 @@ with j._global_compiler_lock, j._compile_lock(j._compile_lock_path(k.total)):
 '''
 
 
+@pytest.mark.skipif(_jit._fcntl is None, reason="compilations are serialised with fcntl's flock")
 def test_a_process_waits_for_another_ones_compilation_and_loads_it(tmp_path):
     """Two processes on one empty cache (pytest-xdist's workers): the one that finds another compiling
     a function waits for it and loads its code from the cache instead of compiling it again (a
