@@ -46,6 +46,18 @@ def _is_knife_solver(value) -> bool:
     return _is_solver(value) and all(s.upper() in {x.upper() for x in _SOLVERS} for s in names)
 
 
+def _is_lambda2_grid(value) -> bool:
+    if not GRID[-1].is_satisfied_by(value):  # a non-empty 1-D vector of finite reals
+        return False
+    grid = np.asarray(value, dtype=float)
+    return bool(np.all(grid >= 0) and np.all(np.diff(grid) >= 0))
+
+
+#: A λ2 grid given by the caller: the path walks it from the dense end, so its values are >= 0 and
+#: non-decreasing (the message is the one :class:`KNIFEGridWalk` gives for the same grid).
+LAMBDA2_GRID = [NoneOr, Satisfies(_is_lambda2_grid, "a non-empty, non-decreasing array of finite values >= 0")]
+
+
 #: Parameter constraints shared by the functions and the estimators.
 KNIFE_CONSTRAINTS = {
     "kernel": [Options(KERNELS)],
@@ -68,7 +80,7 @@ KNIFE_CONSTRAINTS = {
                                            "list of them")],
     "random_state": RANDOM_STATE,
     "n_jobs": N_JOBS,
-    "grid": GRID,
+    "grid": LAMBDA2_GRID,
     "stop": CALLBACK,
     "stop_at_zero": BOOL,
     "verbose": BOOL,
