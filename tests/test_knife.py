@@ -349,7 +349,8 @@ def test_bad_inputs_give_validation_errors(sinusoid):
         knife(X, y[:-1])
     with pytest.raises(ValueError, match="needs exactly two classes"):
         knife(X, np.arange(len(y)) % 3, loss="logistic")
-    with pytest.raises(ValueError, match="grid must be"):
+    with pytest.raises(ValueError, match="The 'grid' parameter of knife_path must be None or a non-empty, "
+                                         "non-decreasing array"):
         knife_path(X, y, grid=[1.0, 0.5])
     with pytest.raises(ValueError, match="w0 must lie in"):
         knife(X, y, w0=np.full(10, 2.0))
