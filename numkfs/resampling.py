@@ -34,7 +34,7 @@ import inspect
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
+from ._constraints import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
 
 __all__ = ["SELECTOR_CONSTRAINTS", "PathSelectorMixin", "method_name", "method_path"]
 
@@ -290,7 +290,7 @@ class PathSelectorMixin:
 
     A subclass declares ``_parameter_constraints`` as data (its own, then
     :data:`SELECTOR_CONSTRAINTS`), checked by
-    :func:`~numkfs._validation.validate_params` at the start of ``fit``, as
+    :func:`~numkfs._constraints.validate_params` at the start of ``fit``, as
     the estimators' are; the names in ``params`` are checked against the
     method's path function before anything is fitted.
 

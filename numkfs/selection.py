@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import BOOL, Interval, NoneOr, Options, validate_params
+from ._constraints import BOOL, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
@@ -222,7 +222,7 @@ class _Names:
 
 
 #: The constraints of :func:`select`'s own parameters (checked by
-#: :func:`~numkfs._validation.validate_params` before anything else); ``cv``,
+#: :func:`~numkfs._constraints.validate_params` before anything else); ``cv``,
 #: ``cv_rule``, ``scoring``, ``random_state`` and ``**params`` are checked by
 #: the estimator or selector they go to.
 SELECT_CONSTRAINTS = {

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._threads import limit_threads, thread_limits
 from .._targets import check_class_labels, target_type
-from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._constraints import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import LPKTA_CONSTRAINTS, lpkta_path

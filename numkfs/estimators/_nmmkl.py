@@ -11,7 +11,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_class_labels, check_real
-from .._validation import Interval, NoneOr, Options, check_X
+from .._constraints import Interval, NoneOr, Options
+from .._validation import check_X
 from ..methods.nmmkl import NMMKL_CONSTRAINTS, nmmkl
 from ._base import NumkfsEstimator
 

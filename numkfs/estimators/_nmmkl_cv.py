@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._constraints import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.nmmkl import default_m_grid, nmmkl_path
 from ..model_selection import CV_RULES, SCORINGS
 from ._base import NumkfsEstimator

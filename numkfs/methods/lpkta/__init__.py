@@ -60,7 +60,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._threads import thread_policy
-from ..._validation import GRID, ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, declares
+from ..._constraints import GRID, InstanceOf, Interval, NoneOr, Options, declares
+from ..._validation import ConstantFeatureWarning
 from ...kernels.alignment import feature_alignments, resolve_gamma
 from ...paths import FeaturePath
 from ._bregman import BREGMAN_DIVERGENCES, Bregman, GeneralizedKL, SquaredEuclidean, _bregman
