@@ -300,7 +300,7 @@ def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     """K-fold score of a linear SVM on the selected columns, standardised
     inside each fold (:func:`numkfs.model_selection.fold_data`), on the folds
     of :func:`numkfs.model_selection.cross_val_path` (one score per fold)."""
-    from .estimators._nmmkl import linear_svm_scores
+    from ._cv_scoring import linear_svm_scores
     from .model_selection import cross_val_path, cv_mean_se
 
     if not mask.any():

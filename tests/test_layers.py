@@ -218,6 +218,38 @@ def test_the_private_import_check_can_fail():
 
 
 # --------------------------------------------------------------------------
+# modules split where the ideas split
+
+
+#: The most public functions and classes a module defines: past it, a module holds several ideas.
+MAX_PUBLIC_DEFINITIONS = 15
+
+
+def _public_definitions(source):
+    """The functions and classes a module defines at its top level without a leading underscore."""
+    return [node.name for node in ast.parse(source).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and not node.name.startswith("_")]
+
+
+@pytest.mark.parametrize("path", _modules(""), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_defines_more_than_fifteen_public_names(path):
+    names = _public_definitions(path.read_text())
+    assert len(names) <= MAX_PUBLIC_DEFINITIONS, \
+        f"{path.relative_to(ROOT)} defines {len(names)} public functions and classes; split it where its " \
+        f"ideas split: {names}"
+
+
+def test_the_public_definition_count_can_fail():
+    """Top-level public functions and classes count; private ones, methods, nested functions,
+    re-exports and constants do not."""
+    src = ("from ._x import a, b\nC = 1\n\n\ndef _private():\n    pass\n\n\nclass K:\n    def method(self):\n"
+           "        def inner():\n            pass\n\n\nasync def g():\n    pass\n\n\ndef h():\n    pass\n")
+    assert _public_definitions(src) == ["K", "g", "h"]
+    assert len(_public_definitions("\n".join(f"def f{i}():\n    pass" for i in range(16)))) > MAX_PUBLIC_DEFINITIONS
+
+
+# --------------------------------------------------------------------------
 # one CV estimator base, one vocabulary
 
 
