@@ -156,7 +156,7 @@ class Satisfies:
 #: A boolean switch: True or False (a numpy bool too), not 0, 1 or a string.
 BOOL = [InstanceOf((bool, np.bool_), "a bool")]
 
-#: Largest number of workers an ``n_jobs`` may ask for (either sign): more than any machine's CPUs, and
+#: Largest number of workers an ``n_jobs`` may ask for (either sign): more than any machine's cores, and
 #: far below the counts whose process pools overflow.
 N_JOBS_MAX = 4096
 

@@ -199,7 +199,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(row.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
     if kw.get("target", "auto") == "auto" and "target" in inspect.signature(fn).parameters:
-        from .estimators._lpkta import target_for_task
+        from .methods.lpkta import target_for_task
 
         kw["target"] = target_for_task(task, y)  # lp-KTA: the task given, not one inferred again from y
     module = importlib.import_module(fn.__module__)  # the method's module: its one-vs-rest and reading functions

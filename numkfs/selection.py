@@ -549,7 +549,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     for name, value in row.select_params.items():
         kw.setdefault(name, value)
     if "target" in taken:  # lp-KTA: the task given, not one inferred again from y
-        from .estimators._lpkta import target_for_task
+        from .methods.lpkta import target_for_task
 
         kw.setdefault("target", target_for_task(task, y))
     solver = row.select_solver or params.get("solver", "auto")

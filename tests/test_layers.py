@@ -218,7 +218,64 @@ def test_the_private_import_check_can_fail():
 
 
 # --------------------------------------------------------------------------
-# modules split where the ideas split
+# a private name stays in its package; modules split where the ideas split
+
+
+def _owner(parts):
+    """The package a private name ``parts`` (its dotted path, the private part last) belongs to: the
+    package it is defined in (a module's private name belongs to the module's package)."""
+    owner = parts[:-1]
+    if not (ROOT.parent.joinpath(*owner) / "__init__.py").exists():
+        owner = owner[:-1]  # the name is an attribute of a module: the module's package owns it
+    return owner
+
+
+def _private_cross_package_imports(path, source=None):
+    """The ``_``-prefixed modules and names of numkfs that ``path`` imports from a
+    package it is not inside (``numkfs._x`` belongs to all of numkfs,
+    ``numkfs.kernels._x`` to ``numkfs.kernels`` and its subpackages)."""
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    package = list(rel.parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
+        if isinstance(node, ast.Import):
+            targets = [a.name.split(".") for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            mod = base + (node.module.split(".") if node.module else [])
+            targets = [mod + [a.name] for a in node.names]
+        else:
+            continue
+        for parts in targets:
+            if parts[0] != "numkfs":
+                continue
+            private = [i for i, p in enumerate(parts) if p.startswith("_") and not p.startswith("__")]
+            if private:
+                owner = _owner(parts[: private[0] + 1])
+                if package[: len(owner)] != owner:
+                    found.append(f"line {node.lineno}: {'.'.join(parts)}")
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(""), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_private_name_is_imported_across_packages(path):
+    bad = _private_cross_package_imports(path)
+    assert not bad, f"{path.relative_to(ROOT)} imports private names of another package (give them a public " \
+                    f"name in their module, or move them to the layer that owns them): {bad}"
+
+
+def test_the_cross_package_check_can_fail():
+    """It sees a private name, a private module and an import of one, and lets a package use its own
+    private modules and the package root's."""
+    src = ("from .kernels.alignment import _check_method, feature_alignments\n"
+           "from .estimators._lpkta import LpKTASelector\n"
+           "def f():\n    import numkfs.kernels._hsic_fgt\n"
+           "from ._ties import warn_ties\nfrom . import _validation\n")
+    assert len(_private_cross_package_imports(ROOT / "_probe.py", source=src)) == 3
+    inside = "from ..._validation import check_X\nfrom ._bregman import _bregman\nfrom .. import _registry\n"
+    assert _private_cross_package_imports(ROOT / "methods" / "lpkta" / "_probe.py", source=inside) == []
+    sibling = "from ..knife._problem import _is_solver\n"
+    assert len(_private_cross_package_imports(ROOT / "methods" / "lpkta" / "_probe.py", source=sibling)) == 1
 
 
 #: The most public functions and classes a module defines: past it, a module holds several ideas.

@@ -47,17 +47,6 @@ _ACCEPT_SPARSE = ["csc", "csr", "coo"]
 #: The lp-KTA estimators' ``target``: how y enters the alignments (:func:`~numkfs.kernels.alignment.feature_alignments`).
 TARGETS = ("auto", "binary", "multiclass", "regression")
 
-def target_for_task(task, y) -> str:
-    """The ``target`` of the lp-KTA estimators and :func:`numkfs.lpkta_path`
-    for a task given by name: ``"regression"``, or ``"binary"`` /
-    ``"multiclass"`` by the number of classes in y (``"auto"`` for None)."""
-    if task is None:
-        return "auto"
-    if task == "regression":
-        return "regression"
-    return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
-
-
 #: lpkta_path's constraints (but its Newton tolerance) and the grid
 _CONSTRAINTS = {
     **{k: v for k, v in LPKTA_CONSTRAINTS.items() if k != "tol"},

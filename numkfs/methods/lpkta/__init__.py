@@ -100,6 +100,17 @@ LPKTA_CONSTRAINTS = {
 }
 
 
+def target_for_task(task, y) -> str:
+    """The ``target`` of the lp-KTA estimators and :func:`numkfs.lpkta_path`
+    for a task given by name: ``"regression"``, or ``"binary"`` /
+    ``"multiclass"`` by the number of classes in y (``"auto"`` for None)."""
+    if task is None:
+        return "auto"
+    if task == "regression":
+        return "regression"
+    return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
+
+
 # ----------------------------------------------------------------------------
 # the path
 
