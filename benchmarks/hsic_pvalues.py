@@ -89,15 +89,15 @@ def ratio_rows():
 
 def stage_rows():
     from numkfs.hsic import RTOL, VAR_RTOL, _target_factor
-    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces, _resolve_gamma
+    from numkfs.kernels.alignment import dense_stats, rbf_sums_traces, resolve_gamma_given_var
 
     rows = []
     for n in SIZES:
         X, y = data(n, P)
         t_f, (W, _) = best_time(_target_factor, y, "auto", n)
-        st = _dense_stats(X)
-        g = _resolve_gamma(X, None, st[1])
-        t_s, _ = best_time(_rbf_sums_traces, X, g, W[:-1], "auto", RTOL, st, VAR_RTOL, W)
+        st = dense_stats(X)
+        g = resolve_gamma_given_var(X, None, st[1])
+        t_s, _ = best_time(rbf_sums_traces, X, g, W[:-1], "auto", RTOL, st, VAR_RTOL, W)
         rows.append((n, P, W.shape[0] - 1, t_f, t_s))
         print(rows[-1], file=sys.stderr, flush=True)
     return rows

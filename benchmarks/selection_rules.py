@@ -144,7 +144,7 @@ def fit_stability(method, data, seed):
 
 def _sparse_pick(path, ok):
     """The sparsest point among the mask ``ok`` (the contract's order of sparsity)."""
-    from numkfs.model_selection import _sparsity_order
+    from numkfs._cv_rules import _sparsity_order
 
     key = _sparsity_order(path)
     cand = np.flatnonzero(ok)

@@ -22,9 +22,10 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
     ``task`` is ``"classification"``, ``"regression"`` or None (unknown).
     Rows with missing values are dropped when ``dropna``.
     """
-    from .datasets._real import DATASETS, load_dataset
+    from .datasets import dataset_names, load_dataset
 
-    if source.lower() in DATASETS and not os.path.exists(source):
+    shipped = dataset_names()
+    if source.lower() in shipped and not os.path.exists(source):
         d = load_dataset(source, dropna=dropna)
         if target is not None and target != d.target_name:
             names = list(d.feature_names)
@@ -36,7 +37,7 @@ def read_table(source: str, target: str | None = None, *, dropna: bool = True):
             return X, y, names[:j] + names[j + 1:] + [d.target_name], target, None
         return d.data, d.target, list(d.feature_names), d.target_name, d.task
     if not os.path.exists(source):
-        raise DataError(f"no such file or shipped dataset: {source!r} (shipped: {', '.join(sorted(DATASETS))})")
+        raise DataError(f"no such file or shipped dataset: {source!r} (shipped: {', '.join(shipped)})")
     import csv
 
     try:

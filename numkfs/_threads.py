@@ -128,7 +128,7 @@ def set_threads(n_threads=None, *, numba=None, blas=None):
     >>> numkfs.set_threads(**old)            # back to the policy
     {'numba': 1, 'blas': 1}
     """
-    from ._validation import Interval, NoneOr, validate_params
+    from ._constraints import Interval, NoneOr, validate_params
 
     positive = [Interval(Integral, 1, None), NoneOr]
     validate_params({"n_threads": n_threads, "numba": numba, "blas": blas},

@@ -284,11 +284,11 @@ def _alignment_block(Xb, y, kernel, target, gamma=None, method="auto", rtol=1e-1
 
 
 def _alignment_parts(X, y, kernel, gamma, target, block_size, n_jobs, scheduler, method="auto", rtol=1e-10):
-    from .kernels.alignment import _check_method
+    from .kernels.alignment import check_alignment_method
 
     if isinstance(gamma, str) and gamma != "scale":
         raise ValueError(f"gamma must be None, 'scale', a positive float or an array; got {gamma!r}.")
-    _check_method(method, rtol, "feature_alignments_blocked")
+    check_alignment_method(method, rtol, "feature_alignments_blocked")
     per_feature = {"column_offset": True}
     if gamma is not None and not isinstance(gamma, str) and np.ndim(gamma) > 0:
         per_feature["gamma"] = np.asarray(gamma, dtype=float).ravel()

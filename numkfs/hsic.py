@@ -101,17 +101,17 @@ import scipy.sparse as sp
 
 from ._targets import check_real, target_type
 from ._validation import check_X, check_y
-from .kernels._hsic_fgt import NUMPY_BUFFER_BYTES
 from .kernels.alignment import (
     FGT_MIN_SAMPLES,
-    _check_method,
-    _column_moments,
-    _dense_stats,
-    _linear_parts,
-    _rbf_sums_traces,
-    _resolve_gamma,
+    NUMPY_BUFFER_BYTES,
+    check_alignment_method,
+    column_moments,
+    dense_stats,
+    linear_parts,
+    rbf_sums_traces,
+    resolve_gamma_given_var,
 )
-from .kernels.lowrank import FACTOR_FIRST_ROWS, _pivoted_cholesky_rbf1d_rows, _rows_gram
+from .kernels.lowrank import FACTOR_FIRST_ROWS, pivoted_cholesky_rbf1d_rows, rows_gram
 from .kernels.rowsums import rbf_row_moments
 
 __all__ = ["hsic_test", "hsic_pvalues"]
@@ -173,7 +173,7 @@ def _target_factor(y, target, n):
             return W, target
         first = min(FACTOR_FIRST_ROWS, max(2, TARGET_FIRST_BYTES // (8 * n)), TARGET_MAX_RANK, n)
         buf = np.empty((first, n)) if 8 * first * n >= NUMPY_BUFFER_BYTES else None  # numpy's: huge pages
-        W, _ = _pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first,
+        W, _ = pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first,
                                             buf)
     else:
         raise ValueError(
@@ -195,7 +195,7 @@ def _rbf_moments(X, g, W, method, stats):
     """(numerator, tr(HKH), A_K) of every RBF column (``W``: the target factor's rows and the ones)."""
     n = X.shape[0]
     # R2, Q of the dense columns through the transform come with the sums, on their boxes
-    num, tr, _, R2, Q = _rbf_sums_traces(X, g, W[:-1], method, RTOL, stats, rows=VAR_RTOL, weights=W)
+    num, tr, _, R2, Q = rbf_sums_traces(X, g, W[:-1], method, RTOL, stats, rows=VAR_RTOL, weights=W)
     rest = np.isnan(R2)
     if rest.any():
         fgt = method == "fgt" or (method == "auto" and n >= FGT_MIN_SAMPLES)
@@ -211,8 +211,8 @@ def _rbf_moments(X, g, W, method, stats):
 def _linear_moments(X, ZT):
     """(numerator, tr(HKH), A_K) of every linear column (closed form)."""
     n, d = X.shape
-    num, tr = _linear_parts(X, ZT.T)
-    mean, _ = _column_moments(X)
+    num, tr = linear_parts(X, ZT.T)
+    mean, _ = column_moments(X)
     m4 = np.empty(d)
     for i0 in range(0, d, 64):
         B = X[:, i0:i0 + 64]
@@ -284,7 +284,7 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
     """
     if kernel not in ("rbf", "linear"):
         raise ValueError(f"hsic_test: kernel must be 'rbf' or 'linear'; got {kernel!r}.")
-    _check_method(method, RTOL, caller="hsic_test")
+    check_alignment_method(method, RTOL, caller="hsic_test")
     X = check_X(X, caller="hsic_test", accept_sparse=True, min_samples=6, copy=False)
     n, d = X.shape
     y = np.asarray(y)
@@ -301,15 +301,15 @@ def hsic_test(X, y, *, kernel: str = "rbf", gamma=None, method: str = "auto", ta
         stats, var = None, None
         const = (X.max(axis=0).toarray() == X.min(axis=0).toarray()).ravel()
     else:
-        stats = _dense_stats(X)  # one pass: means, variances, constant columns
+        stats = dense_stats(X)  # one pass: means, variances, constant columns
         var, const = stats[1], stats[2] == 0.0
     if kernel == "linear":
         num, tr, A_K = _linear_moments(X, ZT)
     else:
-        g = _resolve_gamma(X, gamma, var)
+        g = resolve_gamma_given_var(X, gamma, var)
         num, tr, A_K = _rbf_moments(X, g, W, method, stats)
     const = const | (tr <= 0)
-    ZtZ, rows4 = _rows_gram(ZT)  # no BLAS after the parallel sums (_rows_gram)
+    ZtZ, rows4 = rows_gram(ZT)  # no BLAS after the parallel sums (rows_gram)
     tr_L = float(np.trace(ZtZ))
     A_L = float(_offdiag_mean_sq(np.sum(ZtZ * ZtZ), rows4, n))
     stat = np.where(const, 0.0, np.maximum(num, 0.0) / n**2)

@@ -71,7 +71,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from ._validation import Interval, Options, constant_columns
+from ._constraints import Interval, Options
+from ._validation import constant_columns
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
 __all__ = ["KnockoffFilter", "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",

@@ -34,7 +34,7 @@ import inspect
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
+from ._constraints import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
 
 __all__ = ["SELECTOR_CONSTRAINTS", "PathSelectorMixin", "method_name", "method_path"]
 
@@ -199,7 +199,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(row.tasks)}.")
     fn, kw = _path_settings(method, selector, params, task == "classification")
     if kw.get("target", "auto") == "auto" and "target" in inspect.signature(fn).parameters:
-        from .estimators._lpkta import target_for_task
+        from .methods.lpkta import target_for_task
 
         kw["target"] = target_for_task(task, y)  # lp-KTA: the task given, not one inferred again from y
     module = importlib.import_module(fn.__module__)  # the method's module: its one-vs-rest and reading functions
@@ -290,7 +290,7 @@ class PathSelectorMixin:
 
     A subclass declares ``_parameter_constraints`` as data (its own, then
     :data:`SELECTOR_CONSTRAINTS`), checked by
-    :func:`~numkfs._validation.validate_params` at the start of ``fit``, as
+    :func:`~numkfs._constraints.validate_params` at the start of ``fit``, as
     the estimators' are; the names in ``params`` are checked against the
     method's path function before anything is fitted.
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._registry import METHOD_ROWS, resolve
-from ._validation import BOOL, Interval, NoneOr, Options, validate_params
+from ._constraints import BOOL, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
@@ -222,7 +222,7 @@ class _Names:
 
 
 #: The constraints of :func:`select`'s own parameters (checked by
-#: :func:`~numkfs._validation.validate_params` before anything else); ``cv``,
+#: :func:`~numkfs._constraints.validate_params` before anything else); ``cv``,
 #: ``cv_rule``, ``scoring``, ``random_state`` and ``**params`` are checked by
 #: the estimator or selector they go to.
 SELECT_CONSTRAINTS = {
@@ -300,7 +300,7 @@ def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
     """K-fold score of a linear SVM on the selected columns, standardised
     inside each fold (:func:`numkfs.model_selection.fold_data`), on the folds
     of :func:`numkfs.model_selection.cross_val_path` (one score per fold)."""
-    from .estimators._nmmkl import linear_svm_scores
+    from ._cv_scoring import linear_svm_scores
     from .model_selection import cross_val_path, cv_mean_se
 
     if not mask.any():
@@ -549,7 +549,7 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     for name, value in row.select_params.items():
         kw.setdefault(name, value)
     if "target" in taken:  # lp-KTA: the task given, not one inferred again from y
-        from .estimators._lpkta import target_for_task
+        from .methods.lpkta import target_for_task
 
         kw.setdefault("target", target_for_task(task, y))
     solver = row.select_solver or params.get("solver", "auto")

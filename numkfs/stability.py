@@ -57,7 +57,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import Interval, NoneOr, Options, validate_params
+from ._constraints import Interval, NoneOr, Options, validate_params
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
 __all__ = ["BOUNDS", "StabilitySelection", "complementary_pairs", "pfer_bound", "pfer_bound_r_concave", "pfer_bounds",

@@ -293,8 +293,8 @@ def test_fused_row_moments_and_pvalues_within_the_transform_bounds():
     from itertools import product
 
     from numkfs.hsic import RTOL, _target_factor
-    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces
-    from numkfs.kernels.lowrank import _rows_gram
+    from numkfs.kernels.alignment import dense_stats, rbf_sums_traces
+    from numkfs.kernels.lowrank import rows_gram
 
     rng = np.random.default_rng(7)
     n = 2000
@@ -305,10 +305,10 @@ def test_fused_row_moments_and_pvalues_within_the_transform_bounds():
     g[5] *= 1e-4  # small spread: gamma (max - min)² <= 1/16, the moments' route
     W, _ = _target_factor(y, "auto", n)
     ZT = W[:-1]
-    num, tr, _, R2, Q = _rbf_sums_traces(X, g, ZT, "auto", RTOL, _dense_stats(X), rows=VAR_RTOL, weights=W)
+    num, tr, _, R2, Q = rbf_sums_traces(X, g, ZT, "auto", RTOL, dense_stats(X), rows=VAR_RTOL, weights=W)
     assert np.isnan(R2[5]) and np.isnan(Q[5]) and not np.isnan(R2[[0, 1, 2, 3, 4, 6]]).any()
     stat, p = hsic_test(X, y, gamma=g)
-    ZtZ, rows4 = _rows_gram(ZT)
+    ZtZ, rows4 = rows_gram(ZT)
     trL = np.trace(ZtZ)
     AL = (np.sum(ZtZ * ZtZ) - rows4) / (n * (n - 1.0))
     A = np.abs(ZT)
@@ -352,18 +352,18 @@ def test_target_factor_tolerance_moves_the_test_within_its_bounds():
     from itertools import product
 
     from numkfs.hsic import TARGET_TOL, _target_factor
-    from numkfs.kernels.lowrank import _pivoted_cholesky_rbf1d_rows, _rows_gram
+    from numkfs.kernels.lowrank import pivoted_cholesky_rbf1d_rows, rows_gram
 
     rng = np.random.default_rng(8)
     n = 600
     X = np.c_[rng.normal(size=(n, 3)), rng.standard_t(3, size=n)]
     for y in (np.sin(X[:, 0]) + 0.3 * rng.normal(size=n), rng.standard_t(2, size=n)):
         v = (y - y.mean()) / y.std()
-        G, _ = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, n)
+        G, _ = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, n)
         trE = n - np.sum(G * G)
         assert 0.0 <= trE <= TARGET_TOL * n
         W, _ = _target_factor(y, "auto", n)
-        ZtZ, rows4 = _rows_gram(W[:-1])
+        ZtZ, rows4 = rows_gram(W[:-1])
         trLf = np.trace(ZtZ)
         ALf = (np.sum(ZtZ * ZtZ) - rows4) / (n * (n - 1.0))
         Hm = np.eye(n) - 1.0 / n
@@ -396,14 +396,14 @@ def test_fused_row_moments_with_more_boxes_than_kept():
     below the cut-off's half of the bound)."""
     from numkfs.hsic import RTOL, _target_factor
     from numkfs.kernels._hsic_fgt import KEEP_BOXES
-    from numkfs.kernels.alignment import _rbf_sums_traces
+    from numkfs.kernels.alignment import rbf_sums_traces
 
     rng = np.random.default_rng(9)
     n = 5000
     X = rng.uniform(size=(n, 1))
     g = np.array([1e4**2])  # natural units over [0, 1e4]: 2e4 cells of width 0.5
     W, _ = _target_factor(np.sin(3 * X[:, 0]) + rng.normal(size=n), "auto", n)
-    out = _rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, rows=VAR_RTOL, weights=W)
+    out = rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, rows=VAR_RTOL, weights=W)
     s = np.sort(np.sqrt(g[0]) * X[:, 0])
     assert np.sum(np.diff(np.floor((s - s[0]) / FGT_H)) > 0) + 1 > KEEP_BOXES
     R2e, Qe = rbf_row_moments(X, g, fgt=False)
@@ -422,7 +422,7 @@ def test_grouped_columns_at_the_cap_in_the_fused_pass():
     R2, Q of the exact loop within VAR_RTOL (grouped: to rounding)."""
     from numkfs.hsic import RTOL, _target_factor
     from numkfs.kernels._alignment_exact import SMALL_DISTINCT
-    from numkfs.kernels.alignment import _dense_stats, _rbf_sums_traces, _resolve_gamma
+    from numkfs.kernels.alignment import dense_stats, rbf_sums_traces, resolve_gamma_given_var
 
     rng = np.random.default_rng(11)
     n = 1500
@@ -440,9 +440,9 @@ def test_grouped_columns_at_the_cap_in_the_fused_pass():
         K = np.exp(-((x[:, None] - x[None, :]) ** 2) / x.var())
         assert abs(sf[i] - se[i]) <= (RTOL + EXP_REL + 8 * n * EPS) * np.sum((A @ K) * A) / n**2
     np.testing.assert_allclose(pf, pe, rtol=1e-6, atol=1e-300)
-    st = _dense_stats(X)
-    g = _resolve_gamma(X, None, st[1])
-    out = _rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, st, rows=VAR_RTOL, weights=W)
+    st = dense_stats(X)
+    g = resolve_gamma_given_var(X, None, st[1])
+    out = rbf_sums_traces(X, g, W[:-1], "fgt", RTOL, st, rows=VAR_RTOL, weights=W)
     R2e, Qe = rbf_row_moments(X, g, fgt=False)
     np.testing.assert_allclose(out[3][0], R2e[0], rtol=1e-12)  # grouped: exact over the groups
     np.testing.assert_allclose(out[4][0], Qe[0], rtol=1e-12)
@@ -456,17 +456,17 @@ def test_target_factor_is_the_same_whatever_its_first_buffer():
     numpy and passed in: the rows, grown by doubling from any first size,
     from the function's own buffer or the caller's, are the same bit for
     bit (the same operations in the same order), the counts row after them."""
-    from numkfs.kernels.lowrank import _pivoted_cholesky_rbf1d_rows
+    from numkfs.kernels.lowrank import pivoted_cholesky_rbf1d_rows
 
     rng = np.random.default_rng(12)
     v = rng.standard_t(3, size=3000)
     v = (v - v.mean()) / v.std()
-    ref, piv = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32)
+    ref, piv = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32)
     assert ref.shape[0] - 1 > 8  # grows from 2 rows at least twice
     for first in (1, 2, 5, 8, 200):
-        G, p = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, first)
+        G, p = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, first)
         assert G.shape == ref.shape and np.array_equal(G[:-1], ref[:-1]) and np.array_equal(p, piv)
         buf = np.empty((first, len(v)))
-        G, p = _pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32, buf)
+        G, p = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32, buf)
         assert G.shape == ref.shape and np.array_equal(G[:-1], ref[:-1]) and np.array_equal(p, piv)
         assert np.shares_memory(G, buf) == (first > ref.shape[0] - 1)  # grown only when the rank exceeds it

@@ -37,14 +37,15 @@ ROOT = pathlib.Path(numkfs.__file__).parent
 #: ``""`` is the package root, which imports only :mod:`numkfs._lazy`)
 LAYERS = [
     # helpers every layer may use: no numerics of a method, no scikit-learn estimator
-    ("ground floor", {"", "_lazy", "_jit", "_threads", "_registry", "_validation", "_targets", "_linalg", "_progress",
-                      "_preprocessing", "_cv_mean", "_ties", "_grid_refinement"}),
+    ("ground floor", {"", "_lazy", "_jit", "_threads", "_registry", "_constraints", "_validation", "_targets",
+                      "_linalg", "_progress", "_preprocessing", "_cv_mean", "_ties", "_grid_refinement"}),
     ("kernels", {"kernels"}),
     ("losses", {"losses"}),
     ("solvers", {"solvers"}),
     # the selection contract and cross-validation over any path (and its relaxed refit), and the
     # drawing of paths (they read a FeaturePath they are given, and know no method)
-    ("selection contract and plots", {"model_selection", "relaxed", "plotting"}),
+    ("selection contract and plots", {"model_selection", "_cv_rules", "_cv_scoring", "_folds", "_parallel", "relaxed",
+                                      "plotting"}),
     # the result of every path method (FeaturePath) and the one support rule
     ("paths", {"paths"}),
     ("methods", {"methods"}),

@@ -62,7 +62,8 @@ def _imports(path, source=None):
 
 @pytest.mark.parametrize("path", _modules("kernels"), ids=lambda p: p.name)
 def test_kernels_import_nothing_above_them(path):
-    allowed = ("numkfs.kernels", "numkfs._jit", "numkfs._threads", "numkfs._validation", "numkfs._targets")
+    allowed = ("numkfs.kernels", "numkfs._jit", "numkfs._threads", "numkfs._constraints", "numkfs._validation",
+               "numkfs._targets")
     bad = [m for m in _imports(path) if m.startswith("numkfs") and not m.startswith(allowed)]
     assert not bad, f"{path.name} imports {bad}"
 
@@ -214,6 +215,95 @@ def test_the_private_import_check_can_fail():
            "def f():\n    from ..methods import lpkta as m\n    return m._THRESHOLD, m.lpkta_path\n")
     found = _private_method_imports(ROOT / "estimators" / "_probe.py", source=src)
     assert len(found) == 3, found
+
+
+# --------------------------------------------------------------------------
+# a private name stays in its package; modules split where the ideas split
+
+
+def _owner(parts):
+    """The package a private name ``parts`` (its dotted path, the private part last) belongs to: the
+    package it is defined in (a module's private name belongs to the module's package)."""
+    owner = parts[:-1]
+    if not (ROOT.parent.joinpath(*owner) / "__init__.py").exists():
+        owner = owner[:-1]  # the name is an attribute of a module: the module's package owns it
+    return owner
+
+
+def _private_cross_package_imports(path, source=None):
+    """The ``_``-prefixed modules and names of numkfs that ``path`` imports from a
+    package it is not inside (``numkfs._x`` belongs to all of numkfs,
+    ``numkfs.kernels._x`` to ``numkfs.kernels`` and its subpackages)."""
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    package = list(rel.parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
+        if isinstance(node, ast.Import):
+            targets = [a.name.split(".") for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            mod = base + (node.module.split(".") if node.module else [])
+            targets = [mod + [a.name] for a in node.names]
+        else:
+            continue
+        for parts in targets:
+            if parts[0] != "numkfs":
+                continue
+            private = [i for i, p in enumerate(parts) if p.startswith("_") and not p.startswith("__")]
+            if private:
+                owner = _owner(parts[: private[0] + 1])
+                if package[: len(owner)] != owner:
+                    found.append(f"line {node.lineno}: {'.'.join(parts)}")
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(""), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_private_name_is_imported_across_packages(path):
+    bad = _private_cross_package_imports(path)
+    assert not bad, f"{path.relative_to(ROOT)} imports private names of another package (give them a public " \
+                    f"name in their module, or move them to the layer that owns them): {bad}"
+
+
+def test_the_cross_package_check_can_fail():
+    """It sees a private name, a private module and an import of one, and lets a package use its own
+    private modules and the package root's."""
+    src = ("from .kernels.alignment import _check_method, feature_alignments\n"
+           "from .estimators._lpkta import LpKTASelector\n"
+           "def f():\n    import numkfs.kernels._hsic_fgt\n"
+           "from ._ties import warn_ties\nfrom . import _validation\n")
+    assert len(_private_cross_package_imports(ROOT / "_probe.py", source=src)) == 3
+    inside = "from ..._validation import check_X\nfrom ._bregman import _bregman\nfrom .. import _registry\n"
+    assert _private_cross_package_imports(ROOT / "methods" / "lpkta" / "_probe.py", source=inside) == []
+    sibling = "from ..knife._problem import _is_solver\n"
+    assert len(_private_cross_package_imports(ROOT / "methods" / "lpkta" / "_probe.py", source=sibling)) == 1
+
+
+#: The most public functions and classes a module defines: past it, a module holds several ideas.
+MAX_PUBLIC_DEFINITIONS = 15
+
+
+def _public_definitions(source):
+    """The functions and classes a module defines at its top level without a leading underscore."""
+    return [node.name for node in ast.parse(source).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and not node.name.startswith("_")]
+
+
+@pytest.mark.parametrize("path", _modules(""), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_defines_more_than_fifteen_public_names(path):
+    names = _public_definitions(path.read_text())
+    assert len(names) <= MAX_PUBLIC_DEFINITIONS, \
+        f"{path.relative_to(ROOT)} defines {len(names)} public functions and classes; split it where its " \
+        f"ideas split: {names}"
+
+
+def test_the_public_definition_count_can_fail():
+    """Top-level public functions and classes count; private ones, methods, nested functions,
+    re-exports and constants do not."""
+    src = ("from ._x import a, b\nC = 1\n\n\ndef _private():\n    pass\n\n\nclass K:\n    def method(self):\n"
+           "        def inner():\n            pass\n\n\nasync def g():\n    pass\n\n\ndef h():\n    pass\n")
+    assert _public_definitions(src) == ["K", "g", "h"]
+    assert len(_public_definitions("\n".join(f"def f{i}():\n    pass" for i in range(16)))) > MAX_PUBLIC_DEFINITIONS
 
 
 # --------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from numkfs import NMMKLSelector, NMMKLSelectorCV, select
-from numkfs.estimators._nmmkl import linear_svm_scores
+from numkfs._cv_scoring import linear_svm_scores
 from numkfs.methods.nmmkl import default_m_grid, nmmkl_path
 from numkfs.model_selection import choose_index, make_cv
 

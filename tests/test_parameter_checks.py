@@ -4,7 +4,7 @@ Every public estimator and resampling selector declares its parameters'
 constraints as data (``_parameter_constraints``, one entry per parameter of
 its signature) and every public path function its table
 (``fn._parameter_constraints``, every parameter but the data), all checked by
-:func:`numkfs._validation.validate_params`: a bad value is refused with a
+:func:`numkfs._constraints.validate_params`: a bad value is refused with a
 message naming the parameter and the value.  The names of the development
 versions, renamed before 0.1.0, are refused with a ``TypeError`` naming them,
 through the resampling selectors too, before anything is fitted.
@@ -109,7 +109,7 @@ def test_every_default_satisfies_its_constraint(name):
 
 
 def test_declares_refuses_a_parameter_without_a_constraint():
-    from numkfs._validation import BOOL, declares
+    from numkfs._constraints import BOOL, declares
 
     with pytest.raises(TypeError, match=r"probe has no constraint for its parameter\(s\) \['tol'\]"):
         @declares({"verbose": BOOL})
@@ -118,7 +118,7 @@ def test_declares_refuses_a_parameter_without_a_constraint():
 
 
 def test_declares_checks_a_call_before_the_body():
-    from numkfs._validation import BOOL, declares
+    from numkfs._constraints import BOOL, declares
 
     calls = []
 
@@ -182,7 +182,7 @@ def test_the_shared_parameters_refuse_nonsense_by_name(name, param, value):
 def test_the_shared_parameters_have_the_shared_constraints(name):
     """One vocabulary: n_jobs is N_JOBS, random_state RANDOM_STATE and a switch (a bool default) BOOL, in
     every function."""
-    from numkfs import _validation as V
+    from numkfs import _constraints as V
 
     fn = _function(name)
     for param, allowed in fn._parameter_constraints.items():
@@ -197,7 +197,7 @@ def test_the_shared_parameters_have_the_shared_constraints(name):
 
 @pytest.mark.parametrize("value", [None, 1, -1, 2, np.int64(2), -4096, 4096])
 def test_n_jobs_accepts_what_joblib_runs(value):
-    from numkfs._validation import N_JOBS, validate_params
+    from numkfs._constraints import N_JOBS, validate_params
 
     validate_params({"n_jobs": value}, {"n_jobs": N_JOBS}, "probe")
 
@@ -205,7 +205,8 @@ def test_n_jobs_accepts_what_joblib_runs(value):
 @pytest.mark.parametrize("value", [None, 0, 2**32 - 1, np.uint32(7), np.random.default_rng(0),
                                    np.random.RandomState(0)])
 def test_random_state_accepts_what_the_generators_take(value):
-    from numkfs._validation import RANDOM_STATE, check_random_state, validate_params
+    from numkfs._constraints import RANDOM_STATE, validate_params
+    from numkfs._validation import check_random_state
 
     validate_params({"random_state": value}, {"random_state": RANDOM_STATE}, "probe")
     check_random_state(value)
@@ -214,7 +215,7 @@ def test_random_state_accepts_what_the_generators_take(value):
 @pytest.mark.parametrize("value", [[1.0], (0.0, 2.0), np.arange(3), np.array([1, 2], dtype=np.int32),
                                    np.array([0.5, 1.5], dtype=object), [np.float32(1.0), 2]])
 def test_grid_accepts_every_real_vector(value):
-    from numkfs._validation import GRID, validate_params
+    from numkfs._constraints import GRID, validate_params
 
     validate_params({"grid": value}, {"grid": GRID}, "probe")
 
@@ -223,7 +224,7 @@ def test_grid_accepts_every_real_vector(value):
 @pytest.mark.parametrize("value", [0, 1e300, "abc"])
 def test_every_estimator_refuses_a_meaningless_n_jobs_by_name(name, value):
     cls = getattr(numkfs, name)
-    assert cls._parameter_constraints["n_jobs"] is numkfs._validation.N_JOBS
+    assert cls._parameter_constraints["n_jobs"] is numkfs._constraints.N_JOBS
     X, y = _data()
     with pytest.raises(ValueError, match=rf"The 'n_jobs' parameter of {name} must be None or a non-zero int"):
         cls(n_jobs=value).fit(X, y)

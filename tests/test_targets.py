@@ -11,7 +11,7 @@ import pytest
 
 from numkfs import select
 from numkfs._targets import stray_text, target_to_array
-from numkfs._validation import Interval, validate_params
+from numkfs._constraints import Interval, validate_params
 
 
 def _score_data(n=40, seed=0):

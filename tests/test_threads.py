@@ -232,18 +232,18 @@ def test_callers_use_the_policy():
     import importlib
     import inspect
 
-    knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton = (importlib.import_module(f"numkfs.{m}") for m in (
-        "methods.knife._problem", "methods.l1kr.path", "methods.cosso", "model_selection", "distributed", "kernels.ard",
+    knife, l1kr, cosso, parallel, distributed, ard, lpkta_newton = (importlib.import_module(f"numkfs.{m}") for m in (
+        "methods.knife._problem", "methods.l1kr.path", "methods.cosso", "_parallel", "distributed", "kernels.ard",
         "solvers.native.lpkta_newton"))
     nmmkl = importlib.import_module("numkfs.solvers.native.nmmkl")
 
     assert knife.SERIAL_MAX_SAMPLES == SERIAL_MAX_SAMPLES["knife"]
-    for mod in (knife, l1kr, cosso, model_selection, distributed, ard, lpkta_newton, nmmkl):
+    for mod in (knife, l1kr, cosso, parallel, distributed, ard, lpkta_newton, nmmkl):
         src = inspect.getsource(mod)
         assert "set_num_threads" not in src and "threadpool_limits" not in src, mod.__name__
         assert "_threads import" in src or (mod is knife and "METHOD_ROWS[\"knife\"].serial_max_samples" in src), \
             mod.__name__
-    assert np.isscalar(model_selection.numba_threads_for(2))
+    assert np.isscalar(parallel.numba_threads_for(2))
 
 
 @pytest.mark.parametrize("approximation, n_jobs", [("exact", 2), ("nystroem", None), ("nystroem", 2)])

@@ -5,19 +5,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from numkfs._constraints import Interval, InstanceOf, NoneOr, Options, validate_params
 from numkfs._validation import (
-    ConstantFeatureWarning,
-    Interval,
-    InstanceOf,
-    NoneOr,
-    Options,
-    check_binary_labels,
-    check_memory,
-    check_random_state,
-    check_X,
-    check_X_y,
+    ConstantFeatureWarning, check_binary_labels, check_memory, check_random_state, check_X, check_X_y,
     constant_columns,
-    validate_params,
 )
 
 CONSTRAINTS = {

@@ -23,7 +23,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import Interval, check_random_state, validate_params
+from .._constraints import Interval, validate_params
+from .._validation import check_random_state
 
 __all__ = ["make_nmmkl_toy"]
 

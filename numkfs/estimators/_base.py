@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
 from .._preprocessing import Standardizer  # noqa: F401  (re-exported; it lives below methods/)
-from .._validation import validate_params
+from .._constraints import validate_params
 from ..paths import selection_tol, support_mask
 
 __all__ = ["NumkfsEstimator", "WeightSelectorMixin", "Standardizer", "validate_data_named"]

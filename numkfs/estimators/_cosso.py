@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import BOOL, N_JOBS, RANDOM_STATE, SOLVER, InstanceOf, Interval, NoneOr, Options
+from .._constraints import BOOL, N_JOBS, RANDOM_STATE, SOLVER, InstanceOf, Interval, NoneOr, Options
 from ..kernels.additive import ADDITIVE_KERNELS
 from ..methods.cosso import cosso, cosso_lambda0, cosso_path, cosso_relax
 from ..model_selection import check_grid_edge

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import BOOL, N_JOBS, RANDOM_STATE, SOLVER, InstanceOf, Interval, NoneOr, Options
+from .._constraints import BOOL, N_JOBS, RANDOM_STATE, SOLVER, InstanceOf, Interval, NoneOr, Options
 from ..methods.garrote import garrote_path, garrote_relax
 from ..model_selection import CV_RULES, check_grid_edge
 from ._base import NumkfsEstimator, WeightSelectorMixin, validate_data_named

@@ -30,7 +30,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_class_labels, check_real
-from .._validation import BOOL, N_JOBS, RANDOM_STATE, ConstantFeatureWarning, Options, check_X, check_y, constant_columns
+from .._constraints import BOOL, N_JOBS, RANDOM_STATE, Options
+from .._validation import ConstantFeatureWarning, check_X, check_y, constant_columns
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, knife,
                              knife_decision_function)
 from ._base import NumkfsEstimator, Standardizer, WeightSelectorMixin

@@ -20,7 +20,8 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from .._threads import method_threads
-from .._validation import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options, check_random_state
+from .._constraints import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options
+from .._validation import check_random_state
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
                              knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores

@@ -13,7 +13,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import limit_threads, thread_limits
-from .._validation import BOOL, N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._constraints import BOOL, N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..methods.l1kr import (
     CV_MAX_ANGLE,
     CV_TOL,

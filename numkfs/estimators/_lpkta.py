@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._threads import limit_threads, thread_limits
 from .._targets import check_class_labels, target_type
-from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._constraints import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import LPKTA_CONSTRAINTS, lpkta_path
@@ -46,17 +46,6 @@ _ACCEPT_SPARSE = ["csc", "csr", "coo"]
 
 #: The lp-KTA estimators' ``target``: how y enters the alignments (:func:`~numkfs.kernels.alignment.feature_alignments`).
 TARGETS = ("auto", "binary", "multiclass", "regression")
-
-def target_for_task(task, y) -> str:
-    """The ``target`` of the lp-KTA estimators and :func:`numkfs.lpkta_path`
-    for a task given by name: ``"regression"``, or ``"binary"`` /
-    ``"multiclass"`` by the number of classes in y (``"auto"`` for None)."""
-    if task is None:
-        return "auto"
-    if task == "regression":
-        return "regression"
-    return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
-
 
 #: lpkta_path's constraints (but its Newton tolerance) and the grid
 _CONSTRAINTS = {

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._threads import thread_policy
-from .._validation import BOOL, CV, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies, declares
+from .._constraints import BOOL, CV, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies, declares
 from ..kernels.alignment import combined_kernel, feature_alignments
 from ..kernels.lowrank import learned_kernel_features
 from ..methods.lpkta import LPKTA_CONSTRAINTS, lpkta_path

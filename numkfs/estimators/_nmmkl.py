@@ -11,11 +11,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._targets import check_class_labels, check_real
-from .._validation import Interval, NoneOr, Options, check_X
+from .._constraints import Interval, NoneOr, Options
+from .._validation import check_X
 from ..methods.nmmkl import NMMKL_CONSTRAINTS, nmmkl
 from ._base import NumkfsEstimator
 
-__all__ = ["NMMKLSelector", "linear_svm_scores"]
+__all__ = ["NMMKLSelector"]
 
 
 def _check_input(est, X, y):
@@ -37,51 +38,6 @@ def _check_input(est, X, y):
     check_class_labels(y_arr, name)
     check_classification_targets(y_arr)
     return X_arr, y_arr
-
-
-def linear_svm_scores(X, y, train, test, masks, scoring="neg_hinge_loss"):
-    """Held-out scores (higher is better) of a linear SVM on each selection.
-
-    For each boolean mask, ``LinearSVC(C=1)`` on those columns, standardised
-    on the training rows only (:func:`numkfs.model_selection.fold_data`),
-    fitted on ``train`` and scored on ``test``: the negative multiclass
-    hinge loss (``"neg_hinge_loss"``, scikit-learn's ``hinge_loss``) or the
-    accuracy.  An empty selection scores NaN.  The model NMMKL's selections
-    are scored with (its relaxation is a linear SVM's dual).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,)
-        Class labels.
-    train, test : ndarray of int
-        Row indices.
-    masks : sequence of ndarray of bool, each of shape (n_features,)
-        The selections to score.
-    scoring : {"neg_hinge_loss", "accuracy"}, default="neg_hinge_loss"
-
-    Returns
-    -------
-    ndarray of shape (len(masks),)
-    """
-    from sklearn.metrics import hinge_loss
-    from sklearn.svm import LinearSVC
-
-    from ..model_selection import fold_data
-
-    labels = np.unique(y)
-    out = np.full(len(masks), np.nan)
-    for i, mask in enumerate(masks):
-        mask = np.asarray(mask, dtype=bool)
-        if not mask.any():
-            continue
-        Xtr, Xte = fold_data(X[:, mask], train, test)
-        clf = LinearSVC(C=1.0, max_iter=20000, random_state=0).fit(Xtr, y[train])
-        if scoring == "accuracy":
-            out[i] = np.mean(clf.predict(Xte) == y[test])
-        else:
-            out[i] = -hinge_loss(y[test], clf.decision_function(Xte), labels=labels)
-    return out
 
 
 class _NMMKLSupport(SelectorMixin):

@@ -5,7 +5,7 @@ r"""NMMKL with the number of features chosen by cross-validation.
 grid) through the one CV estimator base
 (:class:`numkfs.estimators._cv.PathCVMixin`); each fold's selections are
 scored by a linear SVM on the selected columns
-(:func:`numkfs.estimators._nmmkl.linear_svm_scores`), and ``m`` is chosen by
+(:func:`numkfs._cv_scoring.linear_svm_scores`), and ``m`` is chosen by
 ``cv_rule``.
 """
 from __future__ import annotations
@@ -14,12 +14,13 @@ import numbers
 
 import numpy as np
 
-from .._validation import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._constraints import N_JOBS, RANDOM_STATE, InstanceOf, Interval, NoneOr, Options
+from .._cv_scoring import linear_svm_scores
 from ..methods.nmmkl import default_m_grid, nmmkl_path
 from ..model_selection import CV_RULES, SCORINGS
 from ._base import NumkfsEstimator
 from ._cv import PathCVMixin, as_grid, cv_data
-from ._nmmkl import NMMKLSelector, _check_input, _NMMKLSupport, linear_svm_scores
+from ._nmmkl import NMMKLSelector, _check_input, _NMMKLSupport
 
 __all__ = ["NMMKLSelectorCV"]
 

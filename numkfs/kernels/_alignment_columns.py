@@ -145,7 +145,7 @@ def _dense_moments(X, nb, mean, var, spread):
 _dense_moments_serial = serial_twin(_dense_moments)
 
 
-def _column_moments(X):
+def column_moments(X):
     """Mean and (population) variance of every column, dense or CSC."""
     n = X.shape[0]
     if sp.issparse(X):
@@ -159,7 +159,7 @@ def _column_moments(X):
     return mean, var
 
 
-def _dense_stats(X):
+def dense_stats(X):
     """Mean, (population) variance and ``max |x - x_0|`` of every dense column."""
     d = X.shape[1]
     mean = np.empty(d)
@@ -173,7 +173,7 @@ def _dense_stats(X):
 
 def _dense_column_stats(X):
     """Mean, (population) variance and constancy of every dense column."""
-    mean, var, spread = _dense_stats(X)
+    mean, var, spread = dense_stats(X)
     return mean, var, spread == 0.0
 
 
@@ -184,15 +184,15 @@ def resolve_gamma(X, gamma=None) -> np.ndarray:
     constant column); a positive float: the same for every feature; an
     array of ``n_features`` positive floats: as given.
     """
-    return _resolve_gamma(X, gamma)
+    return resolve_gamma_given_var(X, gamma)
 
 
-def _resolve_gamma(X, gamma=None, var=None):
+def resolve_gamma_given_var(X, gamma=None, var=None):
     """:func:`resolve_gamma`, given the column variances when already known."""
     d = X.shape[1]
     if gamma is None or (isinstance(gamma, str) and gamma == "scale"):
         if var is None:
-            _, var = _column_moments(X)
+            _, var = column_moments(X)
         return np.where(var > 0, 1.0 / np.where(var > 0, var, 1.0), 1.0)
     if isinstance(gamma, str):
         raise ValueError(f"gamma must be None, 'scale', a positive float or an array; got {gamma!r}.")

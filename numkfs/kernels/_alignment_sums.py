@@ -13,9 +13,9 @@ import scipy.sparse as sp
 from ._alignment_columns import (
     SERIAL_PAIRS_PER_ENTRY,
     _column_loops,
-    _column_moments,
-    _dense_stats,
     _n_blocks,
+    column_moments,
+    dense_stats,
 )
 from ._alignment_exact import (
     PAD,
@@ -39,7 +39,7 @@ FGT_MIN_SAMPLES = 1024
 FGT_BLOCK_VALUES = 1 << 22
 
 
-def _check_method(method, rtol, caller="feature_alignments"):
+def check_alignment_method(method, rtol, caller="feature_alignments"):
     if method not in ("auto", "exact", "fgt"):
         raise ValueError(f"{caller}: method must be 'auto', 'exact' or 'fgt'; got {method!r}.")
     if method != "exact":
@@ -140,7 +140,7 @@ def _column_shift(X, mean=None, var=None):
     else 0, so that columns of sparse data stored dense keep their exact
     zeros (grouped in one entry by ``_compress_zeros``)."""
     if mean is None:
-        mean, var = _column_moments(X)
+        mean, var = column_moments(X)
     return np.where(np.abs(mean) > np.sqrt(var), mean, 0.0)
 
 
@@ -193,7 +193,7 @@ def _small_spread_sums(Xs, g, mean, Z):
     return S1, tot[0] / n
 
 
-def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None, weights=None):
+def rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None, weights=None):
     """``(S1, tr, n_entries)`` for every column: ``_rbf_pair_sums`` with
     ``tr = n - S2/n``, except for dense columns within a quarter of a
     bandwidth, whose sums come from their moments (``_small_spread_sums``:
@@ -210,7 +210,7 @@ def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None
         return (out[0], n - out[1] / n) + out[2:]
     X = np.ascontiguousarray(X, dtype=np.float64)
     if stats is None:
-        mean, var, spread = _dense_stats(X)
+        mean, var, spread = dense_stats(X)
     else:
         mean, var, spread = stats
     # spread = max |x - x_0| >= range / 2
@@ -232,10 +232,10 @@ def _rbf_sums_traces(X, g, ZT, method="exact", rtol=1e-10, stats=None, rows=None
     return (S1, tr, U) if rows is None else (S1, tr, U, R2, Q)
 
 
-def _linear_parts(X, Z):
+def linear_parts(X, Z):
     """Numerators ||x_cᵀ Z||² and traces ||x_c||² of the linear kernels."""
     n = X.shape[0]
-    mean, var = _column_moments(X)
+    mean, var = column_moments(X)
     if sp.issparse(X):
         XtZ = np.asarray(X.T @ Z) - np.outer(mean, Z.sum(axis=0))
     else:

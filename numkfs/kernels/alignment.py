@@ -129,16 +129,16 @@ from ._alignment_columns import (  # noqa: F401
     SERIAL_PAIRS_PER_ENTRY,
     _as_float,
     _column_loops,
-    _column_moments,
     _constant_mask,
     _dense_column_stats,
     _dense_moments,
     _dense_moments_serial,
-    _dense_stats,
     _n_blocks,
-    _resolve_gamma,
     alignment_target,
+    column_moments,
+    dense_stats,
     resolve_gamma,
+    resolve_gamma_given_var,
 )
 from ._alignment_exact import (  # noqa: F401
     PAD,
@@ -169,15 +169,16 @@ from ._alignment_fgt import _fgt_entry_sums, _fgt_sums_csc, _fgt_sums_dense, _fi
 from ._alignment_sums import (  # noqa: F401
     FGT_BLOCK_VALUES,
     FGT_MIN_SAMPLES,
+    NUMPY_BUFFER_BYTES,
     SMALL_SPREAD,
     SMALL_SPREAD_TERMS,
-    _check_method,
     _column_shift,
     _fgt_min_entries,
-    _linear_parts,
     _rbf_pair_sums,
-    _rbf_sums_traces,
     _small_spread_sums,
+    check_alignment_method,
+    linear_parts,
+    rbf_sums_traces,
 )
 from .combined import (  # noqa: F401
     _dense_columns,
@@ -305,22 +306,22 @@ def feature_alignments(
         raise ValueError(
             f"feature_alignments: X and y have inconsistent numbers of samples: X has {n}, y has {y.shape[0]}."
         )
-    _check_method(method, rtol)
+    check_alignment_method(method, rtol)
     Z, kind, _ = alignment_target(y, target)
     stats = None
     if sp.issparse(X):
         var = None
         const = _constant_mask(X)
     else:
-        stats = _dense_stats(X)  # one pass for all
+        stats = dense_stats(X)  # one pass for all
         var, const = stats[1], stats[2] == 0.0
     if kernel == "linear":
-        num, tr = _linear_parts(X, Z)
+        num, tr = linear_parts(X, Z)
         g = None
         U = None
     else:
-        g = _resolve_gamma(X, gamma, var)
-        num, tr, U = _rbf_sums_traces(X, g, np.ascontiguousarray(Z.T), method, rtol, stats)
+        g = resolve_gamma_given_var(X, gamma, var)
+        num, tr, U = rbf_sums_traces(X, g, np.ascontiguousarray(Z.T), method, rtol, stats)
     tr = np.where(const, 0.0, tr)
     ok = tr > 0
     a = np.zeros(d)

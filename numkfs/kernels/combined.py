@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from .._jit import jit, pjit, prange, serial_twin
 from .._threads import parallel_or_serial
 from .._validation import check_memory
-from ._alignment_columns import _as_float, _column_moments, _constant_mask, resolve_gamma
-from ._alignment_sums import _rbf_sums_traces
+from ._alignment_columns import _as_float, _constant_mask, column_moments, resolve_gamma
+from ._alignment_sums import rbf_sums_traces
 from .fastexp import fast_exp_kernel
 
 # ----------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def combined_kernel(
     else:
         w = eta[sel]
     if kernel == "linear":
-        mean = _column_moments(X)[0] if center else np.zeros(d)
+        mean = column_moments(X)[0] if center else np.zeros(d)
         XS = _dense_columns(X, sel) - mean[sel]
         if Y is None:
             K = (XS * w) @ XS.T
@@ -245,7 +245,7 @@ def _traces(X, sel, kernel, g):
     """tr(H K_i H) for the selected columns."""
     Xs = X[:, sel]
     if kernel == "linear":
-        return Xs.shape[0] * _column_moments(Xs)[1]
+        return Xs.shape[0] * column_moments(Xs)[1]
     n = X.shape[0]
-    _, tr, _ = _rbf_sums_traces(Xs, g[sel], np.zeros((1, n)))
+    _, tr, _ = rbf_sums_traces(Xs, g[sel], np.zeros((1, n)))
     return np.where(_constant_mask(Xs), 0.0, tr)

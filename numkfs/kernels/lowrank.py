@@ -152,13 +152,13 @@ def _rbf1d_row(x, gamma, LT, r, j, piv, diag, col):
 def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
     """Pivoted Cholesky of exp(-γ (x_a - x_b)²), columns evaluated on demand;
     returns the factor (n x r, C order) and its pivot rows in the order taken
-    (:func:`_pivoted_cholesky_rbf1d_rows`, transposed)."""
-    LT, piv = _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank)
+    (:func:`pivoted_cholesky_rbf1d_rows`, transposed)."""
+    LT, piv = pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank)
     return np.ascontiguousarray(LT.T), piv
 
 
 @jit
-def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_FIRST_ROWS, buf=None):
+def pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_FIRST_ROWS, buf=None):
     """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
     order, a view of the first rows of its buffer) and the pivots: for a
     caller that reads the factor by columns (the HSIC test's weight rows),
@@ -206,12 +206,12 @@ def _pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_
     return LT[:r + extra], pivots[:r].copy()
 
 
-#: Entries per chunk of :func:`_rows_gram` (the chunk of every row stays in cache).
+#: Entries per chunk of :func:`rows_gram` (the chunk of every row stays in cache).
 GRAM_CHUNK = 256
 
 
 @jit(fast=True)
-def _rows_gram(ZT):
+def rows_gram(ZT):
     """``(ZT ZTᵀ, Σ_j (Σ_q ZT[q, j]²)²)`` of a factor's rows (r x n, C
     order), serially and without BLAS: the HSIC test's target moments, taken
     after its parallel sums (a threaded BLAS there waits for Numba's

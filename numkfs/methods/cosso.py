@@ -96,8 +96,8 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import (BOOL, GRID, SOLVER, Interval, NoneOr, NumericalWarning, Options, check_memory, check_X_y,
-                           declares, warn_not_converged)
+from .._constraints import BOOL, GRID, SOLVER, Interval, NoneOr, Options, declares
+from .._validation import NumericalWarning, check_memory, check_X_y, warn_not_converged
 from ..kernels.additive import ADDITIVE_KERNELS, additive_gram, additive_kc, sobolev_kernel
 from ..model_selection import refine_walk
 from ..paths import SELECTION_TOL, FeaturePath, support_mask

@@ -52,7 +52,8 @@ from scipy.linalg import cho_factor, cho_solve
 
 from .._preprocessing import ResponseUnits, Standardizer, response_scale
 from .._threads import thread_policy
-from .._validation import BOOL, GRID, SOLVER, Interval, NoneOr, check_X_y, constant_columns, declares
+from .._constraints import BOOL, GRID, SOLVER, Interval, NoneOr, declares
+from .._validation import check_X_y, constant_columns
 from ..model_selection import refine_walk
 from ..paths import SELECTION_TOL, FeaturePath, support_mask
 from ..solvers import solve

@@ -58,8 +58,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (BOOL, GRID, N_JOBS, SOLVER, Interval, NoneOr, Options, check_X, check_binary_labels,
-                           check_y, constant_columns, declares)
+from .._constraints import BOOL, GRID, N_JOBS, SOLVER, Interval, NoneOr, Options, declares
+from .._validation import check_X, check_binary_labels, check_y, constant_columns
 from .._preprocessing import Standardizer
 from ..kernels.lowrank import rbf_feature_factors
 from ..model_selection import parallel_map

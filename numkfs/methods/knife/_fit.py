@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._threads import method_threads
-from ..._validation import check_random_state, declares, warn_not_converged
+from ..._constraints import declares
+from ..._validation import check_random_state, warn_not_converged
 from ...kernels.weighted import weight_gradient_matrix, weighted_kernel
 from ...losses import get_loss
 from ...model_selection import parallel_map

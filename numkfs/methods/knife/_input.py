@@ -9,7 +9,8 @@ and ``_EXTRAPOLATE`` of :mod:`numkfs.methods.knife._problem` at every call
 from __future__ import annotations
 
 from ..._preprocessing import response_scale
-from ..._validation import check_binary_labels, check_X, check_y, constant_columns, validate_params
+from ..._constraints import validate_params
+from ..._validation import check_binary_labels, check_X, check_y, constant_columns
 from ...kernels.weighted import check_poly_kernel
 from . import _problem
 from ._nystroem import knife_model

@@ -8,7 +8,8 @@ import numpy as np
 from ..._preprocessing import ResponseUnits
 from ..._progress import progress_bar
 from ..._threads import method_threads
-from ..._validation import check_random_state, declares, warn_not_converged
+from ..._constraints import declares
+from ..._validation import check_random_state, warn_not_converged
 from ...model_selection import refine_walk
 from ...paths import SELECTION_TOL, FeaturePath, support_mask
 from ._fit import _best_start, _starts

@@ -19,7 +19,7 @@ import scipy.optimize
 
 from ..._linalg import rows_matvec
 from ..._registry import METHOD_ROWS
-from ..._validation import (BOOL, CALLBACK, GRID, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies,
+from ..._constraints import (BOOL, CALLBACK, GRID, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies,
                              _is_solver)
 from ...kernels.weighted import (KERNELS, weight_gradient_matrix, weight_gradient_product, weighted_kernel,
                                 weighted_kernel_product)

@@ -8,18 +8,8 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..._threads import limit_threads, thread_limits
-from ..._validation import (
-    BOOL,
-    CALLBACK,
-    Interval,
-    NoneOr,
-    Options,
-    Satisfies,
-    check_memory,
-    check_X_y,
-    _is_real_vector,
-    declares,
-)
+from ..._constraints import BOOL, CALLBACK, Interval, NoneOr, Options, Satisfies, _is_real_vector, declares
+from ..._validation import check_memory, check_X_y
 from ...kernels.ard import canonical_kernel
 from ...paths import FeaturePath
 # numkfs.resampling reads l1kr_path's paths with the function of its module (PathSpec.read_at)

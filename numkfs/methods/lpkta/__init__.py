@@ -60,7 +60,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._threads import thread_policy
-from ..._validation import GRID, ConstantFeatureWarning, InstanceOf, Interval, NoneOr, Options, declares
+from ..._constraints import GRID, InstanceOf, Interval, NoneOr, Options, declares
+from ..._validation import ConstantFeatureWarning
 from ...kernels.alignment import feature_alignments, resolve_gamma
 from ...paths import FeaturePath
 from ._bregman import BREGMAN_DIVERGENCES, Bregman, GeneralizedKL, SquaredEuclidean, _bregman
@@ -97,6 +98,17 @@ LPKTA_CONSTRAINTS = {
     # strictly decreasing, in [1, inf): checked with the grid
     "grid": GRID,
 }
+
+
+def target_for_task(task, y) -> str:
+    """The ``target`` of the lp-KTA estimators and :func:`numkfs.lpkta_path`
+    for a task given by name: ``"regression"``, or ``"binary"`` /
+    ``"multiclass"`` by the number of classes in y (``"auto"`` for None)."""
+    if task is None:
+        return "auto"
+    if task == "regression":
+        return "regression"
+    return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
 
 
 # ----------------------------------------------------------------------------
