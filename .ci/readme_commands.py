@@ -68,6 +68,22 @@ def _copy_tree(dst: Path) -> None:
             shutil.copy2(src, dst / f)
 
 
+def venv_env(venv: Path, cache: Path) -> dict:
+    """This process's environment, activating ``venv``: no PYTHONPATH or kernel-cache setting of the
+    caller's, and compiled kernels cached under ``cache`` (fresh, removed with it)."""
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "NUMBA_CACHE_DIR", "NUMKFS_DISABLE_CACHE")}
+    env.update(
+        VIRTUAL_ENV=str(venv),
+        PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}",
+        XDG_CACHE_HOME=str(cache),
+        MPLBACKEND="Agg",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    return env
+
+
 def _run(cmd: str, cwd: Path, env: dict) -> None:
     print(f"\n$ {cmd}    (in {cwd})", flush=True)
     t0 = time.perf_counter()
@@ -90,16 +106,7 @@ def main(argv: list[str]) -> int:
         outside.mkdir()
         _copy_tree(src)
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-        bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "PYTHONHOME", "NUMBA_CACHE_DIR", "NUMKFS_DISABLE_CACHE")}
-        env.update(
-            VIRTUAL_ENV=str(venv),
-            PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}",
-            XDG_CACHE_HOME=str(tmp / "cache"),  # compiled kernels: fresh, removed afterwards
-            MPLBACKEND="Agg",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
+        env = venv_env(venv, tmp / "cache")
         _run(cmd1, src, env)
         _run(cmd2, src, env)
         # The editable install is the one imported, checked outside the checkout

@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
         # build from a copy of the checkout's files, so no build/ or egg-info
         # debris is written into the checkout
         sys.path.insert(0, str(ROOT / ".ci"))
-        from readme_commands import _copy_tree
+        from readme_commands import _copy_tree, venv_env
 
         src.mkdir()
         _copy_tree(src)
@@ -91,15 +91,7 @@ def main(argv: list[str]) -> int:
 
         _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp)  # no system site packages
         bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "PYTHONHOME", "NUMBA_CACHE_DIR", "NUMKFS_DISABLE_CACHE")}
-        env.update(
-            VIRTUAL_ENV=str(venv),
-            PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}",
-            XDG_CACHE_HOME=str(tmp / "cache"),  # compiled kernels: fresh, removed afterwards
-            MPLBACKEND="Agg",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
+        env = venv_env(venv, tmp / "cache")
         python = str(bindir / "python")
         _run([python, "-m", "pip", "install", "-q", str(wheels[0])], cwd=outside, env=env)
         _run([python, "-c", "import numkfs, pathlib; p = pathlib.Path(numkfs.__file__).resolve(); "
