@@ -1,6 +1,21 @@
-"""KNIFE CV with ``cv_max_samples``: λ2 chosen on a subsample's path (λ1 and
-the grid scaled to the subsample's size), the chosen point refitted on every
-row with λ2 scaled back (the CV at 10^6 rows)."""
+"""The KNIFE CV estimators.
+
+* ``cv_max_samples``: λ2 chosen on a subsample's path (λ1 and the grid scaled to the
+  subsample's size), the chosen point refitted on every row with λ2 scaled back (the CV at
+  10^6 rows).
+* The low end of the default grid is refined when the CV chose λ2 = 0 and the first positive
+  point scored more than one standard error worse (``low_end_grid`` decides,
+  ``_KNIFEPathCV._cv_refine``: a second pass over λ2 = 0 and the inserted points, spliced into
+  the first path); the first point of a ``gamma="auto"`` path is the single fit at λ2 = 0 (its
+  scale settled on its own support); ``lambda_min_ratio="auto"`` follows the number of rows.
+* The folds are walked in stages and stop once no later point can be chosen: a fold's path
+  walked in stages (``KNIFEGridWalk``) is ``knife_path(grid=...)`` point for point; the CV with
+  ``early_stopping`` chooses the point the CV over the whole grid chooses, its path is the whole
+  path's first points, and it stops at the first stage end where ``stop_early`` says so.  The
+  full-data path on the default grid is walked only as far (``knife_path``'s ``stop``): its
+  points are the unstopped path's first ones.
+"""
+import importlib
 import re
 
 import numpy as np
@@ -8,9 +23,13 @@ import pytest
 
 from numkfs import KNIFEClassifierCV, KNIFERegressorCV
 from numkfs.datasets import make_orange, make_sinusoid
+from numkfs.estimators._cv import EARLY_STOP_POINTS, stop_early
+from numkfs.estimators._knife_cv import LOW_END_FRACTIONS, low_end_grid
 from numkfs.kernels import weighted_kernel
 from numkfs.losses import get_loss
-from numkfs.methods.knife import knife_objective
+from numkfs.methods.knife import KNIFEGridWalk, knife, knife_objective, knife_ovr_paths, knife_path
+from numkfs.model_selection import refine_walk
+from numkfs.paths import FeaturePath
 
 N, M = 240, 120
 
@@ -277,3 +296,364 @@ def test_classifier_cv_max_samples_too_small_for_the_folds_is_named():
                                                    "of a smaller class); give cv_max_samples=15 or more")):
         KNIFEClassifierCV(n_grid=3, cv_max_samples=2).fit(X, y)
     assert KNIFEClassifierCV(cv=5, cv_max_samples=15)._class_subsample(y, 15, 0).size == 15
+
+
+def _first_pass(grid):
+    return FeaturePath(grid=np.asarray(grid, float), weights=np.ones((len(grid), 3)), grid_name="lambda2")
+
+
+@pytest.mark.parametrize("drop, refined", [(1.0, True), (0.01, False)])
+def test_low_end_is_inserted_only_after_a_steep_drop(drop, refined):
+    # fold scores at lambda2 = 0 have mean 0 and a standard error below 0.1; the next point is `drop` lower
+    scores = np.array([[0.1, 0.0, -0.1], [0.1 - drop, -drop, -0.1 - drop], [-5.0, -5.0, -5.0]])
+    path = _first_pass([0.0, 10.0, 100.0])
+    se = FeaturePath(grid=path.grid, weights=path.weights, cv_scores=scores).cv_standard_error[0]
+    assert (drop > se) == refined
+    grid = low_end_grid(path, scores, None, "best")
+    if refined:
+        np.testing.assert_array_equal(grid, np.r_[0.0, 10.0 * LOW_END_FRACTIONS])  # the low end only
+    else:
+        assert grid is None
+    assert path.cv_scores is None and path.chosen_index is None  # the rule consulted, nothing recorded
+
+
+def test_low_end_leaves_other_choices_alone():
+    steep = np.array([[0.1, 0.0, -0.1], [-3.0, -3.0, -3.0], [-5.0, -5.0, -5.0]])
+    assert low_end_grid(_first_pass([0.0, 10.0, 100.0]), steep[[1, 0, 2]], None, "best") is None  # chose 10
+    assert low_end_grid(_first_pass([1.0, 10.0, 100.0]), steep, None, "best") is None  # no lambda2 = 0
+    # the rule's choice decides: a steep drop at 10, and 100 (sparser) within one standard error of lambda2 = 0
+    path = FeaturePath(grid=np.array([0.0, 10.0, 100.0]), weights=np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0],
+                                                                           [1.0, 0.0, 0.0]]), grid_name="lambda2")
+    scores = np.array([[0.1, 0.0, -0.1], [-1.0, -1.0, -1.0], [0.0, -0.05, -0.1]])
+    np.testing.assert_array_equal(low_end_grid(path, scores, None, "best"), np.r_[0.0, 10.0 * LOW_END_FRACTIONS])
+    assert low_end_grid(path, scores, None, "1se") is None  # "1se" chose 100
+
+
+def test_refine_walks_the_low_end_once_and_leaves_user_grids_alone():
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0)
+    est._validate_params()
+    data = est._cv_data(X, y)
+    est._cv_outer(data)
+    path, scores, sizes = est._cv_pass(data, None)
+    refined = est._cv_refine(data, None, path, scores, sizes)
+    assert refined is not None and len(est._cv_problem_paths) == 3  # the first pass, the low end, the spliced
+    assert refined[0].n_points == path.n_points + LOW_END_FRACTIONS.size
+    np.testing.assert_array_equal(refined[1][1 + LOW_END_FRACTIONS.size:], scores[1:])
+    # the same first pass on a grid of your own is walked as given
+    mine = KNIFERegressorCV(cv=3, grid=path.grid, random_state=0)
+    mine._validate_params()
+    data = mine._cv_data(X, y)
+    mine._cv_outer(data)
+    assert mine._cv_refine(data, None, *mine._cv_pass(data, None)) is None
+
+
+def test_regressor_cv_finds_the_optimum_below_the_first_positive_point():
+    # a coarse grid (first positive point at 0.3 of the top) over-shrinks at once: the CV chose lambda2 = 0
+    # and the inserted points hold a better one
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0).fit(X, y)
+    g = est.path_.grid
+    np.testing.assert_allclose(g[1:1 + LOW_END_FRACTIONS.size], g[1 + LOW_END_FRACTIONS.size] * LOW_END_FRACTIONS,
+                               rtol=1e-12)
+    mean = est.path_.mean_cv_score
+    assert 1 <= est.best_index_ <= LOW_END_FRACTIONS.size
+    assert mean[est.best_index_] > mean[0]  # better than the lambda2 = 0 point the first CV chose
+    assert est.path_.extra["n_inserted"] >= LOW_END_FRACTIONS.size
+    assert est.lambda2_ == g[est.best_index_]
+    # the refined path is the second pass's walk of [0, inserted points] followed by the first pass's path from its
+    # first positive point on, scores included: each part equals the CV of a user grid walked as given
+    k = LOW_END_FRACTIONS.size
+    low = KNIFERegressorCV(cv=3, grid=g[:k + 1], random_state=0).fit(X, y)
+    first = KNIFERegressorCV(cv=3, grid=np.r_[g[0], g[k + 1:]], random_state=0).fit(X, y)
+    for part, sl in ((low, slice(0, k + 1)), (first, slice(k + 1, None))):
+        off = 0 if part is low else 1
+        np.testing.assert_allclose(part.path_.cv_scores[off:], est.path_.cv_scores[sl], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(part.path_.weights[off:], est.path_.weights[sl], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(part.path_.extra["alpha"][off:], est.path_.extra["alpha"][sl], rtol=1e-10,
+                                   atol=1e-12)
+        np.testing.assert_allclose(part.path_.extra["gamma"][off:], est.path_.extra["gamma"][sl], rtol=1e-12)
+    # both passes start at the same lambda2 = 0 fit
+    np.testing.assert_allclose(first.path_.cv_scores[0], low.path_.cv_scores[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(first.path_.weights[0], low.path_.weights[0], rtol=1e-10, atol=1e-12)
+    # the model kept is the spliced path's chosen point
+    np.testing.assert_allclose(est.alpha_, est.path_.extra["alpha"][est.best_index_], rtol=0, atol=0)
+    assert len(est.converged_) == est.path_.n_points == len(est.path_.extra["n_iter"])
+
+
+def test_classifier_cv_refines_the_low_end_too():
+    X, y, _ = make_orange(90, n_noise=3, random_state=0)
+    est = KNIFEClassifierCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0).fit(X, y)
+    g = est.path_.grid
+    k = LOW_END_FRACTIONS.size
+    np.testing.assert_allclose(g[1:1 + k], g[1 + k] * LOW_END_FRACTIONS, rtol=1e-12)
+    assert est.path_.n_points == len(est.cv_scores_) == len(est.converged_)
+
+
+def test_auto_gamma_path_starts_at_the_single_fit():
+    X, y, _ = make_sinusoid(150, n_features=20, random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    y = y - y.mean()
+    path = knife_path(X, y, gamma="auto", n_grid=4, random_state=0)
+    single = knife(X, y, lambda2=0.0, gamma="auto", random_state=0)
+    n0 = int(path.n_selected()[0])
+    assert n0 < X.shape[1]  # lambda2 = 0 already drops features here: the scale moved off 1/p
+    assert path.extra["gamma"][0] == single.params["gamma"] == 1.0 / n0
+    np.testing.assert_array_equal(path.weights[0], single.weights)
+
+
+def test_multiclass_cv_splices_every_one_vs_rest_path():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(90, n_features=5, n_informative=3, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    est = KNIFEClassifierCV(cv=3, n_grid=4, lambda_min_ratio=0.5, random_state=0).fit(X, y)
+    g, k = est.path_.grid, LOW_END_FRACTIONS.size
+    assert est.path_.extra["n_inserted"] >= k  # the low end was refined here
+    np.testing.assert_allclose(g[1:1 + k], g[1 + k] * LOW_END_FRACTIONS, rtol=1e-12)
+    low = KNIFEClassifierCV(cv=3, grid=g[:k + 1], random_state=0).fit(X, y)
+    first = KNIFEClassifierCV(cv=3, grid=np.r_[g[0], g[k + 1:]], random_state=0).fit(X, y)
+    for part, sl, off in ((low, slice(0, k + 1), 0), (first, slice(k + 1, None), 1)):
+        np.testing.assert_allclose(part.path_.cv_scores[off:], est.path_.cv_scores[sl], rtol=1e-10, atol=1e-12)
+        for mine, theirs in zip(est.paths_, part.paths_):  # each one-vs-rest problem
+            assert mine.n_points == est.path_.n_points
+            np.testing.assert_allclose(theirs.weights[off:], mine.weights[sl], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(theirs.extra["intercept"][off:], mine.extra["intercept"][sl], rtol=1e-10,
+                                       atol=1e-12)
+    i = est.best_index_
+    np.testing.assert_array_equal(est.alpha_, np.array([p.extra["alpha"][i] for p in est.paths_]))
+    np.testing.assert_array_equal(est.path_.weights[i], np.max([p.weights[i] for p in est.paths_], axis=0))
+
+
+def test_lambda_min_ratio_auto_follows_the_rows():
+    from numkfs.methods.knife import lambda_min_ratio_for
+
+    assert lambda_min_ratio_for("auto", 9_000) == 1e-3
+    assert lambda_min_ratio_for("auto", 40_000) == pytest.approx(2.5e-4, rel=1e-15)
+    assert lambda_min_ratio_for(0.2, 40_000) == 0.2
+    # a path on more than 10^4 rows (a cheap Nystrom basis) starts its default grid at 10 / n of its top
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12_500, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(len(X))
+    path = knife_path(X, y, n_grid=3, max_refine=0, approximation="nystroem", n_components=8, random_state=0)
+    assert path.grid[1] == pytest.approx(path.extra["lambda2_top"] * 1e-3 * 10_000 / 12_500, rel=1e-12)
+    # the CV estimator on a subsample takes "auto" from every row: its grid stands for the full data's
+    est = KNIFERegressorCV(approximation="nystroem", n_components=8, n_grid=3, cv=2, cv_max_samples=300,
+                           random_state=0).fit(X, y)
+    top = est.path_.extra["lambda2_top"]
+    assert est.cv_n_samples_ == 300
+    assert est.path_.grid[1] == pytest.approx(top * 1e-3 * 10_000 / 12_500, rel=1e-12)
+
+
+def test_both_passes_share_their_nystroem_landmarks():
+    # the spliced points come from two walks; with a Generator (or None) as random_state each walk would draw
+    # its own landmarks (and the points' alpha would belong to different bases) unless the fit draws one seed
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, approximation="nystroem", n_components=30,
+                           random_state=np.random.default_rng(0)).fit(X, y)
+    passes = est._cv_problem_paths
+    assert len(passes) == 3  # the first pass, the low end, the spliced path
+    first, low = passes[0][0].extra["params"]["landmarks"], passes[1][0].extra["params"]["landmarks"]
+    assert first is not None and len(first) == 30
+    np.testing.assert_array_equal(first, low)
+    np.testing.assert_allclose(passes[0][0].weights[0], passes[1][0].weights[0], rtol=1e-10, atol=1e-12)
+    # random_state=None: one seed per fit too (whether or not the low end is refined on these rows)
+    est = KNIFERegressorCV(cv=3, n_grid=4, approximation="nystroem", n_components=30, random_state=None)
+    est._validate_params()
+    data = est._cv_data(X, y)
+    est._cv_outer(data)
+    a, b = est._cv_full_path(data, None), est._cv_full_path(data, None, grid=np.array([0.0, 1.0]))
+    np.testing.assert_array_equal(a.extra["params"]["landmarks"], b.extra["params"]["landmarks"])
+
+
+kcv = importlib.import_module("numkfs.estimators._knife_cv")
+
+
+def _std(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+@pytest.mark.parametrize("kw", [dict(gamma="auto"), dict(gamma=None),
+                                dict(gamma="auto", approximation="nystroem", n_components=30),
+                                dict(loss="squared_hinge", lambda1=3.0)])
+def test_grid_walk_in_stages_is_the_path_on_that_grid(kw):
+    X, y, _ = make_sinusoid(90, n_features=8, random_state=0)
+    X = _std(X)
+    y = np.where(y > np.median(y), 1.0, -1.0) if "loss" in kw else y - y.mean()
+    grid = np.concatenate([[0.0], np.geomspace(0.05, 200.0, 13)])
+    whole = knife_path(X, y, grid=grid, random_state=0, **kw)
+    walk = KNIFEGridWalk(X, y, grid, random_state=0, **kw)
+    parts = [walk.walk(end) for end in (1, 4, 4, 2, 9, 14, 30)]
+    assert [p is None for p in parts] == [False, False, True, True, False, False, True]
+    parts = [p for p in parts if p is not None]
+    assert [p.n_points for p in parts] == [1, 3, 5, 5]
+    # the same fits from the same states: equal to the last bit
+    np.testing.assert_array_equal(np.concatenate([p.grid for p in parts]), whole.grid)
+    np.testing.assert_array_equal(np.vstack([p.weights for p in parts]), whole.weights)
+    np.testing.assert_array_equal(np.vstack([p.extra["alpha"] for p in parts]), whole.extra["alpha"])
+    np.testing.assert_array_equal(np.concatenate([p.extra["intercept"] for p in parts]), whole.extra["intercept"])
+    np.testing.assert_array_equal(np.concatenate([p.objective for p in parts]), whole.objective)
+    np.testing.assert_array_equal(np.concatenate([p.extra["gamma"] for p in parts]), whole.extra["gamma"])
+
+
+def test_stop_early_needs_points_beyond_the_best_far_enough_and_worse_by_three_se():
+    grid = np.concatenate([[0.0], np.geomspace(1.0, 100.0, 11)])
+    # fold scores: best at point 2 (mean 1, se 0.1), then falling well below
+    best = np.array([0.9, 1.0, 1.1])
+    scores = np.vstack([best - 0.5, best - 0.2, best, *[best - 1.0] * 9])
+    assert stop_early(grid, scores)
+    # fewer than EARLY_STOP_POINTS points beyond the best
+    assert not stop_early(grid[:2 + EARLY_STOP_POINTS], scores[:2 + EARLY_STOP_POINTS])
+    # the last points within three standard errors of the best (3 se = 0.173)
+    assert not stop_early(grid, np.vstack([scores[:3], *[best - 0.15] * 9]))
+    # the grid not yet at three times the best point's value
+    near = np.concatenate([grid[:3], grid[2] * np.linspace(1.05, 2.9, 9)])
+    assert not stop_early(near, scores)
+
+
+def _check_prefix(stopped, whole):
+    n = stopped.path_.n_points
+    assert n < whole.path_.n_points  # the rule stopped the folds on these data
+    assert n % kcv.CV_STAGE_POINTS == 0
+    np.testing.assert_array_equal(stopped.path_.grid, whole.path_.grid[:n])
+    np.testing.assert_array_equal(stopped.path_.weights, whole.path_.weights[:n])
+    np.testing.assert_array_equal(stopped.cv_scores_, whole.cv_scores_[:n])
+    # stopped at the first stage end where the rule says so
+    g, sc, sizes = stopped.path_.grid, stopped.cv_scores_, stopped.path_.cv_fold_sizes
+    assert stop_early(g, sc, sizes)
+    assert not any(stop_early(g[:k], sc[:k], sizes) for k in range(kcv.CV_STAGE_POINTS, n, kcv.CV_STAGE_POINTS))
+    assert stopped.best_index_ == whole.best_index_ and stopped.lambda2_ == whole.lambda2_
+    np.testing.assert_array_equal(stopped.get_support(), whole.get_support())
+
+
+def test_regressor_stops_early_at_the_point_the_whole_grid_chooses():
+    X, y, _ = make_sinusoid(80, n_features=8, random_state=0)
+    kw = dict(n_grid=30, cv=3, random_state=0)
+    whole = KNIFERegressorCV(early_stopping=False, **kw).fit(X, y)
+    stopped = KNIFERegressorCV(**kw).fit(X, y)
+    _check_prefix(stopped, whole)
+    np.testing.assert_array_equal(stopped.predict(X), whole.predict(X))
+
+
+def test_one_vs_rest_classifier_stops_early_with_every_problem_cut_alike():
+    X, _, _ = make_orange(90, n_noise=3, random_state=0)
+    labels = np.digitize(X[:, 0], [-0.5, 0.5])
+    kw = dict(n_grid=30, cv=3, random_state=0)
+    whole = KNIFEClassifierCV(early_stopping=False, **kw).fit(X, labels)
+    stopped = KNIFEClassifierCV(**kw).fit(X, labels)
+    _check_prefix(stopped, whole)
+    problems = stopped._cv_problem_paths[-1]
+    assert len(problems) == 3 and all(p.n_points == stopped.path_.n_points for p in problems)
+    np.testing.assert_array_equal(stopped.decision_function(X), whole.decision_function(X))
+
+
+@pytest.mark.parametrize("grid", [[], [0.0, 2.0, 1.0], [0.0, np.nan], [-1.0, 1.0]])
+def test_grid_walk_refuses_a_grid_knife_path_refuses(grid):
+    X, y, _ = make_sinusoid(30, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match="non-empty, non-decreasing array of finite values >= 0"):
+        KNIFEGridWalk(X, y, grid)
+    with pytest.raises(ValueError, match="non-empty, non-decreasing array of finite values >= 0"):
+        knife_path(X, y, grid=grid)
+
+
+def test_refine_walk_check_ends_the_walk_with_its_final_points():
+    def step(state, lam):  # feature j is selected while lam < 2 ** -j
+        return 2.0 ** -np.arange(12) > lam
+
+    grid = [0.0, 0.02, 0.1, 0.3, 0.6]
+    full = refine_walk(step, grid, step(None, 0.0), support=lambda s: s, max_inserted=10)
+    seen = []
+
+    def check(values, states):
+        seen.append(list(values))
+        return len(values) == 4
+
+    vals, states, _ = refine_walk(step, grid, step(None, 0.0), support=lambda s: s, max_inserted=10, check=check)
+    assert len(full[0]) > 4 and vals == full[0][:4]  # inserted points included, as in the whole walk
+    assert all(np.array_equal(a, b) for a, b in zip(states, full[1]))
+    assert seen == [full[0][:k] for k in (2, 3, 4)]  # once per kept point, each a prefix of the whole walk
+
+
+@pytest.mark.parametrize("kw", [dict(gamma="auto"), dict(gamma=None), dict(gamma="auto", lambda1=30.0)])
+def test_knife_path_stop_ends_it_at_the_unstopped_paths_point(kw):
+    X, y, _ = make_sinusoid(70, n_features=8, random_state=0)
+    X, y = _std(X), y - y.mean()
+    whole = knife_path(X, y, n_grid=12, random_state=0, **kw)
+    calls = []
+
+    def stop(grid):
+        calls.append(grid.copy())
+        return grid.size == whole.n_points - 2
+
+    part = knife_path(X, y, n_grid=12, random_state=0, stop=stop, **kw)
+    n = whole.n_points - 2
+    assert part.n_points == n and [c.size for c in calls] == list(range(2, n + 1))
+    np.testing.assert_array_equal(calls[-1], whole.grid[:n])
+    np.testing.assert_array_equal(part.grid, whole.grid[:n])
+    np.testing.assert_array_equal(part.weights, whole.weights[:n])
+    np.testing.assert_array_equal(part.extra["alpha"], whole.extra["alpha"][:n])
+    np.testing.assert_array_equal(part.extra["gamma"], whole.extra["gamma"][:n])
+
+
+def test_knife_ovr_paths_stop_cuts_every_problem_alike():
+    X, _, _ = make_orange(60, n_noise=3, random_state=0)
+    labels = np.digitize(X[:, 0], [-0.5, 0.5])
+    targets = [np.where(labels == k, 1.0, -1.0) for k in range(3)]
+    kw = dict(loss="squared_hinge", n_grid=10, random_state=0)
+    whole = knife_ovr_paths(X, targets, **kw)
+    part = knife_ovr_paths(X, targets, stop=lambda g: g.size == 5, **kw)
+    for a, b in zip(part, whole):
+        assert a.n_points == 5
+        np.testing.assert_array_equal(a.weights, b.weights[:5])
+    with pytest.raises(ValueError, match="'stop' needs the default grid"):
+        knife_ovr_paths(X, targets, grid=[0.0, 1.0], stop=lambda g: False, **kw)
+
+
+def test_grid_walk_extended_is_the_path_on_the_longer_grid():
+    X, y, _ = make_sinusoid(60, n_features=6, random_state=0)
+    X, y = _std(X), y - y.mean()
+    grid = np.concatenate([[0.0], np.geomspace(0.05, 200.0, 9)])
+    walk = KNIFEGridWalk(X, y, grid[:4], random_state=0)
+    first = walk.walk(10)  # at most the grid it has
+    assert first.n_points == 4
+    walk.extend(grid)
+    rest = walk.walk(10)
+    whole = knife_path(X, y, grid=grid, random_state=0)
+    np.testing.assert_array_equal(np.vstack([first.weights, rest.weights]), whole.weights)
+    with pytest.raises(ValueError, match="must begin with the current one"):
+        walk.extend(grid[1:])
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_the_full_data_path_is_walked_only_to_the_stop(monkeypatch, classifier):
+    """On the default grid the full-data walk stops with the folds: the path it returns (before any
+    cut) has the stopped estimator's points, fewer than the whole walk's."""
+    walked = []
+    if classifier:
+        real = kcv.knife_ovr_paths
+
+        def spy(*args, **kw):
+            paths = real(*args, **kw)
+            walked.append(paths[0].n_points)
+            return paths
+
+        monkeypatch.setattr(kcv, "knife_ovr_paths", spy)
+        X, _, _ = make_orange(90, n_noise=3, random_state=0)
+        y, cls = np.digitize(X[:, 0], [-0.5, 0.5]), KNIFEClassifierCV
+    else:
+        real = kcv.KNIFERegressorCV.path
+
+        def spy(*args, **kw):
+            path = real(*args, **kw)
+            walked.append(path.n_points)
+            return path
+
+        monkeypatch.setattr(kcv.KNIFERegressorCV, "path", staticmethod(spy))
+        X, y, _ = make_sinusoid(80, n_features=8, random_state=0)
+        cls = KNIFERegressorCV
+    kw = dict(n_grid=30, cv=3, random_state=0)
+    stopped = cls(**kw).fit(X, y)
+    n_stopped = walked[0]
+    walked.clear()
+    whole = cls(early_stopping=False, **kw).fit(X, y)
+    assert n_stopped == stopped.path_.n_points < walked[0] == whole.path_.n_points
