@@ -577,7 +577,7 @@ def test_every_registry_estimator_meets_the_scikit_learn_checks():
     from conftest import ESTIMATORS
 
     prefixes = []
-    for path in sorted(pathlib.Path(__file__).parent.glob("test_*.py")):
+    for path in sorted(pathlib.Path(__file__).parent.rglob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "parametrize_with_checks":
                 prefixes += [sub.args[0].value for sub in ast.walk(node)

@@ -3,9 +3,7 @@ agreement, the equivalence with the alternating linear-KNIFE fixed point and
 with numkfs.methods.knife, the path and the estimator."""
 import numpy as np
 import pytest
-from conftest import checked
 from scipy.optimize import minimize_scalar
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.estimators._garrote import GarroteRegressor, GarroteRegressorCV
 from numkfs.methods.garrote import garrote_path, garrote_relax, garrote_step
@@ -426,12 +424,3 @@ def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
     assert est.intercept_ == b
     np.testing.assert_array_equal(est.feature_weights_, w)
     np.testing.assert_allclose(est.predict(X + 1.0), (X + 1.0) @ coef + b, rtol=1e-12)
-
-
-# The registry's small instances (tests/conftest.py).  On the checks' random data the CV
-# estimator may choose the all-zero end of the path, and scikit-learn's transform then warns
-# that no feature was selected: expected, not a defect.
-@pytest.mark.filterwarnings("ignore:No features were selected:UserWarning")
-@parametrize_with_checks(checked("Garrote"))
-def test_sklearn_contract(estimator, check):
-    check(estimator)

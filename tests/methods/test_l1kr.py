@@ -5,9 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import checked
 from scipy.optimize import minimize
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._friedman import make_friedman_noise
 from numkfs.estimators import L1KRRegressor, L1KRRegressorCV
@@ -491,21 +489,6 @@ def test_cv_at_the_end_of_the_lambda_grid_extends_it_then_names_lambda1():
     assert np.allclose(est.lambdas_, [0.01, 0.1, 1.0])
     best = [p.mean_cv_score.max() for p in est.cv_paths_]
     assert best[1] > max(best[0], best[2]) and est.lambda_ == pytest.approx(0.1)
-
-
-# Accepted failures of the scikit-learn contract, with reasons.
-EXPECTED_FAILED = {}
-
-
-# The registry's small instances (tests/conftest.py).  Their budgets are small (D_max=2,
-# max_iter=200): the path
-# may stop at max_iter (ConvergenceWarning) and the chosen D sit at D_max (GridEdgeWarning),
-# expected on the checks' random data, not defects.
-@pytest.mark.filterwarnings("ignore:L1KR did not converge:sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.filterwarnings("ignore::numkfs.model_selection.GridEdgeWarning")
-@parametrize_with_checks(checked("L1KR"), expected_failed_checks=lambda est: EXPECTED_FAILED)
-def test_sklearn_contract(estimator, check):
-    check(estimator)
 
 
 def test_non_finite_points_never_reach_the_path():

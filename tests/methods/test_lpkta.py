@@ -2,9 +2,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import checked
 from scipy.optimize import brentq
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
 from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, lpkta_selection_path
@@ -265,12 +263,6 @@ def test_n_grid_101_is_the_former_default_grid():
     # n_grid = 101 is the former default grid, value for value
     np.testing.assert_array_equal(lpkta_path(X, y, n_grid=101).grid, default_p_grid())
     assert len(lpkta_path(X, y, n_grid=11).grid) == 11
-
-
-# The registry's small instances (tests/conftest.py); no check warns.
-@parametrize_with_checks(checked("LpKTA"))
-def test_sklearn_contract(estimator, check):
-    check(estimator)
 
 
 def test_scoring_models_above_the_low_rank_threshold_match_the_exact_ones(monkeypatch):

@@ -4,11 +4,9 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import checked
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs import solvers
 from numkfs.datasets._nmmkl import make_nmmkl_toy
@@ -265,12 +263,6 @@ def test_selector_attributes():
     assert ecos.solver_ == "ECOS"
     assert res.objective == pytest.approx(ecos.result_.objective, rel=1e-6)
     assert np.array_equal(ecos.get_support(), sel.get_support())
-
-
-# The registry's small instances (tests/conftest.py), the RBF kernel too; no check warns.
-@parametrize_with_checks(checked("NMMKL"))
-def test_sklearn_contract(estimator, check):
-    check(estimator)
 
 
 def test_multiclass_path_same_with_parallel_classes():
