@@ -1,17 +1,22 @@
 """The command line: results on shipped data, and one-line errors with status 2."""
+import datetime
 import json
+import os
 import subprocess
 import sys
+from importlib.metadata import version
 
 import numpy as np
 import pytest
 from conftest import methods
 
+import numkfs
 from numkfs.cli import main
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "numkfs", *args], capture_output=True, text=True, timeout=600)
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "numkfs", *args], capture_output=True, text=True, timeout=600,
+                          cwd=cwd)
 
 
 # --------------------------------------------------------------------------
@@ -205,7 +210,6 @@ def test_progress_bar_over_cv_folds_unless_quiet(capsys):
     assert "CV folds" not in capsys.readouterr().err
 
 
-
 # --------------------------------------------------------------------------
 # CLI input handling, --version, --json and the solver commands
 
@@ -373,3 +377,163 @@ def test_fdr_on_a_duplicated_column_warns_instead_of_singular_matrix(tmp_path, c
     # select() hands KnockoffFilter an array: the columns are named by position (b is 1, b2 is 3)
     with pytest.warns(UserWarning, match=r"feature\(s\) \[1, 3\] are collinear"):
         assert main(["select", _csv(tmp_path, text), "--method", "lpkta", "--fdr", "0.2", "--seed", "0"]) == 0
+
+
+def write_csv(path, X, y, names=None, target="y", bom=False):
+    names = names or [f"f{j}" for j in range(X.shape[1])]
+    lines = [",".join([*names, target])] + [",".join([*(repr(float(v)) for v in row), str(t)])
+                                            for row, t in zip(X, y)]
+    path.write_text(("\ufeff" if bom else "") + "\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def wide_csv(tmp_path_factory):
+    """60 rows, 45 features, y driven by the first two."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 45))
+    y = 2 * X[:, 0] - X[:, 1] + 0.1 * rng.standard_normal(60)
+    return write_csv(tmp_path_factory.mktemp("wide") / "wide.csv", X, y)
+
+
+def _table_rows(out):
+    lines = out.splitlines()
+    start = lines.index(next(ln for ln in lines if ln.startswith("feature "))) + 2
+    return [ln for ln in lines[start:] if ln.strip() and not ln.startswith(("...", "results", "plot"))]
+
+
+# --------------------------------------------------------------------------
+# the command line: a table that fits a screen, a JSON that traces its result
+
+
+def test_table_shows_30_rows_by_default_and_every_row_with_all(wide_csv, capsys):
+    assert main(["select", str(wide_csv), "--method", "garrote", "--cv", "3", "-q"]) == 0
+    out = capsys.readouterr().out
+    rows = _table_rows(out)
+    assert len(rows) == 30
+    assert "15 more features" in out and "--all" in out
+    assert rows[0].split()[0] in ("f0", "f1")
+    # the selected features come first
+    marks = [r.rstrip().endswith("*") for r in rows]
+    assert marks == sorted(marks, reverse=True)
+    assert main(["select", str(wide_csv), "--method", "garrote", "--cv", "3", "-q", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert len(_table_rows(out)) == 45 and "more features" not in out
+
+
+def test_table_keeps_every_selected_feature_first():
+    from numkfs.selection import SelectionResult
+
+    w = np.array([0.1, 0.0, 0.5, 0.1, 0.0])
+    sel = np.array([False, False, True, True, False])  # feature 3 ties feature 0 and is the selected one
+    res = SelectionResult("garrote", "regression", list("abcde"), w, sel, -1.0, "neg_mean_squared_error", "x")
+    lines = res.table(max_rows=3).splitlines()
+    assert [ln.split()[0] for ln in lines[2:5]] == ["c", "d", "a"]
+    assert lines[5].startswith("... 2 more features")
+    assert len(res.table().splitlines()) == 2 + 5
+
+
+def test_colon_lpkta_prints_at_most_60_lines(capsys):
+    """A wide data set (colon, 2,000 features) prints the 30-row table, not a row per feature; two
+    folds, as the table does not depend on the folds."""
+    assert main(["select", "colon", "--method", "lpkta", "--cv", "2", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) <= 60
+    assert "--all" in out
+
+
+def test_json_records_versions_sizes_date_seed_and_command(wide_csv, tmp_path, capsys):
+    js = tmp_path / "out.json"
+    argv = ["select", str(wide_csv), "--method", "garrote", "--cv", "3", "--seed", "7", "-q", "--json", str(js)]
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    assert main(argv) == 0
+    doc = json.loads(js.read_text())
+    assert doc["versions"]["numkfs"] == numkfs.__version__ == version("numkfs")
+    for pkg in ("numpy", "scipy", "numba", "scikit-learn", "cvxpy"):
+        assert doc["versions"][pkg] == version(pkg)
+    assert doc["n_samples"] == 60 and doc["n_features"] == 45
+    assert doc["seed"] == 7
+    assert doc["command"] == ["numkfs", *argv]
+    date = datetime.datetime.fromisoformat(doc["date"])
+    assert date.utcoffset() == datetime.timedelta(0)
+    assert before <= date <= datetime.datetime.now(datetime.timezone.utc)
+
+
+def test_json_command_is_sys_argv_from_the_shell(wide_csv, tmp_path):
+    js = tmp_path / "out.json"
+    out = run("select", str(wide_csv), "--method", "garrote", "--cv", "3", "-q", "--json", str(js))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(js.read_text())["command"][1:] == ["select", str(wide_csv), "--method", "garrote", "--cv",
+                                                         "3", "-q", "--json", str(js)]
+
+
+def test_csv_byte_order_mark_is_dropped(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(30)
+    # "CSV UTF-8" from a spreadsheet: a BOM, and the target first
+    f = tmp_path / "bom.csv"
+    lines = ["y,a,b,c"] + [",".join(repr(float(v)) for v in (t, *row)) for t, row in zip(y, X)]
+    f.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n").encode())
+    assert main(["select", str(f), "--target", "y", "--method", "garrote", "--cv", "3", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "target: y" in out and "\ufeff" not in out
+    from numkfs._data_io import read_table
+
+    _, _, names, target, _ = read_table(str(f))
+    assert names == ["y", "a", "b"] and target == "c"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a full disk)")
+@pytest.mark.parametrize("flag,name", [("--json", "out.json"), ("--plot", "out.png")])
+def test_write_error_is_one_line_exit_2(wide_csv, tmp_path, flag, name):
+    target = tmp_path / name
+    target.symlink_to("/dev/full")  # every write fails: "No space left on device"
+    out = run("select", str(wide_csv), "--method", "garrote", "--cv", "3", "-q", flag, str(target))
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"numkfs: error: {flag} {target}: cannot write: No space left on device")
+
+
+def test_write_to_a_missing_folder_is_refused_before_the_computation(wide_csv, tmp_path):
+    out = run("select", str(wide_csv), "--method", "garrote", "-q", "--json", str(tmp_path / "no" / "out.json"))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "does not exist" in out.stderr
+
+
+def test_plot_without_extension_is_written_under_that_name(wide_csv, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "figure"
+    assert main(["select", str(wide_csv), "--method", "garrote", "--cv", "3", "-q", "--plot", str(target)]) == 0
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (tmp_path / "figure.png").exists()
+
+
+def test_a_fold_too_small_on_the_command_line(tmp_path):
+    f = tmp_path / "three.csv"
+    f.write_text("a,b,y\n1,2,3\n2,1,4\n3,5,1.5\n")
+    out = run("select", str(f), "--method", "garrote", "--cv", "2")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("numkfs: error: fold 1 of 2 has 1 training sample; garrote needs at least 2: "
+                                 "use fewer folds (--cv)")
+
+
+def test_garrote_on_the_command_line_refuses_accuracy():
+    out = run("select", "ozone", "--method", "garrote", "--scoring", "accuracy", "-q")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "does not offer scoring='accuracy'" in out.stderr and "'neg_mean_squared_error'" in out.stderr
+
+
+def test_ionosphere_knife_prints_one_constant_column_warning_naming_v2():
+    """The constant column V2 of ionosphere is warned about once, by its name, however many fits the
+    cross-validation makes (two folds are enough to make several)."""
+    out = run("select", "ionosphere", "--method", "knife", "--cv", "2")
+    assert out.returncode == 0, out.stderr
+    hits = [ln for ln in out.stderr.replace("\r", "\n").splitlines() if "ConstantFeatureWarning" in ln]
+    assert len(hits) == 1 and "[V2]" in hits[0], hits
+
+
+def test_wpbc_nmmkl_five_features_warns_about_ties():
+    out = run("select", "wpbc", "--method", "nmmkl", "--n-features", "5")
+    assert out.returncode == 0, out.stderr
+    assert "selecting 5 features, but 23 features tie at 2.96954" in out.stderr

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from numkfs import select
 from numkfs._constraints import Interval, InstanceOf, NoneOr, Options, validate_params
 from numkfs._validation import (
     ConstantFeatureWarning, check_binary_labels, check_memory, check_random_state, check_X, check_X_y,
@@ -202,3 +203,40 @@ def test_complex_input_is_refused_by_name(name, call, where):
     assert f"{what} holds complex numbers" in msg and "Complex data not supported" in msg and "\n" not in msg, msg
     if isinstance(X, np.ndarray):
         np.testing.assert_array_equal(X, X_before)
+
+
+# --------------------------------------------------------------------------
+# each warning once, naming columns by their feature names
+
+
+@pytest.mark.parametrize("method,kw", [("knife", dict(n_grid=4)), ("garrote", dict(n_grid=4)),
+                                       ("lpkta", {}), ("nmmkl", {}), ("cosso", dict(n_grid=4, max_iter=20)),
+                                       ("l1kr", dict(n_grid=5))])
+def test_constant_column_warned_once_by_name(method, kw):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    X[:, 1] = 3.0
+    task = "classification" if method == "nmmkl" else "regression"
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    if task == "classification":
+        y = (y > 0).astype(int)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        select(X, y, method, task=task, cv=3, feature_names=["a", "flat", "c", "d"], **kw)
+    const = [str(w.message) for w in rec if type(w.message).__name__ == "ConstantFeatureWarning"]
+    assert len(const) == 1, const
+    assert "[flat]" in const[0]
+
+
+def test_knife_estimator_warns_once_about_a_constant_column():
+    from numkfs.estimators import KNIFERegressorCV
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    X[:, 2] = 1.0
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        KNIFERegressorCV(n_grid=4, cv=3).fit(X, y)
+    const = [str(w.message) for w in rec if type(w.message).__name__ == "ConstantFeatureWarning"]
+    assert len(const) == 1 and const[0].startswith("KNIFERegressorCV:"), const
