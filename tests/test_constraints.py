@@ -13,11 +13,10 @@ import inspect
 
 import numpy as np
 import pytest
-
 from sklearn.base import is_classifier
 
 import numkfs
-import numkfs.methods
+
 
 #: the public estimators and resampling selectors
 CLASSES = sorted(n for n in numkfs.__all__
@@ -347,3 +346,19 @@ def test_a_bad_grid_value_is_refused_as_the_grid(name, bad):
     msg = str(exc.value)
     assert "grid" in msg and "D_max" not in msg, msg
     assert "np.float64" not in msg, msg  # values shown as numbers, not numpy reprs
+
+
+def _sel_data(n=30, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, 2 * X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_infinite_parameters_refused():
+    # knife(X, y, lambda2=inf) was accepted (objective inf, non-zero weights)
+    from numkfs.methods import knife
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match=r"The 'lambda2' parameter of knife must be a float in the range \[0\.0, inf\)"
+                                         r"\. Got inf instead"):
+        knife(X, y, lambda2=float("inf"))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from numkfs import lpkta_selection_path
 from numkfs.distributed import (
     column_blocks,
     feature_alignments_blocked,
@@ -19,8 +20,8 @@ from numkfs.distributed import (
     take_features,
 )
 from numkfs.kernels.alignment import feature_alignments
-from numkfs import lpkta_selection_path
 from numkfs.methods.lpkta import default_p_grid, lpkta_path
+
 
 RTOL = 1e-12
 
@@ -234,3 +235,29 @@ def test_single_machine_default_never_imports_dask():
             "assert idx[0] == 0, idx;"
             "bad = [m for m in ('dask', 'distributed') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_take_features_reads_a_boolean_mask_as_a_mask():
+    # take_features(X, boolean_mask) read the mask as the indices 0 and 1
+    from numkfs.distributed import take_features
+
+    X = np.arange(24.0).reshape(4, 6)
+    mask = np.array([False, False, True, False, True, True])
+    np.testing.assert_array_equal(take_features(X, mask), X[:, mask])
+    np.testing.assert_array_equal(take_features([X[:, :3], X[:, 3:]], mask), X[:, mask])
+    with pytest.raises(ValueError, match="one entry per feature"):
+        take_features(X, mask[:4])
+    with pytest.raises(IndexError, match="out of range"):
+        take_features(X, [-1])
+
+
+def test_blocked_alignments_name_the_global_column_of_a_nan():
+    from numkfs.distributed import lpkta_path_blocked
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 10))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    X[3, 7] = np.nan
+    for data in (X, [X[:, :4], X[:, 4:8], X[:, 8:]]):
+        with pytest.raises(ValueError, match="NaN in column 7"):
+            lpkta_path_blocked(data, y, block_size=4)

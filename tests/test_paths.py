@@ -52,3 +52,35 @@ def test_plot_draws_the_weights():
     ax2 = p.plot(x="arc_length")
     np.testing.assert_allclose(ax2.lines[2].get_xdata(), [0, 1, 2, 3])
     assert ax2.get_xlabel().startswith("arc length")
+
+
+def _sel_data(n=30, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, 2 * X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_to_pandas_with_features_named_like_its_columns():
+    # to_pandas() failed when a feature was named lambda2, objective or p
+    pytest.importorskip("pandas")
+    from numkfs.methods.garrote import garrote_path
+
+    X, y = _sel_data()
+    path = garrote_path(X, y, n_grid=5, feature_names=["lambda2", "objective", "cv_score", "x"])
+    path.cv_scores = np.zeros((5, 2))
+    df = path.to_pandas()
+    assert list(df.columns) == ["lambda2_", "objective_", "cv_score_", "lambda2", "objective", "cv_score", "x"]
+    np.testing.assert_array_equal(df["lambda2"], path.weights[:, 0])
+    np.testing.assert_array_equal(df["lambda2_"], path.grid)
+
+
+def test_true_support_as_indices():
+    # knife_path(true_support=[0, 3]) was read as a 2-long mask
+    from numkfs import FeaturePath
+
+    path = FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=[0, 3])
+    assert path.true_support.tolist() == [True, False, False, True, False]
+    mask = [True, False, False, True, False]
+    assert FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=mask).true_support.tolist() == mask
+    with pytest.raises(ValueError, match="true_support"):
+        FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=[7])

@@ -14,6 +14,9 @@ L1KR nothing at y x 1e-8.
 from __future__ import annotations
 
 import functools
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -27,6 +30,7 @@ from conftest import methods  # noqa: E402
 import numkfs  # noqa: E402
 from numkfs._preprocessing import response_scale  # noqa: E402
 from numkfs.methods.knife import knife, knife_path  # noqa: E402
+
 
 #: select()'s small settings per method (each call well under a few seconds)
 PARAMS = {"knife": {"n_grid": 15}, "garrote": {}, "cosso": {"n_grid": 10},
@@ -203,3 +207,94 @@ def test_every_path_function_is_the_same_problem_in_any_units_of_y(name):
         np.testing.assert_allclose(p.extra["coef"] / 1e8, ref.extra["coef"], rtol=1e-9, atol=1e-12)
         grid = [0.1, 0.01, 1e-7]
         assert garrote_path(X, y * 3e-3, grid=grid).grid.tolist() == grid  # reported as given
+
+
+def _sel_data(n=30, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, 2 * X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+_SCALE_RUNS = {
+    "knife": lambda X, y: __import__("numkfs.methods", fromlist=["knife"]).knife(X, y, lambda2=0.5),
+    "lpkta": lambda X, y: __import__("numkfs.methods", fromlist=["lpkta_path"]).lpkta_path(X, y),
+    "l1kr": lambda X, y: __import__("numkfs.methods", fromlist=["l1kr_path"]).l1kr_path(X, y),
+    "garrote": lambda X, y: __import__("numkfs.methods", fromlist=["garrote_path"]).garrote_path(X, y, n_grid=5),
+}
+
+
+@pytest.mark.parametrize("method", sorted(_SCALE_RUNS))
+@pytest.mark.parametrize("x_scale,y_scale,message", [
+    (1e160, 1.0, r"column 0 of X has values up to 2\.3e\+160"),
+    (1e-210, 1.0, r"column 0 of X varies only by 4\.1e-210"),
+    (1.0, 1e155, r"y has values up to 4\.8e\+155"),
+])
+def test_extreme_scales_refused_with_a_reason(method, x_scale, y_scale, message):
+    # |X| beyond ~1e155 or below ~1e-200: all-zero weights (KNIFE warned, wrongly, "constant");
+    # lpkta_path(X, y * 1e155): NaN weights with only a RuntimeWarning
+    X, y = _sel_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no NaN/overflow on the way to the refusal
+        # (scikit-learn's type_of_target casts y to int to look for whole numbers: not numkfs arithmetic)
+        warnings.filterwarnings("ignore", "invalid value encountered in cast", RuntimeWarning)
+        with pytest.raises(ValueError, match=message):
+            _SCALE_RUNS[method](X * x_scale, y * y_scale)
+
+
+def test_largest_magnitude_from_either_extreme():
+    """check_X takes max |x| of a column from its minimum and maximum (no |X|
+    temporary): a column whose largest magnitude is negative is named with it."""
+    from numkfs._validation import check_X
+
+    X = np.array([[1.0, 2.0], [-3e160, 1.0], [2.0, 5e159], [0.5, -1.0]])
+    with pytest.raises(ValueError, match=r"column 0 of X has values up to 3\.0e\+160"):
+        check_X(X)
+    with pytest.raises(ValueError, match=r"column 0 of X has values up to 5\.0e\+159"):
+        check_X(X[:, 1:])  # positive this time
+    assert check_X(X / 1e140).shape == (4, 2)  # within range: accepted, both signs
+
+
+def test_garrote_lambda1_beyond_floating_point_refused():
+    # garrote_path(lambda1=1e200) returned NaN weights with only a RuntimeWarning
+    from numkfs.methods.garrote import garrote_path
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match=r"lambda1 = 1\.0e\+200 is .* times the scale of X'X"):
+        garrote_path(X, y, lambda1=1e200)
+
+
+@pytest.mark.parametrize("scale", [1e-140, 1e140])
+def test_large_but_representable_scales_give_the_same_selection(scale):
+    # within the accepted range the standardising methods are scale-invariant
+    from numkfs.estimators import KNIFERegressor
+    from numkfs.methods import l1kr_path, lpkta_path
+
+    X, y = _sel_data()
+    labels = np.where(y > 0, 1, -1)
+    runs = [lambda Z: KNIFERegressor(lambda2=0.5).fit(Z, y).feature_weights_,
+            lambda Z: lpkta_path(Z, labels).weights[-1], lambda Z: l1kr_path(Z, y).weights[-1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for run in runs:
+            np.testing.assert_allclose(run(X * scale), run(X), rtol=1e-6, atol=1e-9)
+
+
+def test_select_nmmkl_on_tiny_scale_returns_quickly(tmp_path):
+    # select(X * 1e-300, y, "nmmkl") hung inside liblinear (the CV score's linear SVM on columns
+    # StandardScaler cannot rescale): now refused by name before any fit, within seconds
+    script = textwrap.dedent("""
+        import numpy as np
+        from numkfs import select
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((30, 4))
+        y = np.where(X[:, 0] > 0, 1, -1)
+        try:
+            select(X * 1e-300, y, "nmmkl", n_features=1)
+        except ValueError as exc:
+            print("refused:", exc)
+    """)
+    try:
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("select(X * 1e-300, y, 'nmmkl') ran over 120 s")
+    assert "refused:" in out.stdout and "varies only by" in out.stdout, out.stdout + out.stderr[-2000:]

@@ -1,4 +1,7 @@
 import numbers
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -11,6 +14,7 @@ from numkfs._validation import (
     ConstantFeatureWarning, check_binary_labels, check_memory, check_random_state, check_X, check_X_y,
     constant_columns,
 )
+
 
 CONSTRAINTS = {
     "gamma": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr],
@@ -240,3 +244,28 @@ def test_knife_estimator_warns_once_about_a_constant_column():
         KNIFERegressorCV(n_grid=4, cv=3).fit(X, y)
     const = [str(w.message) for w in rec if type(w.message).__name__ == "ConstantFeatureWarning"]
     assert len(const) == 1 and const[0].startswith("KNIFERegressorCV:"), const
+
+
+def test_constant_feature_warning_once_in_a_grid_search():
+    # a constant feature warned once per fit, fold and point: 1,541 times in one GridSearchCV
+    script = textwrap.dedent("""
+        import numpy as np
+        from sklearn.model_selection import GridSearchCV
+        from numkfs.estimators import GarroteRegressorCV
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((40, 4)); X[:, 2] = 1.0
+        y = X[:, 0] + 0.1 * rng.standard_normal(40)
+        GridSearchCV(GarroteRegressorCV(cv=3), {"lambda1": [0.5, 1.0, 2.0]}, cv=3).fit(X, y)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stderr.count("ConstantFeatureWarning") == 1, out.stderr[-3000:]
+
+
+def test_warn_once_still_warns_every_time_under_always_filters():
+    from numkfs._validation import ConstantFeatureWarning, constant_columns
+
+    X = np.ones((5, 2))
+    for _ in range(2):
+        with pytest.warns(ConstantFeatureWarning, match=r"feature\(s\) \[0, 1\] are constant"):
+            constant_columns(X, caller="once-test")

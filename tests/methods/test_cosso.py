@@ -418,3 +418,22 @@ def test_path_does_not_depend_on_the_units_or_offset_of_y():
         # the same θ to the accuracy the fits reach (duality gap at most tol = 1e-6 of J)
         np.testing.assert_allclose(path.weights, ref.weights, rtol=0, atol=1e-5 * np.abs(ref.weights).max())
         assert path.chosen_index == ref.chosen_index
+
+
+def _reg(n=20, p=50, seed=2):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_cosso_warns_when_alternations_stop_at_max_iter():
+    # COSSO stopped unconverged without a warning
+    from sklearn.exceptions import ConvergenceWarning
+
+    from numkfs.methods.cosso import cosso
+
+    X, y = _reg(p=5)
+    for accelerate in [True, False]:
+        with pytest.warns(ConvergenceWarning, match=r"COSSO did not converge at M=1 within max_iter=2 iterations"):
+            fit = cosso(X, y, 1.0, max_iter=2, tol=0.0, accelerate=accelerate)
+        assert not fit.converged and fit.n_iter == 2 and fit.gap > 0.0

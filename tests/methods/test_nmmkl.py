@@ -320,3 +320,18 @@ def test_box_above_its_bound_is_clipped_and_restored_on_update():
     assert prob.C == 1.0 and prob.C_requested == 1.0
     a = solve_nmmkl(prob.Z, prob.y, 1, 1e12, 2.0)["alpha"]
     assert np.all(a <= prob.box_bound())
+
+
+def _sel_data(n=30, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, 2 * X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_nmmkl_refuses_a_continuous_target():
+    # nmmkl(X, y_continuous, 2) ran as a 30-class problem
+    from numkfs.methods import nmmkl
+
+    X, y = _sel_data()
+    with pytest.raises(ValueError, match="nmmkl: y looks continuous"):
+        nmmkl(X, y, 2)

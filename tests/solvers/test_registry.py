@@ -407,3 +407,152 @@ def test_native_garrote_keeps_no_warm_start_from_an_inaccurate_solve():
     good = solve(g, "native")
     np.testing.assert_allclose(good["beta"], solve(LinearGarrote(Xc, yc, 1.0, 0.3), "CLARABEL")["beta"], atol=1e-5)
     np.testing.assert_array_equal(g.beta_warm, good["beta"])  # a good solve is kept
+
+
+def _reg(n=20, p=50, seed=2):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+# --------------------------------------------------------------------------
+# solver registry trust
+
+
+class _Liar:
+    """A backend: ``mode`` "raise" (crashes), "wrong_x" (a wrong point with the true optimum's
+    objective and no violation), "shape" (a solution of the wrong shape)."""
+
+    method = "test"
+    install = "pip install nothing"
+
+    def __init__(self, mode):
+        self.mode, self.name = mode, f"LIAR-{mode}"
+
+    def is_installed(self):
+        return True
+
+    def version(self):
+        return "0"
+
+    def solve(self, problem, **kw):
+        from numkfs.solvers import SolverResult, Status
+
+        if self.mode == "raise":
+            raise RuntimeError("boom")
+        if self.mode == "shape":
+            return SolverResult(self.name, Status.OPTIMAL, objective=-3.0, solution={"w": np.zeros(5)},
+                                max_violation=0.0)
+        return SolverResult(self.name, Status.OPTIMAL, objective=-3.0, solution={"w": np.array([0.5, 0.5])},
+                            max_violation=0.0)
+
+
+def _tiny_box_qp():
+    from numkfs.solvers import BoxQP
+
+    return BoxQP(np.eye(2), np.array([-1.0, -3.0]), 0.0, 1.0)  # optimum (1, 1), objective -3
+
+
+@pytest.fixture
+def liar(monkeypatch):
+    from numkfs.solvers import registry
+
+    def add(mode):
+        b = _Liar(mode)
+        monkeypatch.setitem(registry.BACKENDS, b.name, b)
+        return b.name
+
+    return add
+
+
+def test_raising_backend_is_a_failed_row_in_cross_check_and_not_working_in_available_solvers(liar):
+    # a backend that raised killed cross_check() and available_solvers() (numkfs solvers printed a traceback)
+    from numkfs.solvers import available_solvers, cross_check
+
+    name = liar("raise")
+    table = cross_check(_tiny_box_qp(), ["native", name, "CLARABEL"])
+    assert table[name]["status"] == "failed" and "RuntimeError: boom" in table[name]["message"]
+    assert table.reference == "native" and table.agree(1e-6)
+    row = next(r for r in available_solvers() if r["name"] == name)
+    assert row["works"] is False and "RuntimeError: boom" in row["error"]
+
+
+def test_objective_is_evaluated_by_numkfs_not_taken_from_the_backend(liar):
+    # a backend returning a wrong x with the right objective (and a violation of 0) was reported "agree"
+    from numkfs.solvers import cross_check, solve
+
+    name = liar("wrong_x")
+    table = cross_check(_tiny_box_qp(), ["native", name])
+    assert table[name]["objective"] == pytest.approx(0.5 * 0.5 - 0.5 - 1.5)  # evaluated at (0.5, 0.5)
+    assert not table.agree(1e-6)
+    assert solve(_tiny_box_qp(), name, fallback=False).objective == pytest.approx(-1.75)
+
+
+def test_native_answer_with_large_kkt_residual_is_not_accepted(monkeypatch):
+    # KNIFE's native w-step (and any native solver) was trusted: an injected KKT residual of 1e3 passed
+    from numkfs.solvers import SolverError, SolverResult, Status, solve
+    from numkfs.solvers.native.knife_wstep import KnifeWeightStep
+    from numkfs.solvers.registry import _NATIVE, NativeSolver
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((12, 4))
+    problem = KnifeWeightStep("squared", 1e3 * A[:, 0], A, np.zeros(12), np.full(4, 0.5))
+    honest = solve(problem, "native", fallback=False)
+
+    def liar(problem, *, tol, warm_start=True):
+        w = np.zeros(4)  # feasible, far from optimal: the gradient at 0 is of order 1e3
+        obj, viol = problem.evaluate({"w": w})
+        return SolverResult("native", Status.OPTIMAL, objective=obj, solution={"w": w}, max_violation=viol)
+
+    monkeypatch.setitem(_NATIVE, "knife_wstep", NativeSolver("knife_wstep", liar, "liar", 1e-10))
+    assert problem.relative_kkt_residual({"w": np.zeros(4)}) > 1e-3
+    with pytest.raises(SolverError, match="relative KKT residual"):
+        solve(problem, "native", fallback=False)
+    with pytest.warns(UserWarning, match="falling back"):
+        res = solve(problem, "auto")
+    assert res.solver != "native" and res.objective == pytest.approx(honest.objective, rel=1e-7)
+
+
+def test_wrongly_shaped_solution_and_empty_solver_lists_give_clear_errors(liar):
+    # a wrongly shaped solution escaped as "cannot reshape"; solve(p, []) and solver=[] gave IndexError
+    from numkfs.solvers import SolverError, cross_check, solve
+
+    name = liar("shape")
+    with pytest.raises(SolverError, match="could not be evaluated"):
+        solve(_tiny_box_qp(), name, fallback=False)
+    assert cross_check(_tiny_box_qp(), [name, "native"])[name]["status"] == "failed"
+    with pytest.raises(ValueError, match="empty list"):
+        solve(_tiny_box_qp(), [])
+    with pytest.raises(ValueError, match="empty list"):
+        cross_check(_tiny_box_qp(), [])
+    from numkfs.methods.garrote import garrote_path
+
+    X, y = _reg(p=4)
+    with pytest.raises(ValueError, match="empty list"):
+        garrote_path(X, y, solver=[])
+
+
+def test_available_solvers_checks_every_native_solver():
+    # numkfs solvers listed the native solvers without checking them
+    from numkfs.solvers import available_solvers
+    from numkfs.solvers.registry import native_solvers
+
+    rows = {r["name"]: r for r in available_solvers()}
+    for kind in native_solvers():
+        assert rows[f"native:{kind}"]["works"] is True, rows[f"native:{kind}"]
+
+
+def test_knife_native_w_step_answer_is_checked(monkeypatch):
+    import importlib
+
+    from numkfs.methods.knife import knife
+
+    knife_mod = importlib.import_module("numkfs.methods.knife._problem")  # where the w-step calls its solver
+    X, y = _reg(n=30, p=4)
+    ref = knife(X, y, lambda2=0.5, solver="auto")
+    monkeypatch.setattr(knife_mod, "solve_knife_wstep",
+                        lambda loss, y, A, u0, c, w0, tol, **kw: (np.zeros(A.shape[1]), 1, 0.0))  # lies: KKT 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = knife(X, y, lambda2=0.5, solver="auto")
+    np.testing.assert_allclose(res.weights, ref.weights, atol=1e-6)
