@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make
 
 from numkfs import select
 from numkfs._constraints import Interval, InstanceOf, NoneOr, Options, validate_params
@@ -269,3 +270,74 @@ def test_warn_once_still_warns_every_time_under_always_filters():
     for _ in range(2):
         with pytest.warns(ConstantFeatureWarning, match=r"feature\(s\) \[0, 1\] are constant"):
             constant_columns(X, caller="once-test")
+
+
+# --------------------------------------------------------------------------
+# memory limits: a clear MemoryError with the estimate, before allocating
+
+
+def test_feature_kernel_refuses_impossible_allocation():
+    from numkfs.kernels.additive import additive_gram, feature_kernel
+
+    with pytest.raises(MemoryError, match=r"2000000 x 2000000 kernel matrix would need about 29802\.3 GiB"):
+        feature_kernel(np.zeros(2_000_000))
+    with pytest.raises(MemoryError, match=r"2000000 x 2000000 additive kernel matrix would need about 29802\.3 GiB"):
+        additive_gram(np.zeros((2_000_000, 1)))
+
+
+@pytest.fixture
+def small_memory(monkeypatch):
+    """Pretend only 1 MB is available (0.8 MB usable)."""
+    import numkfs._validation as v
+
+    monkeypatch.setattr(v, "_available_memory", lambda: 1e6)
+
+
+@pytest.mark.parametrize("what", ["cosso", "COSSORegressor", "garrote_path", "nmmkl_all_features"])
+def test_n_by_n_allocations_checked(what, small_memory):
+    rng = np.random.default_rng(0)
+    if what == "garrote_path":
+        from numkfs.methods.garrote import garrote_path
+
+        # n >= p: the Gram solver forms XᵀX, and says what it would need
+        X = rng.standard_normal((600, 600))
+        with pytest.raises(MemoryError, match=r"600 x 600 Gram matrix .* would need about"):
+            garrote_path(X, X[:, 0], n_grid=3)
+        # p > n: the wide solver works on residuals and never forms the p x p matrix
+        Xw = rng.standard_normal((5, 600))
+        path = garrote_path(Xw, Xw[:, 0], n_grid=3, max_refine=0)  # the grid as given (no refinement)
+        assert path.weights.shape == (3, 600)
+        return
+    X = rng.standard_normal((400, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(400)
+    with pytest.raises(MemoryError, match=r"400 x 400 .*kernel matrix.* would need about"):
+        if what == "cosso":
+            from numkfs.methods.cosso import cosso
+
+            cosso(X, y, 1.0, lambda0=1e-3)
+        elif what == "COSSORegressor":
+            from numkfs.estimators._cosso import COSSORegressor
+
+            COSSORegressor(M=1.0).fit(X, y)
+        else:
+            from numkfs.methods.nmmkl import nmmkl
+
+            nmmkl(X, np.where(y > 0, 1, -1), 2, solver="native")
+
+
+@pytest.mark.parametrize("what", ["KNIFERegressor", "l1kr_path", "LpKTAClassifier"])
+def test_n_by_n_allocations_checked_other_methods(what, small_memory):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(400)
+    with pytest.raises(MemoryError, match=r"400 x 400 .* would need about"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if what == "KNIFERegressor":
+                make("KNIFERegressor").fit(X, y)
+            elif what == "l1kr_path":
+                from numkfs.methods.l1kr import l1kr_path
+
+                l1kr_path(X, y, D_max=0.5, max_iter=20)
+            else:
+                make("LpKTAClassifier").fit(X, (y > 0).astype(int))

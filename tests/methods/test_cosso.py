@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import make
 from sklearn.exceptions import ConvergenceWarning
 
 from numkfs.estimators._cosso import COSSORegressor, COSSORegressorCV
@@ -437,3 +438,53 @@ def test_cosso_warns_when_alternations_stop_at_max_iter():
         with pytest.warns(ConvergenceWarning, match=r"COSSO did not converge at M=1 within max_iter=2 iterations"):
             fit = cosso(X, y, 1.0, max_iter=2, tol=0.0, accelerate=accelerate)
         assert not fit.converged and fit.n_iter == 2 and fit.gap > 0.0
+
+
+# --------------------------------------------------------------------------
+# numerical trouble
+
+
+def _reg_data(seed=0, n=20, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_cosso_singular_ridge_safeguard_warns_and_solves_the_ridged_system():
+    from numkfs._validation import NumericalWarning
+    from numkfs.kernels.additive import additive_gram
+    from numkfs.methods.cosso import _ridge_step, cosso
+
+    X, y = _reg_data()
+    Xd, yd = np.vstack([X[:10], X[:10]]), np.concatenate([y[:10], y[:10] + 0.3])  # duplicated samples
+    K = additive_gram(Xd / 4 + 0.5)
+    with pytest.warns(NumericalWarning, match="numerically singular.*ridge was raised to"):
+        c, b = _ridge_step(K, yd, 1e-19)
+    ridge = 1e-10 * max(1.0, K.diagonal().max())
+    np.testing.assert_allclose((K + ridge * np.eye(20)) @ c + b, yd, atol=1e-6)
+    # 1ᵀc = 0 up to the round-off of summing 20 entries of |c| ~ 1e9 (n ε Σ|c|), not an absolute 1e-8
+    assert abs(c.sum()) <= c.size * np.finfo(float).eps * np.abs(c).sum()
+    with pytest.warns(NumericalWarning, match="duplicated samples or lambda0 too small"):
+        pred = cosso(Xd, yd, 2.0, lambda0=1e-20, max_iter=30).predict(Xd)
+    assert np.all(np.isfinite(pred))
+
+
+def test_cosso_constant_column_is_dropped_not_a_flat_direction():
+    """A constant feature gives θ_j = 0 and the same fit as without it, with no solver fall-back
+    (before: the native garrote step's budget multiplier was undetermined -> 'inaccurate' -> CLARABEL)."""
+    from numkfs.methods.cosso import cosso
+    from numkfs.solvers import SolverFallbackWarning
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((24, 5))
+    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.1 * rng.standard_normal(24)
+    X[:, 2] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SolverFallbackWarning)
+        a = cosso(X, y, 1.0, max_iter=500, tol=1e-12, lambda0=1e-3)
+        make("COSSORegressor").fit(X, y)  # GCV lambda0: fell back to CLARABEL before
+    X2 = np.delete(X, 2, axis=1)
+    b = cosso(X2, y, 1.0, max_iter=500, tol=1e-12, lambda0=1e-3)
+    assert a.theta[2] == 0.0
+    np.testing.assert_allclose(np.delete(a.theta, 2), b.theta, atol=1e-10)
+    np.testing.assert_allclose(a.predict(X), b.predict(X2), atol=1e-10)

@@ -1,6 +1,8 @@
 """Linear garrote (jointly convex linear KNIFE): closed forms, KKT, solver
 agreement, the equivalence with the alternating linear-KNIFE fixed point and
 with numkfs.methods.knife, the path and the estimator."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -424,3 +426,32 @@ def test_cv_estimator_predicts_with_the_chosen_points_model(data, relax):
     assert est.intercept_ == b
     np.testing.assert_array_equal(est.feature_weights_, w)
     np.testing.assert_allclose(est.predict(X + 1.0), (X + 1.0) @ coef + b, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# numerical trouble
+
+
+def _reg_data(seed=0, n=20, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_garrote_duplicated_and_rescaled_columns_native_matches_conic():
+    """Duplicated column: native == CLARABEL.  A column scaled by 1e6 as well: the native answer is
+    never worse than CLARABEL's (which, accepted as 'optimal', can be 4e-5 too high there)."""
+    from numkfs.methods.garrote import garrote_path
+
+    X, y = _reg_data(2)
+    Xdup = np.column_stack([X, X[:, 0], X[:, 1]])
+    a = garrote_path(Xdup, y, n_grid=5, solver="native")
+    b = garrote_path(Xdup, y, grid=a.grid, solver="CLARABEL")
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-7)
+    Xbad = Xdup * np.array([1, 1, 1, 1, 1, 1e6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = garrote_path(Xbad, y, n_grid=5, solver="native")
+        b = garrote_path(Xbad, y, grid=a.grid, solver="CLARABEL")
+    assert np.all(np.isfinite(a.weights)) and set(a.extra["solver"]) == {"native"}
+    assert np.all(a.objective <= b.objective * (1 + 1e-9))

@@ -494,3 +494,22 @@ def test_skipping_the_restart_keeps_the_multiclass_selection(three_classes, monk
     np.testing.assert_array_equal(skipped.feature_weights_ > 0, restarted.feature_weights_ > 0)
     assert skipped.n_features_selected_ == restarted.n_features_selected_
     np.testing.assert_array_equal(skipped.predict(X), restarted.predict(X))
+
+
+# --------------------------------------------------------------------------
+# numerical trouble
+
+
+def _reg_data(seed=0, n=20, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("gamma", [1e8, 1e-8])
+def test_knife_extreme_gamma_finite(gamma):
+    from numkfs.estimators._knife import KNIFERegressor
+
+    X, y = _reg_data(3)
+    pred = KNIFERegressor(gamma=gamma, lambda2=0.1, max_iter=20, random_state=0).fit(X, y).predict(X)
+    assert np.all(np.isfinite(pred))

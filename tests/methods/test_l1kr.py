@@ -699,3 +699,22 @@ def test_grid_reading_resumes_and_stops(friedman):
     seen = []
     short = l1kr_path(X, y, lambda1=1e-2, n_grid=20, stop=lambda grid, reach: seen.append(reach) or len(seen) == 2)
     assert len(seen) == 2 and short.extra["stopped_early"] and short.grid[-1] == pytest.approx(seen[-1])
+
+
+# --------------------------------------------------------------------------
+# numerical trouble
+
+
+def _reg_data(seed=0, n=20, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+def test_l1kr_degenerate_jacobian_duplicated_column():
+    from numkfs.methods.l1kr import l1kr_path
+
+    X, y = _reg_data(5)
+    with pytest.warns(UserWarning):
+        path = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_iter=200)
+    assert np.all(np.isfinite(path.weights))

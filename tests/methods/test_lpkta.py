@@ -4,8 +4,8 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
 from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, lpkta_selection_path
+from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
 from numkfs.methods.lpkta import (
     GeneralizedKL,
     SquaredEuclidean,
@@ -324,3 +324,25 @@ def test_non_finite_alignments_are_refused_by_feature(bad):
     # the finite alignments still give a finite path
     path = lpkta_path(X, y, alignments=np.where(np.isfinite(a), a, 0.0))
     assert np.all(np.isfinite(path.weights)) and path.weights[-1, 0] > 0
+
+
+# --------------------------------------------------------------------------
+# numerical trouble
+
+
+def _reg_data(seed=0, n=20, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("kw", [dict(lp_weight=1e8), dict(eps=0.0), dict(bregman_weight=1e-10),
+                                dict(bregman="kl", lp_weight=1e6)],
+                         ids=["lp_weight_huge", "eps0", "bregman_weight_tiny", "kl_eta_to_0"])
+def test_lpkta_newton_near_eta_zero(kw):
+    """η driven to 0 (huge lp weight λ2, no juncture threshold, KL at its boundary): finite, non-negative weights."""
+    from numkfs.methods.lpkta import lpkta_path
+
+    X, y = _reg_data(4)
+    path = lpkta_path(X, (y > 0).astype(int), grid=np.linspace(2, 1, 21), **kw)
+    assert np.all(np.isfinite(path.weights)) and np.all(path.weights >= 0)

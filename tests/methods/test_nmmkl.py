@@ -335,3 +335,26 @@ def test_nmmkl_refuses_a_continuous_target():
     X, y = _sel_data()
     with pytest.raises(ValueError, match="nmmkl: y looks continuous"):
         nmmkl(X, y, 2)
+
+
+# --------------------------------------------------------------------------
+# numerical trouble
+
+
+def _reg_data(seed=0, n=20, p=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("gamma", [1e8, 1e-8])
+def test_nmmkl_degenerate_rbf_kernels_agree_with_conic_solver(gamma):
+    """γ huge (K_i -> I) or tiny (K_i -> 11ᵀ, rank one): native and CLARABEL agree."""
+    from numkfs.methods.nmmkl import nmmkl
+
+    X, y = _reg_data(1)
+    lab = np.where(y > 0, 1, -1)
+    a = nmmkl(X, lab, 2, kernel="rbf", gamma=gamma, solver="native")
+    b = nmmkl(X, lab, 2, kernel="rbf", gamma=gamma, solver="CLARABEL")
+    assert np.all(np.isfinite(a.p)) and a.support.sum() == 2
+    assert a.objective == pytest.approx(b.objective, rel=1e-5, abs=1e-6)
