@@ -537,3 +537,16 @@ def test_wpbc_nmmkl_five_features_warns_about_ties():
     out = run("select", "wpbc", "--method", "nmmkl", "--n-features", "5")
     assert out.returncode == 0, out.stderr
     assert "selecting 5 features, but 23 features tie at 2.96954" in out.stderr
+
+
+def test_cli_cv_rule_default_is_the_methods_rule(tmp_path):
+    import json
+
+    from numkfs.cli import build_parser, main
+
+    assert build_parser().parse_args(["select", "ozone"]).cv_rule is None
+    js = tmp_path / "out.json"
+    # COSSO's declared rule, "1se", is not the estimators' default
+    assert main(["select", "ozone", "--method", "cosso", "--cv", "3", "--json", str(js), "-q"]) == 0
+    res = json.loads(js.read_text())
+    assert res["cv_rule"] == res["parameters"]["cv_rule"] == "1se"

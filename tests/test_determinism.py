@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import make, names, task_of
-from test_robustness import ENTRIES, ENTRY
+from test_properties import ENTRIES, ENTRY
 
 from numkfs.estimators import COSSORegressorCV
 from numkfs.methods.knife import knife, knife_path

@@ -588,10 +588,10 @@ def test_every_registry_estimator_meets_the_scikit_learn_checks():
 
 
 def test_the_bad_input_battery_covers_every_estimator_that_predicts_or_transforms():
-    """tests/test_robustness.py's entries name every non-CV estimator of the
+    """The bad-input battery's entries (tests/test_properties.py) name every non-CV estimator of the
     registry (each built by ``conftest.make``); a new one must be added there."""
     from conftest import names
-    from test_robustness import ENTRIES
+    from test_properties import ENTRIES
 
     assert {e.name for e in ENTRIES if e.kind != "path"} == set(names(cv=False))
 
@@ -1162,7 +1162,7 @@ def test_the_script_graph_sees_the_scripts_imports(scripts):
     assert "benchmarks/common_learner" in scripts["benchmarks/peers"]  # inside run_real
     assert "benchmarks/peers" in scripts["benchmarks/peers_figure"]
     assert "benchmarks/_common" in scripts["benchmarks/peers"]
-    assert "tests/test_robustness" in scripts["benchmarks/robustness"]
+    assert "tests/test_properties" in scripts["benchmarks/robustness"]
     assert "tests/conftest" in scripts["tests/test_layers"]
 
 

@@ -4,7 +4,9 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
-from numkfs import FeaturePath
+import numkfs
+from numkfs import FeaturePath, select
+from numkfs.solvers import available_solvers
 
 
 def _path():
@@ -84,3 +86,24 @@ def test_true_support_as_indices():
     assert FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=mask).true_support.tolist() == mask
     with pytest.raises(ValueError, match="true_support"):
         FeaturePath(grid=np.arange(3.0), weights=np.zeros((3, 5)), true_support=[7])
+
+
+CONIC = [r["name"] for r in available_solvers(check=False) if r["installed"] and r["name"] in ("CLARABEL", "ECOS", "SCS")]
+
+
+@pytest.fixture(scope="module")
+def garrote_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = 2 * X[:, 1] + 0.1 * rng.standard_normal(60)
+    return X, y
+
+
+def test_path_support_is_the_estimators_support(garrote_data):
+    X, y = garrote_data
+    est = numkfs.GarroteRegressorCV(n_grid=10, cv=3, solver="CLARABEL" if CONIC else "native",
+                                    random_state=0).fit(X, y)
+    assert np.array_equal(est.get_support(), est.path_.selected(est.best_index_))
+    assert est.path_.chosen_index == est.best_index_
+    res = select(X, y, "garrote", cv=3, solver="CLARABEL" if CONIC else "native", n_grid=10)
+    assert np.array_equal(res.selected, res.path.selected(res.index))

@@ -13,10 +13,11 @@ import sys
 import warnings
 
 import pytest
-from conftest import ESTIMATORS, methods, task_of
+from conftest import ESTIMATORS, ids, methods, task_of
 
 import numkfs
 from numkfs._registry import CV_QUESTIONS, METHOD_ROWS, MethodRow, method_row, resolve
+
 
 ROOT = pathlib.Path(numkfs.__file__).parent
 REPO = ROOT.parent
@@ -297,3 +298,18 @@ def f(method, row):
         (6, "a comparison with a method name"), (8, "a comparison with a method name"),
         (10, "a comparison with a method name"), (12, "a match case on a method name"),
         (14, "startswith with a method name")]
+
+
+# --------------------------------------------------------------------------
+# the test suite's one estimator registry (tests/conftest.py)
+
+
+def test_the_registry_holds_every_public_estimator():
+    """tests/conftest.py's registry, which every estimator list of the tests comes from."""
+    import numkfs.estimators as E
+    from conftest import ESTIMATORS, VARIANTS, checked
+
+    assert sorted(ESTIMATORS) == sorted(E.__all__)
+    assert all(type(est) is getattr(E, name) for name, est in ESTIMATORS.items())
+    every = checked("")
+    assert len(every) == len(ESTIMATORS) + len(VARIANTS) and len(set(ids(every))) == len(every)

@@ -11,6 +11,10 @@ import textwrap
 import numpy as np
 import pytest
 from conftest import methods as registry_methods
+from sklearn.datasets import load_breast_cancer, load_diabetes
+
+from numkfs import select
+from numkfs.model_selection import choose_index
 
 
 _BUDGET_SCRIPT = textwrap.dedent("""
@@ -153,3 +157,133 @@ def test_select_cv_validated():
         select(X, y, "garrote", cv="bogus")
     with pytest.raises(ValueError, match="cv=50 folds but only 30 rows"):
         select(X, y, "garrote", cv=50)
+
+
+@pytest.fixture(scope="module")
+def garrote_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = 2 * X[:, 1] + 0.1 * rng.standard_normal(60)
+    return X, y
+
+
+@pytest.mark.parametrize("method,k", [("lpkta", 5), ("garrote", 3)])
+def test_select_n_features_exact(method, k):
+    if method == "lpkta":
+        X, y = load_breast_cancer(return_X_y=True)
+        kw = dict(grid=np.linspace(2, 1, 11))
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        kw = dict(n_grid=15)
+    res = select(X, y, method, n_features=k, cv=3, **kw)
+    assert res.n_selected == k == int(res.selected.sum())
+    assert res.cv_rule == "n_features" and res.path.chosen_index == res.index
+    assert f"selected {k} of {X.shape[1]}" in res.summary()
+    # the k largest weights of the chosen point
+    w = np.abs(res.path.weights[res.index])
+    assert w[res.selected].min() >= w[~res.selected].max()
+
+
+def test_select_without_a_rule_uses_the_methods_declared_rule():
+    # the KNIFE sinusoid (5 true features of 20): COSSO's best CV point on its path's own fits
+    # (relax=False) keeps noise features, its 1se point (the declared default) far fewer; select() with
+    # no rule must be the 1se fit exactly
+    from numkfs.datasets import make_sinusoid
+    from numkfs.model_selection import DEFAULT_CV_RULES
+
+    X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    assert DEFAULT_CV_RULES["cosso"] == "1se"
+    default = select(X, y, "cosso", relax=False)
+    one_se = select(X, y, "cosso", cv_rule="1se", relax=False)
+    best = select(X, y, "cosso", cv_rule="best", relax=False)
+    assert default.cv_rule == default.path.cv_rule == "1se"
+    assert default.index == one_se.index and np.array_equal(default.selected, one_se.selected)
+    np.testing.assert_array_equal(default.weights, one_se.weights)
+    # the two rules read the same path and scores, and differ here
+    np.testing.assert_array_equal(best.path.cv_scores, one_se.path.cv_scores)
+    assert best.index == choose_index(best.path, "best") and one_se.index == choose_index(best.path, "1se")
+    assert default.n_selected < best.n_selected
+    # the 1se point: within one standard error of the best mean score, and it keeps every true feature
+    S = best.path.cv_scores
+    mean, se = np.nanmean(S, axis=1), np.nanstd(S, axis=1, ddof=1) / np.sqrt(S.shape[1])
+    assert mean[default.index] >= mean[best.index] - se[best.index]
+    assert default.selected[truth].all()
+    # KNIFE's declared rule for selection is "1pct" (its estimators keep "best", the rule for
+    # prediction): select() with no rule fits with it, and its point is the sparsest whose mean CV loss
+    # is within 1 % of the best; here it keeps exactly the five true features
+    from numkfs import KNIFERegressorCV
+
+    assert DEFAULT_CV_RULES["knife"] == "1pct" and KNIFERegressorCV().cv_rule == "best"
+    knife = select(X, y)
+    assert knife.method == "knife" and knife.cv_rule == knife.path.cv_rule == "1pct"
+    assert knife.index == knife.estimator.best_index_ == choose_index(knife.path, "1pct")
+    mean = knife.path.mean_cv_score  # minus the MSE
+    within = mean >= mean.max() - 0.01 * abs(mean.max())
+    assert within[knife.index] and not np.any(within & (knife.path.n_selected() < knife.n_selected))
+    np.testing.assert_array_equal(knife.selected, truth)
+    # the garrote's "2pct", the sparsest point within 2 % of the best CV loss (an estimator rule since
+    # select() fits GarroteRegressorCV with it)
+    assert DEFAULT_CV_RULES["garrote"] == "2pct"
+    garrote = select(X, y, "garrote")
+    mean = garrote.path.mean_cv_score
+    assert garrote.cv_rule == "2pct" and mean[garrote.index] >= 1.02 * mean.max()  # scores are minus the MSE
+    assert not np.any((mean >= 1.02 * mean.max()) & (garrote.path.n_selected() < garrote.n_selected))
+    # with its relaxed CV (the default) the garrote's best point is exactly the truth here
+    np.testing.assert_array_equal(garrote.selected, truth)
+
+
+def _continuous_target(n=40):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 4))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+# --------------------------------------------------------------------------
+# select()'s own parameters, checked by its constraint table
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(n_features=1.5), "The 'n_features' parameter of select must be None or an int in the range [1, inf). "
+                           "Got 1.5 instead."),
+    (dict(n_features="2"), "The 'n_features' parameter of select must be None or an int"),
+    (dict(n_features=True), "The 'n_features' parameter of select must be None or an int"),
+    (dict(stability="no"), "The 'stability' parameter of select must be a bool. Got 'no' instead."),
+    (dict(verbose="x"), "The 'verbose' parameter of select must be a bool. Got 'x' instead."),
+    (dict(feature_names="abcd"), "The 'feature_names' parameter of select must be None or a sequence of names"),
+    (dict(feature_names=["a", "b", "a", "c"]), "select: duplicate feature name(s) 'a' in feature_names; rename"),
+    (dict(task="regresion"), "The 'task' parameter of select must be None or a str among"),
+    (dict(fdr=1.0), "The 'fdr' parameter of select must be None or a float in the range (0.0, 1.0)"),
+    (dict(method=None), "unknown method None; choose one of knife, "),
+    (dict(method=3), "unknown method 3; choose one of knife, "),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_select_refuses_nonsense_in_its_own_parameters(garrote_data, kw, message):
+    # n_features=1.5 kept 1, "2" kept 2, stability="no" ran stability selection, "abcd" became four names,
+    # duplicate names were accepted, select(X, y, None) was an AttributeError
+    X, y = garrote_data
+    kw = {"method": "garrote", **kw}
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        select(X, y, kw.pop("method"), **kw)
+
+
+@pytest.mark.parametrize("method,kw", [("lpkta", {"lambda1": 0.1}), ("garrote", {"bogus": 1}),
+                                       ("nmmkl", {"n_features_to_select": 2})])
+def test_select_names_a_keyword_the_method_does_not_take(method, kw):
+    # lp-KTA's TypeError named its private class _LpKTAPathCV
+    X, y = _continuous_target()
+    if method == "nmmkl":
+        y = (y > 0).astype(int)
+    n_features = 2 if method == "nmmkl" else None
+    with pytest.raises(TypeError, match=f"^select: method '{method}' has no parameter '{next(iter(kw))}'; its "
+                                        "keyword arguments are ") as err:
+        select(X, y, method, n_features=n_features, **kw)
+    assert "_" + "LpKTA" not in str(err.value) and "'cv'" not in str(err.value)
+
+
+def test_random_state_does_not_shuffle_integer_folds_as_documented(garrote_data):
+    # the docstring said random_state "seeds the folds"; integer folds are contiguous and unshuffled
+    X, y = garrote_data
+    a, b = select(X, y, "garrote", cv=3, random_state=0), select(X, y, "garrote", cv=3, random_state=7)
+    np.testing.assert_array_equal(a.path.cv_scores, b.path.cv_scores)
+    doc = " ".join(select.__doc__.split())
+    assert "Seeds the folds" not in doc and "an int gives contiguous, unshuffled folds" in doc
+    assert "Not the folds of an integer ``cv``: they are unshuffled" in doc

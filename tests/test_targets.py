@@ -4,14 +4,18 @@ few text cells, each refused by a numkfs message that names it."""
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 
 import numpy as np
 import pytest
+from conftest import make, methods, names
 
+import numkfs
 from numkfs import select
-from numkfs._targets import stray_text, target_to_array
 from numkfs._constraints import Interval, validate_params
+from numkfs._targets import stray_text, target_to_array
+from numkfs.model_selection import target_type
 
 
 def _score_data(n=40, seed=0):
@@ -251,3 +255,56 @@ def test_a_setting_the_resampling_fixes_is_refused_by_name():
     y = X[:, 0] + 0.1 * rng.standard_normal(60)
     with pytest.raises(ValueError, match=r"l1kr_path's 'n_grid' is set by the resampling.*leave it out"):
         select(X, y, "l1kr", stability=True, n_grid=3, n_resamples=4)
+
+
+# --------------------------------------------------------------------------
+# classification of a continuous target: one refusal, whatever the route
+
+
+def _continuous_target(n=40):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 4))
+    return X, X[:, 0] + 0.1 * rng.standard_normal(n)
+
+
+CONTINUOUS = re.escape("y looks continuous (40 distinct real values in 40 samples); pass class labels.")
+
+
+@pytest.mark.parametrize("route", [{}, {"fdr": 0.2}, {"stability": True}], ids=["cv", "fdr", "stability"])
+@pytest.mark.parametrize("method", methods(task="classification"))
+def test_select_refuses_classification_of_a_continuous_target_by_every_route(method, route):
+    # with fdr, KNIFE and lp-KTA fitted 40 one-row classes and selected 0 features; the CV route gave
+    # scikit-learn's "Unknown label type", stability selection "subsamples of 0 rows"
+    X, y = _continuous_target()
+    with pytest.raises(ValueError, match="^select: " + CONTINUOUS + "$"):
+        select(X, y, method, task="classification", **route)
+
+
+@pytest.mark.parametrize("name", [n for n in names() if "Classifier" in n or n.startswith("NMMKL")])
+def test_classifiers_refuse_a_continuous_target_in_numkfs_words(name):
+    X, y = _continuous_target()
+    with pytest.raises(ValueError, match=f"^{name}: " + CONTINUOUS + "$"):
+        make(name).fit(X, y)
+
+
+@pytest.mark.parametrize("selector", ["StabilitySelection", "KnockoffFilter"])
+def test_resampling_selectors_refuse_a_continuous_target_for_classification(selector):
+    X, y = _continuous_target()
+    with pytest.raises(ValueError, match=f"^{selector}: " + CONTINUOUS + "$"):
+        getattr(numkfs, selector)("knife", task="classification").fit(X, y)
+
+
+def test_whole_number_codes_stay_classes_for_classification():
+    X, _ = _continuous_target(36)
+    y = (np.arange(36) % 12).astype(float)  # 12 class codes: more than MAX_FLOAT_CLASSES, still classes
+    from numkfs._targets import task_target
+
+    assert task_target(y, "classification").dtype.kind == "i" and target_type(y) == "regression"
+
+
+def test_target_type_of_values_beyond_int64_is_silent():
+    # numpy's "invalid value encountered in cast" leaked from type_of_target for |y| > 9.2e18
+    y = np.linspace(-1.0, 1.0, 30) * 1e19
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert target_type(y) == "regression" and target_type(y[:2]) == "regression"

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+import numkfs
 from numkfs.estimators._garrote import GarroteRegressor, GarroteRegressorCV
 from numkfs.methods.garrote import garrote_path, garrote_relax, garrote_step
+from numkfs.model_selection import GridEdgeWarning, make_cv
 from numkfs.solvers import cross_check, solve
 from numkfs.solvers.native.boxqp import solve_box_qp
 from numkfs.solvers.native.garrote import (GarroteStep, LinearGarrote, berhu_penalty, garrote_lambda2_max,
@@ -455,3 +457,63 @@ def test_garrote_duplicated_and_rescaled_columns_native_matches_conic():
         b = garrote_path(Xbad, y, grid=a.grid, solver="CLARABEL")
     assert np.all(np.isfinite(a.weights)) and set(a.extra["solver"]) == {"native"}
     assert np.all(a.objective <= b.objective * (1 + 1e-9))
+
+
+@pytest.fixture(scope="module")
+def garrote_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = 2 * X[:, 1] + 0.1 * rng.standard_normal(60)
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# grid edges
+
+
+def test_garrote_cv_grid_runs_to_ridge_and_user_grid_edge_warns(garrote_data):
+    X, y = garrote_data
+    est = numkfs.GarroteRegressorCV(n_grid=10, cv=3, random_state=0).fit(X, y)
+    # 10 positive values and 0, refined where the support jumps (at most n_grid values inserted)
+    assert est.path_.grid[-1] == 0.0 and 11 <= est.path_.n_points <= 21
+    assert est.path_.grid[0] == pytest.approx(est.path_.extra["lambda2_max"])
+    # a user grid whose smallest value is still improving: say which parameter to widen (scored on the
+    # path's own fits: every point holds x1 alone, so the relaxed refits would score alike)
+    with pytest.warns(GridEdgeWarning, match="'grid'"):
+        numkfs.GarroteRegressorCV(grid=[300.0, 200.0, 150.0], cv=3, relax=False, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("relax", [True, False])
+def test_garrote_cv_scores_are_foldwise(garrote_data, relax):
+    """Each fold's scores come from the path on the training rows only (standardised by their own
+    standard deviations): its points' relaxed refits (ridge on each point's support) or the points
+    themselves."""
+    from numkfs.methods.garrote import garrote_relax
+
+    X, y = garrote_data
+    est = numkfs.GarroteRegressorCV(n_grid=6, cv=3, relax=relax, random_state=0).fit(X, y)
+    grid = est.path_.grid
+    splits = list(make_cv(3, y, classifier=False, random_state=0).split(X, y))
+    for k, (tr, te) in enumerate(splits):
+        fp = numkfs.garrote_path(X[tr], y[tr], 1.0, grid, standardize=True)
+        if relax:
+            fits = [garrote_relax(X[tr], y[tr], w, standardize=True) for w in fp.weights]
+            coef, intercept = np.array([f[0] for f in fits]), np.array([f[1] for f in fits])
+        else:
+            coef, intercept = fp.extra["coef"], fp.extra["intercept"]
+        pred = X[te] @ coef.T + intercept
+        np.testing.assert_allclose(est.cv_scores_[:, k], -np.mean((pred - y[te][:, None]) ** 2, axis=0))
+
+
+# --------------------------------------------------------------------------
+# one name, one meaning
+
+
+def test_garrote_lambda_min_ratio_ends_the_default_grid():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(30)
+    new = numkfs.garrote_path(X, y, n_grid=5, lambda_min_ratio=1e-2, max_refine=0)
+    assert new.grid[-1] == pytest.approx(1e-2 * new.grid[0])
+    with pytest.raises(TypeError, match="eps"):  # its former alias 'eps' is gone (lp-KTA's threshold only)
+        numkfs.garrote_path(X, y, eps=1e-2)

@@ -1,10 +1,14 @@
 """Generalized lp-KTA: closed forms, Newton residuals, Theorem 2, Lemma 1, estimators."""
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import brentq
+from sklearn.datasets import load_diabetes, load_wine
 
-from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, lpkta_selection_path
+import numkfs
+from numkfs import LpKTAClassifier, LpKTAClassifierCV, LpKTASelector, LpKTASelectorCV, lpkta_selection_path, select
 from numkfs.datasets._lpkta import make_dorothea_like, make_madelon_like
 from numkfs.methods.lpkta import (
     GeneralizedKL,
@@ -14,6 +18,7 @@ from numkfs.methods.lpkta import (
     lpkta_path,
     lpkta_weights,
 )
+from numkfs.model_selection import target_type
 from numkfs.solvers.native.lpkta_newton import path_derivatives
 
 GRID = default_p_grid()
@@ -346,3 +351,48 @@ def test_lpkta_newton_near_eta_zero(kw):
     X, y = _reg_data(4)
     path = lpkta_path(X, (y > 0).astype(int), grid=np.linspace(2, 1, 21), **kw)
     assert np.all(np.isfinite(path.weights)) and np.all(path.weights >= 0)
+
+
+# --------------------------------------------------------------------------
+# lp-KTA on a regression target is scored as regression
+
+
+def test_lpkta_regression_target_is_scored_as_regression():
+    X, y = load_diabetes(return_X_y=True)
+    assert target_type(y) == "regression"  # whole-number floats, 214 distinct values
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no "least populated class has only 1 member"
+        res = select(X[:200], y[:200], "lpkta", cv=3, grid=np.linspace(2, 1, 11))
+    assert res.task == "regression"
+    assert res.score_name == "neg_mean_squared_error"
+    assert "R^2" not in res.summary() and "mean squared error" in res.summary()
+    # a real regression score: better than predicting the training mean (MSE = var(y) ~ 5900)
+    assert -res.score < 0.8 * np.var(y[:200])
+
+
+def test_lpkta_classification_scores_are_named():
+    X, y = load_wine(return_X_y=True)
+    sel = numkfs.LpKTASelectorCV(cv=3, grid=np.linspace(2, 1, 6), random_state=0).fit(X, y)
+    assert sel.path_.score_name == "neg_hinge_loss"
+    acc = numkfs.LpKTASelectorCV(cv=3, grid=np.linspace(2, 1, 6), scoring="accuracy", random_state=0).fit(X, y)
+    assert acc.path_.score_name == "accuracy"
+    assert np.all((acc.cv_scores_ >= 0) & (acc.cv_scores_ <= 1)) and np.all(sel.cv_scores_ <= 0)
+
+
+# --------------------------------------------------------------------------
+# a requested count is honoured exactly
+
+
+def test_lpkta_selector_returns_exactly_k():
+    X, y = load_wine(return_X_y=True)
+    sel = numkfs.LpKTASelector(n_features_to_select=5).fit(X, y)
+    assert sel.get_support().sum() == 5 == sel.transform(X).shape[1]
+    # the path reports the same chosen support (and its plot says 5, not the point's 7)
+    assert np.array_equal(sel.path_.support(), sel.get_support())
+    assert sel.path_.selected(sel.best_index_).sum() > 5
+    import matplotlib.pyplot as plt
+
+    ax = sel.path_.plot()
+    notes = [t.get_text() for t in ax.texts if t.get_gid() == "numkfs-chosen"]
+    plt.close(ax.figure)
+    assert len(notes) == 1 and "5 features" in notes[0]

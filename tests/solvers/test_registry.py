@@ -13,6 +13,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+import numkfs
 from numkfs import solvers
 from numkfs.estimators._cosso import COSSORegressor
 from numkfs.estimators._garrote import GarroteRegressor
@@ -20,7 +21,7 @@ from numkfs.estimators._nmmkl import NMMKLSelector
 from numkfs.methods.garrote import garrote_path
 from numkfs.methods.nmmkl import nmmkl, nmmkl_path
 from numkfs.solvers import (BoxQP, SolverError, SolverFallbackWarning, SolverNotInstalledError, SolverResult, Status,
-                            cross_check, registry, solve, solve_box_qp)
+                            available_solvers, cross_check, registry, solve, solve_box_qp)
 from numkfs.solvers._cvxpy_backend import CvxpyBackend
 from numkfs.solvers.native.boxqp import box_qp_kkt_residual
 from numkfs.solvers.native.garrote import LinearGarrote
@@ -556,3 +557,55 @@ def test_knife_native_w_step_answer_is_checked(monkeypatch):
         warnings.simplefilter("ignore")
         res = knife(X, y, lambda2=0.5, solver="auto")
     np.testing.assert_allclose(res.weights, ref.weights, atol=1e-6)
+
+
+CONIC = [r["name"] for r in available_solvers(check=False) if r["installed"] and r["name"] in ("CLARABEL", "ECOS", "SCS")]
+
+
+@pytest.fixture(scope="module")
+def garrote_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = 2 * X[:, 1] + 0.1 * rng.standard_normal(60)
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# the support does not depend on the solver
+
+
+@pytest.mark.parametrize("solver", CONIC)
+def test_garrote_support_same_for_every_backend(garrote_data, solver):
+    X, y = garrote_data
+    ref = numkfs.GarroteRegressor(lambda2=50.0, solver="native").fit(X, y)
+    est = numkfs.GarroteRegressor(lambda2=50.0, solver=solver).fit(X, y)
+    # the conic backends leave the unused weights at 1e-12..1e-9, not 0
+    assert np.abs(est.feature_weights_[[0, 2, 3]]).max() < 1e-6
+    assert est.get_support().tolist() == ref.get_support().tolist() == [False, True, False, False]
+    path = numkfs.garrote_path(X, y, 1.0, [50.0, 5.0, 0.5], solver=solver)
+    native = numkfs.garrote_path(X, y, 1.0, [50.0, 5.0, 0.5], solver="native")
+    assert np.array_equal(path.n_selected(), native.n_selected())
+
+
+@pytest.mark.parametrize("solver", CONIC)
+def test_cosso_support_same_for_every_backend(garrote_data, solver):
+    X, y = garrote_data
+    ref = numkfs.COSSORegressor(M=1.0, solver="native").fit(X, y)
+    est = numkfs.COSSORegressor(M=1.0, solver=solver).fit(X, y)
+    assert ref.converged_ and est.converged_
+    assert np.abs(est.feature_weights_[[0, 2, 3]]).max() < 1e-6
+    assert est.get_support().tolist() == ref.get_support().tolist() == [False, True, False, False]
+
+
+@pytest.mark.parametrize("solver", CONIC)
+def test_knife_wstep_support_same_for_every_backend(solver):
+    from numkfs.datasets import make_sinusoid
+
+    X, y, _ = make_sinusoid(n_samples=60, random_state=0)
+    ref = numkfs.KNIFERegressor(lambda2=20.0, solver="native", random_state=0).fit(X, y)
+    est = numkfs.KNIFERegressor(lambda2=20.0, solver=solver, random_state=0).fit(X, y)
+    # the alternation stops on a relative objective change of 1e-6: weights agree to about 1e-5
+    np.testing.assert_allclose(est.feature_weights_, ref.feature_weights_, atol=1e-4)
+    assert est.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    assert est.get_support().tolist() == ref.get_support().tolist()
+    assert 0 < ref.n_features_selected_ < X.shape[1]
