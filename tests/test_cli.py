@@ -9,8 +9,10 @@ from importlib.metadata import version
 import numpy as np
 import pytest
 from conftest import methods
+from sklearn.datasets import make_friedman1
 
 import numkfs
+from numkfs import select
 from numkfs.cli import main
 
 
@@ -550,3 +552,30 @@ def test_cli_cv_rule_default_is_the_methods_rule(tmp_path):
     assert main(["select", "ozone", "--method", "cosso", "--cv", "3", "--json", str(js), "-q"]) == 0
     res = json.loads(js.read_text())
     assert res["cv_rule"] == res["parameters"]["cv_rule"] == "1se"
+
+
+@pytest.fixture(scope="module")
+def friedman():
+    X, y = make_friedman1(n_samples=100, n_features=8, random_state=0)
+    return X, y
+
+
+def test_cli_stability_and_fdr_carry_probabilities_and_statistics(friedman, tmp_path, monkeypatch, capsys):
+    X, y = friedman
+    monkeypatch.chdir(tmp_path)
+    names = [f"f{j}" for j in range(X.shape[1])]
+    np.savetxt("d.csv", np.c_[X, y], delimiter=",", header=",".join(names + ["y"]), comments="")
+    rc = main(["select", "d.csv", "--method", "lpkta", "--stability", "--n-resamples", "3", "--threshold", "0.8",
+               "--seed", "2", "--json", "s.json", "-q"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "probability  selected" in out and "expected false selections" in out
+    doc = json.loads((tmp_path / "s.json").read_text())
+    ref = select(X, y, "lpkta", stability=True, n_resamples=3, threshold=0.8, random_state=2)
+    assert [f["probability"] for f in doc["features"]] == ref.weights.tolist()
+    assert doc["parameters"]["stability"] is True and doc["stability"]["n_subsamples"] == 6
+    rc = main(["select", "d.csv", "--method", "lpkta", "--fdr", "0.3", "--json", "k.json", "-q"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "statistic  selected" in out and "false discovery rate controlled at 0.3" in out
+    doc = json.loads((tmp_path / "k.json").read_text())
+    ref = select(X, y, "lpkta", fdr=0.3, random_state=0)
+    assert [f["statistic"] for f in doc["features"]] == ref.weights.tolist()

@@ -5,6 +5,9 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
+from numkfs import KNIFERegressorCV
+from numkfs.datasets import make_sinusoid
+from numkfs.methods.knife import knife_path
 from numkfs.plotting import plot_accuracy_vs_fraction, plot_cross_check, plot_path, plot_weights
 from numkfs.paths import FeaturePath
 from numkfs.solvers import BoxQP, cross_check
@@ -449,3 +452,22 @@ def test_plot_docstrings_say_how_to_show_the_figure():
     for doc in (FeaturePath.plot.__doc__, pp.__doc__):
         assert "Returns\n" in doc and "Examples\n" in doc
         assert "matplotlib.pyplot.show()" in doc
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from numkfs.plotting import plot_cv_gamma
+
+    X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
+    path = KNIFERegressorCV(n_grid=6, cv=3).fit(X, y).path_
+    ax = plot_cv_gamma(path)
+    sizes = path.cv_fold_sizes  # 50 rows in 3 folds (17, 17, 16): the mean weights them by size
+    assert sorted(sizes.tolist()) == [16, 17, 17]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), path.cv_scores @ sizes / 50, rtol=1e-14)
+    np.testing.assert_allclose(ax.gamma_axes.lines[0].get_ydata(), path.extra["gamma"])
+    assert f"{path.n_selected()[path.chosen_index]} features" in ax.get_title()
+    with pytest.raises(ValueError, match="cross-validated KNIFE path"):
+        plot_cv_gamma(knife_path(X, y, n_grid=3, random_state=0))

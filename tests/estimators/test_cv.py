@@ -69,3 +69,20 @@ def test_cv_variants_replace_cv_inside_fixed_point_estimators():
     for cls in (numkfs.LpKTASelector, numkfs.LpKTAClassifier):  # their CV variants: LpKTASelectorCV, LpKTAClassifierCV
         with pytest.raises(TypeError, match="cv"):
             cls(cv=3).fit(Xw, yw)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("estimator", names(cv=True))
+def test_every_cv_estimator_takes_its_path_functions_grid(estimator):
+    """Every CV estimator of the registry (tests/conftest.py) takes the explicit
+    grid of its path function, by the same name, ``grid``."""
+    import inspect
+
+    import numkfs
+
+    cls = type(make(estimator))
+    fn = cls.path
+    assert getattr(numkfs, fn.__name__) is fn  # the method's public path function
+    assert cls._cv_grid_param == "grid" and "grid" in inspect.signature(fn).parameters
+    est = cls()
+    assert "grid" in est.get_params() and est.get_params()["grid"] is None  # default: the method's own grid

@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 
 from numkfs import KNIFEClassifierCV, KNIFERegressorCV
 from numkfs.datasets import make_orange, make_sinusoid
@@ -30,6 +31,7 @@ from numkfs.losses import get_loss
 from numkfs.methods.knife import KNIFEGridWalk, knife, knife_objective, knife_ovr_paths, knife_path
 from numkfs.model_selection import refine_walk
 from numkfs.paths import FeaturePath
+
 
 N, M = 240, 120
 
@@ -657,3 +659,59 @@ def test_the_full_data_path_is_walked_only_to_the_stop(monkeypatch, classifier):
     walked.clear()
     whole = cls(early_stopping=False, **kw).fit(X, y)
     assert n_stopped == stopped.path_.n_points < walked[0] == whole.path_.n_points
+
+
+def _sin_square(seed, n=150, p=10):
+    """y = [sin(2 x0) + x1^2 - 1 + noise > 0]: x0 matters only through a narrow kernel."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] ** 2 - 1 + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_knife_classifier_cv_finds_sine_and_square(seed):
+    X, y = _sin_square(seed)
+    est = KNIFEClassifierCV(n_grid=20, cv=3).fit(X, y)
+    support = set(np.flatnonzero(est.get_support()))
+    assert {0, 1} <= support and len(support - {0, 1}) <= 2
+    assert est.gamma_ == est.path_.extra["gamma"][est.best_index_] > 1.0 / X.shape[1]
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_knife_classifier_cv_finds_the_informative_features():
+    X, y = make_classification(n_samples=150, n_features=12, n_informative=5, n_redundant=0, shuffle=False,
+                               random_state=1)
+    support = set(np.flatnonzero(KNIFEClassifierCV(n_grid=20, cv=3).fit(X, y).get_support()))
+    assert set(range(5)) <= support and len(support - set(range(5))) <= 2
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_knife_classifier_cv_keeps_every_informative_feature_from_the_first_start():
+    # make_classification(300 x 30, random_state=0) with the defaults: from a random first start
+    # the path lost informative features 2 and 3 at λ2 = 0 (a zero weight stays zero) and kept
+    # 3 of 5; from w = 1 all five are in the chosen model
+    X, y = make_classification(n_samples=300, n_features=30, n_informative=5, n_redundant=0, shuffle=False,
+                               random_state=0)
+    est = KNIFEClassifierCV().fit(X, y)
+    assert set(range(5)) <= set(np.flatnonzero(est.get_support()))
+    assert np.all(est.path_.weights[0, :5] > 0)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_knife_regressor_cv_finds_exactly_the_sinusoid():
+    X, y, truth = make_sinusoid(n_samples=100, n_features=20, random_state=0)
+    est = KNIFERegressorCV(n_grid=20, cv=3).fit(X, y)
+    np.testing.assert_array_equal(est.get_support(), truth)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_knife_grid_is_walked_as_given():
+    X, y, _ = make_sinusoid(n_samples=50, n_features=6, random_state=0)
+    grid = [0.0, 1.0, 10.0, 100.0]
+    est = KNIFERegressorCV(grid=grid, cv=3).fit(X, y)
+    np.testing.assert_array_equal(est.path_.grid, grid)
+    assert est.cv_scores_.shape == (4, 3)
+    with pytest.raises(ValueError, match="'grid'"):
+        KNIFERegressorCV(grid="big").fit(X, y)

@@ -8,6 +8,7 @@ grid with ``AUTO_GAMMA_RESTART`` off, point for point; binary problems keep the 
 a seeded three-class problem the CV selects what it selected with the restart.
 """
 import importlib
+import sys
 import warnings
 
 import numpy as np
@@ -513,3 +514,82 @@ def test_knife_extreme_gamma_finite(gamma):
     X, y = _reg_data(3)
     pred = KNIFERegressor(gamma=gamma, lambda2=0.1, max_iter=20, random_state=0).fit(X, y).predict(X)
     assert np.all(np.isfinite(pred))
+
+
+km = sys.modules["numkfs.methods.knife"]  # the module (numkfs.methods.knife is also the function's name)
+
+
+def _sin_square(seed, n=150, p=10):
+    """y = [sin(2 x0) + x1^2 - 1 + noise > 0]: x0 matters only through a narrow kernel."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] ** 2 - 1 + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# gamma="auto"
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_auto_gamma_follows_the_selected_features():
+    X, y = _sin_square(0)
+    Xs = (X - X.mean(0)) / X.std(0)
+    path = knife_path(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", gamma="auto", n_grid=20,
+                         random_state=0)
+    g, ns = path.extra["gamma"], path.n_selected()
+    # the first point is the single fit at lambda2 = 0 under gamma="auto": its scale settled on its own support
+    assert g[0] == 1.0 / ns[0]
+    first = km.knife(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", lambda2=0.0, gamma="auto",
+                     random_state=0)
+    assert first.params["gamma"] == g[0]
+    np.testing.assert_array_equal(first.weights, path.weights[0])
+    # each point: 1 / (features selected at the previous point), growing by at most AUTO_GAMMA_GROWTH
+    expected = np.minimum(1.0 / np.maximum(ns[:-1], 1), km.AUTO_GAMMA_GROWTH * g[:-1])
+    expected = np.where(ns[:-1] > 0, expected, g[:-1])
+    np.testing.assert_allclose(g[1:], expected, rtol=1e-15)
+    assert ns[-1] == 0  # continued to the empty model
+    # the decision function of each point uses that point's scale
+    i = int(np.flatnonzero(ns == 2)[0])
+    res = km.knife(Xs, np.where(y > 0, 1.0, -1.0), loss="squared_hinge", lambda2=path.grid[i], gamma=g[i],
+                   w0=path.weights[i], max_iter=1)
+    params = {**path.extra["params"], "gamma": g[i]}
+    d_path = km.path_decision_function(path, Xs, Xs[:5], index=i)
+    d_ref = km.knife_decision_function(Xs, Xs[:5], path.weights[i], path.extra["alpha"][i], path.extra["intercept"][i], params)
+    np.testing.assert_array_equal(d_path, d_ref)
+    assert res.params["gamma"] == g[i]
+
+
+def _friedman105(seed):
+    """Friedman #1 with 100 noise features at 200 rows, X standardised and y centred."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=200, n_features=105, random_state=seed)
+    return (X - X.mean(0)) / X.std(0), y - y.mean()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_auto_gamma_first_point_keeps_the_u_shaped_feature(monkeypatch):
+    # seed 1: the fit at 1/105 switches the U-shaped x2 off (it pays only in a narrow kernel)
+    # and the warm-started rounds never bring a zero weight back (35 features, x2 not among them); the
+    # fit from w = 1 at the rounds' scale keeps it, and the first point goes on from the union
+    X, y = _friedman105(1)
+    res = km.knife(X, y, lambda2=0.0, gamma="auto", random_state=0)
+    assert np.all(res.weights[:5] > 0)
+    assert res.params["gamma"] == 1.0 / np.count_nonzero(res.weights > 0)  # the scale settled on its support
+    monkeypatch.setattr(sys.modules["numkfs.methods.knife._fit"], "AUTO_GAMMA_RESTART", False)
+    rounds = km.knife(X, y, lambda2=0.0, gamma="auto", random_state=0)
+    assert rounds.weights[2] == 0 and np.all(rounds.weights[[0, 1, 3, 4]] > 0)  # the rounds alone lose x2
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.slow
+def test_select_finds_every_friedman_feature_among_100_noise_features():
+    # select(X, y) (KNIFE) kept 0, 1, 3, 4 on seed 1, x2 lost at the path's first point
+    from sklearn.datasets import make_friedman1
+
+    from numkfs import select
+
+    X, y = make_friedman1(n_samples=200, n_features=105, random_state=1)
+    selected = set(np.flatnonzero(select(X, y).selected))
+    assert set(range(5)) <= selected and len(selected - set(range(5))) <= 1
