@@ -133,7 +133,7 @@ def main():
         "features (2 flops per pair and feature, four features per pass; from 32 active features over "
         "L1-sized tiles of 8 rows x 512 columns), never the GEMM form, whose cancellation error (about 1e-16 "
         "times the row norms) made the homotopy tracker's step size underflow on Friedman #1 "
-        "(tests/test_l1kr.py). Exactness has a price at many features: a GEMM spends one FMA per pair and "
+        "(tests/methods/test_l1kr.py). Exactness has a price at many features: a GEMM spends one FMA per pair and "
         "feature, the exact loop a subtraction and an FMA, so from a few hundred active features "
         "rbf_kernel on pre-scaled X is faster (1000 x 500: about 11 ms against 17 ms).\n\n"
         "A Numba parallel region needs both cores at once. A call that finds the other core asleep (after "

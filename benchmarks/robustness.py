@@ -1,6 +1,6 @@
 """Robustness battery: every estimator and path function on bad input.
 
-Runs the battery of ``tests/test_robustness.py`` (the same entry points,
+Runs the battery of ``tests/test_properties.py`` (the same entry points,
 input kinds and judging, imported from there, not copied) with more seeds
 per input kind, plus random shapes / column scales / memory orders /
 dtypes.  Each run is classified as
@@ -48,7 +48,7 @@ import numpy as np
 from _common import markdown_table, save
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_robustness import ENTRIES, KINDS, make_input, random_case, run_case  # noqa: E402
+from test_properties import ENTRIES, KINDS, make_input, random_case, run_case  # noqa: E402
 
 
 def _select_battery(n_cases, budget):
@@ -106,7 +106,7 @@ def _csv_battery(n_files, budget, folder):
     import io
     import warnings
 
-    from test_reliability import _fuzz_csv
+    from test_data_io import _fuzz_csv
 
     from numkfs.cli import main
 
@@ -147,7 +147,7 @@ def _time_limit_battery(limit):
     import subprocess
     import tempfile
 
-    from test_reliability import _BUDGET_SCRIPT
+    from test_selection import _BUDGET_SCRIPT
 
     counts, rows = Counter(), []
     with tempfile.TemporaryDirectory() as d:
@@ -252,13 +252,13 @@ def main(argv=None):
         "(listed at the end). The machine was shared (2 cores, several sessions): seconds are indicative.\n\n"
         "## Time limit: every method on 20 x 200 (seconds, including Numba compilation)\n\n"
         + markdown_table(["method", "seconds", "status"], lim_rows) + "\n\n"
-        "The runs are `_BUDGET_SCRIPT` of tests/test_reliability.py; the cosso row is `cosso(X, y, 1.0)` and "
+        "The runs are `_BUDGET_SCRIPT` of tests/test_selection.py; the cosso row is `cosso(X, y, 1.0)` and "
         "`select(X, y, method=\"cosso\")` (5-fold CV over 25 budgets, 150 fits) on 20 x 200 and on "
         "20 x 50.\n\n"
         f"{n_seeds} seeds per input kind, {n_random} random shapes (n in [2, 30], p in [1, 10], one column "
         f"scaled by 1e-8..1e8, C/F order, float64/float32) per entry point; {sum(total.values())} runs in "
         f"{elapsed:.0f} s: {total['ok']} ok, {total['clear error']} clear errors, {total['other']} other.\n\n"
-        "Input kinds: " + ", ".join(KINDS) + " (see `make_input` in tests/test_robustness.py).\n\n"
+        "Input kinds: " + ", ".join(KINDS) + " (see `make_input` in tests/test_properties.py).\n\n"
         "## Per entry point\n\n" + summary + "\n\n## Per input kind (ok / clear error / other)\n\n" + grid
         + "\n\n## The 'other' outcomes\n\n" + ("\n".join(detail + extra_detail) or "none") + "\n"
     )

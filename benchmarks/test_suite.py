@@ -11,7 +11,7 @@ regenerated whole).  Options:
   (``pip install -e ".[test]"`` there first, as the README says, with
   ``--system-site-packages`` so that the machine's numpy, Numba... are used),
   instead of this checkout and environment;
-* anything after ``--`` is appended to the pytest command (``-- tests/test_knife.py``).
+* anything after ``--`` is appended to the pytest command (``-- tests/methods/test_knife.py``).
 
 What is measured
 ----------------

@@ -236,7 +236,7 @@ def declares(constraints: dict, *, data: Iterable[str] = DATA):
     The decorated function binds each call's arguments to its signature and
     checks the ones given against the table with :func:`validate_params`
     (under the function's name) before its body runs; the defaults are not
-    checked again (``tests/test_parameter_checks.py`` checks that they
+    checked again (``tests/test_constraints.py`` checks that they
     satisfy the table).  The table must name every parameter but the data:
     a parameter with no constraint is refused when the function is defined,
     so a new parameter cannot go unchecked.  The checked table is

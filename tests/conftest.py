@@ -6,12 +6,12 @@ iterations: the tests that use it are about the API, the contract and
 robustness, not about convergence).  Every list of estimators in the tests
 is built from it:
 
-* the scikit-learn contract (``parametrize_with_checks``) of each method's
-  test file: :func:`checked`;
+* the scikit-learn contract (``parametrize_with_checks``) of each method, in
+  ``test_estimator_checks.py``: :func:`checked`;
 * the selection contract over the cross-validating estimators
-  (``test_selection_contract.py``), the bad-input battery
-  (``test_robustness.py``), determinism (``test_determinism.py``) and the
-  property suite (``test_properties.py``): :func:`make`, :func:`names`.
+  (``estimators/test_cv.py``), the bad-input battery and the property suite
+  (``test_properties.py``), determinism (``test_determinism.py``): :func:`make`,
+  :func:`names`.
 
 A test that needs another setting (``cv=3``, another ``random_state``)
 asks :func:`make` for it; the other parameters stay the registry's.
@@ -20,13 +20,14 @@ The methods come from the method registry (:func:`methods`); ``test_registry.py`
 :data:`ESTIMATORS` holds exactly the estimators its rows name.
 
 A new public estimator goes here (and in its method's row), and nowhere else:
-``test_selection_contract.py`` checks that the registry holds every name of
+``test_registry.py`` checks that the registry holds every name of
 ``numkfs.estimators.__all__``, ``test_layers.py`` that each one is in a
 ``parametrize_with_checks`` list and, unless it cross-validates, in the
 bad-input battery.
 
 Imported by the tests as ``from conftest import ...`` (pytest puts this
-folder on ``sys.path``; ``benchmarks/robustness.py`` does the same).
+folder on ``sys.path``, also for the test packages below it; ``benchmarks/robustness.py``
+does the same).
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def run(*args, cwd=None):
 
 # --------------------------------------------------------------------------
 # errors: status 2 and a clear message, never a traceback (every case of the
-# command line's error handling, once; tests/test_robustness.py had a copy)
+# command line's error handling, once)
 
 
 def _case(argv, message, files=None, fits=False, id=None):

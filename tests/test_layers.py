@@ -17,8 +17,9 @@ SVM box constraint; no development-era name: 0.1.0 is the first
 release); every public estimator takes at most its main hyperparameter
 positionally, the rest keyword-only, and defaults ``random_state`` to None, as
 scikit-learn's do; every estimator of the registry (``tests/conftest.py``) is
-checked against scikit-learn's contract.  The source-parsing checks are
-shown to fail on a probe.
+checked against scikit-learn's contract; ``tests/`` mirrors ``numkfs/``
+(each test file is named after a module or package, or is one of a few named
+contracts).  The source-parsing checks are shown to fail on a probe.
 
 ``import numkfs`` is light: public names resolve on first use (PEP 562,
 :mod:`numkfs._lazy`), so ``import numkfs``, ``numkfs --version`` and ``numkfs
@@ -594,6 +595,80 @@ def test_the_bad_input_battery_covers_every_estimator_that_predicts_or_transform
     from test_properties import ENTRIES
 
     assert {e.name for e in ENTRIES if e.kind != "path"} == set(names(cv=False))
+
+
+# --------------------------------------------------------------------------
+# the test suite mirrors the package
+
+#: the test files named after a contract that cuts across the modules, not after a module
+CONTRACT_TESTS = {"test_estimator_checks", "test_layers", "test_units", "test_properties", "test_docstrings",
+                  "test_docs", "test_readme", "test_determinism"}
+
+
+def _module_of_test(parts, root=ROOT):
+    """The module or package of numkfs that ``tests/<parts>`` is named after, or None.
+
+    ``tests/<dirs>/test_<name>.py`` tests ``numkfs/<dirs>/<name>`` or ``numkfs/<dirs>/_<name>``
+    (a module or a package), or, for ``<name>`` = ``<a>_<b>``, ``<b>`` (or ``_<b>``) of the
+    package ``numkfs/<dirs>/<a>`` (``methods/test_knife_nystroem.py``: ``methods/knife/_nystroem.py``).
+    """
+    *dirs, file = parts
+    name = file[len("test_"):-len(".py")]
+    base = root.joinpath(*dirs)
+    if not (base / "__init__.py").is_file():
+        return None
+
+    def found(folder, stem):
+        for cand in (stem, "_" + stem):
+            if (folder / f"{cand}.py").is_file() or (folder / cand / "__init__.py").is_file():
+                return folder / cand
+        return None
+
+    hit = found(base, name)
+    pieces = name.split("_")
+    for k in range(1, len(pieces)):
+        if hit is None:
+            head, tail = "_".join(pieces[:k]), "_".join(pieces[k:])
+            for pkg in (head, "_" + head):
+                if hit is None and (base / pkg / "__init__.py").is_file():
+                    hit = found(base / pkg, tail)
+    return hit
+
+
+def _unmirrored(test_files):
+    """The test files (paths relative to ``tests/``) named after neither a numkfs module nor a contract."""
+    out = []
+    for rel in test_files:
+        parts = pathlib.PurePosixPath(rel).parts
+        if len(parts) == 1 and parts[0][:-len(".py")] in CONTRACT_TESTS:
+            continue
+        if _module_of_test(parts) is None:
+            out.append(rel)
+    return out
+
+
+def test_every_test_file_is_named_after_a_module_or_a_contract():
+    """``tests/`` mirrors ``numkfs/``: each test file is named after the module or package it
+    tests (in the folder of that package, which holds an ``__init__.py`` so that equal file
+    names in two folders do not clash), or is one of :data:`CONTRACT_TESTS`."""
+    tests = pathlib.Path(__file__).parent
+    files = sorted(p.relative_to(tests).as_posix() for p in tests.rglob("test_*.py"))
+    assert len(files) > 40
+    bad = _unmirrored(files)
+    assert not bad, f"test files named after no module of numkfs (tests/ mirrors numkfs/): {bad}"
+    folders = {p.parent for p in tests.rglob("test_*.py")} - {tests}
+    missing = sorted(f.relative_to(tests).as_posix() for f in folders if not (f / "__init__.py").is_file())
+    assert not missing, f"test folders without an __init__.py: {missing}"
+
+
+def test_the_layout_check_can_fail():
+    assert _module_of_test(("methods", "test_knife_nystroem.py")) == ROOT / "methods" / "knife" / "_nystroem"
+    assert _module_of_test(("solvers", "test_native_boxqp.py")) == ROOT / "solvers" / "native" / "boxqp"
+    assert _module_of_test(("test_jit.py",)) == ROOT / "_jit"
+    assert _unmirrored(["test_edges.py", "methods/test_speed.py", "kernels/test_knife.py", "nowhere/test_cli.py",
+                        "test_cli.py", "test_units.py", "estimators/test_knife_cv.py"]) \
+        == ["test_edges.py", "methods/test_speed.py", "kernels/test_knife.py", "nowhere/test_cli.py"]
+
 
 @pytest.mark.parametrize("name", CV_NAMES)
 def test_every_cv_estimator_fits_through_the_one_base(name):

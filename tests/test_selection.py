@@ -50,7 +50,7 @@ _BUDGET_SCRIPT = textwrap.dedent("""
 def test_each_method_finishes_on_20_by_200_within_a_time_budget(tmp_path):
     # p = 10 n must finish in seconds (COSSO ran 153 s at p = 50, > 400 s at p = 250); one
     # subprocess runs every method (the budget is generous for a loaded 2-core machine and
-    # includes Numba compilation); L1KR is covered by tests/test_l1kr.py
+    # includes Numba compilation); L1KR is covered by tests/methods/test_l1kr.py
     script = tmp_path / "budget.py"
     script.write_text(_BUDGET_SCRIPT)
     methods = sorted(m for m in registry_methods() if m != "l1kr")

@@ -18,7 +18,7 @@ many times faster than libm here, with the accuracy of libm:
   :math:`x \le -746` gives 0, :math:`x \ge 710` gives ``inf``.
 
 The relative error against ``np.exp`` is below :math:`4 \cdot 10^{-16}`
-(about 2 ulp) for normal results (``tests/test_alignment.py`` checks
+(about 2 ulp) for normal results (``tests/kernels/test_alignment.py`` checks
 :math:`[-745, 709]`); NaN propagates.
 
 The function is compiled *without* fastmath on purpose: re-association

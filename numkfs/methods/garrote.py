@@ -28,7 +28,7 @@ garrote to numkfs's (squared-weight) KNIFE exactly: a KNIFE stationary point
 :math:`w^*` solves the garrote restricted to the support of :math:`w^*` with
 the adaptive penalty :math:`\sum_j \lambda_2/(2 w^*_j)\, v_j`
 (``penalty_weights``), returning :math:`v = w^{*2}` (tested in
-``tests/test_garrote.py``).
+``tests/methods/test_garrote.py``).
 
 The same non-negative garrote step (:class:`~numkfs.solvers.native.garrote.GarroteStep`,
 :func:`garrote_step`) is the w-step of that alternating form (``G[:, j] =

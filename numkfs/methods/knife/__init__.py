@@ -119,7 +119,7 @@ instead: it is KNIFE with weights entering the kernel *linearly*, not the
 paper's squared weights, so the two problems have different solutions at
 the same :math:`(\lambda_1, \lambda_2)` (KNIFE's profile penalty is
 :math:`\propto |\tilde\beta_j|^{2/3}`, eq. 4's is lasso/ridge-like).  What
-holds exactly (tested in ``tests/test_knife.py``): (i) at λ2 = 0 both are
+holds exactly (tested in ``tests/methods/test_knife.py``): (i) at λ2 = 0 both are
 ridge regression; (ii) for fixed w the α-step of KNIFE and the β̃-step of
 eq. 4 with :math:`v = w^2` give the same fitted values and the same
 data-plus-ridge value; (iii) a KNIFE stationary point :math:`w^*` is the

@@ -20,7 +20,7 @@ from .tracker import _l1kr_trace, _set_contract_fields
 #: ``h θ / 8`` for a step h turning by θ) is 1e-4 to 1e-3 of β on the 200 x 50
 #: problem of ``benchmarks/busy.py`` at either setting; a KKT residual of 1e-8
 #: moves β by about 1e-7 of itself there, far below it and below what the
-#: fold scores resolve.  ``tests/test_l1kr.py`` checks the CV's paths against
+#: fold scores resolve.  ``tests/methods/test_l1kr.py`` checks the CV's paths against
 #: a tight trace at the grid points, at fewer evaluations than the defaults.
 CV_TOL, CV_MAX_ANGLE = 1e-8, 0.3
 
