@@ -1,5 +1,4 @@
-"""Docstring examples run, and public examples import only public names
-(issue #18, part 2).
+"""Docstring examples run, and public examples import only public names.
 
 Every ``>>>`` example in numkfs runs here (doctest, ELLIPSIS and
 NORMALIZE_WHITESPACE).  An example in the docstring of a public name (one

@@ -38,7 +38,7 @@ PARAMS = {"knife": {"n_grid": 15}, "garrote": {}, "cosso": {"n_grid": 10},
 
 
 def _data(n=40, p=5, seed=0):
-    """The issue's 40 x 5 data: y = 2 x0 + sin(2 x1) + noise."""
+    """40 x 5 data: y = 2 x0 + sin(2 x1) + noise."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
     y = 2 * X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.standard_normal(n)
@@ -59,8 +59,8 @@ def _reference(method):
 
 
 def test_knife_cv_selects_the_same_features_in_any_units_of_y():
-    """The issue's case: KNIFERegressorCV(n_grid=15) selects [0, 1] at y x 1e-6, 1e-3 and 1e3 (before:
-    [0] at 1e-3, nothing at 1e-6), at the same λ2 / s²."""
+    """KNIFERegressorCV(n_grid=15) selects [0, 1] at y x 1e-6, 1e-3 and 1e3 (an absolute floor in
+    a stopping rule selects [0] at 1e-3 and nothing at 1e-6), at the same λ2 / s²."""
     X, y = _data()
     ref = numkfs.KNIFERegressorCV(n_grid=15).fit(X, y)
     assert np.flatnonzero(ref.get_support()).tolist() == [0, 1]
@@ -75,8 +75,8 @@ def test_knife_cv_selects_the_same_features_in_any_units_of_y():
 
 @pytest.mark.parametrize("method", ["garrote", "cosso", "l1kr"])
 def test_select_is_the_same_at_y_times_1e8_and_1e_minus_8(method):
-    """The issue's done-when: the garrote, COSSO and L1KR select the same features at y x 1e-8 and 1e8
-    as at y (before: nothing, or a true feature dropped, at 1e-8)."""
+    """The garrote, COSSO and L1KR select the same features at y x 1e-8 and 1e8 as at y (an absolute
+    floor selects nothing, or drops a true feature, at 1e-8)."""
     X, y = _data()
     support, index, _ = _reference(method)
     assert support == [0, 1]
@@ -160,7 +160,7 @@ def test_response_scale_is_the_root_mean_square_without_overflow():
 
 def test_a_response_within_its_own_round_off_is_refused_by_name():
     """A y that varies only within the round-off of its values holds no digits once centred: a clear
-    error (before: the methods fitted its rounding noise)."""
+    error, not a fit of its rounding noise."""
     X, _ = _data()
     y = 1e8 + 1e-9 * np.arange(40)
     with pytest.raises(ValueError, match=r"y varies only by .* round-off"):

@@ -471,7 +471,8 @@ def test_cosso_singular_ridge_safeguard_warns_and_solves_the_ridged_system():
 
 def test_cosso_constant_column_is_dropped_not_a_flat_direction():
     """A constant feature gives θ_j = 0 and the same fit as without it, with no solver fall-back
-    (before: the native garrote step's budget multiplier was undetermined -> 'inaccurate' -> CLARABEL)."""
+    (a constant column leaves the native garrote step's budget multiplier undetermined: 'inaccurate',
+    then CLARABEL)."""
     from numkfs.methods.cosso import cosso
     from numkfs.solvers import SolverFallbackWarning
 
