@@ -27,6 +27,9 @@ ALLOWED = ("_registry.py", "cli.py")
 
 TASKS = ("regression", "classification")
 
+#: The fields of a row naming a function of the method's own modules (None: the common behaviour).
+BEHAVIOURS = ("path_settings", "resample_path", "stability_walk", "select_settings", "select_readout")
+
 
 # --------------------------------------------------------------------------
 # every row is complete
@@ -56,17 +59,13 @@ def row_problems(row: MethodRow) -> list:
             out.append(f"path {row.path!r} does not resolve")
         else:
             taken = set(inspect.signature(fn).parameters)
-            spec = row.resampling
-            wanted = {row.grid} - {None}
-            wanted |= set(spec.defaults) | set(spec.fixed) | set(spec.classification) | set(spec.shared)
-            wanted |= set(spec.fitted) | set(spec.scalar)
-            wanted |= set(spec.n_scaled) - {"grid"} | ({spec.reach} - {None})
+            wanted = ({row.grid} - {None}) | set(row.path_defaults) | set(row.shared)
             if not wanted <= taken:
                 out.append(f"{row.path_name} takes no {sorted(wanted - taken)}")
-            module = sys.modules[fn.__module__]
-            for name in (spec.read_at, spec.multiclass):
-                if name is not None and not callable(getattr(module, name, None)):
-                    out.append(f"{fn.__module__} has no {name}")
+        for name in BEHAVIOURS:
+            dotted = getattr(row, name)
+            if dotted is not None and not callable(_resolves(dotted)):
+                out.append(f"{name} {dotted!r} does not resolve")
         if set(row.estimators) != set(row.tasks) or set(row.select_estimator) != set(row.tasks):
             out.append("a task without an estimator, or an estimator for a task the method does not do")
         for task, names in row.estimators.items():
@@ -77,8 +76,6 @@ def row_problems(row: MethodRow) -> list:
             cls = _resolves(dotted)
             if dotted not in row.estimators.get(task, ()) or not isinstance(cls, type):
                 out.append(f"select()'s {task} estimator {dotted!r} is not one of the row's")
-            elif not set(row.select_params) <= set(cls().get_params(deep=False)):
-                out.append(f"{cls.__name__} takes no {sorted(set(row.select_params) - set(cls().get_params()))}")
         if tuple(row.cv_rules) != CV_QUESTIONS or row.cv_rules["prediction"] not in CV_RULES \
                 or row.cv_rules["selection"] not in SELECTION_RULES:
             out.append(f"cv_rules {dict(row.cv_rules)!r}")
@@ -89,11 +86,10 @@ def row_problems(row: MethodRow) -> list:
         limits = [row.serial_max_samples, *row.thread_variants.values()]
         if not all(v is None or (isinstance(v, int) and v >= 0) for v in limits):
             out.append(f"thread policy {limits!r}")
-        if not all(a.endswith("_") for a in (row.select_weights, *row.select_extra.values())):
-            out.append("select()'s attributes are not fitted attributes")
         if row.fixed_count is not None:
             cls = _resolves(row.fixed_count.estimator)
-            if not isinstance(cls, type) or row.fixed_count.parameter not in cls().get_params(deep=False):
+            if not isinstance(cls, type) or row.fixed_count.parameter not in cls().get_params(deep=False) \
+                    or not callable(_resolves(row.fixed_count.score)):
                 out.append(f"fixed_count {row.fixed_count!r}")
         for name, dotted in row.cross_check.items():
             if not callable(_resolves(dotted)):
@@ -123,13 +119,54 @@ def test_every_row_is_complete(name):
     ({"cv_rules": {"prediction": "best", "selection": "min"}}, "cv_rules"),
     # the estimators choose on their own CV scores: a rule on the relaxed refit is select()'s only
     ({"cv_rules": {"prediction": "relaxed_1se", "selection": "best"}}, "cv_rules"),
-    ({"select_params": {"n_lambdas_x": 4}}, "takes no ['n_lambdas_x']"),
+    ({"path_defaults": {"n_lambdas_x": 4}}, "takes no ['n_lambdas_x']"),
+    ({"resample_path": "numkfs.methods.knife._resampling:nope"}, "resample_path"),
     ({"guide": "docs/guide/nothing.md"}, "is not a file"),
     ({"cross_check": {"knife-wstep": "numkfs._crosscheck_problems:nope"}}, "does not resolve"),
 ])
 def test_an_incomplete_row_is_refused(change, problem):
     broken = dataclasses.replace(method_row("knife"), **change)
     assert any(problem in p for p in row_problems(broken)), row_problems(broken)
+
+
+def rows_setting_each_field(rows) -> dict:
+    """Field of :class:`MethodRow` that has a default -> how many of ``rows`` set it to something else."""
+    counts = {}
+    for f in dataclasses.fields(MethodRow):
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            continue  # a field without a default: every row says it
+        counts[f.name] = sum(getattr(row, f.name) != default for row in rows)
+    return counts
+
+
+def single_method_fields(rows) -> list:
+    """The fields only one of ``rows`` sets."""
+    return sorted(name for name, n in rows_setting_each_field(rows).items() if n == 1)
+
+
+def test_no_field_is_set_by_one_method_alone_but_the_named_few():
+    """A row says what a method is, its modules say how it works: a field only one method sets is
+    behaviour stored as a flag, allowed for at most four fields, each with its reason beside it."""
+    from numkfs._registry import SINGLE_METHOD_FIELDS
+
+    single = single_method_fields(METHOD_ROWS.values())
+    assert set(single) <= set(SINGLE_METHOD_FIELDS), sorted(set(single) - set(SINGLE_METHOD_FIELDS))
+    assert len(SINGLE_METHOD_FIELDS) <= 4 and all(len(reason) > 20 for reason in SINGLE_METHOD_FIELDS.values())
+    # a named field no longer set by one method alone is struck from the list
+    assert set(SINGLE_METHOD_FIELDS) <= set(single), sorted(set(SINGLE_METHOD_FIELDS) - set(single))
+
+
+def test_the_single_method_field_count_can_fail():
+    rows = list(METHOD_ROWS.values())
+    assert "select_solver" not in single_method_fields(rows)  # lp-KTA's and L1KR's
+    probe = [dataclasses.replace(row, select_solver=None) if row.name != "lpkta" else row for row in rows]
+    assert "select_solver" in single_method_fields(probe)
+    counts = rows_setting_each_field(rows)
+    assert counts["resample_path"] >= 2 and counts["selection_tol"] == 3 and "name" not in counts
 
 
 def test_a_row_cannot_be_changed():
@@ -139,7 +176,7 @@ def test_a_row_cannot_be_changed():
     with pytest.raises(TypeError):
         row.cv_rules["selection"] = "best"
     with pytest.raises(TypeError):
-        row.resampling.shared["gamma"] = ("gamma",)
+        row.shared["lambda0"] = ("gamma",)
     assert method_row("COSSO") is row
     with pytest.raises(ValueError, match="unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr"):
         method_row("magic")

@@ -837,3 +837,28 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         self._landmarks = [p.extra["params"].get("landmarks") for p in paths]
         self.X_fit_ = data.X
         self._cv_refit_all_rows(data, [] if data.full is None else ovr_targets(data.full.y, self.classes_))
+
+
+#: The λ2 grid :func:`numkfs.select` fits unless given: 40 points keep the command line's main job under a
+#: minute.
+SELECT_N_GRID = 40
+
+
+def select_settings(settings, *, task, y):
+    """The keyword arguments :func:`numkfs.select` gives KNIFE's CV estimator
+    (its row's ``select_settings``): a :data:`SELECT_N_GRID`-point grid
+    unless given."""
+    out = dict(settings)
+    out.setdefault("n_grid", SELECT_N_GRID)
+    return out
+
+
+def select_readout(estimator, X, selected):
+    """What :func:`numkfs.select` reports of a fitted KNIFE CV estimator (its
+    row's ``select_readout``): its feature weights, and when the path ran on
+    a subsample (``cv_max_samples``) and its chosen point was fitted again on
+    every row, that model's support, which can keep fewer features than the
+    path's point."""
+    if getattr(estimator, "cv_n_samples_", None) not in (None, np.shape(X)[0]):
+        selected = np.asarray(estimator.get_support(), dtype=bool)
+    return np.asarray(estimator.feature_weights_, dtype=float), selected, {}
