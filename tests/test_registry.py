@@ -4,6 +4,7 @@ or branching on a method's name (the command line's choices aside).
 
 Each structural check is shown to fail on a probe.
 """
+import argparse
 import ast
 import dataclasses
 import inspect
@@ -242,6 +243,16 @@ def test_the_public_tables_are_read_from_the_rows():
             assert PROBLEMS[problem] is resolve(dotted)
     assert thread_limits("knife_nystroem", 10**6) == (None, 1)  # a variant's policy, from the KNIFE row
     assert set(PROBLEMS) == {p for row in METHOD_ROWS.values() for p in row.cross_check}
+    # the command line's problems and the estimators' offered scorings are the rows' too
+    from numkfs.cli import build_parser
+    from numkfs.estimators._knife_cv import CLASSIFICATION_SCORINGS
+    from numkfs.estimators._lpkta_scoring import KERNEL_MODEL_SCORINGS
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    problem = next(a for a in sub.choices["cross-check"]._actions if a.dest == "problem")
+    assert list(problem.choices) == [p for row in METHOD_ROWS.values() for p in row.cross_check]
+    assert CLASSIFICATION_SCORINGS == method_row("knife").scorings["classification"]
+    assert set(KERNEL_MODEL_SCORINGS) == {s for names in method_row("lpkta").scorings.values() for s in names}
 
 
 def test_the_test_suites_estimators_are_the_rows_estimators():

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from .._registry import method_row
 from .._threads import method_threads
 from .._constraints import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options
 from .._validation import check_random_state
@@ -62,7 +63,7 @@ CV_STAGE_POINTS = 10
 AUTO_CV_MAX_SAMPLES = 10_000
 
 #: Held-out scores of the classification CV estimator (higher is better).
-CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
+CLASSIFICATION_SCORINGS = method_row("knife").scorings["classification"]
 
 #: ``cv_max_samples="auto"`` (the classifier's default): with more than two classes on the exact
 #: kernel, the path and its CV on at most this many rows, then one fit on every row (two classes,
