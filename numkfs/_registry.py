@@ -3,13 +3,16 @@
 Each method of numkfs (KNIFE, lp-KTA, NMMKL, L1KR, the garrote, COSSO) is one
 :class:`MethodRow` of :data:`METHOD_ROWS`: its path function and grid, its
 estimators per task, its default CV rule per question, its scores and
-selection tolerance, its thread policy, its labels, :func:`numkfs.select`'s
-settings for it and how the resampling selectors reach its path.  Every
-other module reads the row (the public tables :data:`numkfs.selection.METHODS`,
+selection tolerance, its thread policy, its labels, and the functions of
+its own modules that say how :func:`numkfs.select` and the resampling
+selectors reach it.  A row says what a method is; its modules say how it
+works.  Every other module reads the row: the public tables
+:data:`numkfs.selection.METHODS`,
 :data:`numkfs.model_selection.DEFAULT_CV_RULES`,
-:data:`numkfs.model_selection.SCORINGS`, :data:`numkfs.paths.SELECTION_TOL`,
-:data:`numkfs._threads.SERIAL_MAX_SAMPLES` and
-:data:`numkfs.plotting.METHOD_LABELS` are built from the rows), so adding a
+:data:`numkfs.model_selection.SCORINGS` and :data:`numkfs.paths.SELECTION_TOL`
+are :class:`RowTable` views of the rows (they hold a row added later too),
+and :data:`numkfs._threads.SERIAL_MAX_SAMPLES` and
+:data:`numkfs.plotting.METHOD_LABELS` are built from them, so adding a
 method or changing one's default means changing its row (see "Adding a
 method" in ``docs/contributing.md``).
 
@@ -25,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 __all__ = ["CV_QUESTIONS", "CV_RULE_NAMES", "METHOD_ROWS", "SINGLE_METHOD_FIELDS", "FixedCount", "MethodRow",
-           "method_row", "resolve"]
+           "RowTable", "method_row", "resolve"]
 
 #: The questions a default CV rule answers: a model that predicts well, or the
 #: features that matter (:func:`numkfs.select` asks the second).  The two have
@@ -374,7 +377,49 @@ SINGLE_METHOD_FIELDS = MappingProxyType({
 })
 
 #: Method name -> its row, in the order the messages list the methods.
-METHOD_ROWS = MappingProxyType({row.name: row for row in _ROWS})
+_BY_NAME = {row.name: row for row in _ROWS}  # behind METHOD_ROWS (a test registers a toy method here)
+METHOD_ROWS = MappingProxyType(_BY_NAME)
+
+
+class RowTable(Mapping):
+    """A read-only table of one fact per method, read from :data:`METHOD_ROWS`
+    on every use, so that it always holds the rows' values and no more.
+
+    Parameters
+    ----------
+    value : callable
+        ``row -> value``: the table's value for a method.
+    keep : callable, optional
+        ``row -> bool``: the methods the table holds (default: all).
+
+    Examples
+    --------
+    >>> from numkfs._registry import RowTable
+    >>> tasks = RowTable(lambda row: row.tasks)
+    >>> tasks["nmmkl"], list(tasks)[:2]
+    (('classification',), ['knife', 'lpkta'])
+    """
+
+    def __init__(self, value, keep=None):
+        self._value, self._keep = value, keep
+
+    def _rows(self):
+        return [row for row in METHOD_ROWS.values() if self._keep is None or self._keep(row)]
+
+    def __getitem__(self, name):
+        row = METHOD_ROWS[name]
+        if self._keep is not None and not self._keep(row):
+            raise KeyError(name)
+        return self._value(row)
+
+    def __iter__(self):
+        return iter([row.name for row in self._rows()])
+
+    def __len__(self):
+        return len(self._rows())
+
+    def __repr__(self):
+        return repr(dict(self))
 
 
 def method_row(method: str) -> MethodRow:

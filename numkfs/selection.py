@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._registry import METHOD_ROWS, resolve
+from ._registry import METHOD_ROWS, RowTable, resolve
 from ._constraints import BOOL, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
 #: method -> tasks it supports (from the method registry, ``numkfs._registry``).
-METHODS = {name: row.tasks for name, row in METHOD_ROWS.items()}
+METHODS = RowTable(lambda row: row.tasks)
 
 #: Words for the score names (a ``neg_`` score is printed as the positive loss).
 _SCORE_WORDS = {

@@ -13,7 +13,10 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
+
 from conftest import ESTIMATORS, methods, task_of
 
 import numkfs
@@ -345,3 +348,107 @@ def f(method, row):
         (6, "a comparison with a method name"), (8, "a comparison with a method name"),
         (10, "a comparison with a method name"), (12, "a match case on a method name"),
         (14, "startswith with a method name")]
+
+
+# --------------------------------------------------------------------------
+# a seventh method, registered by its row alone
+
+
+def toy_path(X, y, grid=None, *, feature_names=None):
+    """A marginal-correlation "path": at threshold t (the grid, dense end first), feature j keeps its
+    absolute correlation with y, r_j, when r_j > t.  Default grid: 0 and every r_j, ascending."""
+    from numkfs.paths import FeaturePath
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    r = np.abs(Xc.T @ yc) / (np.linalg.norm(Xc, axis=0) * np.linalg.norm(yc))
+    grid = np.r_[0.0, np.sort(r)] if grid is None else np.asarray(grid, dtype=float)
+    weights = np.where(r[None, :] > grid[:, None], r[None, :], 0.0)
+    return FeaturePath(grid=grid, weights=weights, grid_name="t", feature_names=feature_names, method="toy")
+
+
+class ToyRegressorCV(BaseEstimator):
+    """The toy method's CV estimator: each fold's path at the full-data grid, scored by least squares on
+    each point's support (negative held-out MSE), the point chosen by ``cv_rule``."""
+
+    def __init__(self, *, cv=5, cv_rule="1se", random_state=None):
+        self.cv, self.cv_rule, self.random_state = cv, cv_rule, random_state
+
+    def fit(self, X, y):
+        from numkfs.model_selection import cross_val_path, record_cv
+
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        path = toy_path(X, y)
+
+        def fold(train, test):
+            masks = toy_path(X[train], y[train], grid=path.grid).weights != 0
+            out = []
+            for mask in masks:
+                A = np.c_[np.ones(train.size), X[train][:, mask]]
+                coef = np.linalg.lstsq(A, y[train], rcond=None)[0]
+                out.append(-np.mean((y[test] - np.c_[np.ones(test.size), X[test][:, mask]] @ coef) ** 2))
+            return out
+
+        scores, sizes = cross_val_path(fold, X, y, self.cv, random_state=self.random_state, method="toy")
+        self.best_index_ = record_cv(path, scores, rule=self.cv_rule, score_name="neg_mean_squared_error",
+                                     fold_sizes=sizes)
+        self.path_, self.feature_weights_ = path, path.weights[self.best_index_]
+        return self
+
+
+TOY_MODULE = "numkfs_toy_method"  # not a module of numkfs: the fixture puts it into sys.modules
+TOY_ROW = MethodRow(
+    "toy", "Toy", "|correlation|", ("regression",), TOY_MODULE + ":toy_path", "grid",
+    estimators={"regression": (TOY_MODULE + ":ToyRegressorCV",)},
+    select_estimator={"regression": TOY_MODULE + ":ToyRegressorCV"},
+    cv_rules={"prediction": "1se", "selection": "1se"}, scorings={"regression": ("neg_mean_squared_error",)},
+    guide="docs/contributing.md",
+)
+
+
+@pytest.fixture
+def toy_method(monkeypatch):
+    """The toy method registered: its module importable and its row in the registry (nothing else)."""
+    import types
+
+    import numkfs._registry
+
+    module = types.ModuleType(TOY_MODULE)
+    module.toy_path, module.ToyRegressorCV = toy_path, ToyRegressorCV
+    monkeypatch.setitem(sys.modules, TOY_MODULE, module)
+    monkeypatch.setitem(numkfs._registry._BY_NAME, "toy", TOY_ROW)
+    return TOY_ROW
+
+
+def _toy_data():
+    """Five features of twelve carry y (independent Gaussian columns, small noise)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 12))
+    y = X[:, :5] @ np.array([3.0, -3.0, 2.5, -2.5, 2.0]) + 0.5 * rng.standard_normal(200)
+    return X, y
+
+
+def test_a_toy_method_registered_by_its_row_runs_through_select_and_the_trust_layer(toy_method):
+    """select(), StabilitySelection and KnockoffFilter reach a method that only its row and its own module
+    declare (nothing of numkfs changed); on this seeded case each keeps the five features that carry y."""
+    from numkfs import KnockoffFilter, StabilitySelection, select
+    from numkfs.model_selection import DEFAULT_CV_RULES, SCORINGS
+    from numkfs.selection import METHODS
+
+    assert row_problems(toy_method) == []
+    assert METHODS["toy"] == ("regression",) and DEFAULT_CV_RULES["toy"] == "1se" and "toy" in SCORINGS
+    X, y = _toy_data()
+    truth = np.arange(12) < 5
+    res = select(X, y, "toy")
+    assert res.method == "toy" and res.cv_rule == "1se" and np.array_equal(res.selected, truth)
+    two = select(X, y, "toy", n_features=2)  # the path at two features: the two largest correlations
+    r = np.abs([np.corrcoef(X[:, j], y)[0, 1] for j in range(12)])
+    assert set(np.flatnonzero(two.selected)) == set(np.argsort(r)[-2:]) and (two.selected <= truth).all()
+    # q above the five: on half the rows the null correlations spread wider than on all rows, so the point
+    # that keeps the five on all rows keeps a null or two on some halves
+    stab = StabilitySelection("toy", max_features=8, random_state=0).fit(X, y)
+    assert stab.method_ == "toy" and np.array_equal(stab.get_support(), truth)
+    assert (stab.selection_probabilities_[truth] == 1.0).all()
+    ko = KnockoffFilter("toy", fdr=0.25, random_state=0).fit(X, y)
+    assert np.array_equal(ko.get_support(), truth)
+    assert np.array_equal(select(X, y, "toy", stability=True, max_features=8).selected, truth)
