@@ -452,3 +452,74 @@ def test_a_toy_method_registered_by_its_row_runs_through_select_and_the_trust_la
     ko = KnockoffFilter("toy", fdr=0.25, random_state=0).fit(X, y)
     assert np.array_equal(ko.get_support(), truth)
     assert np.array_equal(select(X, y, "toy", stability=True, max_features=8).selected, truth)
+
+
+# --------------------------------------------------------------------------
+# no module outside a method's own files reads a method's attribute
+
+
+def _fitted_attributes_assigned(source: str) -> set:
+    """The public fitted attributes (``name_``) that ``source`` assigns (``obj.name_ = ...``, ``setattr``)."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr.endswith("_") \
+                and not node.attr.startswith("_"):
+            out.add(node.attr)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and len(node.args) > 1 \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            out.add(node.args[1].value)
+    return out
+
+
+def _own_files() -> dict:
+    """Method -> the files of its estimators (its path modules are all of ``numkfs/methods/``)."""
+    return {name: {pathlib.Path(inspect.getsourcefile(resolve(d))) for ds in row.estimators.values() for d in ds}
+            for name, row in METHOD_ROWS.items()}
+
+
+def method_attributes() -> dict:
+    """Fitted attribute -> the one method whose estimators alone assign it (none of numkfs's other modules)."""
+    own = _own_files()
+    owners, elsewhere = {}, set()
+    mine = set().union(*own.values())
+    for path in ROOT.rglob("*.py"):
+        if path not in mine and "methods" not in path.relative_to(ROOT).parts:
+            elsewhere |= _fitted_attributes_assigned(path.read_text())
+    for name, files in own.items():
+        for path in files:
+            for attr in _fitted_attributes_assigned(path.read_text()):
+                owners.setdefault(attr, set()).add(name)
+    return {attr: next(iter(o)) for attr, o in owners.items() if len(o) == 1 and attr not in elsewhere}
+
+
+def method_attributes_read(source: str, specific) -> set:
+    """The attributes of ``specific`` that ``source`` reads (``obj.name_`` or the string ``"name_"``)."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in specific:
+            out.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in specific:
+            out.add(node.value)
+    return out
+
+
+def test_no_module_outside_a_methods_files_reads_its_attributes():
+    """selection.py, the resampling selectors, the plots... read what every method's estimators have; what
+    one method's estimators alone set (KNIFE's cv_n_samples_, NMMKL's scores_) is read by its own modules,
+    through the functions its row names."""
+    specific = method_attributes()
+    assert {"cv_n_samples_": "knife", "scores_": "nmmkl"}.items() <= specific.items()
+    mine = set().union(*_own_files().values())
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        if path in mine or "methods" in path.relative_to(ROOT).parts:
+            continue
+        read = method_attributes_read(path.read_text(), specific) - _fitted_attributes_assigned(path.read_text())
+        if read:
+            found[str(path.relative_to(ROOT))] = sorted(read)
+    assert found == {}
+
+
+def test_the_method_attribute_check_can_fail():
+    probe = 'def f(est):\n    return est.cv_n_samples_, getattr(est, "scores_"), est.path_\n'
+    assert method_attributes_read(probe, method_attributes()) == {"cv_n_samples_", "scores_"}
