@@ -86,9 +86,9 @@ def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False, extra=
     over those (on all rows and on the subsamples).
     """
     from numkfs import select
-    from numkfs._registry import METHOD_ROWS
+    from numkfs.methods.knife._resampling import walked_points
     from numkfs.resampling import method_path
-    from numkfs.stability import _SubsamplePath, complementary_pairs, q_for_pfer, _walked_points
+    from numkfs.stability import _SubsamplePath, complementary_pairs, q_for_pfer
 
     os.makedirs(CACHE, exist_ok=True)
     path = _cache_path(name, seed, n_grid, refine, new, extra)
@@ -110,11 +110,10 @@ def collect(name, seed, make, n_grid, pairs=None, refine=True, new=False, extra=
         pairs = pairs or (MAX_PAIRS if truth is not None else NULL_PAIRS)
         walked = None
         if new:  # the region's q under the default rule (unimodal, threshold 0.9, PFER 1)
-            walked = _walked_points(full, METHOD_ROWS["knife"].resampling.walk_from,
-                                   q_for_pfer(1.0, X.shape[1], 0.9, pairs))
+            walked = walked_points(full, q_for_pfer(1.0, X.shape[1], 0.9, pairs))
         full_cpu = time.process_time() - c0
         subs = complementary_pairs(y, pairs, classification=classification, random_state=seed)
-        fit_one = _SubsamplePath("knife", X, y, full, params, task, walked)
+        fit_one = _SubsamplePath("knife", X, y, full, params, task, walked, purpose="path")
         sel, cpu = [], []
         for rows in subs:
             c0 = time.process_time()
@@ -252,23 +251,23 @@ def _slug(text):
 
 def collect_miss(label, extra, sub_extra, walk, n_pairs):
     """Subsample selections of one setting on the missed case (cached): ``sel`` (2B, n_grid, p), ``cpu``."""
-    from numkfs._registry import METHOD_ROWS
+    from numkfs.methods.knife._resampling import STABILITY_SETTINGS, walked_points
     from numkfs.resampling import method_path
-    from numkfs.stability import _SubsamplePath, _walked_points, complementary_pairs, q_for_pfer
+    from numkfs.stability import _SubsamplePath, complementary_pairs, q_for_pfer
 
     path = os.path.join(CACHE, f"miss_s{MISS_SEED}_b{n_pairs}_{_slug(label)}.npz")
     if os.path.exists(path):
         return dict(np.load(path))
     X, y, _, _ = datasets()[MISS_DATA][1](MISS_SEED)
-    spec = METHOD_ROWS["knife"].resampling
-    params = {**spec.stability, **extra}
+    params = {**STABILITY_SETTINGS, **extra}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         c0 = time.process_time()
         full = method_path("knife", X, y, params=params, task="classification")
         q = q_for_pfer(1.0, X.shape[1], 0.9, n_pairs)
-        walked = _walked_points(full, spec.walk_from, q) if walk else None
-        fit_one = _SubsamplePath("knife", X, y, full, {**params, **(sub_extra or {})}, "classification", walked)
+        walked = walked_points(full, q) if walk else None
+        fit_one = _SubsamplePath("knife", X, y, full, {**params, **(sub_extra or {})}, "classification", walked,
+                                 purpose="path")
         subs = complementary_pairs(y, n_pairs, classification=True, random_state=MISS_SEED)
         sel = np.stack([fit_one(rows)[0] for rows in subs])
         cpu = time.process_time() - c0

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _ties
 from ._cv_mean import cv_mean_se
-from ._registry import CV_RULE_NAMES, METHOD_ROWS
+from ._registry import CV_RULE_NAMES, RowTable
 from ._ties import warn_ties
 
 
@@ -43,7 +43,7 @@ class GridEdgeWarning(UserWarning):
 #: written (the selection guide): ``"relaxed_best"`` for L1KR and lp-KTA (their own CV curve is flat
 #: where their path keeps noise features), ``"2pct"`` for the garrote and NMMKL's m, ``"1se"`` for
 #: COSSO, ``"1pct"`` for KNIFE.  The estimators' own default stays ``"best"``.
-DEFAULT_CV_RULES = {name: row.cv_rules["selection"] for name, row in METHOD_ROWS.items()}
+DEFAULT_CV_RULES = RowTable(lambda row: row.cv_rules["selection"])
 
 
 def default_cv_rule(method: str, cv_rule: str | None = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._folds import fold_data
-from ._registry import METHOD_ROWS
+from ._registry import RowTable
 
 
 __all__ = ["SCORINGS", "check_scoring", "linear_svm_scores", "path_scores"]
@@ -18,7 +18,7 @@ __all__ = ["SCORINGS", "check_scoring", "linear_svm_scores", "path_scores"]
 #: The held-out scores each method offers, per task; the first is its default
 #: (each method's ``scorings`` in ``numkfs._registry``).
 #: :func:`check_scoring` refuses any other (the one rule for every method).
-SCORINGS = {name: dict(row.scorings) for name, row in METHOD_ROWS.items()}
+SCORINGS = RowTable(lambda row: dict(row.scorings))
 
 
 def check_scoring(method: str, task: str, scoring: str | None) -> str:

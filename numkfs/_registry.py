@@ -3,13 +3,16 @@
 Each method of numkfs (KNIFE, lp-KTA, NMMKL, L1KR, the garrote, COSSO) is one
 :class:`MethodRow` of :data:`METHOD_ROWS`: its path function and grid, its
 estimators per task, its default CV rule per question, its scores and
-selection tolerance, its thread policy, its labels, :func:`numkfs.select`'s
-settings for it and how the resampling selectors reach its path.  Every
-other module reads the row (the public tables :data:`numkfs.selection.METHODS`,
+selection tolerance, its thread policy, its labels, and the functions of
+its own modules that say how :func:`numkfs.select` and the resampling
+selectors reach it.  A row says what a method is; its modules say how it
+works.  Every other module reads the row: the public tables
+:data:`numkfs.selection.METHODS`,
 :data:`numkfs.model_selection.DEFAULT_CV_RULES`,
-:data:`numkfs.model_selection.SCORINGS`, :data:`numkfs.paths.SELECTION_TOL`,
-:data:`numkfs._threads.SERIAL_MAX_SAMPLES` and
-:data:`numkfs.plotting.METHOD_LABELS` are built from the rows), so adding a
+:data:`numkfs.model_selection.SCORINGS` and :data:`numkfs.paths.SELECTION_TOL`
+are :class:`RowTable` views of the rows (they hold a row added later too),
+and :data:`numkfs._threads.SERIAL_MAX_SAMPLES` and
+:data:`numkfs.plotting.METHOD_LABELS` are built from them, so adding a
 method or changing one's default means changing its row (see "Adding a
 method" in ``docs/contributing.md``).
 
@@ -24,7 +27,8 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["CV_QUESTIONS", "CV_RULE_NAMES", "METHOD_ROWS", "FixedCount", "MethodRow", "PathSpec", "method_row", "resolve"]
+__all__ = ["CV_QUESTIONS", "CV_RULE_NAMES", "METHOD_ROWS", "SINGLE_METHOD_FIELDS", "FixedCount", "MethodRow",
+           "RowTable", "method_row", "resolve"]
 
 #: The questions a default CV rule answers: a model that predicts well, or the
 #: features that matter (:func:`numkfs.select` asks the second).  The two have
@@ -78,87 +82,6 @@ class _Frozen:
 
 
 @dataclass(frozen=True)
-class PathSpec(_Frozen):
-    """How :func:`numkfs.resampling.method_path` reaches a method's path
-    (:attr:`MethodRow.resampling`).
-
-    A dataclass: each parameter is stored as the attribute of the same name.
-
-    Parameters
-    ----------
-    defaults : dict
-        Settings of :func:`numkfs.select` that differ from the path
-        function's defaults (for a method given by name).
-    fixed : dict
-        Settings of every resampled path.
-    classification : dict
-        Further defaults for class labels (KNIFE's loss).
-    standardize : bool
-        Standardise X and centre a numeric y on the rows given (KNIFE's
-        estimators do; the other path functions preprocess themselves).
-    shared : dict
-        Path keyword -> key path into ``path.extra`` of the full-data path:
-        a setting computed on the full data and re-used on every subsample.
-    fitted : dict
-        Path keyword -> attribute of a fitted estimator given as selector
-        (KNIFE's ``gamma_``: the bandwidth its fit chose).
-    read_at : str or None
-        Function of the path function's module reading the path on a grid
-        (``(path, grid) -> (weights, ...)``), for paths traced adaptively.
-    reach : str or None
-        Keyword bounding how far an adaptively traced path goes (L1KR's
-        ``D_max``), set to the grid's largest value.
-    n_scaled : tuple of str
-        Keywords (``"grid"`` for the grid) multiplied by ``m / n`` on a
-        subsample of ``m`` of the ``n`` rows.
-    max_grid : int or None
-        At most this many points of a grid read from an adaptive path.
-    scalar : tuple of str
-        Keywords the estimator may hold as a grid of values but the path
-        takes as one (L1KR's ``lambda1``).
-    multiclass : str or None
-        Function of the path function's module giving one-vs-rest paths on
-        a shared grid (their largest weight per feature is the path's weight).
-    min_rows : int
-        The fewest rows the method's path is fitted on (every path function
-        refuses fewer than 2, as the estimators do).
-    integer_grid : bool
-        The grid holds integers (NMMKL's m); default grid 1, ..., p.
-    stability : dict
-        Settings of the paths of :class:`numkfs.StabilitySelection` (on all
-        rows and on every subsample) over ``defaults``, for a method given by
-        name: KNIFE's 20-point λ2 grid, not refined (its region Λ needs no
-        finer grid, and each fit costs less; see the trust guide).
-    walk_from : float or None
-        For a path walked from its dense end with warm starts, whose zero
-        weights stay zero (KNIFE's λ2 path): the subsamples of
-        :class:`numkfs.StabilitySelection` walk the path's first point (the
-        start every walk shares), then jump to the first grid point where
-        the full-data path keeps at most ``walk_from * q`` features and walk
-        on from there, warm-started from the point before; the points in
-        between are not walked (they count as outside the region Λ).  None:
-        every point is walked.
-    """
-
-    defaults: Mapping = field(default_factory=dict)
-    fixed: Mapping = field(default_factory=dict)
-    classification: Mapping = field(default_factory=dict)
-    standardize: bool = False
-    shared: Mapping = field(default_factory=dict)
-    fitted: Mapping = field(default_factory=dict)
-    read_at: str | None = None
-    reach: str | None = None
-    n_scaled: tuple = ()
-    max_grid: int | None = None
-    scalar: tuple = ()
-    multiclass: str | None = None
-    min_rows: int = 2
-    integer_grid: bool = False
-    stability: Mapping = field(default_factory=dict)
-    walk_from: float | None = None
-
-
-@dataclass(frozen=True)
 class FixedCount(_Frozen):
     """How :func:`numkfs.select` keeps exactly ``n_features`` features with an
     estimator of its own, instead of reading the CV path at that count
@@ -174,11 +97,15 @@ class FixedCount(_Frozen):
         Its parameter that takes the count.
     tie_note : str
         How it breaks a tie at the count (said by the tie warning).
+    score : str
+        The held-out score of the features it keeps:
+        ``(X, y, mask, cv, random_state, scoring) -> float``.
     """
 
     estimator: str
     parameter: str
     tie_note: str
+    score: str
 
 
 @dataclass(frozen=True)
@@ -204,8 +131,8 @@ class MethodRow(_Frozen):
         The path function.
     grid : str or None
         The path function's keyword that takes the grid (None: the path is
-        traced adaptively and read at the grid afterwards,
-        :attr:`PathSpec.read_at`).
+        traced adaptively and read at the grid afterwards, by its
+        ``resample_path``).
     estimators : dict
         Task -> the method's estimators that do it.
     select_estimator : dict
@@ -228,15 +155,19 @@ class MethodRow(_Frozen):
         Further thread policies, by the name a variant of the method's fit
         asks :func:`numkfs._threads.thread_limits` for (KNIFE through a
         Nyström basis).
-    select_params : dict
-        Estimator parameters :func:`numkfs.select` sets unless given.
     select_solver : str or None
         The solver :func:`numkfs.select` reports when the estimator has no
         ``solver_`` (a native algorithm).
-    select_weights : str
-        The fitted estimator's attribute :func:`numkfs.select` reports as the weights.
-    select_extra : dict
-        ``SelectionResult.extra`` key -> fitted estimator attribute.
+    select_settings : str or None
+        ``(settings, *, task, y) -> dict``: the keyword arguments
+        :func:`numkfs.select` gives the method's estimator, from those given
+        (None: as given).
+    select_readout : str or None
+        ``(estimator, X, selected) -> (weights, selected, extra)``: what
+        :func:`numkfs.select` reports of the fitted estimator at its chosen
+        point (``selected``: the support read from the path there) -- the
+        weights, the support and ``SelectionResult.extra`` entries (None:
+        ``feature_weights_``, ``selected`` and nothing more).
     fixed_count : FixedCount or None
         How :func:`numkfs.select` keeps exactly ``n_features`` features, when
         not by reading the path.
@@ -245,8 +176,31 @@ class MethodRow(_Frozen):
         convex subproblem.
     guide : str
         The method's page of the user guide (a path in the repository).
-    resampling : PathSpec
-        How the resampling selectors reach the method's path.
+    path_defaults : dict
+        Settings of the path function that differ from its defaults, for
+        :func:`numkfs.select`'s settings of a method given by name to the
+        resampling selectors (:func:`numkfs.resampling.method_path`).
+    shared : dict
+        Path keyword -> key path into ``path.extra`` of the full-data path:
+        a setting computed on the full data and re-used on every subsample.
+    path_settings : str or None
+        ``(settings, *, selector, task, y, params, purpose) -> dict``: the
+        path function's keyword arguments for a resampling selector, from
+        the generic ones (``path_defaults`` or the estimator's parameters,
+        then ``params``); ``purpose`` is ``"stability"``, ``"knockoffs"`` or
+        ``"path"`` (None: as given).
+    resample_path : str or None
+        ``(row, X, y, settings, *, task, grid, ratio, feature_names) ->
+        FeaturePath``: the path on the rows given over ``grid`` (in the units
+        of the full-data path, which had ``1 / ratio`` times as many rows;
+        None: the full data's own default grid) -- the method's
+        preprocessing, grid and reading of its path (None:
+        :func:`numkfs.resampling.grid_path`, the path function called with
+        the grid).
+    stability_walk : str or None
+        ``(path, q) -> mask or None``: the grid points the subsamples of
+        :class:`numkfs.StabilitySelection` walk, given the full-data path
+        and the region's bound q (None: every point).
     """
 
     name: str
@@ -262,14 +216,17 @@ class MethodRow(_Frozen):
     selection_tol: float = 0.0
     serial_max_samples: int | None = None
     thread_variants: Mapping = field(default_factory=dict)
-    select_params: Mapping = field(default_factory=dict)
     select_solver: str | None = None
-    select_weights: str = "feature_weights_"
-    select_extra: Mapping = field(default_factory=dict)
+    select_settings: str | None = None
+    select_readout: str | None = None
     fixed_count: FixedCount | None = None
     cross_check: Mapping = field(default_factory=dict)
     guide: str = ""
-    resampling: PathSpec = field(default_factory=PathSpec)
+    path_defaults: Mapping = field(default_factory=dict)
+    shared: Mapping = field(default_factory=dict)
+    path_settings: str | None = None
+    resample_path: str | None = None
+    stability_walk: str | None = None
 
     @property
     def path_name(self) -> str:
@@ -301,6 +258,9 @@ class MethodRow(_Frozen):
 
 _E = "numkfs.estimators:"
 _M = "numkfs.methods:"
+_KNIFE_RS = "numkfs.methods.knife._resampling:"
+_KNIFE_CV = "numkfs.estimators._knife_cv:"
+_L1KR_RS = "numkfs.methods.l1kr._resampling:"
 _REGRESSION = ("neg_mean_squared_error",)
 
 _ROWS = (
@@ -319,17 +279,15 @@ _ROWS = (
         serial_max_samples=2000,  # up to this n, threads cost more than KNIFE's per-point work gains
         # through a Nyström basis: small m x m Cholesky and rank-k updates, which threaded BLAS slows down
         thread_variants={"knife_nystroem": 0},
-        select_params={"n_grid": 40},  # a 40-point λ2 grid keeps the CLI's main job under a minute
+        # a 40-point λ2 grid keeps the CLI's main job under a minute; a subsampled CV's support is its refit's
+        select_settings=_KNIFE_CV + "select_settings", select_readout=_KNIFE_CV + "select_readout",
         cross_check={"knife-wstep": "numkfs._crosscheck_problems:knife_wstep_problem"},
         guide="docs/guide/knife.md",
-        # class labels: KNIFEClassifierCV's loss and lambda1 (the selection select() runs), which also keep
-        # stability selection's subsample fits cheap
-        resampling=PathSpec(defaults={"n_grid": 40, "random_state": 0},
-                            classification={"loss": "squared_hinge", "lambda1": 3.0},
-                            standardize=True, shared={"gamma": ("params", "gamma")}, fitted={"gamma": "gamma_"},
-                            multiclass="knife_ovr_paths", stability={"n_grid": 20, "max_refine": 0},
-                            # subsamples skip the points keeping > 2 q features on all rows (outside Λ)
-                            walk_from=2.0),
+        path_defaults={"n_grid": 40, "random_state": 0}, shared={"gamma": ("params", "gamma")},
+        # class labels: KNIFEClassifierCV's loss and lambda1; X standardised as its estimators do; one-vs-rest
+        # paths on many classes; stability selection's shorter grid, walked from where the region can begin
+        path_settings=_KNIFE_RS + "path_settings", resample_path=_KNIFE_RS + "resample_path",
+        stability_walk=_KNIFE_RS + "walked_points",
     ),
     MethodRow(
         "lpkta", "lp-KTA", "kernel weight η", ("classification", "regression"), _M + "lpkta_path", "grid",
@@ -342,7 +300,9 @@ _ROWS = (
         cv_rules={"prediction": "1se", "selection": "relaxed_best"},
         scorings={"classification": ("neg_hinge_loss", "accuracy"), "regression": _REGRESSION},
         select_solver="per-feature Newton (native)",
+        select_settings="numkfs.estimators._lpkta:select_settings",  # the target of the task given
         guide="docs/guide/lpkta.md",
+        path_settings="numkfs.methods.lpkta:lpkta_path_settings",  # the target of the task given
     ),
     MethodRow(
         "nmmkl", "NMMKL", "selection weight p", ("classification",), _M + "nmmkl_path", "grid",
@@ -354,12 +314,14 @@ _ROWS = (
         scorings={"classification": ("neg_hinge_loss", "accuracy")},
         serial_max_samples=0,  # the native QCQP's small dense solves
         # its weights are 0/1 selections along its path in m; its scores φ rank the features
-        select_weights="scores_", select_extra={"scores": "scores_"},
+        select_readout="numkfs.estimators._nmmkl:select_readout",
+        # one of at most four single-method fields (SINGLE_METHOD_FIELDS)
         fixed_count=FixedCount(_E + "NMMKLSelector", "n_features_to_select",
-                               "NMMKL breaks the tie by its relaxed selection p"),
+                               "NMMKL breaks the tie by its relaxed selection p",
+                               "numkfs.estimators._nmmkl:linear_svm_cv_score"),
         cross_check={"nmmkl": "numkfs._crosscheck_problems:nmmkl_problem"},
         guide="docs/guide/nmmkl.md",
-        resampling=PathSpec(integer_grid=True),
+        resample_path="numkfs.methods.nmmkl:nmmkl_resample_path",  # its grid of m holds integers
     ),
     MethodRow(
         "l1kr", "L1KR", "ARD kernel weight β", ("regression",), _M + "l1kr_path", None,
@@ -372,9 +334,9 @@ _ROWS = (
         serial_max_samples=999,  # per-call work too small for threads below this n; a threaded QR waits on a busy machine
         select_solver="homotopy (native)",
         guide="docs/guide/l1kr.md",
-        resampling=PathSpec(defaults={"lambda1": 0.01}, read_at="l1kr_path_at", reach="D_max",
-                            n_scaled=("grid", "lambda1"), max_grid=50, scalar=("lambda1",),
-                            fixed={"grid": None, "n_grid": None}),  # the traced path, read at the grid by l1kr_path_at
+        path_defaults={"lambda1": 0.01},
+        # one λ1; the path traced in full, λ1 and D scaled by the rows' ratio, read at the grid by l1kr_path_at
+        path_settings=_L1KR_RS + "path_settings", resample_path=_L1KR_RS + "resample_path",
     ),
     MethodRow(
         "garrote", "Garrote", "feature weight w", ("regression",), _M + "garrote_path", "grid",
@@ -388,7 +350,7 @@ _ROWS = (
         cross_check={"garrote": "numkfs._crosscheck_problems:garrote_problem"},
         guide="docs/guide/garrote.md",
         # standardised columns, as GarroteRegressorCV (what select() runs) fits them
-        resampling=PathSpec(defaults={"n_grid": 50, "standardize": True}),
+        path_defaults={"n_grid": 50, "standardize": True},
     ),
     MethodRow(
         "cosso", "COSSO", "component weight θ", ("regression",), _M + "cosso_path", "grid",
@@ -400,12 +362,64 @@ _ROWS = (
         selection_tol=1e-6,
         serial_max_samples=0,  # one n x n Cholesky per alternation: BLAS single-threaded at every size
         guide="docs/guide/garrote.md",
-        resampling=PathSpec(shared={"lambda0": ("lambda0",)}),
+        shared={"lambda0": ("lambda0",)},
     ),
 )
 
+#: The fields of :class:`MethodRow` that one method alone sets, each with the reason it is a field and not
+#: part of a function every method provides (``tests/test_registry.py`` counts the rows setting each field).
+SINGLE_METHOD_FIELDS = MappingProxyType({
+    "thread_variants": "a thread policy of a variant of the fit (KNIFE through a Nyström basis), read by "
+                       "numkfs._threads before any method's module is imported",
+    "fixed_count": "only NMMKL has an estimator of its own that keeps a given count (its top-m rule)",
+    "stability_walk": "only KNIFE's path is walked from its dense end with warm starts whose zero weights stay "
+                      "zero, so that stability selection's subsamples can skip the points outside the region",
+})
+
 #: Method name -> its row, in the order the messages list the methods.
-METHOD_ROWS = MappingProxyType({row.name: row for row in _ROWS})
+_BY_NAME = {row.name: row for row in _ROWS}  # behind METHOD_ROWS (a test registers a toy method here)
+METHOD_ROWS = MappingProxyType(_BY_NAME)
+
+
+class RowTable(Mapping):
+    """A read-only table of one fact per method, read from :data:`METHOD_ROWS`
+    on every use, so that it always holds the rows' values and no more.
+
+    Parameters
+    ----------
+    value : callable
+        ``row -> value``: the table's value for a method.
+    keep : callable, optional
+        ``row -> bool``: the methods the table holds (default: all).
+
+    Examples
+    --------
+    >>> from numkfs._registry import RowTable
+    >>> tasks = RowTable(lambda row: row.tasks)
+    >>> tasks["nmmkl"], list(tasks)[:2]
+    (('classification',), ['knife', 'lpkta'])
+    """
+
+    def __init__(self, value, keep=None):
+        self._value, self._keep = value, keep
+
+    def _rows(self):
+        return [row for row in METHOD_ROWS.values() if self._keep is None or self._keep(row)]
+
+    def __getitem__(self, name):
+        row = METHOD_ROWS[name]
+        if self._keep is not None and not self._keep(row):
+            raise KeyError(name)
+        return self._value(row)
+
+    def __iter__(self):
+        return iter([row.name for row in self._rows()])
+
+    def __len__(self):
+        return len(self._rows())
+
+    def __repr__(self):
+        return repr(dict(self))
 
 
 def method_row(method: str) -> MethodRow:

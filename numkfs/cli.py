@@ -414,9 +414,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or warnings")
     p.set_defaults(func=_cmd_select)
 
+    problems = [name for row in METHOD_ROWS.values() for name in row.cross_check]  # each method's row
     p = sub.add_parser("cross-check", help="solve one method subproblem with every backend and compare")
     p.add_argument("data", help="a CSV file or a shipped dataset name")
-    p.add_argument("--problem", required=True, choices=["nmmkl", "knife-wstep", "garrote"])
+    p.add_argument("--problem", required=True, choices=problems)
     p.add_argument("--target", help="response column (default: the last column)")
     p.add_argument("--solvers", help="comma-separated backends (default: all installed, native first); "
                                      "times exclude first-call compilation (each backend solves once before)")

@@ -455,7 +455,8 @@ class _Draw:
         from .resampling import method_path
 
         Xk = gaussian_knockoffs(self.X, self.s, self.C, mean=self.mu, scale=self.sd, random_state=seed)
-        path = method_path(self.selector, np.hstack([self.X, Xk]), self.y, params=self.params, task=self.task)
+        path = method_path(self.selector, np.hstack([self.X, Xk]), self.y, params=self.params, task=self.task,
+                           purpose="knockoffs")
         W = knockoff_statistics(path, self.X.shape[1])
         W[self.collinear] = 0.0  # a feature identical to its knockoff: which of the two enters first is arbitrary
         return W

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import METHOD_ROWS
+from ._registry import RowTable
 
 __all__ = ["FeaturePath", "SELECTION_TOL", "selection_tol", "support_mask"]
 
@@ -25,7 +25,7 @@ __all__ = ["FeaturePath", "SELECTION_TOL", "selection_tol", "support_mask"]
 #: gives the same support whichever backend solved the problem.  L1KR,
 #: lp-KTA and NMMKL set exact zeros (events, eliminations, top-m).  Each
 #: method's ``selection_tol`` in the method registry (``numkfs._registry``).
-SELECTION_TOL = {name: row.selection_tol for name, row in METHOD_ROWS.items() if row.selection_tol}
+SELECTION_TOL = RowTable(lambda row: row.selection_tol, keep=lambda row: bool(row.selection_tol))
 
 
 def selection_tol(method: str) -> float:

@@ -14,21 +14,21 @@ with the settings of :func:`numkfs.select` (or of the estimator given) and
 without cross-validation: a subsample needs the whole path, not a chosen
 point.
 
-What differs between methods is data, in each method's row of the method
+What differs between methods is declared by each method's row of the method
 registry (``numkfs._registry``): the path function, the name of its grid,
-the estimators of the method, and in its ``resampling`` entry the settings
-of :func:`numkfs.select` that differ from the path function's defaults, the
-preprocessing of its estimators (KNIFE's estimators standardise X and
-centre a numeric y), the settings computed on the full data and re-used on
-every subsample (COSSO's λ0 by GCV, KNIFE's bandwidth γ), and how the grid
-is read (L1KR traces its path adaptively in D; it is read on the grid by
-:func:`~numkfs.methods.l1kr.l1kr_path_at`, and, as in the folds of
-:class:`~numkfs.L1KRRegressorCV`, a path on ``m`` of the ``n`` rows is
-traced with ``λ m / n`` and read at ``D m / n``).
+the settings of :func:`numkfs.select` that differ from the path function's
+defaults (``path_defaults``), the settings computed on the full data and
+re-used on every subsample (``shared``: COSSO's λ0 by GCV, KNIFE's
+bandwidth γ), and two functions of the method's own modules: its settings
+(``path_settings``: KNIFE's loss on class labels, lp-KTA's target for the
+task, L1KR's one λ) and how its path is reached on a grid
+(``resample_path``: KNIFE standardises as its estimators do and fits
+one-vs-rest paths on many classes, NMMKL's grid holds integers, L1KR traces
+its path adaptively in D and reads it at the grid).  This module knows no
+method.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 
 import numpy as np
@@ -36,7 +36,7 @@ import numpy as np
 from ._registry import METHOD_ROWS, resolve
 from ._constraints import N_JOBS, SEED, InstanceOf, NoneOr, Options, validate_params
 
-__all__ = ["SELECTOR_CONSTRAINTS", "PathSelectorMixin", "method_name", "method_path"]
+__all__ = ["MIN_PATH_ROWS", "SELECTOR_CONSTRAINTS", "PathSelectorMixin", "grid_path", "method_name", "method_path"]
 
 
 #: Path keywords never taken from an estimator's parameters (the data, the
@@ -83,38 +83,31 @@ def method_name(selector) -> str:
     raise ValueError(f"selector must be a method name ({known}) or a numkfs estimator ({ests}); got {selector!r}.")
 
 
-def _path_settings(method, selector, params, classification):
+#: The fewest rows a method's path is fitted on (every path function refuses fewer, as the estimators do).
+MIN_PATH_ROWS = 2
+
+
+def _path_settings(method, selector, params, task, y, purpose="path"):
     """The path function's keyword arguments: select()'s defaults or the
-    estimator's parameters, then ``params``; unknown names refused."""
+    estimator's parameters, then ``params`` (unknown names refused), then
+    the method's own settings (its row's ``path_settings``)."""
     row = METHOD_ROWS[method]
-    spec = row.resampling
     fn = resolve(row.path)
     accepted = set(inspect.signature(fn).parameters) - {"X", "y"}
     if isinstance(selector, str):
-        kw = dict(spec.defaults)
-        if classification:
-            kw.update(spec.classification)
+        kw = dict(row.path_defaults)
     else:
         kw = {name: value for name, value in selector.get_params(deep=False).items()
               if name in accepted and name not in _NOT_FROM_ESTIMATOR}
-        kw.update({name: getattr(selector, attr) for name, attr in spec.fitted.items() if hasattr(selector, attr)})
-    kw.update(spec.fixed)
-    for name, value in (params or {}).items():
+    params = dict(params or {})
+    for name, value in params.items():
         if name not in accepted or name in ("X", "y"):
             raise TypeError(f"{row.path_name} has no parameter {name!r} (passed in params); it takes "
                             f"{', '.join(sorted(accepted - {'feature_names', 'true_support'}))}.")
-        if name in spec.fixed:
-            raise ValueError(f"{row.path_name}'s {name!r} is set by the resampling ({name}={spec.fixed[name]!r}: "
-                             f"the path is traced in full and read at the selector's own grid); leave it out of "
-                             f"params and give the resampling selector's grid instead.")
         kw[name] = value
-    for name in spec.scalar:
-        values = np.atleast_1d(np.asarray(kw.get(name, 0.0), dtype=float)).ravel()
-        if values.size != 1:
-            raise ValueError(f"{row.path_name} in a resampling selector takes one {name}; got {kw[name]!r}.")
-        if name in kw:
-            kw[name] = float(values[0])
-    return fn, kw
+    if row.path_settings is not None:
+        kw = resolve(row.path_settings)(kw, selector=selector, task=task, y=y, params=params, purpose=purpose)
+    return kw
 
 
 def _extra(path, keys):
@@ -124,7 +117,42 @@ def _extra(path, keys):
     return value
 
 
-def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_names=None):
+def grid_path(row, X, y, settings, *, task, grid, ratio, feature_names):
+    """The path of a method whose path function takes its grid as is: the
+    path function of ``row`` called with ``grid`` (the default of a row's
+    ``resample_path``).
+
+    Parameters
+    ----------
+    row : MethodRow
+        The method's row.
+    X : ndarray of shape (n_samples, n_features)
+        Data.
+    y : ndarray of shape (n_samples,)
+        Target, as the task takes it.
+    settings : dict
+        The path function's keyword arguments.
+    task : {"regression", "classification"}
+        The task.
+    grid : ndarray or None
+        The grid (None: the path function's default grid).
+    ratio : float
+        The number of rows over the full data's (unused: the grid is not
+        rescaled).
+    feature_names : sequence of str or None
+        Stored on the path.
+
+    Returns
+    -------
+    FeaturePath
+    """
+    kw = dict(settings)
+    if grid is not None:
+        kw[row.grid] = grid
+    return resolve(row.path)(X, y, feature_names=feature_names, **kw)
+
+
+def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_names=None, purpose="path"):
     """The feature path of a method on ``(X, y)``, over a given grid.
 
     Parameters
@@ -153,6 +181,9 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         Default: from y (:func:`numkfs.model_selection.target_type`).
     feature_names : sequence of str, optional
         Stored on the path.
+    purpose : {"path", "stability", "knockoffs"}, default="path"
+        Who asks: a method may set its path differently for a resampling
+        selector (KNIFE's shorter grid for :class:`numkfs.StabilitySelection`).
 
     Returns
     -------
@@ -184,12 +215,11 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
 
     method = method_name(selector)
     row = METHOD_ROWS[method]
-    spec = row.resampling
     X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     n = X.shape[0]
-    if n < spec.min_rows:
-        raise ValueError(f"{method}'s path needs at least {spec.min_rows} rows; got {n}.")
+    if n < MIN_PATH_ROWS:
+        raise ValueError(f"{method}'s path needs at least {MIN_PATH_ROWS} rows; got {n}.")
     if task is None:
         task = "regression" if target_type(y) == "regression" else "classification"
     elif task not in ("regression", "classification"):
@@ -197,12 +227,7 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
     y = task_target(y, task, caller="method_path")
     if task not in row.tasks:
         raise ValueError(f"method {method!r} does not do {task}; it does {' and '.join(row.tasks)}.")
-    fn, kw = _path_settings(method, selector, params, task == "classification")
-    if kw.get("target", "auto") == "auto" and "target" in inspect.signature(fn).parameters:
-        from .methods.lpkta import target_for_task
-
-        kw["target"] = target_for_task(task, y)  # lp-KTA: the task given, not one inferred again from y
-    module = importlib.import_module(fn.__module__)  # the method's module: its one-vs-rest and reading functions
+    kw = _path_settings(method, selector, params, task, y, purpose)
     reference = grid if isinstance(grid, FeaturePath) else None
     ratio = 1.0
     if reference is not None:
@@ -214,45 +239,9 @@ def method_path(selector, X, y, grid=None, *, params=None, task=None, feature_na
         grid = reference.grid
     if grid is not None:
         grid = np.asarray(grid, dtype=float).ravel()
-    for name in spec.n_scaled:
-        if name != "grid" and name in kw and kw[name] is not None:
-            kw[name] = kw[name] * ratio
-    read_grid = None if grid is None else (grid * ratio if "grid" in spec.n_scaled else grid)
-    if spec.standardize:
-        from ._preprocessing import Standardizer
-
-        X = Standardizer().fit_transform(X)
-        if task == "regression":
-            y = y.astype(float) - float(np.mean(y))
-    if spec.integer_grid:
-        read_grid = np.arange(1, X.shape[1] + 1) if read_grid is None else read_grid.round().astype(int)
-    if row.grid is not None and read_grid is not None:
-        kw[row.grid] = read_grid
-    if spec.reach is not None and read_grid is not None and read_grid.size:
-        kw[spec.reach] = float(read_grid.max()) if kw.get(spec.reach) is None else kw[spec.reach] * ratio
-    classes = np.unique(y) if task == "classification" else ()
-    if spec.multiclass is not None and len(classes) > 2:
-        targets = [np.where(y == c, 1.0, -1.0) for c in classes]
-        grid_kw = {row.grid: kw.pop(row.grid)} if row.grid in kw else {}
-        paths = getattr(module, spec.multiclass)(X, targets, feature_names=feature_names, **grid_kw, **kw)
-        path = FeaturePath(grid=paths[0].grid, weights=np.max([p.weights for p in paths], axis=0),
-                           grid_name=paths[0].grid_name, feature_names=paths[0].feature_names,
-                           method=paths[0].method, extra=dict(paths[0].extra))
-    else:
-        path = fn(X, y, feature_names=feature_names, **kw)
-    if spec.read_at is not None:
-        if read_grid is None:  # the grid of the adaptive path itself, at most max_grid points
-            read_grid = np.unique(path.grid)
-            if spec.max_grid is not None and read_grid.size > spec.max_grid:
-                read_grid = read_grid[np.unique(np.linspace(0, read_grid.size - 1, spec.max_grid).round().astype(int))]
-            grid = read_grid
-        weights = getattr(module, spec.read_at)(path, read_grid)[0]
-        scalars = {k: v for k, v in path.extra.items() if isinstance(v, (str, int, float, np.number))}
-        path = FeaturePath(grid=grid, weights=weights, grid_name=path.grid_name, feature_names=path.feature_names,
-                           method=path.method, extra=scalars, tol=path.tol)
-    elif grid is not None and read_grid is not grid:
-        path.grid = np.asarray(grid, dtype=float)  # in the units of the full-data path
-    shared = {name: _extra(path, keys) for name, keys in spec.shared.items()} if reference is None else \
+    reach = grid_path if row.resample_path is None else resolve(row.resample_path)
+    path = reach(row, X, y, kw, task=task, grid=grid, ratio=ratio, feature_names=feature_names)
+    shared = {name: _extra(path, keys) for name, keys in row.shared.items()} if reference is None else \
         reference.extra["resampling"]["shared"]
     path.extra["resampling"] = {"method": method, "n_samples": n, "shared": shared}
     return path
@@ -344,12 +333,12 @@ class PathSelectorMixin:
         check_real(X, "X", type(self).__name__)
         check_real(y, "y", type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        need = max(min_samples, METHOD_ROWS[method].resampling.min_rows)
+        need = max(min_samples, MIN_PATH_ROWS)
         if X.shape[0] < need:
             raise ValueError(f"{type(self).__name__} with {method}'s path needs at least {need} rows; got "
                              f"n_samples = {X.shape[0]}: give more rows.")
         task = self.task or ("regression" if target_type(y) == "regression" else "classification")
-        _path_settings(method, self.selector, self.params, task == "classification")  # refuses a name it lacks
+        _path_settings(method, self.selector, self.params, task, y)  # refuses a name it lacks
         y = y.astype(float) if task == "regression" else task_target(y, task, caller=type(self).__name__)
         return method, X, y, task
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._registry import METHOD_ROWS, resolve
+from ._registry import METHOD_ROWS, RowTable, resolve
 from ._constraints import BOOL, Interval, NoneOr, Options, validate_params
 
 __all__ = ["select", "SelectionResult", "METHODS"]
 
 #: method -> tasks it supports (from the method registry, ``numkfs._registry``).
-METHODS = {name: row.tasks for name, row in METHOD_ROWS.items()}
+METHODS = RowTable(lambda row: row.tasks)
 
 #: Words for the score names (a ``neg_`` score is printed as the positive loss).
 _SCORE_WORDS = {
@@ -296,22 +296,10 @@ def _coerce_inputs(X, y, feature_names):
     return X, y, feature_names
 
 
-def _cv_linear_svm_score(X, y, mask, cv, random_state, scoring):
-    """K-fold score of a linear SVM on the selected columns, standardised
-    inside each fold (:func:`numkfs.model_selection.fold_data`), on the folds
-    of :func:`numkfs.model_selection.cross_val_path` (one score per fold)."""
-    from ._cv_scoring import linear_svm_scores
-    from .model_selection import cross_val_path, cv_mean_se
-
-    if not mask.any():
-        return float("nan")
-
-    def fold(tr, te):
-        return linear_svm_scores(X, y, tr, te, [mask], scoring)
-
-    scores, sizes = cross_val_path(fold, X[:, mask], y, cv, classifier=True, random_state=random_state,
-                                   method="the linear SVM that scores NMMKL")
-    return float(cv_mean_se(scores, sizes)[0][0])
+def _plain_readout(estimator, X, selected):
+    """What :func:`select` reports of a fitted estimator whose row declares no
+    ``select_readout``: its ``feature_weights_`` and the support given."""
+    return np.asarray(estimator.feature_weights_, dtype=float), selected, {}
 
 
 def _with_contract(cls, kwargs, **contract):
@@ -527,43 +515,33 @@ def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_
     fit_rule = row.estimator_rule(cv_rule)
     contract = dict(cv=cv, cv_rule=fit_rule, scoring=scoring, random_state=random_state, verbose=verbose)
 
-    if row.fixed_count is not None and n_features is not None:  # NMMKL's top-m rule at m = n_features
+    readout = _plain_readout if row.select_readout is None else resolve(row.select_readout)
+    count = row.fixed_count
+    if count is not None and n_features is not None:  # the method's own estimator keeps n_features
         y = np.asarray(y)
         m = n_features
-        cls = resolve(row.fixed_count.estimator)
-        _check_params(cls, params, method, fixed=(row.fixed_count.parameter,))
-        est = cls(**{row.fixed_count.parameter: m}, **params).fit(X, y)
-        selected = est.get_support()
-        weights = np.asarray(getattr(est, row.select_weights), dtype=float)
-        warn_ties(weights, m, kept=selected, feature_names=names, rtol=TIE_RTOL, stacklevel=4,
-                  how=row.fixed_count.tie_note)
+        cls = resolve(count.estimator)
+        _check_params(cls, params, method, fixed=(count.parameter,))
+        est = cls(**{count.parameter: m}, **params).fit(X, y)
+        weights, selected, more = readout(est, X, est.get_support())
+        warn_ties(weights, m, kept=selected, feature_names=names, rtol=TIE_RTOL, stacklevel=4, how=count.tie_note)
         score_name = scoring or row.scorings[task][0]
-        score = _cv_linear_svm_score(X, y, selected, cv, random_state, score_name)
-        extra.update({key: getattr(est, attr) for key, attr in row.select_extra.items()})
+        score = resolve(count.score)(X, y, selected, cv, random_state, score_name)
+        extra.update(more)
         return SelectionResult(method, task, names, weights, selected, score, score_name, est.solver_, None, est,
                                extra, None, "n_features")
 
     cls = resolve(row.select_estimator[task])
-    kw = dict(params)
-    taken = _check_params(cls, params, method)
-    for name, value in row.select_params.items():
-        kw.setdefault(name, value)
-    if "target" in taken:  # lp-KTA: the task given, not one inferred again from y
-        from .methods.lpkta import target_for_task
-
-        kw.setdefault("target", target_for_task(task, y))
+    _check_params(cls, params, method)
+    kw = dict(params) if row.select_settings is None else resolve(row.select_settings)(params, task=task, y=y)
     solver = row.select_solver or params.get("solver", "auto")
     est = cls(**_with_contract(cls, kw, **contract)).fit(X, y)
     path = est.path_
-    extra.update({key: getattr(est, attr) for key, attr in row.select_extra.items()})
+    est_weights, est_selected, more = readout(est, X, path.selected(int(est.best_index_)))
+    extra.update(more)
     if n_features is None and cv_rule in CV_RULES:
         i = int(est.best_index_)
-        selected = path.selected(i)
-        if getattr(est, "cv_n_samples_", None) not in (None, np.shape(X)[0]):
-            # the path ran on a subsample (KNIFE's cv_max_samples) and its chosen point was fitted
-            # again on every row: that model, whose weights these are, can keep fewer features
-            selected = np.asarray(est.get_support(), dtype=bool)
-        weights = np.asarray(getattr(est, row.select_weights), dtype=float)
+        selected, weights = est_selected, est_weights
         rule = path.cv_rule or cv_rule
     elif n_features is None:  # a relaxed rule: the relaxed refit's scores on the same folds
         from .relaxed import relaxed_choice

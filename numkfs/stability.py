@@ -353,9 +353,9 @@ class _SubsamplePath:
     others are returned as selecting every feature (outside any region Λ).
     """
 
-    def __init__(self, selector, X, y, reference, params, task, walked=None):
+    def __init__(self, selector, X, y, reference, params, task, walked=None, purpose="stability"):
         self.selector, self.X, self.y, self.reference, self.params, self.task = selector, X, y, reference, params, task
-        self.walked = walked
+        self.walked, self.purpose = walked, purpose
 
     def __call__(self, rows):
         from .paths import FeaturePath
@@ -368,55 +368,13 @@ class _SubsamplePath:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             path = method_path(self.selector, self.X[rows], self.y[rows], grid=ref, params=self.params,
-                               task=self.task)
+                               task=self.task, purpose=self.purpose)
         sel = _selected(path)
         if walked is not None:
             full = np.ones((walked.size, sel.shape[1]), dtype=bool)
             full[walked] = sel
             sel = full
         return sel, [(w.category, str(w.message)) for w in caught]
-
-
-def _walked_points(path, walk_from, q):
-    """The grid points a subsample walks: its first, then from the first
-    point where ``path`` (the full-data path, dense end first) keeps at most
-    ``walk_from * q`` features (None: every point).
-
-    Parameters
-    ----------
-    path : FeaturePath
-        The full-data path.
-    walk_from : float or None
-        The multiple of q (:attr:`numkfs._registry.PathSpec.walk_from`).
-    q : float
-        The region's bound on the average number of features selected.
-
-    Returns
-    -------
-    ndarray of bool of shape (n_grid,) or None
-        None when every point is walked (``walk_from`` None, or no point is
-        skipped).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from numkfs.paths import FeaturePath
-    >>> from numkfs.stability import _walked_points
-    >>> w = np.array([[1.0] * 6, [1.0] * 5 + [0.0], [1.0] * 2 + [0.0] * 4, [0.0] * 6])
-    >>> _walked_points(FeaturePath(grid=np.arange(4.0), weights=w, tol=1e-6), 2.0, 1.0).tolist()
-    [True, False, True, True]
-    """
-    if walk_from is None:
-        return None
-    sizes = _selected(path).sum(axis=1)
-    few = np.flatnonzero(sizes <= walk_from * q)
-    start = int(few[0]) if few.size else sizes.size - 1
-    if start <= 1:
-        return None
-    walked = np.zeros(sizes.size, dtype=bool)
-    walked[0] = True
-    walked[start:] = True
-    return walked
 
 
 def _selected(path):
@@ -621,33 +579,35 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self
         """
         from .model_selection import parallel_map
-        from ._registry import METHOD_ROWS
-        from .resampling import method_path
+        from ._registry import METHOD_ROWS, resolve
+        from .resampling import MIN_PATH_ROWS, method_path
 
         method, X, y, task = self._fit_data(X, y, min_samples=2)
         n, p = X.shape
         classification = task == "classification"
-        spec = METHOD_ROWS[method].resampling
+        row = METHOD_ROWS[method]
         counts = np.unique(y, return_counts=True)[1] if classification else np.array([n])
         m = int(np.floor(self.sample_fraction * counts).sum())  # the rows of a (stratified) subsample
-        if m < spec.min_rows:
+        if m < MIN_PATH_ROWS:
             raise ValueError(f"sample_fraction={self.sample_fraction} of {n} rows gives subsamples of {m} rows; "
-                             f"{method} needs at least {spec.min_rows}: raise sample_fraction or give more rows.")
+                             f"{method} needs at least {MIN_PATH_ROWS}: raise sample_fraction or give more rows.")
         if classification and np.any(counts * self.sample_fraction < 1):
             labels = np.unique(y)
             j = int(np.argmax(counts * self.sample_fraction < 1))
             raise ValueError(f"sample_fraction={self.sample_fraction} leaves class {labels[j]!r} ({counts[j]} rows) "
                              "out of the subsamples: raise sample_fraction or give more rows of that class.")
         names = getattr(self, "feature_names_in_", None)
-        # a method given by name: the stability selection's own settings of its path (KNIFE's shorter grid)
-        params = {**spec.stability, **(self.params or {})} if isinstance(self.selector, str) else self.params
-        full = method_path(self.selector, X, y, params=params, task=task, feature_names=names)
+        # purpose: a method may set its path for stability selection (KNIFE's shorter grid)
+        params = self.params
+        full = method_path(self.selector, X, y, params=params, task=task, feature_names=names, purpose="stability")
         subsamples = complementary_pairs(y, self.n_resamples, self.sample_fraction, classification=classification,
                                          random_state=self.random_state)
         self.q_ = float(self.max_features if self.max_features is not None
                         else q_for_pfer(self.pfer, p, self.threshold, self.n_resamples, self.bound))
         # a path walked from its dense end (KNIFE's): the subsamples skip the points far denser than the region
-        walked = _walked_points(full, spec.walk_from if isinstance(self.selector, str) else None, self.q_)
+        # (with select()'s settings of a method given by name, the path the walk was chosen for)
+        walked = None if row.stability_walk is None or not isinstance(self.selector, str) else \
+            resolve(row.stability_walk)(full, self.q_)
         fit_one = _SubsamplePath(self.selector, X, y, full, params, task, walked)
         results = parallel_map(fit_one, subsamples, n_jobs=self.n_jobs)
         _rewarn(results, len(subsamples))

@@ -4,6 +4,7 @@ or branching on a method's name (the command line's choices aside).
 
 Each structural check is shown to fail on a probe.
 """
+import argparse
 import ast
 import dataclasses
 import inspect
@@ -12,7 +13,10 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
+
 from conftest import ESTIMATORS, ids, methods, task_of
 
 import numkfs
@@ -27,6 +31,9 @@ REPO = ROOT.parent
 ALLOWED = ("_registry.py", "cli.py")
 
 TASKS = ("regression", "classification")
+
+#: The fields of a row naming a function of the method's own modules (None: the common behaviour).
+BEHAVIOURS = ("path_settings", "resample_path", "stability_walk", "select_settings", "select_readout")
 
 
 # --------------------------------------------------------------------------
@@ -57,17 +64,13 @@ def row_problems(row: MethodRow) -> list:
             out.append(f"path {row.path!r} does not resolve")
         else:
             taken = set(inspect.signature(fn).parameters)
-            spec = row.resampling
-            wanted = {row.grid} - {None}
-            wanted |= set(spec.defaults) | set(spec.fixed) | set(spec.classification) | set(spec.shared)
-            wanted |= set(spec.fitted) | set(spec.scalar)
-            wanted |= set(spec.n_scaled) - {"grid"} | ({spec.reach} - {None})
+            wanted = ({row.grid} - {None}) | set(row.path_defaults) | set(row.shared)
             if not wanted <= taken:
                 out.append(f"{row.path_name} takes no {sorted(wanted - taken)}")
-            module = sys.modules[fn.__module__]
-            for name in (spec.read_at, spec.multiclass):
-                if name is not None and not callable(getattr(module, name, None)):
-                    out.append(f"{fn.__module__} has no {name}")
+        for name in BEHAVIOURS:
+            dotted = getattr(row, name)
+            if dotted is not None and not callable(_resolves(dotted)):
+                out.append(f"{name} {dotted!r} does not resolve")
         if set(row.estimators) != set(row.tasks) or set(row.select_estimator) != set(row.tasks):
             out.append("a task without an estimator, or an estimator for a task the method does not do")
         for task, names in row.estimators.items():
@@ -78,8 +81,6 @@ def row_problems(row: MethodRow) -> list:
             cls = _resolves(dotted)
             if dotted not in row.estimators.get(task, ()) or not isinstance(cls, type):
                 out.append(f"select()'s {task} estimator {dotted!r} is not one of the row's")
-            elif not set(row.select_params) <= set(cls().get_params(deep=False)):
-                out.append(f"{cls.__name__} takes no {sorted(set(row.select_params) - set(cls().get_params()))}")
         if tuple(row.cv_rules) != CV_QUESTIONS or row.cv_rules["prediction"] not in CV_RULES \
                 or row.cv_rules["selection"] not in SELECTION_RULES:
             out.append(f"cv_rules {dict(row.cv_rules)!r}")
@@ -90,11 +91,10 @@ def row_problems(row: MethodRow) -> list:
         limits = [row.serial_max_samples, *row.thread_variants.values()]
         if not all(v is None or (isinstance(v, int) and v >= 0) for v in limits):
             out.append(f"thread policy {limits!r}")
-        if not all(a.endswith("_") for a in (row.select_weights, *row.select_extra.values())):
-            out.append("select()'s attributes are not fitted attributes")
         if row.fixed_count is not None:
             cls = _resolves(row.fixed_count.estimator)
-            if not isinstance(cls, type) or row.fixed_count.parameter not in cls().get_params(deep=False):
+            if not isinstance(cls, type) or row.fixed_count.parameter not in cls().get_params(deep=False) \
+                    or not callable(_resolves(row.fixed_count.score)):
                 out.append(f"fixed_count {row.fixed_count!r}")
         for name, dotted in row.cross_check.items():
             if not callable(_resolves(dotted)):
@@ -124,13 +124,54 @@ def test_every_row_is_complete(name):
     ({"cv_rules": {"prediction": "best", "selection": "min"}}, "cv_rules"),
     # the estimators choose on their own CV scores: a rule on the relaxed refit is select()'s only
     ({"cv_rules": {"prediction": "relaxed_1se", "selection": "best"}}, "cv_rules"),
-    ({"select_params": {"n_lambdas_x": 4}}, "takes no ['n_lambdas_x']"),
+    ({"path_defaults": {"n_lambdas_x": 4}}, "takes no ['n_lambdas_x']"),
+    ({"resample_path": "numkfs.methods.knife._resampling:nope"}, "resample_path"),
     ({"guide": "docs/guide/nothing.md"}, "is not a file"),
     ({"cross_check": {"knife-wstep": "numkfs._crosscheck_problems:nope"}}, "does not resolve"),
 ])
 def test_an_incomplete_row_is_refused(change, problem):
     broken = dataclasses.replace(method_row("knife"), **change)
     assert any(problem in p for p in row_problems(broken)), row_problems(broken)
+
+
+def rows_setting_each_field(rows) -> dict:
+    """Field of :class:`MethodRow` that has a default -> how many of ``rows`` set it to something else."""
+    counts = {}
+    for f in dataclasses.fields(MethodRow):
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            continue  # a field without a default: every row says it
+        counts[f.name] = sum(getattr(row, f.name) != default for row in rows)
+    return counts
+
+
+def single_method_fields(rows) -> list:
+    """The fields only one of ``rows`` sets."""
+    return sorted(name for name, n in rows_setting_each_field(rows).items() if n == 1)
+
+
+def test_no_field_is_set_by_one_method_alone_but_the_named_few():
+    """A row says what a method is, its modules say how it works: a field only one method sets is
+    behaviour stored as a flag, allowed for at most four fields, each with its reason beside it."""
+    from numkfs._registry import SINGLE_METHOD_FIELDS
+
+    single = single_method_fields(METHOD_ROWS.values())
+    assert set(single) <= set(SINGLE_METHOD_FIELDS), sorted(set(single) - set(SINGLE_METHOD_FIELDS))
+    assert len(SINGLE_METHOD_FIELDS) <= 4 and all(len(reason) > 20 for reason in SINGLE_METHOD_FIELDS.values())
+    # a named field no longer set by one method alone is struck from the list
+    assert set(SINGLE_METHOD_FIELDS) <= set(single), sorted(set(SINGLE_METHOD_FIELDS) - set(single))
+
+
+def test_the_single_method_field_count_can_fail():
+    rows = list(METHOD_ROWS.values())
+    assert "select_solver" not in single_method_fields(rows)  # lp-KTA's and L1KR's
+    probe = [dataclasses.replace(row, select_solver=None) if row.name != "lpkta" else row for row in rows]
+    assert "select_solver" in single_method_fields(probe)
+    counts = rows_setting_each_field(rows)
+    assert counts["resample_path"] >= 2 and counts["selection_tol"] == 3 and "name" not in counts
 
 
 def test_a_row_cannot_be_changed():
@@ -140,7 +181,7 @@ def test_a_row_cannot_be_changed():
     with pytest.raises(TypeError):
         row.cv_rules["selection"] = "best"
     with pytest.raises(TypeError):
-        row.resampling.shared["gamma"] = ("gamma",)
+        row.shared["lambda0"] = ("gamma",)
     assert method_row("COSSO") is row
     with pytest.raises(ValueError, match="unknown method 'magic'; choose one of knife, lpkta, nmmkl, l1kr"):
         method_row("magic")
@@ -206,6 +247,16 @@ def test_the_public_tables_are_read_from_the_rows():
             assert PROBLEMS[problem] is resolve(dotted)
     assert thread_limits("knife_nystroem", 10**6) == (None, 1)  # a variant's policy, from the KNIFE row
     assert set(PROBLEMS) == {p for row in METHOD_ROWS.values() for p in row.cross_check}
+    # the command line's problems and the estimators' offered scorings are the rows' too
+    from numkfs.cli import build_parser
+    from numkfs.estimators._knife_cv import CLASSIFICATION_SCORINGS
+    from numkfs.estimators._lpkta_scoring import KERNEL_MODEL_SCORINGS
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    problem = next(a for a in sub.choices["cross-check"]._actions if a.dest == "problem")
+    assert list(problem.choices) == [p for row in METHOD_ROWS.values() for p in row.cross_check]
+    assert CLASSIFICATION_SCORINGS == method_row("knife").scorings["classification"]
+    assert set(KERNEL_MODEL_SCORINGS) == {s for names in method_row("lpkta").scorings.values() for s in names}
 
 
 def test_the_test_suites_estimators_are_the_rows_estimators():
@@ -313,3 +364,178 @@ def test_the_registry_holds_every_public_estimator():
     assert all(type(est) is getattr(E, name) for name, est in ESTIMATORS.items())
     every = checked("")
     assert len(every) == len(ESTIMATORS) + len(VARIANTS) and len(set(ids(every))) == len(every)
+
+
+# --------------------------------------------------------------------------
+# a seventh method, registered by its row alone
+
+
+def toy_path(X, y, grid=None, *, feature_names=None):
+    """A marginal-correlation "path": at threshold t (the grid, dense end first), feature j keeps its
+    absolute correlation with y, r_j, when r_j > t.  Default grid: 0 and every r_j, ascending."""
+    from numkfs.paths import FeaturePath
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    r = np.abs(Xc.T @ yc) / (np.linalg.norm(Xc, axis=0) * np.linalg.norm(yc))
+    grid = np.r_[0.0, np.sort(r)] if grid is None else np.asarray(grid, dtype=float)
+    weights = np.where(r[None, :] > grid[:, None], r[None, :], 0.0)
+    return FeaturePath(grid=grid, weights=weights, grid_name="t", feature_names=feature_names, method="toy")
+
+
+class ToyRegressorCV(BaseEstimator):
+    """The toy method's CV estimator: each fold's path at the full-data grid, scored by least squares on
+    each point's support (negative held-out MSE), the point chosen by ``cv_rule``."""
+
+    def __init__(self, *, cv=5, cv_rule="1se", random_state=None):
+        self.cv, self.cv_rule, self.random_state = cv, cv_rule, random_state
+
+    def fit(self, X, y):
+        from numkfs.model_selection import cross_val_path, record_cv
+
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        path = toy_path(X, y)
+
+        def fold(train, test):
+            masks = toy_path(X[train], y[train], grid=path.grid).weights != 0
+            out = []
+            for mask in masks:
+                A = np.c_[np.ones(train.size), X[train][:, mask]]
+                coef = np.linalg.lstsq(A, y[train], rcond=None)[0]
+                out.append(-np.mean((y[test] - np.c_[np.ones(test.size), X[test][:, mask]] @ coef) ** 2))
+            return out
+
+        scores, sizes = cross_val_path(fold, X, y, self.cv, random_state=self.random_state, method="toy")
+        self.best_index_ = record_cv(path, scores, rule=self.cv_rule, score_name="neg_mean_squared_error",
+                                     fold_sizes=sizes)
+        self.path_, self.feature_weights_ = path, path.weights[self.best_index_]
+        return self
+
+
+TOY_MODULE = "numkfs_toy_method"  # not a module of numkfs: the fixture puts it into sys.modules
+TOY_ROW = MethodRow(
+    "toy", "Toy", "|correlation|", ("regression",), TOY_MODULE + ":toy_path", "grid",
+    estimators={"regression": (TOY_MODULE + ":ToyRegressorCV",)},
+    select_estimator={"regression": TOY_MODULE + ":ToyRegressorCV"},
+    cv_rules={"prediction": "1se", "selection": "1se"}, scorings={"regression": ("neg_mean_squared_error",)},
+    guide="docs/contributing.md",
+)
+
+
+@pytest.fixture
+def toy_method(monkeypatch):
+    """The toy method registered: its module importable and its row in the registry (nothing else)."""
+    import types
+
+    import numkfs._registry
+
+    module = types.ModuleType(TOY_MODULE)
+    module.toy_path, module.ToyRegressorCV = toy_path, ToyRegressorCV
+    monkeypatch.setitem(sys.modules, TOY_MODULE, module)
+    monkeypatch.setitem(numkfs._registry._BY_NAME, "toy", TOY_ROW)
+    return TOY_ROW
+
+
+def _toy_data():
+    """Five features of twelve carry y (independent Gaussian columns, small noise)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 12))
+    y = X[:, :5] @ np.array([3.0, -3.0, 2.5, -2.5, 2.0]) + 0.5 * rng.standard_normal(200)
+    return X, y
+
+
+def test_a_toy_method_registered_by_its_row_runs_through_select_and_the_trust_layer(toy_method):
+    """select(), StabilitySelection and KnockoffFilter reach a method that only its row and its own module
+    declare (nothing of numkfs changed); on this seeded case each keeps the five features that carry y."""
+    from numkfs import KnockoffFilter, StabilitySelection, select
+    from numkfs.model_selection import DEFAULT_CV_RULES, SCORINGS
+    from numkfs.selection import METHODS
+
+    assert row_problems(toy_method) == []
+    assert METHODS["toy"] == ("regression",) and DEFAULT_CV_RULES["toy"] == "1se" and "toy" in SCORINGS
+    X, y = _toy_data()
+    truth = np.arange(12) < 5
+    res = select(X, y, "toy")
+    assert res.method == "toy" and res.cv_rule == "1se" and np.array_equal(res.selected, truth)
+    two = select(X, y, "toy", n_features=2)  # the path at two features: the two largest correlations
+    r = np.abs([np.corrcoef(X[:, j], y)[0, 1] for j in range(12)])
+    assert set(np.flatnonzero(two.selected)) == set(np.argsort(r)[-2:]) and (two.selected <= truth).all()
+    # q above the five: on half the rows the null correlations spread wider than on all rows, so the point
+    # that keeps the five on all rows keeps a null or two on some halves
+    stab = StabilitySelection("toy", max_features=8, random_state=0).fit(X, y)
+    assert stab.method_ == "toy" and np.array_equal(stab.get_support(), truth)
+    assert (stab.selection_probabilities_[truth] == 1.0).all()
+    ko = KnockoffFilter("toy", fdr=0.25, random_state=0).fit(X, y)
+    assert np.array_equal(ko.get_support(), truth)
+    assert np.array_equal(select(X, y, "toy", stability=True, max_features=8).selected, truth)
+
+
+# --------------------------------------------------------------------------
+# no module outside a method's own files reads a method's attribute
+
+
+def _fitted_attributes_assigned(source: str) -> set:
+    """The public fitted attributes (``name_``) that ``source`` assigns (``obj.name_ = ...``, ``setattr``)."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr.endswith("_") \
+                and not node.attr.startswith("_"):
+            out.add(node.attr)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and len(node.args) > 1 \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            out.add(node.args[1].value)
+    return out
+
+
+def _own_files() -> dict:
+    """Method -> the files of its estimators (its path modules are all of ``numkfs/methods/``)."""
+    return {name: {pathlib.Path(inspect.getsourcefile(resolve(d))) for ds in row.estimators.values() for d in ds}
+            for name, row in METHOD_ROWS.items()}
+
+
+def method_attributes() -> dict:
+    """Fitted attribute -> the one method whose estimators alone assign it (none of numkfs's other modules)."""
+    own = _own_files()
+    owners, elsewhere = {}, set()
+    mine = set().union(*own.values())
+    for path in ROOT.rglob("*.py"):
+        if path not in mine and "methods" not in path.relative_to(ROOT).parts:
+            elsewhere |= _fitted_attributes_assigned(path.read_text())
+    for name, files in own.items():
+        for path in files:
+            for attr in _fitted_attributes_assigned(path.read_text()):
+                owners.setdefault(attr, set()).add(name)
+    return {attr: next(iter(o)) for attr, o in owners.items() if len(o) == 1 and attr not in elsewhere}
+
+
+def method_attributes_read(source: str, specific) -> set:
+    """The attributes of ``specific`` that ``source`` reads (``obj.name_`` or the string ``"name_"``)."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in specific:
+            out.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in specific:
+            out.add(node.value)
+    return out
+
+
+def test_no_module_outside_a_methods_files_reads_its_attributes():
+    """selection.py, the resampling selectors, the plots... read what every method's estimators have; what
+    one method's estimators alone set (KNIFE's cv_n_samples_, NMMKL's scores_) is read by its own modules,
+    through the functions its row names."""
+    specific = method_attributes()
+    assert {"cv_n_samples_": "knife", "scores_": "nmmkl"}.items() <= specific.items()
+    mine = set().union(*_own_files().values())
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        if path in mine or "methods" in path.relative_to(ROOT).parts:
+            continue
+        read = method_attributes_read(path.read_text(), specific) - _fitted_attributes_assigned(path.read_text())
+        if read:
+            found[str(path.relative_to(ROOT))] = sorted(read)
+    assert found == {}
+
+
+def test_the_method_attribute_check_can_fail():
+    probe = 'def f(est):\n    return est.cv_n_samples_, getattr(est, "scores_"), est.path_\n'
+    assert method_attributes_read(probe, method_attributes()) == {"cv_n_samples_", "scores_"}

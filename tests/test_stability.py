@@ -212,7 +212,7 @@ def test_knife_subsamples_walk_only_from_where_the_region_can_begin():
     from sklearn.datasets import make_classification
 
     from numkfs.paths import FeaturePath
-    from numkfs.stability import _walked_points
+    from numkfs.methods.knife._resampling import walked_points
 
     X, y = make_classification(120, 16, n_informative=3, n_redundant=0, shuffle=False, random_state=0)
     sel = StabilitySelection("knife", n_resamples=3, max_features=2.0, random_state=0).fit(X, y)
@@ -220,7 +220,7 @@ def test_knife_subsamples_walk_only_from_where_the_region_can_begin():
     full = sel.path_
     sizes = support_mask(full.weights, full.tol).sum(axis=1)
     start = int(np.argmax(sizes <= 4.0))
-    assert start > 1 and np.array_equal(walked, _walked_points(full, 2.0, 2.0))
+    assert start > 1 and np.array_equal(walked, walked_points(full, 2.0, walk_from=2.0))
     assert walked[0] and not walked[1:start].any() and walked[start:].all()
     assert np.isnan(sel.stability_path_[~walked]).all() and not sel.region_[~walked].any()
     params = {"n_grid": 20, "max_refine": 0}

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from .._registry import method_row
 from .._threads import method_threads
 from .._constraints import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options
 from .._validation import check_random_state
@@ -62,7 +63,7 @@ CV_STAGE_POINTS = 10
 AUTO_CV_MAX_SAMPLES = 10_000
 
 #: Held-out scores of the classification CV estimator (higher is better).
-CLASSIFICATION_SCORINGS = ("accuracy", "neg_loss", "neg_log_loss")
+CLASSIFICATION_SCORINGS = method_row("knife").scorings["classification"]
 
 #: ``cv_max_samples="auto"`` (the classifier's default): with more than two classes on the exact
 #: kernel, the path and its CV on at most this many rows, then one fit on every row (two classes,
@@ -837,3 +838,28 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         self._landmarks = [p.extra["params"].get("landmarks") for p in paths]
         self.X_fit_ = data.X
         self._cv_refit_all_rows(data, [] if data.full is None else ovr_targets(data.full.y, self.classes_))
+
+
+#: The λ2 grid :func:`numkfs.select` fits unless given: 40 points keep the command line's main job under a
+#: minute.
+SELECT_N_GRID = 40
+
+
+def select_settings(settings, *, task, y):
+    """The keyword arguments :func:`numkfs.select` gives KNIFE's CV estimator
+    (its row's ``select_settings``): a :data:`SELECT_N_GRID`-point grid
+    unless given."""
+    out = dict(settings)
+    out.setdefault("n_grid", SELECT_N_GRID)
+    return out
+
+
+def select_readout(estimator, X, selected):
+    """What :func:`numkfs.select` reports of a fitted KNIFE CV estimator (its
+    row's ``select_readout``): its feature weights, and when the path ran on
+    a subsample (``cv_max_samples``) and its chosen point was fitted again on
+    every row, that model's support, which can keep fewer features than the
+    path's point."""
+    if getattr(estimator, "cv_n_samples_", None) not in (None, np.shape(X)[0]):
+        selected = np.asarray(estimator.get_support(), dtype=bool)
+    return np.asarray(estimator.feature_weights_, dtype=float), selected, {}

@@ -671,3 +671,14 @@ class LpKTAClassifierCV(_LpKTAPathCV, LpKTAClassifier):
     def _cv_store(self, data, paths, values, k, i):
         super()._cv_store(data, paths, values, k, i)
         self._fit_svm(data.X, data.y)
+
+
+def select_settings(settings, *, task, y):
+    """The keyword arguments :func:`numkfs.select` gives lp-KTA's estimator
+    (its row's ``select_settings``): ``target`` for the task given, not one
+    inferred again from y, unless given."""
+    from ..methods.lpkta import target_for_task
+
+    out = dict(settings)
+    out.setdefault("target", target_for_task(task, y))
+    return out

@@ -30,6 +30,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
+from .._registry import method_row
 from .._threads import thread_policy
 from .._constraints import BOOL, CV, N_JOBS, RANDOM_STATE, Interval, NoneOr, Options, Satisfies, declares
 from ..kernels.alignment import combined_kernel, feature_alignments
@@ -130,8 +131,8 @@ def _trace_n_scale(n: int, trace: float) -> float:
     return n / trace if trace > 0 else 1.0
 
 
-#: Scores of the kernel model on the learned kernel (higher is better).
-KERNEL_MODEL_SCORINGS = ("accuracy", "neg_hinge_loss", "neg_mean_squared_error")
+#: Scores of the kernel model on the learned kernel (higher is better): lp-KTA's scorings of every task.
+KERNEL_MODEL_SCORINGS = tuple(sorted({name for names in method_row("lpkta").scorings.values() for name in names}))
 
 #: Above this many training rows the kernel model (CV scoring and
 #: :class:`~numkfs.estimators.LpKTAClassifier`) runs on low-rank features of

@@ -176,3 +176,31 @@ class NMMKLSelector(_NMMKLSupport, NumkfsEstimator):
         self.converged_ = bool(all(str(r.status) == "optimal" for r in results))
         self.n_features_selected_ = int(np.sum(self.support_))
         return self
+
+
+def select_readout(estimator, X, selected):
+    """What :func:`numkfs.select` reports of a fitted NMMKL estimator (its
+    row's ``select_readout``): its weights along the path in m are 0/1
+    selections, so its scores φ, which rank the features, are the weights
+    (and ``extra["scores"]``)."""
+    return np.asarray(estimator.scores_, dtype=float), selected, {"scores": estimator.scores_}
+
+
+def linear_svm_cv_score(X, y, mask, cv, random_state, scoring):
+    """K-fold score of a linear SVM on the selected columns, standardised
+    inside each fold (:func:`numkfs.model_selection.fold_data`), on the folds
+    of :func:`numkfs.model_selection.cross_val_path` (one score per fold):
+    how :func:`numkfs.select` scores NMMKL's top-m selection, by the model of
+    its paper (NaN for an empty selection)."""
+    from .._cv_scoring import linear_svm_scores
+    from ..model_selection import cross_val_path, cv_mean_se
+
+    if not mask.any():
+        return float("nan")
+
+    def fold(tr, te):
+        return linear_svm_scores(X, y, tr, te, [mask], scoring)
+
+    scores, sizes = cross_val_path(fold, X[:, mask], y, cv, classifier=True, random_state=random_state,
+                                   method="the linear SVM that scores NMMKL")
+    return float(cv_mean_se(scores, sizes)[0][0])

@@ -628,3 +628,14 @@ def nmmkl_path(X, y, grid=None, *, n_grid: int = 20, kernel: str = "linear", C: 
                        extra={"phi": np.array(PHI), "p": np.array(P), "selection": sel, "rho": np.array(RHO),
                               "nested": nested, "non_monotonic": bool(non_mono), "classes": classes,
                               "kernel": kernel})
+
+
+def nmmkl_resample_path(row, X, y, settings, *, task, grid, ratio, feature_names):
+    """NMMKL's path for a resampling selector (its row's ``resample_path``):
+    on the integer grid of m nearest to ``grid`` (default 1, ..., p), the
+    path's grid given back in ``grid``'s units."""
+    m = np.arange(1, X.shape[1] + 1) if grid is None else grid.round().astype(int)
+    path = nmmkl_path(X, y, feature_names=feature_names, **{**settings, "grid": m})
+    if grid is not None:
+        path.grid = np.asarray(grid, dtype=float)
+    return path

@@ -12,8 +12,6 @@ from ..._constraints import BOOL, CALLBACK, Interval, NoneOr, Options, Satisfies
 from ..._validation import check_memory, check_X_y
 from ...kernels.ard import canonical_kernel
 from ...paths import FeaturePath
-# numkfs.resampling reads l1kr_path's paths with the function of its module (PathSpec.read_at)
-from .evaluate import l1kr_path_at  # noqa: F401
 from .grid import _event_grid, _read_grid
 from .system import FINITE_POSITIVE, L1KR_KERNELS, PRUNE_TOL
 from .tracker import _l1kr_trace

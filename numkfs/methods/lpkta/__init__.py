@@ -111,6 +111,16 @@ def target_for_task(task, y) -> str:
     return "binary" if np.unique(np.asarray(y)).size == 2 else "multiclass"
 
 
+def lpkta_path_settings(settings, *, selector, task, y, params, purpose):
+    """lp-KTA's path settings for a resampling selector (its row's
+    ``path_settings``): ``target="auto"`` becomes the target of the task
+    given (:func:`target_for_task`), not one inferred again from y."""
+    out = dict(settings)
+    if out.get("target", "auto") == "auto":
+        out["target"] = target_for_task(task, y)
+    return out
+
+
 # ----------------------------------------------------------------------------
 # the path
 
