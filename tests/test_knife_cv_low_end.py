@@ -180,3 +180,32 @@ def test_both_passes_share_their_nystroem_landmarks():
     est._cv_outer(data)
     a, b = est._cv_full_path(data, None), est._cv_full_path(data, None, grid=np.array([0.0, 1.0]))
     np.testing.assert_array_equal(a.extra["params"]["landmarks"], b.extra["params"]["landmarks"])
+
+
+@pytest.mark.parametrize("kw", [{}, {"approximation": "nystroem", "n_components": 30}])
+def test_the_low_end_pass_refits_no_lambda2_zero_start(monkeypatch, kw):
+    # the second pass walks lambda2 = 0 again on the full data and on every fold, from the same starts on the same
+    # rows: within one fit each of those starts is fitted once, and the answer is the one of fitting it twice
+    import contextlib
+    import importlib
+
+    KCV = importlib.import_module("numkfs.estimators._knife_cv")
+    F = importlib.import_module("numkfs.methods.knife._fit")
+
+    fitted = []
+    real = F._fit_best_start
+    monkeypatch.setattr(F, "_fit_best_start", lambda model, *a, **k: fitted.append(model.X.shape[0]) or real(
+        model, *a, **k))
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0, **kw).fit(X, y)
+    assert len(est._cv_problem_paths) == 3  # the low end was walked again
+    assert sorted(fitted) == [60, 60, 60, 90]  # three folds and the full data, once each
+    fitted.clear()
+    monkeypatch.setattr(KCV, "shared_starts", contextlib.nullcontext)  # every start fitted again
+    twice = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0, **kw).fit(X, y)
+    assert sorted(fitted) == [60, 60, 60, 60, 60, 60, 90, 90]
+    for name in ("weights", "cv_scores", "grid"):
+        np.testing.assert_array_equal(getattr(twice.path_, name), getattr(est.path_, name))
+    for name in ("alpha", "intercept", "gamma", "objective", "n_iter"):
+        np.testing.assert_array_equal(twice.path_.extra.get(name, getattr(twice.path_, name, None)),
+                                      est.path_.extra.get(name, getattr(est.path_, name, None)))

@@ -11,6 +11,7 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import numbers
@@ -23,7 +24,8 @@ from .._threads import method_threads
 from .._constraints import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options
 from .._validation import check_random_state
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
-                             knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
+                             knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function,
+                             shared_starts)
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
 from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data, stop_early
@@ -201,9 +203,12 @@ class _KNIFEPathCV(PathCVMixin):
     _cv_method = "KNIFE"
     _cv_prefer = "threads"  # the folds' work releases the GIL: no worker processes to start
 
+    @contextlib.contextmanager
     def _cv_fit_context(self):
-        # the constant-column warning once, by the estimator, naming the columns by their feature names
-        return constant_columns_named_once()
+        # the constant-column warning once, by the estimator, naming the columns by their feature names;
+        # every λ2 = 0 start fitted once (the low end's second pass walks λ2 = 0 again on the same rows)
+        with constant_columns_named_once(), shared_starts():
+            yield
 
     def _cv_threads(self, data):
         """Numba and BLAS threads around the folds.
