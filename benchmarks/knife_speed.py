@@ -606,6 +606,8 @@ def select_stages(n, p, seed):
     from numkfs.methods.knife import _path as KP
 
     X, y = peers.simulate(n, p, seed)
+    from numkfs.estimators._knife_cv import AUTO_CV_MAX_SAMPLES
+    n_cv = min(n, AUTO_CV_MAX_SAMPLES)  # the rows of the full-data path (select()'s default subsample)
     peers.warm_numkfs()
     spent, calls, stack = {}, {}, []
     ctx = {"pass": "first pass", "folds": {}, "fold": None}
@@ -630,6 +632,8 @@ def select_stages(n, p, seed):
             "folds": KCV._StagedFolds.__call__, "refit_all": KCV._KNIFEPathCV._cv_refit_all_rows}
 
     def walk(self, end):
+        if self.X.shape[0] == n_cv:  # the full data's first point (the folds start from it)
+            return timed_call(f"{ctx['pass']}: full data λ2 = 0 start", real["walk"], self, end)
         folds = ctx["folds"].setdefault(ctx["pass"], {})
         ctx["fold"] = folds.setdefault(id(self), len(folds))
         try:

@@ -209,3 +209,37 @@ def test_the_full_data_path_is_walked_only_to_the_stop(monkeypatch, classifier):
     walked.clear()
     whole = cls(early_stopping=False, **kw).fit(X, y)
     assert n_stopped == stopped.path_.n_points < walked[0] == whole.path_.n_points
+
+
+def _kkt_residual(X, y, walked):
+    """The largest box-KKT violation at λ2 = 0 of a one-point walk's fit on the features it keeps."""
+    from numkfs.methods.knife import knife_gradient_w
+
+    w = walked.weights[0]
+    g = knife_gradient_w(X, y, w, walked.extra["alpha"][0], walked.extra["intercept"][0],
+                         gamma=float(walked.extra["gamma"][0]))
+    act = w > 0
+    return float(np.max(np.where(w[act] >= 1.0, np.maximum(g[act], 0.0), np.abs(g[act]))))
+
+
+def test_folds_start_from_the_full_datas_first_point(monkeypatch):
+    from numkfs.model_selection import fold_data, make_cv
+
+    X, y, _ = make_sinusoid(120, n_features=12, random_state=1)
+    est = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
+    first = est.path_.weights[0]
+    assert 0 < np.count_nonzero(first) < X.shape[1]  # λ2 = 0 already drops features here
+    gamma0 = float(est.path_.extra["gamma"][0])
+    for train, test in make_cv(3, y, classifier=False, random_state=0).split(X, y):
+        Xtr, _ = fold_data(X, train, test)
+        ytr = y[train] - y[train].mean()
+        warm = KNIFEGridWalk(Xtr, ytr, [0.0], gamma="auto", random_state=0, start=(first, gamma0)).walk(1)
+        assert np.all(warm.weights[0][first == 0] == 0)  # a feature the full data dropped stays out
+        # as stationary on the fold's own problem (at its own scale) as the fit from w = 1 at 1 / p, the old route
+        cold = KNIFEGridWalk(Xtr, ytr, [0.0], gamma="auto", random_state=0).walk(1)
+        assert _kkt_residual(Xtr, ytr, warm) <= 2.0 * _kkt_residual(Xtr, ytr, cold)
+    # the CV with every fold from w = 1 at the scale 1 / p selects the same features, from the same full-data path
+    monkeypatch.setattr(kcv, "FOLDS_FROM_FULL_START", False)
+    old = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(old.get_support(), est.get_support())
+    np.testing.assert_array_equal(old.path_.weights[0], first)
