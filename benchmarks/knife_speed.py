@@ -698,11 +698,19 @@ def select_stages(n, p, seed):
         c1 = time.process_time()
         perm, _ = peers.fit_select("permutation", X, y, "regression", 5, seed)
         perm_cpu = time.process_time() - c1
+        # the same recipe on one OpenMP thread: on a loaded machine idle OpenMP threads spin, and the
+        # threaded run's CPU seconds grow with the load, not with the work
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, user_api="openmp"):
+            c1 = time.process_time()
+            peers.fit_select("permutation", X, y, "regression", 5, seed)
+            perm_cpu_1 = time.process_time() - c1
     est = res.estimator
     sel = np.flatnonzero(res.selected).tolist()
     path = res.path
-    return {"n": n, "p": p, "seed": seed, "cpu": cpu, "wall": wall, "perm_cpu": perm_cpu,
-            "ratio": cpu / perm_cpu, "selected": sel, "perm_selected": np.asarray(perm).tolist(),
+    return {"n": n, "p": p, "seed": seed, "cpu": cpu, "wall": wall, "perm_cpu": perm_cpu, "perm_cpu_1": perm_cpu_1,
+            "ratio": cpu / perm_cpu, "ratio_1": cpu / perm_cpu_1, "load": os.getloadavg()[0], "selected": sel, "perm_selected": np.asarray(perm).tolist(),
             "score": peers.score(sel, peers.TRUE), "perm_score": peers.score(perm, peers.TRUE),
             "spent": spent, "calls": calls, "n_points": int(path.n_points),
             "chosen": int(res.index), "approximation": str(est.approximation_),
@@ -743,17 +751,23 @@ def render_select(part):
            "exp(x2/2) + x3·x4 + N(0, 1) (`benchmarks/peers.py`'s size simulation), and in the same process "
            "on the same data the permutation importance of `HistGradientBoostingRegressor` (fitted on 70 % "
            "of the rows, 10 repeats on the other 30 %, a feature kept when its mean importance exceeds twice "
-           "its standard deviation).  CPU seconds (`time.process_time`: every thread of the process), "
-           f"Numba kernels warmed first; {part['note']}.\n"]
+           "its standard deviation), by default and on one OpenMP thread (`threadpoolctl`; idle OpenMP threads "
+           "spin on a loaded machine, so the threaded run's CPU seconds grow with the load; `load`: the "
+           "1-minute load average after the run).  CPU seconds (`time.process_time`: every thread of the "
+           f"process), Numba kernels warmed first; {part['note']}.\n"]
     summary = [{"n x p": f"{r['n']} x {r['p']}", "seed": r["seed"], "select_CPU_s": r["cpu"],
                 "permutation_CPU_s": r["perm_cpu"], "ratio": r["ratio"],
+                "permutation_CPU_s, 1 thread": r.get("perm_cpu_1", np.nan), "ratio, 1 thread": r.get("ratio_1", np.nan),
+                "load": r.get("load", np.nan),
                 "KNIFE true/false": f"{r['score']['true']}/{r['score']['false']}",
                 "permutation true/false": f"{r['perm_score']['true']}/{r['perm_score']['false']}",
                 "path points": r["n_points"], "chosen": r["chosen"],
                 "kernel": f"{r['approximation']}" + (f", CV on {r['cv_rows']} rows" if r["cv_rows"] != r["n"]
                                                     else "")} for r in runs]
     cols = list(summary[0]) if summary else []
-    out.append(table(summary, cols, {"select_CPU_s": "{:.1f}", "permutation_CPU_s": "{:.1f}", "ratio": "{:.1f}"}))
+    out.append(table(summary, cols, {"select_CPU_s": "{:.1f}", "permutation_CPU_s": "{:.1f}", "ratio": "{:.1f}",
+                                     "permutation_CPU_s, 1 thread": "{:.1f}", "ratio, 1 thread": "{:.1f}",
+                                     "load": "{:.1f}"}))
     labels = sorted({lab for r in runs for lab in r["spent"]}, key=_stage_order)
     body = []
     for lab in labels:
