@@ -513,7 +513,7 @@ def render():
     """Rebuild ``benchmarks/results/knife_speed.md`` (the whole file) from the parts' JSON files."""
     out = ["# KNIFE speed\n",
            "Rebuilt by `python benchmarks/knife_speed.py --part PART` from `knife_speed_targets.json`, "
-           "`knife_speed_colon_stages.json` and `knife_speed_numpy.json` (each part's last run; a row's "
+           "`knife_speed_colon_stages.json`, `knife_speed_select.json` and `knife_speed_numpy.json` (each part's last run; a row's "
            "`measured` column tells its run).  Machine: 2 cores shared with other sessions; timings are "
            "noisy, ratios are from one run.\n"]
     rows = _load("targets", [])
@@ -536,6 +536,9 @@ def render():
                    "or more features (the plateau of the unstandardised data at w = 1, left at one jump that "
                    "the refinement brackets).\n")
         out.append(table(body, ["stage", "CPU_s", "share"], {"CPU_s": "{:.2f}", "share": "{:.0%}"}))
+    sel = _load("select", None)
+    if sel:
+        out.append(render_select(sel))
     num = _load("numpy", None)
     if num:
         out.append("## numkfs against plain numpy (same algorithm, same iterations)\n\n" + num["header"] + "\n")
@@ -585,14 +588,239 @@ def bench_colon_raw(repeats=2):
     return row, stages, load, os.getloadavg()[0]
 
 
+# --------------------------------------------------------------------------
+# part "select": the default select() by stage, against permutation importance in the same run
+
+
+def select_stages(n, p, seed):
+    """The default ``select(X, y)`` on the size simulation of ``benchmarks/peers.py``, one CPU timer
+    per stage (exclusive: a stage's time excludes the stages nested in it), and the permutation
+    importance recipe of the same script on the same data in the same process.  Returns a dict."""
+    import warnings
+
+    sys.path.insert(0, HERE)
+    import peers
+
+    import numkfs
+    from numkfs.estimators import _knife_cv as KCV
+    from numkfs.methods.knife import _path as KP
+
+    X, y = peers.simulate(n, p, seed)
+    from numkfs.estimators._knife_cv import AUTO_CV_MAX_SAMPLES
+    n_cv = min(n, AUTO_CV_MAX_SAMPLES)  # the rows of the full-data path (select()'s default subsample)
+    peers.warm_numkfs()
+    spent, calls, stack = {}, {}, []
+    ctx = {"pass": "first pass", "folds": {}, "fold": None}
+
+    def timed_call(label, f, *a, **k):
+        stack.append([label, time.process_time(), 0.0])
+        try:
+            return f(*a, **k)
+        finally:
+            lab, t0, child = stack.pop()
+            dt = time.process_time() - t0
+            spent[lab] = spent.get(lab, 0.0) + dt - child
+            calls[lab] = calls.get(lab, 0) + 1
+            if stack:
+                stack[-1][2] += dt
+
+    def where():
+        return f"fold {ctx['fold']}" if ctx["fold"] is not None else "full data"
+
+    real = {"walk": KP.KNIFEGridWalk.walk, "_find_top": KP._find_top, "_best_start": KP._best_start,
+            "_walk": KP._walk, "refine_walk": KP.refine_walk, "refine": KCV._KNIFEPathCV._cv_refine,
+            "folds": KCV._StagedFolds.__call__, "refit_all": KCV._KNIFEPathCV._cv_refit_all_rows}
+
+    def walk(self, end):
+        if self.X.shape[0] == n_cv:  # the full data's first point (the folds start from it)
+            return timed_call(f"{ctx['pass']}: full data λ2 = 0 start", real["walk"], self, end)
+        folds = ctx["folds"].setdefault(ctx["pass"], {})
+        ctx["fold"] = folds.setdefault(id(self), len(folds))
+        try:
+            return timed_call(f"{ctx['pass']}: fold {ctx['fold']} path", real["walk"], self, end)
+        finally:
+            ctx["fold"] = None
+
+    def refine_walk(step, values, start, **kw):
+        grid = {float(v) for v in values}
+        log = []
+
+        def timed_step(state, value):
+            t0 = time.process_time()
+            out = step(state, value)
+            log.append((float(value), time.process_time() - t0))
+            return out
+
+        t0 = time.process_time()
+        out = real["refine_walk"](timed_step, values, start, **kw)
+        total = time.process_time() - t0
+        kept = set(out[0])
+        last = {v: i for i, (v, _) in enumerate(log)}
+        inserted = sum(dt for i, (v, dt) in enumerate(log) if last[v] == i and v in kept and v not in grid)
+        discarded = sum(dt for i, (v, dt) in enumerate(log) if last[v] != i or v not in kept)
+        if ctx["fold"] is None and stack:  # the full-data walk: its refinement split off its own time
+            for lab, dt in ((f"{ctx['pass']}: full-data path, inserted points", inserted),
+                            (f"{ctx['pass']}: full-data path, fits discarded at support jumps", discarded)):
+                spent[lab] = spent.get(lab, 0.0) + dt
+                stack[-1][2] += dt
+        calls_lab = f"{ctx['pass']}: {where()} points walked"
+        calls[calls_lab] = calls.get(calls_lab, 0) + len(out[0])
+        return out
+
+    def refine(self, *a, **k):
+        ctx["pass"] = "low-end pass"
+        try:
+            return timed_call("low-end pass: the rest", real["refine"], self, *a, **k)
+        finally:
+            ctx["pass"] = "first pass"
+
+    KP.KNIFEGridWalk.walk = walk
+    KP._find_top = lambda *a, **k: timed_call(f"{ctx['pass']}: full-data top search", real["_find_top"], *a, **k)
+    KP._best_start = lambda *a, **k: timed_call(f"{ctx['pass']}: {where()} λ2 = 0 start", real["_best_start"],
+                                                *a, **k)
+    KP._walk = lambda *a, **k: timed_call(
+        f"{ctx['pass']}: {'full-data path' if ctx['fold'] is None else 'fold %d path' % ctx['fold']}",
+        real["_walk"], *a, **k)
+    KP.refine_walk = refine_walk
+    KCV._KNIFEPathCV._cv_refine = refine
+    KCV._StagedFolds.__call__ = lambda *a, **k: timed_call(f"{ctx['pass']}: fold scoring and set-up",
+                                                            real["folds"], *a, **k)
+    KCV._KNIFEPathCV._cv_refit_all_rows = lambda *a, **k: timed_call("refit on every row (cv_max_samples)",
+                                                                      real["refit_all"], *a, **k)
+    import numkfs.relaxed as RX
+    real_relaxed = RX.relaxed_choice
+    RX.relaxed_choice = lambda *a, **k: timed_call("relaxed refit", real_relaxed, *a, **k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c0, t0 = time.process_time(), time.perf_counter()
+        res = timed_call("select(): the rest", numkfs.select, X, y, random_state=seed)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+        c1 = time.process_time()
+        perm, _ = peers.fit_select("permutation", X, y, "regression", 5, seed)
+        perm_cpu = time.process_time() - c1
+        # the same recipe on one OpenMP thread: on a loaded machine idle OpenMP threads spin, and the
+        # threaded run's CPU seconds grow with the load, not with the work
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, user_api="openmp"):
+            c1 = time.process_time()
+            peers.fit_select("permutation", X, y, "regression", 5, seed)
+            perm_cpu_1 = time.process_time() - c1
+    est = res.estimator
+    sel = np.flatnonzero(res.selected).tolist()
+    path = res.path
+    return {"n": n, "p": p, "seed": seed, "cpu": cpu, "wall": wall, "perm_cpu": perm_cpu, "perm_cpu_1": perm_cpu_1,
+            "ratio": cpu / perm_cpu, "ratio_1": cpu / perm_cpu_1, "load": os.getloadavg()[0], "selected": sel, "perm_selected": np.asarray(perm).tolist(),
+            "score": peers.score(sel, peers.TRUE), "perm_score": peers.score(perm, peers.TRUE),
+            "spent": spent, "calls": calls, "n_points": int(path.n_points),
+            "chosen": int(res.index), "approximation": str(est.approximation_),
+            "n_components": getattr(est, "n_components_", None),
+            "cv_rows": int(getattr(est, "cv_n_samples_", None) or n)}
+
+
+def _stage_order(label):
+    """Table order of a stage label of :func:`select_stages`."""
+    keys = ["full-data λ2 = 0 start", "full-data top search", "full-data path", "inserted", "discarded",
+            "fold 0", "fold 1", "fold 2", "fold 3", "fold 4", "fold scoring", "the rest"]
+    pas = 0 if label.startswith("first pass") else 1 if label.startswith("low-end") else 2
+    sub = next((i for i, k in enumerate(keys) if k in label), len(keys))
+    return (pas, sub, "start" not in label, label)
+
+
+def bench_select(sizes, seeds):
+    """:func:`select_stages` for every (size, seed), each in a fresh process (its own timers)."""
+    runs = []
+    for n, p in sizes:
+        for seed in seeds:
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one-select", str(n), str(p),
+                                  str(seed)], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(out.stderr.strip()[-2000:])
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            r = runs[-1]
+            print({k: r[k] for k in ("n", "p", "seed", "cpu", "perm_cpu", "ratio", "selected", "perm_selected")},
+                  flush=True)
+    return runs
+
+
+def render_select(part):
+    """The tables of part ``select``."""
+    runs = part["runs"]
+    out = ["## The default select() by stage, against permutation importance\n\n"
+           "`select(X, y, random_state=seed)` on n rows of p standard normal features, y = 2 sin(x0) + x1² + "
+           "exp(x2/2) + x3·x4 + N(0, 1) (`benchmarks/peers.py`'s size simulation), and in the same process "
+           "on the same data the permutation importance of `HistGradientBoostingRegressor` (fitted on 70 % "
+           "of the rows, 10 repeats on the other 30 %, a feature kept when its mean importance exceeds twice "
+           "its standard deviation), by default and on one OpenMP thread (`threadpoolctl`; idle OpenMP threads "
+           "spin on a loaded machine, so the threaded run's CPU seconds grow with the load; `load`: the "
+           "1-minute load average after the run).  CPU seconds (`time.process_time`: every thread of the "
+           f"process), Numba kernels warmed first; {part['note']}.\n"]
+    summary = [{"n x p": f"{r['n']} x {r['p']}", "seed": r["seed"], "select_CPU_s": r["cpu"],
+                "permutation_CPU_s": r["perm_cpu"], "ratio": r["ratio"],
+                "permutation_CPU_s, 1 thread": r.get("perm_cpu_1", np.nan), "ratio, 1 thread": r.get("ratio_1", np.nan),
+                "load": r.get("load", np.nan),
+                "KNIFE true/false": f"{r['score']['true']}/{r['score']['false']}",
+                "permutation true/false": f"{r['perm_score']['true']}/{r['perm_score']['false']}",
+                "path points": r["n_points"], "chosen": r["chosen"],
+                "kernel": f"{r['approximation']}" + (f", CV on {r['cv_rows']} rows" if r["cv_rows"] != r["n"]
+                                                    else "")} for r in runs]
+    cols = list(summary[0]) if summary else []
+    out.append(table(summary, cols, {"select_CPU_s": "{:.1f}", "permutation_CPU_s": "{:.1f}", "ratio": "{:.1f}",
+                                     "permutation_CPU_s, 1 thread": "{:.1f}", "ratio, 1 thread": "{:.1f}",
+                                     "load": "{:.1f}"}))
+    labels = sorted({lab for r in runs for lab in r["spent"]}, key=_stage_order)
+    body = []
+    for lab in labels:
+        row = {"stage": lab}
+        for r in runs:
+            key = f"{r['n']}x{r['p']} s{r['seed']}"
+            v = r["spent"].get(lab, 0.0)
+            row[f"{key} CPU s"] = v
+            row[f"{key} share"] = v / r["cpu"]
+        body.append(row)
+    total = {"stage": "total"}
+    for r in runs:
+        key = f"{r['n']}x{r['p']} s{r['seed']}"
+        total[f"{key} CPU s"], total[f"{key} share"] = r["cpu"], 1.0
+    body.append(total)
+    out.append("Exclusive CPU seconds by stage (a stage's time excludes the stages nested in it; `fold k path` "
+               "is that fold's warm-started walk along the full-data path's grid, `λ2 = 0 start` its first "
+               "point; `inserted points` and `fits discarded at support jumps` are the full-data path's "
+               "refinement; `low-end pass` is the second pass below the grid's first positive point, when "
+               "the rule chose λ2 = 0).\n")
+    cols = ["stage"] + [c for r in runs for c in (f"{r['n']}x{r['p']} s{r['seed']} CPU s",
+                                                  f"{r['n']}x{r['p']} s{r['seed']} share")]
+    out.append(table(body, cols, {c: ("{:.0%}" if c.endswith("share") else "{:.2f}") for c in cols[1:]}))
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a subset of the cases")
-    ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "digits", "colon_raw", "render", "all"],
-                    default="all")
+    ap.add_argument("--part", choices=["numpy", "targets", "breast_cancer", "digits", "colon_raw", "select", "render",
+                                       "all"], default="all")
+    ap.add_argument("--sizes", nargs="+", default=["4000x40"], help="--part select: NxP, e.g. 4000x40")
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1], help="--part select: the seeds")
+    ap.add_argument("--one-select", nargs=3, type=int, metavar=("N", "P", "SEED"), help=argparse.SUPPRESS)
     ap.add_argument("--exact-only", action="store_true",
                     help="--part digits: skip the landmarks case (about half an hour; its row keeps its last run)")
     args = ap.parse_args()
+    if args.one_select:
+        print(json.dumps(select_stages(*args.one_select), default=float))
+        return
+    if args.part == "select":
+        import platform
+
+        import numba
+
+        load = os.getloadavg()[0]
+        sizes = [tuple(int(v) for v in s.lower().split("x")) for s in args.sizes]
+        runs = bench_select(sizes, args.seeds)
+        machine = (f"{platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}, "
+                   f"numba {numba.__version__}")
+        note = (f"{machine}, load {load:.1f}-{os.getloadavg()[0]:.1f}; `python benchmarks/knife_speed.py "
+                f"--part select --sizes {' '.join(args.sizes)} --seeds {' '.join(map(str, args.seeds))}`")
+        _save("select", {"runs": runs, "note": note})
     if args.part == "colon_raw":
         row, stages, load, load_after = bench_colon_raw()
         print(row, flush=True)

@@ -11,6 +11,7 @@ the chosen λ2.  The fitting machinery and the plain estimators are in
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import numbers
@@ -24,7 +25,8 @@ from .._threads import method_threads
 from .._constraints import BOOL, N_JOBS, InstanceOf, Interval, NoneOr, Options
 from .._validation import check_random_state
 from ..methods.knife import (CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, KNIFEGridWalk, knife,
-                             knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function)
+                             knife_ovr_paths, knife_path, lambda_min_ratio_for, path_decision_function,
+                             shared_starts)
 from ..model_selection import CV_RULES, choose_index, cv_mean_se, fold_data, path_scores
 from ..paths import FeaturePath
 from ._cv import PathCVMixin, as_grid, cv_data, stop_early
@@ -56,6 +58,12 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
 #: ``early_stopping`` they stop at the end of the first stage after which the CV can no longer
 #: choose a later point (:func:`numkfs.estimators._cv.stop_early`).
 CV_STAGE_POINTS = 10
+
+#: The folds of a KNIFE CV (one problem) start their first point's fit from the full data's first
+#: point: its weights (a zero weight stays zero) at its rbf scale.  The full data's path only ever
+#: keeps features of that point, and the folds score its points; from w = 1 at the scale 1 / p each
+#: fold would fit most of the full data's λ2 = 0 search again (its scale rounds and restart).
+FOLDS_FROM_FULL_START = True
 
 #: ``cv_max_samples="auto"``: above this many rows the path and its CV run on a random subsample
 #: of this many, and the chosen point is fitted once on every row: the CV on every row grows about
@@ -189,7 +197,9 @@ class _StagedFolds:
         params = est._cv_path_params(data, self.outer, full=False)
         targets = ovr_targets(ytr, data.classes) if est._classifier else [ytr]
         # one-vs-rest problems without the restart of the scale search, as knife_ovr_paths fits the full data's
-        walks = [KNIFEGridWalk(Xtr, t, self.grid, gamma_restart=len(targets) == 1, **params) for t in targets]
+        start = getattr(data, "fold_start", None) if len(targets) == 1 else None
+        walks = [KNIFEGridWalk(Xtr, t, self.grid, gamma_restart=len(targets) == 1, start=start, **params)
+                 for t in targets]
         return dict(walks=walks, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, scores=[])
 
 
@@ -202,9 +212,12 @@ class _KNIFEPathCV(PathCVMixin):
     _cv_method = "KNIFE"
     _cv_prefer = "threads"  # the folds' work releases the GIL: no worker processes to start
 
+    @contextlib.contextmanager
     def _cv_fit_context(self):
-        # the constant-column warning once, by the estimator, naming the columns by their feature names
-        return constant_columns_named_once()
+        # the constant-column warning once, by the estimator, naming the columns by their feature names;
+        # every λ2 = 0 start fitted once (the low end's second pass walks λ2 = 0 again on the same rows)
+        with constant_columns_named_once(), shared_starts():
+            yield
 
     def _cv_threads(self, data):
         """Numba and BLAS threads around the folds.
@@ -252,6 +265,12 @@ class _KNIFEPathCV(PathCVMixin):
         if staged:
             params["stop"] = stop
         problems = getattr(data, "problems", [data.y])
+        if FOLDS_FROM_FULL_START and len(problems) == 1 and grid is None:
+            # the first pass: the full data's first point (fitted once, the path below starts from the same
+            # fit), where the folds of both passes start from
+            g0 = 0.0 if params.get("grid") is None else float(params["grid"][0])
+            first = KNIFEGridWalk(data.X, problems[0], [g0], **self._cv_path_params(data, outer, full=False)).walk(1)
+            data.fold_start = (first.weights[0], float(first.extra["gamma"][0]))
         if len(problems) == 1:
             paths = [self.path(data.X, problems[0], **params)]
         else:

@@ -715,3 +715,67 @@ def test_knife_grid_is_walked_as_given():
     assert est.cv_scores_.shape == (4, 3)
     with pytest.raises(ValueError, match="'grid'"):
         KNIFERegressorCV(grid="big").fit(X, y)
+
+
+@pytest.mark.parametrize("kw", [{}, {"approximation": "nystroem", "n_components": 30}])
+def test_the_low_end_pass_refits_no_lambda2_zero_start(monkeypatch, kw):
+    # the second pass walks lambda2 = 0 again on the full data and on every fold, from the same starts on the same
+    # rows: within one fit each of those starts is fitted once, and the answer is the one of fitting it twice
+    import contextlib
+    import importlib
+
+    KCV = importlib.import_module("numkfs.estimators._knife_cv")
+    F = importlib.import_module("numkfs.methods.knife._fit")
+
+    fitted = []
+    real = F._fit_best_start
+    monkeypatch.setattr(F, "_fit_best_start", lambda model, *a, **k: fitted.append(model.X.shape[0]) or real(
+        model, *a, **k))
+    X, y, _ = make_sinusoid(90, n_features=6, random_state=0)
+    est = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0, **kw).fit(X, y)
+    assert len(est._cv_problem_paths) == 3  # the low end was walked again
+    assert sorted(fitted) == [60, 60, 60, 90]  # three folds and the full data, once each
+    fitted.clear()
+    monkeypatch.setattr(KCV, "shared_starts", contextlib.nullcontext)  # every start fitted again
+    twice = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0, **kw).fit(X, y)
+    # (the full data's first point: for the folds' starts, for the path, for the low end's path)
+    assert sorted(fitted) == [60, 60, 60, 60, 60, 60, 90, 90, 90]
+    for name in ("weights", "cv_scores", "grid"):
+        np.testing.assert_array_equal(getattr(twice.path_, name), getattr(est.path_, name))
+    for name in ("alpha", "intercept", "gamma", "objective", "n_iter"):
+        np.testing.assert_array_equal(twice.path_.extra.get(name, getattr(twice.path_, name, None)),
+                                      est.path_.extra.get(name, getattr(est.path_, name, None)))
+
+
+def _kkt_residual(X, y, walked):
+    """The largest box-KKT violation at λ2 = 0 of a one-point walk's fit on the features it keeps."""
+    from numkfs.methods.knife import knife_gradient_w
+
+    w = walked.weights[0]
+    g = knife_gradient_w(X, y, w, walked.extra["alpha"][0], walked.extra["intercept"][0],
+                         gamma=float(walked.extra["gamma"][0]))
+    act = w > 0
+    return float(np.max(np.where(w[act] >= 1.0, np.maximum(g[act], 0.0), np.abs(g[act]))))
+
+
+def test_folds_start_from_the_full_datas_first_point(monkeypatch):
+    from numkfs.model_selection import fold_data, make_cv
+
+    X, y, _ = make_sinusoid(120, n_features=12, random_state=1)
+    est = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
+    first = est.path_.weights[0]
+    assert 0 < np.count_nonzero(first) < X.shape[1]  # λ2 = 0 already drops features here
+    gamma0 = float(est.path_.extra["gamma"][0])
+    for train, test in make_cv(3, y, classifier=False, random_state=0).split(X, y):
+        Xtr, _ = fold_data(X, train, test)
+        ytr = y[train] - y[train].mean()
+        warm = KNIFEGridWalk(Xtr, ytr, [0.0], gamma="auto", random_state=0, start=(first, gamma0)).walk(1)
+        assert np.all(warm.weights[0][first == 0] == 0)  # a feature the full data dropped stays out
+        # as stationary on the fold's own problem (at its own scale) as the fit from w = 1 at 1 / p, the old route
+        cold = KNIFEGridWalk(Xtr, ytr, [0.0], gamma="auto", random_state=0).walk(1)
+        assert _kkt_residual(Xtr, ytr, warm) <= 2.0 * _kkt_residual(Xtr, ytr, cold)
+    # the CV with every fold from w = 1 at the scale 1 / p selects the same features, from the same full-data path
+    monkeypatch.setattr(kcv, "FOLDS_FROM_FULL_START", False)
+    old = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(old.get_support(), est.get_support())
+    np.testing.assert_array_equal(old.path_.weights[0], first)

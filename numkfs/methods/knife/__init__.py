@@ -128,7 +128,7 @@ global solution of eq. 4 with the reweighted penalty
 :math:`\lambda_2\sqrt{v_j}` at :math:`v_j^* = w_j^{*2}`), with
 :math:`v_j = 0` imposed where :math:`w^*_j = 0`.
 """
-from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective
+from ._fit import KNIFEResult, knife, knife_gradient_w, knife_objective, shared_starts
 from ._nystroem import (APPROXIMATIONS, AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION,
                         AUTO_EXACT_MAX_SAMPLES_WIDE,
                         DEFAULT_N_COMPONENTS, LIVE_KERNELS, MIN_COMPONENTS, ROWS_PER_COMPONENT,
@@ -140,7 +140,7 @@ from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUNDS, CL
 
 __all__ = ["knife", "knife_path", "knife_ovr_paths", "KNIFEGridWalk", "knife_lambda2_max", "lambda_min_ratio_for",
            "KNIFEResult", "knife_objective", "knife_gradient_w", "knife_decision_function", "path_decision_function",
-           "knife_wstep_problem",
+           "knife_wstep_problem", "shared_starts",
            "REGRESSION_LOSSES", "CLASSIFICATION_LOSSES", "KNIFE_CONSTRAINTS",
            # the Nyström model (numkfs.methods.knife._nystroem)
            "APPROXIMATIONS", "AUTO_EXACT_MAX_SAMPLES", "AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION",

@@ -1,6 +1,10 @@
 """KNIFE at one (λ1, λ2): :func:`knife` and its result (:mod:`numkfs.methods.knife`)."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import dataclasses
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -150,7 +154,72 @@ def _auto_rounds(model, st, lambda2, max_iter, tol):
     return st
 
 
+#: The λ2 = 0 starts fitted so far within :func:`shared_starts` (None outside it).
+_SHARED_STARTS = contextvars.ContextVar("knife_shared_starts", default=None)
+
+
+@contextlib.contextmanager
+def shared_starts():
+    """Within this context :func:`_best_start` fits each start once: called
+    again with the same problem (data, landmarks, kernel, loss, λ1, the
+    current scale), the same starts, λ2, ``max_iter``, ``tol`` and
+    ``restart``, it returns the state it returned the first time (its
+    kernel recomputed, the model's scale set as the fit leaves it), the
+    same numbers bit for bit.  The KNIFE CV estimators fit in it: the
+    second pass over the low end of the grid walks λ2 = 0 again on every
+    fold and on the full data, from the same starts on the same rows.  The
+    states are kept without their kernels (a few arrays of n or m values
+    each) until the context ends; fits in worker threads started inside it
+    share nothing (a thread starts with an empty context)."""
+    token = _SHARED_STARTS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_STARTS.reset(token)
+
+
+def _start_key(model, starts, lambda2, max_iter, tol, restart):
+    """What :func:`_best_start`'s answer depends on, as a hashable key: digests of the arrays
+    (rows, response, landmarks, starts) and the problem's settings."""
+    digest = hashlib.blake2b(digest_size=20)
+    for a in (model.X, model.y, getattr(model, "landmarks", None), *starts):
+        a = np.ascontiguousarray(np.asarray(a if a is not None else []))
+        digest.update(repr((a.dtype.str, a.shape)).encode())
+        digest.update(a.tobytes())
+    loss = model.loss
+    settings = (type(model).__name__, type(loss).__name__, repr(sorted(vars(loss).items())), model.kernel,
+                model.lambda1, model.gamma, model.gamma_rule, model.degree, model.coef0, repr(model.solver),
+                model.kernel_method, model.wstep_tol, model.fast, model.extrapolate, model.y_scale,
+                float(lambda2), int(max_iter), float(tol), bool(restart), AUTO_GAMMA_RESTART)
+    return digest.hexdigest(), repr(settings)
+
+
 def _best_start(model, starts, lambda2, max_iter, tol, n_jobs=None, restart=True):
+    """:func:`_fit_best_start`, fitted once per problem and starts within :func:`shared_starts`."""
+    memo = _SHARED_STARTS.get()
+    if memo is None:
+        return _fit_best_start(model, starts, lambda2, max_iter, tol, n_jobs, restart)
+    key = _start_key(model, starts, lambda2, max_iter, tol, restart)
+    if key not in memo:
+        best, objs = _fit_best_start(model, starts, lambda2, max_iter, tol, n_jobs, restart)
+        # K α as the walk from here reads it: the product the fit remembered (None: the walk computes K @ α);
+        # looked up without asking for it, which would change what the model remembers
+        Ka = next((Ka_c.copy() for K_c, a_c, Ka_c in model._ka_cache
+                   if K_c is best.K and np.array_equal(a_c, best.alpha)), None)
+        memo[key] = (dataclasses.replace(best, w=best.w.copy(), alpha=best.alpha.copy(), K=None,
+                                         history=list(best.history)), list(objs), Ka)
+        return best, objs
+    kept, objs, Ka = memo[key]
+    model.gamma = kept.gamma  # as the fit leaves it
+    K = model.kernel_matrix(kept.w, kept.alpha)  # the fit's own kernel form (it remembers its K α too)
+    model._ka_cache = [entry for entry in model._ka_cache if entry[0] is not K]
+    if Ka is not None:  # else the walk computes K @ α, as it would have
+        model.k_alpha(K, kept.alpha, Ka.copy())
+    return dataclasses.replace(kept, w=kept.w.copy(), alpha=kept.alpha.copy(), history=list(kept.history),
+                               K=K), list(objs)
+
+
+def _fit_best_start(model, starts, lambda2, max_iter, tol, n_jobs=None, restart=True):
     """Fit from every start (in parallel with ``n_jobs``); return (best state,
     objective of every start).  The first start with the lowest objective
     wins, whatever ``n_jobs`` is.  Under ``gamma="auto"`` the winner is then

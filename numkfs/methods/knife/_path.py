@@ -478,6 +478,12 @@ class KNIFEGridWalk:
         With ``gamma="auto"``, the restart of the first point's scale
         search as in :func:`knife` (False: the rounds alone, as
         :func:`knife_ovr_paths` fits one-vs-rest problems).
+    start : tuple (w, gamma), optional
+        The first point's fit starts from the weights ``w`` (in [0, 1];
+        a zero weight stays zero) at the rbf scale ``gamma`` (with
+        ``gamma="auto"`` its rounds go on from there; otherwise ignored),
+        instead of :func:`knife_path`'s starts.  The KNIFE CV estimators
+        start their folds so from the full data's first point.
     **params
         The fitting keywords of :func:`knife` (kernel, loss, lambda1,
         gamma, degree, coef0, delta, n_restarts, solver, max_iter, tol,
@@ -502,7 +508,8 @@ class KNIFEGridWalk:
     True
     """
 
-    def __init__(self, X, y, grid, *, feature_names=None, random_state=None, gamma_restart=True, **params):
+    def __init__(self, X, y, grid, *, feature_names=None, random_state=None, gamma_restart=True, start=None,
+                 **params):
         unknown = sorted(set(params) - set(_FIT_DEFAULTS))
         if unknown:
             raise TypeError(f"KNIFEGridWalk got unexpected keyword argument(s) {unknown}.")
@@ -514,6 +521,7 @@ class KNIFEGridWalk:
         self.rng = check_random_state(random_state)
         self.feature_names = feature_names
         self.gamma_restart = bool(gamma_restart)
+        self.start = None if start is None else (np.asarray(start[0], dtype=float), float(start[1]))
         self.done = 0
         self._last = None
 
@@ -556,8 +564,13 @@ class KNIFEGridWalk:
         grid = self._units.to_model(self.grid)
         with method_threads("knife", self.X.shape[0], blas_in_threads=False):
             if self._last is None:
+                w0 = None
+                if self.start is not None:
+                    w0 = self.start[0]
+                    if self.model.gamma_rule is not None:
+                        self.model.gamma = self.start[1]
                 start, _ = _best_start(self.model, _starts(self.rng, self.X.shape[1], self.const,
-                                                           self.params["n_restarts"], None),
+                                                           self.params["n_restarts"], w0),
                                        grid[0], max_iter, tol, restart=self.gamma_restart)
                 rec, = _walk([self.model], [start], grid[:end], max_iter=max_iter, tol=tol)
             else:
