@@ -405,8 +405,11 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         trust guide).
     fdr : float in (0, 1), optional
         Select by model-X knockoffs at this false discovery rate instead
-        (:class:`numkfs.KnockoffFilter`): ``weights`` are the knockoff statistics
-        and ``extra["knockoffs"]`` the threshold.  Not with ``stability``.
+        (:class:`numkfs.KnockoffFilter`, derandomised: e-BH on the e-values of
+        8 knockoff draws, ``n_draws``): ``weights`` are the average e-values
+        (the knockoff statistics with ``n_draws=1``) and ``extra["knockoffs"]``
+        the threshold.  No fewer than ceil(1 / fdr) features can be selected
+        (a warning says so where that is most of them).  Not with ``stability``.
     **params
         Passed to the method's estimator; with ``stability`` or ``fdr``, the
         parameters of :class:`~numkfs.StabilitySelection` (``n_resamples``,
