@@ -449,3 +449,20 @@ def test_plot_docstrings_say_how_to_show_the_figure():
     for doc in (FeaturePath.plot.__doc__, pp.__doc__):
         assert "Returns\n" in doc and "Examples\n" in doc
         assert "matplotlib.pyplot.show()" in doc
+
+
+def test_plot_stability_draws_each_stable_group_after_the_threshold():
+    from test_stability import _interchangeable_pair
+
+    from numkfs import StabilitySelection
+
+    X, y = _interchangeable_pair()
+    sel = StabilitySelection("garrote", n_resamples=10, random_state=0).fit(X, y)
+    assert sel.groups_ == [[0, 7]]
+    ax = sel.plot()
+    assert ax.lines[8].get_label() == "_threshold" and ax.lines[8].get_ydata()[0] == sel.threshold_
+    group = ax.lines[9]
+    assert group.get_label() == "{x0, x7}"
+    np.testing.assert_array_equal(group.get_ydata(), sel.cluster_stability_path_[:, 0])
+    alone = np.nanmax(sel.stability_path_[sel.region_][:, [0, 7]])
+    assert np.nanmax(group.get_ydata()[sel.region_]) >= sel.threshold_ > alone
