@@ -452,11 +452,14 @@ def test_plot_docstrings_say_how_to_show_the_figure():
 
 
 def test_plot_stability_draws_each_stable_group_after_the_threshold():
-    from test_stability import _interchangeable_pair
-
     from numkfs import StabilitySelection
 
-    X, y = _interchangeable_pair()
+    rng = np.random.default_rng(0)  # columns 0 and 7: a latent z plus a little noise each (tests/test_stability.py)
+    X = rng.standard_normal((120, 8))
+    z = X[:, 0].copy()
+    X[:, 0] = z + 0.02 * rng.standard_normal(120)
+    X[:, 7] = z + 0.02 * rng.standard_normal(120)
+    y = 2 * z + X[:, 1] + 0.3 * rng.standard_normal(120)
     sel = StabilitySelection("garrote", n_resamples=10, random_state=0).fit(X, y)
     assert sel.groups_ == [[0, 7]]
     ax = sel.plot()
