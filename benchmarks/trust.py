@@ -1,6 +1,6 @@
 """How sure: stability selection, knockoffs and HSIC p-values, against their targets.
 
-Usage: python benchmarks/trust.py [--quick] [--part stability_defaults [--cached]]
+Usage: python benchmarks/trust.py [--quick] [--part stability_defaults | real] [--cached]
 
 1. Stability selection (complementary pairs): the defaults chosen by
    evidence (benchmarks/stability_defaults.py: power, error on null data
@@ -18,6 +18,20 @@ Usage: python benchmarks/trust.py [--quick] [--part stability_defaults [--cached
    null columns at n = 200 ... 10^6, and the CPU time against
    feature_alignments on the same data (targets: <= 2x at 10^6 x 100,
    <= 3x at 2 x 10^5 x 100).
+
+4. Real data and the public simulations, every route at its defaults
+   (``select(X, y, "knife")``, ``stability=True``, ``fdr=0.2``): per real
+   data set what each route selects on all rows (features and stable
+   groups) and the held-out error of the common learner of
+   ``benchmarks/common_learner.py`` (``peers.py --part real``'s standardised
+   RBF SVM) refitted on the route's features of the training rows plus one
+   representative per stable group; over the four public simulations
+   (seeds 0-2) each route's hits and CPU against the CV selection, and on
+   null data (200 x 20, 20 seeds) what stability selection and the
+   knockoffs select against their targets.  ``--part real`` regenerates
+   this section alone (its fits are kept in
+   ``benchmarks/results/trust_real.json``, one line per fit, so
+   ``--part real --cached`` renders without fitting again).
 
 ``--quick`` shrinks every size (stated in the results file).  Times are CPU
 seconds (time.process_time, all threads) and wall seconds.
@@ -139,9 +153,9 @@ def knockoff_rows():
     t0 = time.process_time()
     for seed in seeds:
         X, y, S = ar_data(n, p, k, 0.3, seed)
-        kf = KnockoffFilter("lpkta", fdr=q, random_state=seed).fit(X, y)
+        kf = KnockoffFilter("lpkta", fdr=q, n_draws=1, random_state=seed).fit(X, y)
         rules.add(kf.covariance_estimator_)
-        kf_lw = KnockoffFilter("lpkta", fdr=q, covariance="ledoit-wolf", random_state=seed).fit(X, y)
+        kf_lw = KnockoffFilter("lpkta", fdr=q, n_draws=1, covariance="ledoit-wolf", random_state=seed).fit(X, y)
         Xk = gaussian_knockoffs(X, kf.s_, kf.correlation_, random_state=10_000 + seed)
         W = lasso_statistic(X, Xk, y)
         # the oracle: knockoffs from the true N(0, Sigma), the same lp-KTA statistic
@@ -190,6 +204,250 @@ def hsic_rows():
             print(rows[-1], flush=True)
         del X
     return rows
+
+
+# ----------------------------------------------------------------------------
+# 4. real data and the public simulations
+
+REAL = ("ozone", "sonar", "ionosphere", "breast_cancer")
+SIMULATIONS = ("sinusoid 100 x 20", "sinusoid 300 x 20", "Friedman #1 + 10 noise", "make_classification 5 of 30")
+ROUTES = {"cv": {}, "stability": {"stability": True}, "knockoffs": {"fdr": 0.2},
+          "one draw": {"fdr": 0.2, "n_draws": 1}}
+CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "trust_real.json")
+
+
+def simulation(name, seed):
+    """``(X, y, true columns)`` of a public simulation (the peers' table's)."""
+    from sklearn.datasets import make_classification, make_friedman1
+
+    from numkfs.datasets import make_sinusoid
+
+    if name.startswith("sinusoid"):
+        X, y, s = make_sinusoid(int(name.split()[1]), 20, random_state=seed)
+        return X, y, np.flatnonzero(s)
+    if name.startswith("Friedman"):
+        X, y = make_friedman1(200, 15, noise=1.0, random_state=seed)
+        return X, y, np.arange(5)
+    X, y = make_classification(300, 30, n_informative=5, n_redundant=0, shuffle=False, random_state=seed)
+    return X, y, np.arange(5)
+
+
+def null_data(seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((200, 20)), rng.standard_normal(200), np.zeros(0, dtype=int)
+
+
+def _route(X, y, route):
+    """One route of select() (KNIFE, every default): the selected columns, the stable groups, the
+    representatives' columns, the bound or target, and the CPU seconds."""
+    from numkfs import select
+
+    c = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, "knife", **ROUTES[route])
+    cpu = time.process_time() - c
+    sel = np.flatnonzero(res.selected).tolist()
+    groups = [list(map(int, g)) for g in res.groups]
+    reps = [int(g[int(np.argmax(res.weights[g]))]) for g in groups]  # the member most often selected
+    st = res.extra.get("stability")
+    return dict(selected=sel, groups=groups, reps=reps, cpu=cpu,
+                bound=None if st is None else float(st["pfer_bound"]),
+                weights=[round(float(w), 4) for w in res.weights])
+
+
+def _fits(kind, cached):
+    """The fits of section 4, one dict per (data, seed or split, route); from the cache file when
+    ``cached`` (and for any already there), else fitted and appended to it."""
+    import json
+
+    done = {}
+    if os.path.exists(CACHE):
+        for line in open(CACHE):
+            r = json.loads(line)
+            done[(r["kind"], r["data"], r["seed"], r["route"])] = r
+    jobs = []
+    if kind == "real":
+        from common_learner import load, splits
+
+        for name in REAL:
+            for route in ROUTES:
+                jobs.append((name, "all", route))
+                if route != "one draw":
+                    jobs.append((name, "split 0", route))
+    elif kind == "simulations":
+        jobs = [(name, seed, route) for name in SIMULATIONS for seed in range(3) for route in ROUTES]
+    else:
+        jobs = [("null 200 x 20", seed, route) for seed in range(20) for route in ("stability", "knockoffs")]
+    out = []
+    for name, seed, route in jobs:
+        key = (kind, name, seed, route)
+        if key not in done and not cached:
+            if kind == "real":
+                X, y, task = load(name)
+                r = {}
+                if seed != "all":
+                    tr, te = splits(y, task, 1)[0]
+                    r = _route(X[tr], y[tr], route)
+                    from common_learner import held_out_error
+
+                    r["error"] = held_out_error(X, y, tr, te, sorted(set(r["selected"]) | set(r["reps"])), task)
+                else:
+                    r = _route(X, y, route)
+            else:
+                X, y, truth = simulation(name, seed) if kind == "simulations" else null_data(seed)
+                r = _route(X, y, route)
+                r["truth"] = truth.tolist()
+            r.update(kind=kind, data=name, seed=seed, route=route)
+            with open(CACHE, "a") as fh:
+                fh.write(json.dumps(r) + "\n")
+            print(kind, name, seed, route, f"{r['cpu']:.1f} s", r["selected"], r["groups"], flush=True)
+            done[key] = r
+        if key in done:
+            out.append(done[key])
+    return out
+
+
+def _hit(r):
+    """Every true feature found (selected, or in a stable group of at most two) with at most one false
+    selection (a selected noise feature, or a stable group without a true member)."""
+    truth = set(r["truth"])
+    found = set(r["selected"]) | {j for g in r["groups"] if len(g) <= 2 for j in g}
+    false = len(set(r["selected"]) - truth) + sum(1 for g in r["groups"] if not truth & set(g))
+    return truth <= found and false <= 1
+
+
+def _names(name):
+    from common_learner import load
+
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        return [str(f) for f in load_breast_cancer().feature_names]
+    from numkfs.datasets import load_dataset
+
+    d = load_dataset(name, dropna=True)
+    cols = getattr(d, "feature_names", None)
+    return [str(c) for c in cols] if cols is not None else [f"x{j}" for j in range(load(name)[0].shape[1])]
+
+
+def _said(r, names, limit=6):
+    """What a route selected, in words: features, then {groups}."""
+    parts = [names[j] for j in r["selected"]]
+    parts += ["{" + ", ".join(names[j] for j in g) + "}" for g in r["groups"]]
+    more = f" (+{len(parts) - limit})" if len(parts) > limit else ""
+    return (", ".join(parts[:limit]) + more) or "-"
+
+
+def real_section(cached=False):
+    """Section 4 of the results: real data, the public simulations, null data."""
+    rows = _fits("real", cached)
+    by = {(r["data"], r["seed"], r["route"]): r for r in rows}
+    rtab = []
+    for name in REAL:
+        names = _names(name)
+        for route in ("cv", "stability", "knockoffs"):
+            a, b = by.get((name, "all", route)), by.get((name, "split 0", route))
+            if a is None or b is None:
+                continue
+            bound = f"{a['bound']:.2f}" if a["bound"] is not None else ("FDR 0.2" if route == "knockoffs" else "-")
+            rtab.append([name, route, len(a["selected"]), len(a["groups"]), _said(a, names), bound,
+                         f"{a['cpu']:.1f}", len(set(b["selected"]) | set(b["reps"])), f"{b['error']:.4g}"])
+    ratio = []
+    for name in REAL:
+        k, one = by.get((name, "all", "knockoffs")), by.get((name, "all", "one draw"))
+        if k and one:
+            ratio.append(f"{name} {k['cpu'] / one['cpu']:.1f}x")
+    sims = _fits("simulations", cached)
+    sby = {(r["data"], r["seed"], r["route"]): r for r in sims}
+    stab = []
+    for name in SIMULATIONS:
+        for route in ("cv", "stability", "knockoffs", "one draw"):
+            mine = [sby[(name, s, route)] for s in range(3) if (name, s, route) in sby]
+            if not mine:
+                continue
+            cv = [sby[(name, r["seed"], "cv")]["cpu"] for r in mine]
+            ko = [sby[(name, r["seed"], "one draw")]["cpu"] for r in mine] if route == "knockoffs" else None
+            found = [len(set(r["truth"]) & (set(r["selected"]) | {j for g in r["groups"] if len(g) <= 2 for j in g}))
+                     for r in mine]
+            false = [len(set(r["selected"]) - set(r["truth"])) for r in mine]
+            stab.append([name, route, f"{sum(map(_hit, mine))} / {len(mine)}",
+                         f"{np.mean(found):.1f} / {len(mine[0]['truth'])}", f"{np.mean(false):.1f}",
+                         sum(len(r["groups"]) for r in mine),
+                         f"{np.mean([r['cpu'] for r in mine]):.1f}",
+                         f"{max(r['cpu'] / c for r, c in zip(mine, cv)):.1f}x",
+                         "-" if ko is None else f"{max(r['cpu'] / c for r, c in zip(mine, ko)):.1f}x"])
+    totals = {route: sum(_hit(r) for r in sims if r["route"] == route) for route in ROUTES}
+    n_runs = {route: sum(1 for r in sims if r["route"] == route) for route in ROUTES}
+    nulls = _fits("null", cached)
+    st = [r for r in nulls if r["route"] == "stability"]
+    kn = [r for r in nulls if r["route"] == "knockoffs"]
+    ntab = []
+    if st:
+        ntab.append(["stability", len(st), f"{np.mean([len(r['selected']) + len(r['groups']) for r in st]):.2f}",
+                     f"{np.mean([r['bound'] for r in st]):.2f} (mean PFER bound)",
+                     sum(1 for r in st if r["selected"] or r["groups"]), f"{np.mean([r['cpu'] for r in st]):.1f}"])
+    if kn:
+        ntab.append(["knockoffs, fdr=0.2", len(kn), f"{np.mean([len(r['selected']) for r in kn]):.2f}",
+                     "FDR 0.2: P(anything selected) <= 0.2", sum(1 for r in kn if r["selected"]),
+                     f"{np.mean([r['cpu'] for r in kn]):.1f}"])
+    return ("## 4. Real data and the public simulations, every route at its defaults\n\n"
+            "Each route is `select(X, y, \"knife\", ...)` with every default: `cv` the cross-validated "
+            "selection, `stability` `stability=True` (20 complementary pairs, threshold 0.9, PFER target 1, "
+            "the unimodal bound over the units: stable features and stable groups of columns whose absolute "
+            "correlations all exceed 0.5), `knockoffs` `fdr=0.2` (e-BH on the e-values of 8 draws), `one "
+            "draw` `fdr=0.2, n_draws=1` (knockoff+).\n\n"
+            "### Real data\n\n"
+            "Selected on all rows (stable groups in braces); the bound: the PFER bound stability selection "
+            "reports. Held-out error: the common learner of `benchmarks/common_learner.py` (standardised RBF "
+            "SVC or SVR, C and gamma tuned by 5-fold CV) on the route's features of the training rows (70 %, "
+            "split 0 of `peers.py --part real`) plus one representative per stable group (its member most "
+            "often selected), scored on the other 30 % (misclassification rate, or mean squared error in y's "
+            "units; no feature: the majority class or the mean). CPU s: process CPU time of select() on all "
+            "rows. Derandomised knockoffs' CPU against one draw on all rows: " + (", ".join(ratio) or "-")
+            + ".\n\n"
+            + markdown_table(["data", "route", "features", "groups", "selected", "bound", "CPU s",
+                              "columns refitted (split 0)", "held-out error"], rtab) + "\n\n"
+            "### The public simulations (seeds 0-2)\n\n"
+            "make_sinusoid(100, 20) and (300, 20), make_friedman1(200, 15, noise=1), "
+            "make_classification(300, 30, 5 informative, unshuffled): the peers' table's. A hit: every true "
+            "feature found (selected, or in a stable group of at most two features) with at most one false "
+            "selection (a noise feature, or a stable group without a true one). Hits over the 12 runs: "
+            + ", ".join(f"{route} {totals[route]} / {n_runs[route]}" for route in ROUTES)
+            + ". CPU: mean seconds per run; the largest ratio over the seeds to the CV selection's and, for "
+            "the derandomised knockoffs, to one draw's.\n\n"
+            + markdown_table(["simulation", "route", "hits", "true found", "false (mean)", "stable groups",
+                              "CPU s", "CPU / CV (max)", "CPU / one draw (max)"], stab) + "\n\n"
+            "### Null data (y independent of X, 200 x 20, seeds 0-19)\n\n"
+            "Every selection is false. Stability selection: the mean number of stable features and groups "
+            "against the mean bound it reports on the expected number; knockoffs: the runs that select "
+            "anything (their FDR is the fraction of such runs).\n\n"
+            + markdown_table(["route", "seeds", "mean selected", "target", "runs selecting any", "CPU s"],
+                             ntab))
+
+
+def real_part():
+    """``--part real``: section 4 of benchmarks/results/trust.md regenerated, the rest kept."""
+    from _common import RESULTS, machine_line
+
+    if "--only" in sys.argv:  # fit one kind of run (real, simulations, null) into the cache, render nothing
+        _fits(sys.argv[sys.argv.index("--only") + 1], False)
+        return
+    path = RESULTS / "trust.md"
+    text = path.read_text()
+    section = real_section(cached="--cached" in sys.argv)
+    note = (f"Section 4 regenerated by `python benchmarks/trust.py --part real"
+            f"{' --cached' if '--cached' in sys.argv else ''}`: {machine_line()}, load average "
+            f"{os.getloadavg()[0]:.1f} at the end.")
+    if "## 4. Real data" in text:
+        head, rest = text.split("## 4. Real data", 1)
+        nxt = rest.find("\n## ", 1)
+        tail = rest[nxt + 1:] if nxt >= 0 else ""
+        text = head + section + "\n\n" + note + "\n\n" + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n\n" + note + "\n"
+    path.write_text(text)
+    print(section)
 
 
 def stability_section(srows):
@@ -253,8 +511,8 @@ def main():
     parts.append(f"## 2. Knockoffs: FDR and power at q = {kinfo['q']}\n\n"
                  f"X: {kinfo['n']} x {kinfo['p']}, AR(0.3) Gaussian; y: {kinfo['k']} features (random), "
                  "1.2 f(x_j) with f cycling through sin(2x), x^2 - 1, |x| - 0.8, tanh, x, plus 0.5 N(0, 1). "
-                 "lp-KTA: numkfs.KnockoffFilter with its defaults (Gaussian knockoffs, SDP s, knockoff+, one "
-                 f"draw; correlation estimated by: {kinfo['rules']}, covariance='auto': the sample correlation "
+                 "lp-KTA: numkfs.KnockoffFilter with its defaults but n_draws=1 (Gaussian knockoffs, SDP s, "
+                 f"knockoff+ on one draw; correlation estimated by: {kinfo['rules']}, covariance='auto': the sample correlation "
                  "from 2 rows per feature on). lp-KTA, Ledoit-Wolf correlation: the same with "
                  "covariance='ledoit-wolf' (the default before: shrinkage below 10 rows per feature). "
                  "lp-KTA, true correlation: the same statistic with knockoffs "
@@ -273,12 +531,16 @@ def main():
                  "same X, y (method='auto': the exact pair loop below 1,024 rows, the fast Gauss transform above).\n\n"
                  + markdown_table(["n", "columns", "target", "KS D", "KS p", "P(p < 0.05)", "P(p < 0.01)",
                                    "alignments CPU s", "HSIC CPU s", "HSIC / alignments"], hrows))
+    print("real data and simulations ...", flush=True)
+    parts.append(real_section(cached="--cached" in sys.argv))
     save("trust", "How sure: stability selection, knockoffs, HSIC p-values", "\n\n".join(parts))
 
 
 if __name__ == "__main__":
     if "--part" in sys.argv and sys.argv[sys.argv.index("--part") + 1] == "stability_defaults":
         stability_part()
+    elif "--part" in sys.argv and sys.argv[sys.argv.index("--part") + 1] == "real":
+        real_part()
     elif "--stability" in sys.argv:  # the stability table alone, printed (not saved)
         print(markdown_table(["method", "data", "pairs", "threshold", "q", "PFER bound", "selected",
                               "false selections", "wall s", "CPU s"], stability_rows()))

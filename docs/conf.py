@@ -68,10 +68,10 @@ def _docs_notebook(text: str) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
-def _front_figure(script: Path, out: Path) -> None:
+def _front_figure(script: Path, out: Path, stem: str = "front") -> None:
     """Run the front page's example (*script*, shown on ``index.md`` by a
-    ``literalinclude``) and save what it prints and the path it draws in
-    *out* (``front_output.txt``, ``front_path.png``): generated at every
+    ``literalinclude``), or another page's (``stem``), and save what it prints
+    and the path it draws in *out* (``{stem}_output.txt``, ``{stem}_path.png``): generated at every
     build, so the page shows what the code does today.  Agg backend, no
     window; a few seconds (lp-KTA on sonar, 208 x 60)."""
     import contextlib
@@ -93,8 +93,8 @@ def _front_figure(script: Path, out: Path) -> None:
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     plt.close("all")
-    _write_if_changed(out / "front_output.txt", printed.getvalue().encode("utf-8"))
-    _write_if_changed(out / "front_path.png", png.getvalue())
+    _write_if_changed(out / f"{stem}_output.txt", printed.getvalue().encode("utf-8"))
+    _write_if_changed(out / f"{stem}_path.png", png.getvalue())
 
 
 # --- generated pages ---------------------------------------------------------
@@ -107,6 +107,7 @@ for _old in _nb_dst.glob("*.ipynb"):  # a notebook renamed or removed in noteboo
     if not (ROOT / "notebooks" / _old.name).exists():
         _old.unlink(missing_ok=True)
 _front_figure(HERE / "_front_example.py", HERE / "_generated")
+_front_figure(HERE / "_trust_groups.py", HERE / "_generated", "trust_groups")  # ozone's stable groups, ~10 s
 
 # --- sources -----------------------------------------------------------------
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}

@@ -189,7 +189,7 @@ def _cmd_select(args) -> int:
             kn = res.extra.get("knockoffs")
             if kn is not None:  # the statistics (or e-values) and the knockoff+ threshold
                 ax.set_xlabel(f"knockoff {kn['statistic']} (selected: >= threshold)")
-                if kn["statistic"] == "knockoff" and kn["threshold"] < float("inf"):
+                if kn["threshold"] < float("inf"):  # knockoff+'s T, or e-BH's p / (q k) on the e-values
                     ax.axvline(kn["threshold"], color="C3", lw=1, ls="--")
         ax.figure.tight_layout()
         _save_plot(ax.figure, args.plot)
@@ -392,11 +392,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="classification: score by accuracy instead of the default held-out loss")
     p.add_argument("--stability", action="store_true",
                    help="select by stability selection over the method's path (complementary pairs of "
-                        "half-samples): prints each feature's selection probability and the bound on the "
-                        "expected number of false selections")
+                        "half-samples): prints each feature's selection probability, the stable groups of correlated "
+                        "features and the bound on the expected number of false selections")
     p.add_argument("--fdr", type=_open_unit("--fdr"), metavar="Q",
-                   help="select by model-X knockoffs at false discovery rate Q (0 < Q < 1): prints each "
-                        "feature's knockoff statistic and the threshold")
+                   help="select by model-X knockoffs at false discovery rate Q (0 < Q < 1; e-BH on the e-values "
+                        "of 8 knockoff draws): prints each feature's e-value and the threshold")
     p.add_argument("--n-resamples", type=_positive_int, dest="n_resamples",
                    help="with --stability: complementary pairs (default 20)")
     p.add_argument("--threshold", type=_threshold,

@@ -48,19 +48,29 @@ The statistic is antisymmetric: swapping a feature with its knockoff in
 the input swaps their entry points (the method treats columns alike), so
 it flips the sign of W_j and leaves the other W_k alone.
 
-Several draws (``n_draws > 1``) are combined by e-values (Ren & Barber
-2023): draw m gives :math:`e_j^{(m)} = p\,1\{W_j^{(m)} \ge T^{(m)}\} /
-(1 + \#\{k: W_k^{(m)} \le -T^{(m)}\})` with :math:`T^{(m)}` the knockoff+
-threshold at level :math:`\alpha_{kn} = q`; the average :math:`\bar e_j` is
-thresholded by the e-BH procedure at level q (the :math:`\hat k` largest,
-:math:`\hat k = \max\{k: \bar e_{(k)} \ge p / (q k)\}`).  FDR control holds
-for any fixed :math:`\alpha_{kn}`; with q one draw selects exactly what
-knockoff+ selects.  Ren & Barber suggest q/2 for many features; with few
-(30 features, 8 relevant, q = 0.2, lp-KTA's statistic) q/2 selected nothing
-in 15 simulations (knockoff+ at q/2 needs at least 2/q selections with no
-negative statistic above them) and q kept power 0.43 against 0.76 for one
-draw: derandomising buys a selection that does not hinge on one draw with
-some power.
+By default several draws (``n_draws``, :data:`N_DRAWS`) are combined by
+e-values (derandomised knockoffs, Ren & Barber 2024): draw m gives
+:math:`e_j^{(m)} = p\,1\{W_j^{(m)} \ge T^{(m)}\} / (1 + \#\{k: W_k^{(m)} \le
+-T^{(m)}\})` with :math:`T^{(m)}` the knockoff+ threshold at level
+:math:`\alpha_{kn}` (:data:`DRAW_FDR_RATIO` times q); the average
+:math:`\bar e_j` is thresholded by the e-BH procedure at level q (the
+:math:`\hat k` largest, :math:`\hat k = \max\{k: \bar e_{(k)} \ge p / (q
+k)\}`).  Each :math:`e^{(m)}` is an e-value vector (:math:`\sum_{j\
+\mathrm{null}} E\,e_j^{(m)} \le p`, Ren & Barber's Theorem 1, from the
+knockoff+ martingale argument), so is their average, and e-BH controls the
+FDR at q for any dependence between the e-values (Wang & Ramdas 2022): the
+guarantee holds for every number of draws and every :math:`\alpha_{kn}`
+fixed before seeing y.  One draw (``n_draws=1``) is knockoff+ at q itself.
+
+The smallest selection knockoff+ can report at level q is :math:`\lceil 1/q
+\rceil` features (:func:`min_selections`): it needs :math:`(1 + \#\{W_j \le
+-T\}) / \#\{W_j \ge T\} \le q`.  e-BH needs :math:`\bar e_{(k)} \ge p /
+(qk)` where no e-value exceeds p, so it too selects at least
+:math:`\lceil 1/q \rceil`, and its e-values are 0 unless some draw's
+knockoff+ at :math:`\alpha_{kn}` selects at least :math:`\lceil
+1/\alpha_{kn} \rceil`: with fewer features than that nothing can be
+selected.  :class:`KnockoffFilter` warns then, and when the smallest
+selection is more than half the features and nothing was selected.
 """
 from __future__ import annotations
 
@@ -75,8 +85,22 @@ from ._constraints import Interval, Options
 from ._validation import constant_columns
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
-__all__ = ["KnockoffFilter", "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs",
-           "knockoff_statistics", "knockoff_threshold", "sdp_s"]
+__all__ = ["DRAW_FDR_RATIO", "KnockoffFilter", "N_DRAWS", "collinear_features", "equicorrelated_s", "e_bh", "entry_points",
+           "gaussian_knockoffs", "knockoff_statistics", "knockoff_threshold", "min_selections", "sdp_s"]
+
+#: Default number of knockoff draws combined by e-values: each draw is one path fit on ``[X, X̃]`` (the
+#: correlation and the SDP are computed once), so the derandomised filter costs about this many single draws.
+N_DRAWS = 8
+
+#: Each draw's knockoff+ level in the derandomised filter, as a fraction of q: :math:`\alpha_{kn}`.  Ren &
+#: Barber suggest 1/2 for many features.  Below 1 a draw must select ceil(1 / alpha_kn) > ceil(1 / q)
+#: features before any e-value is positive: at q = 0.2 and 3/4, 7, more than the 5 or 6 relevant features
+#: of a small problem (20 features, 6 relevant: nothing selected on 8 of 8 seeds, where 1 selected on 5).
+#: With more relevant features a smaller ratio has more power: at q = 0.2 over 20 seeds, 8 draws (power /
+#: FDR; one draw: 0.87 / 0.15 and 0.87 / 0.12), 20 linear-Gaussian features with 8 relevant (the
+#: garrote's statistic) 0.30 / 0.08 at 1/2, 0.74 / 0.05 at 3/4, 0.34 / 0.01 at 1; 40 AR(0.3) features
+#: with 8 relevant (non-linear, lp-KTA's) 0.10 / 0.02, 0.60 / 0.05 and 0.53 / 0.03.
+DRAW_FDR_RATIO = 1.0
 
 #: ``knockoffs="gaussian"`` solves the SDP up to this many features, then uses
 #: the equicorrelated s, with a warning (the native solver's Newton steps cost
@@ -444,6 +468,33 @@ def e_bh(e, fdr):
     return sel, float(p / (fdr * kh))
 
 
+def min_selections(fdr) -> int:
+    r"""The smallest number of features knockoff+ or e-BH can select at level q: :math:`\lceil 1/q \rceil`.
+
+    Knockoff+ selects R features at a threshold T only when :math:`(1 +
+    \#\{W_j \le -T\}) / R \le q`, so R >= 1/q.  e-BH with e-values at
+    most p (each draw's :math:`e_j^{(m)} \le p`, hence their average)
+    selects k features only when the k-th largest is at least p / (q k), so
+    k >= 1/q.  Below it the answer is empty whatever the data.
+
+    Parameters
+    ----------
+    fdr : float in (0, 1)
+        The level q.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from numkfs.knockoffs import min_selections
+    >>> min_selections(0.2), min_selections(0.1), min_selections(0.3)
+    (5, 10, 4)
+    """
+    return int(np.ceil(round(1.0 / float(fdr), 9)))
+
+
 class _Draw:
     """One knockoff draw and its statistics (picklable for joblib workers)."""
 
@@ -495,9 +546,14 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         feature the measured FDR exceeded q (see
         :data:`SAMPLE_ROWS_PER_FEATURE`).  ``"ledoit-wolf"`` can give more
         power between 2 and 4 rows per feature, at that risk.
-    n_draws : int, default=1
-        Knockoff draws; more than one are combined by e-values (derandomised
-        knockoffs, Ren & Barber 2023).
+    n_draws : int, default=8
+        Knockoff draws (:data:`N_DRAWS`), combined by e-values and e-BH
+        (derandomised knockoffs, Ren & Barber 2024; see :mod:`numkfs.knockoffs`):
+        the FDR is at most ``fdr`` for every number of draws (e-BH controls
+        it for any dependence between the e-values), and the answer depends
+        far less on the draws than one draw's.  1: one draw and knockoff+.
+        The correlation and the SDP are computed once for all draws, so the
+        cost is about ``n_draws`` path fits on ``[X, X̃]``.
     task : {"regression", "classification"}, optional
         The task of the method's path; default: from y
         (:func:`numkfs.model_selection.target_type`).  Give it for a target
@@ -564,7 +620,8 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     false discovery rate via knockoffs", Annals of Statistics 43(5), 2015
     (knockoff+).  Z. Ren and R. F. Barber, "Derandomised knockoffs:
     leveraging e-values for false discovery rate control", JRSS B 86(1),
-    2024 (arXiv 2023).  O. Ledoit and M. Wolf, "A well-conditioned
+    2024 (arXiv 2023).  R. Wang and A. Ramdas, "False discovery rate control
+    with e-values", JRSS B 84(3), 2022 (e-BH).  O. Ledoit and M. Wolf, "A well-conditioned
     estimator for large-dimensional covariance matrices", Journal of
     Multivariate Analysis 88(2), 2004.
 
@@ -580,7 +637,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     ((10,), 'sdp')
     """
 
-    def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", covariance="auto", n_draws=1,
+    def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", covariance="auto", n_draws=N_DRAWS,
                  task=None, random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
         self.fdr = fdr
@@ -686,13 +743,31 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
             self.e_values_ = None
             self.support_ = W >= T
         else:
-            E = np.zeros_like(Ws)
-            for m, W in enumerate(Ws):
-                T = knockoff_threshold(W, q)  # alpha_kn = q: one draw is exactly knockoff+
+            # e-values and e-BH over the p features the filter ran on (a constant column: e = 0, not selected)
+            E = np.zeros((self.n_draws, p))
+            for m, W in enumerate(Ws[:, keep]):
+                T = knockoff_threshold(W, DRAW_FDR_RATIO * q)  # alpha_kn, fixed before seeing y (1: one draw
+                # gives e-values on which e-BH selects exactly knockoff+'s set)
                 if np.isfinite(T):
-                    E[m] = n_all * (W >= T) / (1.0 + np.sum(W <= -T))
-            e = E.mean(axis=0)
-            self.support_, self.threshold_ = e_bh(e, q)
+                    E[m] = p * (W >= T) / (1.0 + np.sum(W <= -T))
+            e = np.zeros(n_all)
+            e[keep] = E.mean(axis=0)
+            self.support_ = np.zeros(n_all, dtype=bool)
+            self.support_[keep], self.threshold_ = e_bh(e[keep], q)
             self.statistics_ = e
             self.e_values_ = e
+        k_min = min_selections(q)
+        # e-BH: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects ceil(1 / alpha_kn) features
+        k_any = k_min if self.n_draws == 1 else max(k_min, min_selections(DRAW_FDR_RATIO * q))
+        if p < k_any or (2 * k_min > p and not self.support_.any()):
+            how = ("knockoff+" if self.n_draws == 1 else
+                   f"e-BH on the e-values of {self.n_draws} draws (each draw's knockoff+ at "
+                   f"{DRAW_FDR_RATIO:g} fdr needs {min_selections(DRAW_FDR_RATIO * q)})")
+            warnings.warn(f"KnockoffFilter: at fdr={q:g} {how} cannot select fewer than {k_min} features "
+                          f"(ceil(1 / fdr): knockoff+ counts one false discovery more than its negative "
+                          f"statistics show, and no e-value exceeds p); with {p} feature(s) "
+                          + ("nothing can be selected" if p < k_any else
+                             f"it selects {k_min} or more of the {p} or nothing, and selected nothing")
+                          + ". Raise fdr, or use stability selection, which bounds the expected number of "
+                          "false selections instead.", UserWarning, stacklevel=2)
         return self

@@ -79,6 +79,11 @@ class SelectionResult:
         ``"probability"`` (stability selection's selection probabilities) or
         ``"statistic"`` (the knockoff statistics, or the e-values of several
         draws); the table's column and the JSON key.
+    groups : list of list of int, optional
+        Stable groups (stability selection): lists of column indices of
+        features that substitute for each other across the subsamples, none
+        stable alone, the group stable (``extra["stability"]["groups"]``
+        holds their probabilities).  Empty when there are none.
     """
 
     method: str
@@ -95,6 +100,7 @@ class SelectionResult:
     index: int | None = None
     cv_rule: str = "best"
     weight_name: str = "weight"
+    groups: list = field(default_factory=list)
 
     @property
     def n_selected(self) -> int:
@@ -112,8 +118,11 @@ class SelectionResult:
             mb = st.get("pfer_bound_mb")
             extra = "" if bound == "mb" or mb is None or not np.isfinite(mb) else \
                 f"; Meinshausen-Buehlmann: {mb:.3g}"
+            units = st.get("n_units")
+            over = "" if units is None or units == len(self.feature_names) else \
+                f" (of {units} units: groups of correlated features and lone features)"
             return (f"stability selection, {st['n_subsamples']} subsamples, threshold {st['threshold']:g}, "
-                    f"q = {st['q']:.3g}: expected false selections <= {st['pfer_bound']:.3g} "
+                    f"q = {st['q']:.3g}: expected false selections{over} <= {st['pfer_bound']:.3g} "
                     f"({words.get(bound, bound)}{extra})")
         if kn is not None:
             return (f"model-X knockoffs ({kn['s_method']} s, {kn['covariance']} correlation, "
@@ -146,6 +155,7 @@ class SelectionResult:
         for j in shown:
             lines.append(f"{str(self.feature_names[j]).ljust(w)}  {self.weights[j]:12.6g}  "
                          f"{'*' if self.selected[j] else ''}")
+        tail = self._group_lines(w)
         if len(shown) < len(order):
             rest = order[len(shown):]
             n_sel = int(np.sum(np.asarray(self.selected)[rest]))
@@ -153,6 +163,44 @@ class SelectionResult:
             lines.append(f"... {len(rest)} more features with |{self.weight_name}| <= "
                          f"{np.abs(self.weights[rest]).max():.6g}"
                          f"{sel} (--all or table(max_rows=None) shows every row)")
+        return "\n".join(lines + tail)
+
+    def _group_lines(self, width):
+        """The table's rows of the correlated groups (stability selection): every group of two or more
+        columns with its probability of having a member selected, starred when it is a stable group."""
+        st = self.extra.get("stability")
+        if not st or not st.get("clusters"):
+            return []
+        stable = {tuple(g["members"]) for g in st.get("groups", [])}
+        text = ["{" + ", ".join(map(str, c["members"])) + "}" for c in st["clusters"]]
+        width = max(width, len("group (any member selected)"), *map(len, text))
+        lines = ["", f"{'group (any member selected)'.ljust(width)}  {'probability':>12}  stable",
+                 f"{'-' * width}  {'-' * 12}  ------"]
+        for i in sorted(range(len(text)), key=lambda i: -st["clusters"][i]["probability"]):
+            c = st["clusters"][i]
+            lines.append(f"{text[i].ljust(width)}  {c['probability']:12.6g}  "
+                         f"{'*' if tuple(c['members']) in stable else ''}")
+        return lines
+
+    def _closest_text(self, n_shown=5):
+        """For stability selection and knockoffs: the features nearest the threshold that were not
+        selected, with their probability or e-value (what a user sees when little passes)."""
+        info = self.extra.get("stability") or self.extra.get("knockoffs")
+        if info is None:
+            return ""
+        w = np.asarray(self.weights, dtype=float)
+        rest = [j for j in np.argsort(-w, kind="stable") if not self.selected[j]][:n_shown]
+        what = {"probability": "selection probability", "statistic": "e-value" if info.get("statistic") ==
+                "e-value" else "knockoff statistic"}.get(self.weight_name, self.weight_name)
+        t = info.get("threshold")
+        thr = f"threshold {t:.4g}" if t is not None and np.isfinite(t) else "no threshold reached"
+        lines = []
+        if rest:
+            lines.append(f"closest not selected ({what}; {thr}): "
+                         + ", ".join(f"{self.feature_names[j]} {w[j]:.3g}" for j in rest))
+        for g in (self.extra.get("stability") or {}).get("groups", []):
+            lines.append(f"stable group {{{', '.join(map(str, g['members']))}}}: probability {g['probability']:.3g} "
+                         f"(members: {', '.join(f'{m} {p:.3g}' for m, p in zip(g['members'], g['member_probabilities']))})")
         return "\n".join(lines)
 
     def summary(self) -> str:
@@ -163,10 +211,13 @@ class SelectionResult:
                 "relaxed_1se": "sparsest within 1 SE of the best relaxed refit",
                 "n_features": "requested number of features",
                 "stability": "selection probability >= threshold",
-                "knockoffs": "knockoff statistic >= threshold"}.get(self.cv_rule, self.cv_rule)
+                "knockoffs": ("e-BH on the draws' e-values" if (self.extra.get("knockoffs") or {}).get("statistic")
+                              == "e-value" else "knockoff statistic >= threshold")}.get(self.cv_rule, self.cv_rule)
+        groups = f"; {len(self.groups)} stable group(s)" if self.groups else ""
+        closest = self._closest_text()
         return (f"method: {self.method} ({self.task}); solver: {self.solver}; point chosen by: {rule}\n"
-                f"selected {len(names)} of {len(self.feature_names)} features: {', '.join(names) or '(none)'}\n"
-                f"{self.score_text()}")
+                f"selected {len(names)} of {len(self.feature_names)} features: {', '.join(names) or '(none)'}"
+                f"{groups}\n" + (closest + "\n" if closest else "") + self.score_text())
 
     def to_dict(self) -> dict:
         """The result as plain Python (what ``numkfs select --json`` writes): the
@@ -180,6 +231,7 @@ class SelectionResult:
             "features": [{"name": str(f), self.weight_name: float(w), "selected": bool(s)}
                          for f, w, s in zip(self.feature_names, self.weights, self.selected)],
             "selected": [str(f) for f, s in zip(self.feature_names, self.selected) if s],
+            "groups": [[str(self.feature_names[j]) for j in g] for g in self.groups],
         }
         for key in ("stability", "knockoffs", "relaxed"):
             if key in self.extra:
@@ -390,16 +442,23 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         (the subsamples walked from where the region can begin; on class
         labels with the CV selection's λ1 = 3) it keeps most of the features
         the CV selection finds, at a small multiple of its cost (see the
-        trust guide).
+        trust guide).  Features that substitute for each other (absolute
+        correlations above 0.5, ``group_correlation``) form units: a group
+        whose probability of having a member selected reaches the threshold
+        while no member's own does is a stable group (``groups``,
+        ``extra["stability"]["groups"]``), and the bound counts units.
     fdr : float in (0, 1), optional
         Select by model-X knockoffs at this false discovery rate instead
-        (:class:`numkfs.KnockoffFilter`): ``weights`` are the knockoff statistics
-        and ``extra["knockoffs"]`` the threshold.  Not with ``stability``.
+        (:class:`numkfs.KnockoffFilter`, derandomised: e-BH on the e-values of
+        8 knockoff draws, ``n_draws``): ``weights`` are the average e-values
+        (the knockoff statistics with ``n_draws=1``) and ``extra["knockoffs"]``
+        the threshold.  No fewer than ceil(1 / fdr) features can be selected
+        (a warning says so where that is most of them).  Not with ``stability``.
     **params
         Passed to the method's estimator; with ``stability`` or ``fdr``, the
         parameters of :class:`~numkfs.StabilitySelection` (``n_resamples``,
         ``threshold``, ``pfer``, ``bound``, ``max_features``, ``sample_fraction``,
-        ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``,
+        ``group_correlation``, ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``,
         ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
         ``cv``, ``cv_rule`` and ``scoring`` do not apply there.
 
@@ -469,7 +528,8 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
 
 #: select()'s parameters that go to StabilitySelection / KnockoffFilter themselves (the rest: the path).
 _OWN_PARAMS = {
-    "stability": ("n_resamples", "sample_fraction", "threshold", "pfer", "bound", "max_features", "n_jobs"),
+    "stability": ("n_resamples", "sample_fraction", "threshold", "pfer", "bound", "max_features", "group_correlation",
+                  "n_jobs"),
     "knockoffs": ("knockoffs", "n_draws", "n_jobs"),
 }
 
@@ -488,8 +548,15 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
         weights = np.asarray(est.selection_probabilities_, dtype=float)
         info = {"threshold": float(est.threshold_), "q": float(est.q_region_), "bound": est.bound_,
                 "pfer_bound": float(est.pfer_bound_), "pfer_bound_mb": float(est.pfer_bound_mb_),
-                "pfer_bound_unimodal": float(est.pfer_bound_unimodal_), "n_subsamples": int(est.n_subsamples_)}
+                "pfer_bound_unimodal": float(est.pfer_bound_unimodal_), "n_subsamples": int(est.n_subsamples_),
+                "n_units": int(est.n_units_),
+                "groups": [{"columns": list(g), "members": [names[j] for j in g], "probability": float(pr),
+                            "member_probabilities": [float(weights[j]) for j in g]}
+                           for g, pr in zip(est.groups_, est.group_probabilities_)],
+                "clusters": [{"members": [names[j] for j in g], "probability": float(pr)}
+                             for g, pr in zip(est.clusters_, est.cluster_probabilities_) if len(g) > 1]}
         weight_name = "probability"
+        groups = [list(map(int, g)) for g in est.groups_]
     else:
         from .knockoffs import KnockoffFilter
 
@@ -500,9 +567,10 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
                 "s_method": est.s_method_, "covariance": est.covariance_estimator_,
                 "statistic": "knockoff" if est.e_values_ is None else "e-value"}
         weight_name = "statistic"
+        groups = []
     solver = str(getattr(est, "solver_", None) or "native")
     return SelectionResult(method, task, names, weights, est.get_support(), float("nan"), kind, solver, None, est,
-                           {kind: info}, None, kind, weight_name)
+                           {kind: info}, None, kind, weight_name, groups)
 
 
 def _select(X, y, method, task, names, n_features, cv, cv_rule, scoring, random_state, verbose, params):

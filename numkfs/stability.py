@@ -46,6 +46,24 @@ one with threshold 0.9 (q = 6.5 at p = 20 with 20 pairs, where
 Meinshausen & Bühlmann's at threshold 0.6 gave q = 2, too few for five true
 features); Shah & Samworth's r-concave bound (:func:`pfer_bound_r_concave`)
 is tighter still.
+
+Stable groups (cluster stability selection, Faletto & Bien 2022): features
+that substitute for each other (temperature and its inverse) split the
+subsamples between them, so neither reaches the threshold although one of
+them is in nearly every selection.  The columns are clustered by absolute
+correlation (complete linkage: every two members of a group correlate
+above :data:`GROUP_CORRELATION` in absolute value; :func:`correlation_groups`),
+and a cluster is selected on a subsample when at least one of its members
+is; its selection probability is the fraction of subsamples that select it.
+The selection units are the clusters (a cluster of one is a feature), and
+the region, q and the bound are those of the procedure that selects units:
+the bounds above hold for any selection procedure, so they hold for this
+one with p the number of units and :math:`q_\Lambda` the average number of
+units selected over Λ (at most the number of features), and V counting the
+selected units none of whose members is relevant.  Λ is the features' (at
+most q features on average, a group's members counted one by one), so a
+group's members still compete for the places in Λ.
+Without correlated columns every unit is one feature, and nothing changes.
 """
 from __future__ import annotations
 
@@ -60,8 +78,8 @@ from sklearn.utils.validation import check_is_fitted
 from ._constraints import Interval, NoneOr, Options, validate_params
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
-__all__ = ["BOUNDS", "StabilitySelection", "complementary_pairs", "pfer_bound", "pfer_bound_r_concave", "pfer_bounds",
-           "q_for_pfer"]
+__all__ = ["BOUNDS", "GROUP_CORRELATION", "StabilitySelection", "complementary_pairs", "correlation_groups",
+           "pfer_bound", "pfer_bound_r_concave", "pfer_bounds", "q_for_pfer"]
 
 
 def complementary_pairs(y, n_pairs, sample_fraction=0.5, *, classification=False, random_state=None):
@@ -341,6 +359,53 @@ def q_for_pfer(pfer, p, threshold, n_pairs, bound="unimodal"):
     return max(lo, q_mb)
 
 
+#: Two features belong to one group when the absolute correlation of their columns exceeds this (complete
+#: linkage: every two members do), Faletto & Bien's cut.
+GROUP_CORRELATION = 0.5
+
+
+def correlation_groups(X, cut=GROUP_CORRELATION):
+    """Clusters of columns whose absolute correlations all exceed ``cut`` (complete linkage).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data (a constant column correlates with nothing).
+    cut : float in (0, 1)
+        The absolute correlation above which two columns may share a cluster.
+
+    Returns
+    -------
+    list of ndarray of int
+        Every column in exactly one cluster (ascending, clusters ordered by their first column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.stability import correlation_groups
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.standard_normal((2, 100))
+    >>> X = np.c_[a, b, -a + 0.1 * rng.standard_normal(100)]
+    >>> [g.tolist() for g in correlation_groups(X)]
+    [[0, 2], [1]]
+    """
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    X = np.asarray(X, dtype=float)
+    p = X.shape[1]
+    if p < 2:
+        return [np.arange(p)]
+    Z = X - X.mean(axis=0)
+    sd = np.sqrt((Z * Z).sum(axis=0))
+    Z = np.divide(Z, sd, out=np.zeros_like(Z), where=sd > 0)
+    D = np.clip(1.0 - np.abs(Z.T @ Z), 0.0, 1.0)
+    np.fill_diagonal(D, 0.0)
+    labels = fcluster(linkage(squareform(D, checks=False), "complete"), 1.0 - float(cut), "distance")
+    groups = [np.flatnonzero(labels == c) for c in np.unique(labels)]
+    return sorted(groups, key=lambda g: int(g[0]))
+
+
 #: Default number of complementary pairs: on the trust guide's simulations more pairs keep the same
 #: power and error at a higher cost.
 N_RESAMPLES = 20
@@ -435,6 +500,15 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         (see the trust guide).
     max_features : float > 0, optional
         q given directly (then ``pfer`` is not used).
+    group_correlation : float in (0, 1) or None, default=0.5
+        Columns whose absolute correlations all exceed it form a group
+        (:func:`correlation_groups`, :data:`GROUP_CORRELATION`), selected on a
+        subsample when any member is: a group whose probability reaches the
+        threshold while none of its members' does is a stable group
+        (``groups_``).  The bound is then over the units (groups and lone
+        features: p the number of units, q their average number selected over
+        the region; see :mod:`numkfs.stability`).  None: every feature its
+        own unit.
     task : {"regression", "classification"}, optional
         The task of the method's path; default: from y
         (:func:`numkfs.model_selection.target_type`).  Give it for a target
@@ -483,7 +557,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         The q asked for (from ``pfer`` or ``max_features``).
     q_region_ : float
         :math:`q_\Lambda`: average size of the union of the subsamples'
-        selections over Λ (at most ``q_``).
+        selections over Λ, in units (``clusters_``; at most ``q_``).
     threshold_ : float
         The threshold used.
     bound_ : str
@@ -509,6 +583,22 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         The method.
     support_ : ndarray of bool of shape (n_features,)
         ``selection_probabilities_ >= threshold_``.
+    clusters_ : list of ndarray of int
+        The selection units: groups of correlated columns and lone features
+        (:func:`correlation_groups`), every column in one.
+    cluster_stability_path_ : ndarray of shape (n_grid, n_clusters)
+        The probability that a subsample selects at least one member of each
+        unit, at each grid point (NaN where not walked).
+    cluster_probabilities_ : ndarray of shape (n_clusters,)
+        Largest probability over Λ that a subsample selects at least one
+        member of each unit.
+    groups_ : list of list of int
+        The stable groups: units of two or more columns whose probability
+        reaches the threshold while no member's own does (empty when none).
+    group_probabilities_ : ndarray of shape (n_groups,)
+        Their probabilities.
+    n_units_ : int
+        The number of units, the p of the bound.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X has string column names.
@@ -517,6 +607,8 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     ----------
     N. Meinshausen and P. Bühlmann, "Stability selection", Journal of the
     Royal Statistical Society B 72(4):417-473, 2010.
+    G. Faletto and J. Bien, "Cluster stability selection", arXiv:2201.00494,
+    2022.
     R. D. Shah and R. J. Samworth, "Variable selection with error control:
     another look at stability selection", Journal of the Royal Statistical
     Society B 75(1):55-80, 2013.
@@ -534,9 +626,10 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, selector="knife", *, n_resamples=N_RESAMPLES, sample_fraction=0.5, threshold=0.9, pfer=1.0,
-                 bound="unimodal", max_features=None, task=None, random_state=None, n_jobs=None, params=None,
-                 **kwargs):
+                 bound="unimodal", max_features=None, group_correlation=GROUP_CORRELATION, task=None,
+                 random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
+        self.group_correlation = group_correlation
         self.n_resamples = n_resamples
         self.sample_fraction = sample_fraction
         self.threshold = threshold
@@ -555,6 +648,7 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         "pfer": [Interval(numbers.Real, 0, None, closed="neither")],
         "bound": [Options(BOUNDS)],
         "max_features": [NoneOr, Interval(numbers.Real, 0, None, closed="neither")],
+        "group_correlation": [NoneOr, Interval(numbers.Real, 0, 1, closed="neither")],
         **SELECTOR_CONSTRAINTS,
     }
 
@@ -602,6 +696,9 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         full = method_path(self.selector, X, y, params=params, task=task, feature_names=names, purpose="stability")
         subsamples = complementary_pairs(y, self.n_resamples, self.sample_fraction, classification=classification,
                                          random_state=self.random_state)
+        clusters = ([np.array([j]) for j in range(p)] if self.group_correlation is None
+                    else correlation_groups(X, self.group_correlation))
+        n_units = len(clusters)
         self.q_ = float(self.max_features if self.max_features is not None
                         else q_for_pfer(self.pfer, p, self.threshold, self.n_resamples, self.bound))
         # a path walked from its dense end (KNIFE's): the subsamples skip the points far denser than the region
@@ -621,7 +718,15 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.stability_path_ = sel.mean(axis=0)
         self.mean_selected_ = sel.sum(axis=2).mean(axis=0)
         self.threshold_ = float(self.threshold)
-        self.region_, self.q_region_ = _region(sel, self.mean_selected_, self.q_)
+        # the units: a cluster is selected on a subsample when any member is (a lone feature: itself)
+        units = np.stack([sel[:, :, g].any(axis=2) for g in clusters], axis=2)
+        # the region from the features' selections (at most q features on average, members of a group
+        # counted one by one), q_Λ of the units (a group selected when any member is) for the bound
+        self.region_, _ = _region(sel, self.mean_selected_, self.q_)
+        self.q_region_ = float(units[:, self.region_].any(axis=1).sum(axis=1).mean()) if self.region_.any() else 0.0
+        unit_path = units.mean(axis=0)
+        self.cluster_stability_path_ = unit_path.copy()
+        self.cluster_stability_path_[~self.walked_] = np.nan
         self.stability_path_[~self.walked_] = np.nan
         self.mean_selected_[~self.walked_] = np.nan
         if not self.region_.any():
@@ -630,14 +735,23 @@ class StabilitySelection(PathSelectorMixin, SelectorMixin, BaseEstimator):
                           "nothing is selected; raise pfer or max_features, or give a grid that reaches sparser "
                           "models (params).", UserWarning, stacklevel=2)
             self.selection_probabilities_ = np.zeros(p)
+            self.cluster_probabilities_ = np.zeros(n_units)
         else:
             self.selection_probabilities_ = self.stability_path_[self.region_].max(axis=0)
-        self.pfer_bound_mb_, self.pfer_bound_unimodal_ = pfer_bounds(self.q_region_, p, self.threshold_,
+            self.cluster_probabilities_ = unit_path[self.region_].max(axis=0)
+        # the bounds of the procedure that selects units (any selection procedure's): p = the number of units
+        self.n_units_ = n_units
+        self.pfer_bound_mb_, self.pfer_bound_unimodal_ = pfer_bounds(self.q_region_, n_units, self.threshold_,
                                                                      self.n_resamples)
         # the unimodal bound where it is proved, else Meinshausen & Bühlmann's (which always holds)
         self.bound_ = "mb" if self.bound == "unimodal" and np.isnan(self.pfer_bound_unimodal_) else self.bound
-        self.pfer_bound_ = pfer_bound(self.q_region_, p, self.threshold_, self.n_resamples, self.bound_)
+        self.pfer_bound_ = pfer_bound(self.q_region_, n_units, self.threshold_, self.n_resamples, self.bound_)
         self.support_ = self.selection_probabilities_ >= self.threshold_
+        self.clusters_ = clusters
+        stable = [u for u, g in enumerate(clusters) if g.size > 1 and self.cluster_probabilities_[u] >= self.threshold_
+                  and not self.support_[g].any()]
+        self.groups_ = [clusters[u].tolist() for u in stable]
+        self.group_probabilities_ = self.cluster_probabilities_[stable]
         return self
 
     def _stability_feature_path(self):

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 from importlib.metadata import version
+import warnings
 
 import numpy as np
 import pytest
@@ -352,6 +353,26 @@ def test_fdr_json_is_valid_json_with_an_infinite_threshold_as_null(tmp_path, cap
                  str(out), "-q"]) == 0
     doc = _no_nan_json(out)
     assert doc["selected"] == [] and doc["knockoffs"]["threshold"] is None
+
+
+@pytest.mark.parametrize("flags, key", [(["--fdr", "0.2"], "statistic"), (["--stability", "--n-resamples", "3"],
+                                                                          "probability")], ids=["fdr", "stability"])
+def test_nothing_selected_prints_and_writes_every_features_value(tmp_path, capsys, flags, key):
+    rng = np.random.default_rng(3)
+    text = "a,b,c,d,y\n" + "\n".join(",".join(f"{v:.6f}" for v in row) for row in rng.standard_normal((60, 5))) + "\n"
+    out = tmp_path / "r.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["select", _csv(tmp_path, text), "--method", "lpkta", "--seed", "0", "--json", str(out)]
+                    + flags) == 0
+    printed = capsys.readouterr().out
+    doc = _no_nan_json(out)
+    assert doc["selected"] == [] and doc["groups"] == []
+    values = {f["name"]: f[key] for f in doc["features"]}
+    assert sorted(values) == ["a", "b", "c", "d"]
+    assert "selected 0 of 4 features: (none)" in printed and "closest not selected" in printed
+    for name, v in values.items():  # the table's row of every feature, with its value
+        assert any(line.split()[:2] == [name, f"{v:.6g}"] for line in printed.splitlines()), (name, v)
 
 
 @pytest.mark.parametrize("flags", [["--fdr", "0.2"], ["--stability", "--n-resamples", "2"]], ids=["fdr", "stability"])

@@ -471,3 +471,23 @@ def test_plot_cv_gamma_draws_the_scores_and_each_points_scale():
     assert f"{path.n_selected()[path.chosen_index]} features" in ax.get_title()
     with pytest.raises(ValueError, match="cross-validated KNIFE path"):
         plot_cv_gamma(knife_path(X, y, n_grid=3, random_state=0))
+
+
+def test_plot_stability_draws_each_stable_group_after_the_threshold():
+    from numkfs import StabilitySelection
+
+    rng = np.random.default_rng(0)  # columns 0 and 7: a latent z plus a little noise each (tests/test_stability.py)
+    X = rng.standard_normal((120, 8))
+    z = X[:, 0].copy()
+    X[:, 0] = z + 0.02 * rng.standard_normal(120)
+    X[:, 7] = z + 0.02 * rng.standard_normal(120)
+    y = 2 * z + X[:, 1] + 0.3 * rng.standard_normal(120)
+    sel = StabilitySelection("garrote", n_resamples=10, random_state=0).fit(X, y)
+    assert sel.groups_ == [[0, 7]]
+    ax = sel.plot()
+    assert ax.lines[8].get_label() == "_threshold" and ax.lines[8].get_ydata()[0] == sel.threshold_
+    group = ax.lines[9]
+    assert group.get_label() == "{x0, x7}"
+    np.testing.assert_array_equal(group.get_ydata(), sel.cluster_stability_path_[:, 0])
+    alone = np.nanmax(sel.stability_path_[sel.region_][:, [0, 7]])
+    assert np.nanmax(group.get_ydata()[sel.region_]) >= sel.threshold_ > alone

@@ -3,6 +3,7 @@ format, degenerate targets), its CV parameters, and every method finishing a 20 
 problem within a time budget."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -322,7 +323,8 @@ def test_fdr_select_is_the_knockoff_filter(friedman):
     np.testing.assert_array_equal(res.weights, ref.statistics_)
     np.testing.assert_array_equal(res.selected, ref.statistics_ >= ref.threshold_)
     kn = res.to_dict()["knockoffs"]
-    assert kn["fdr"] == 0.2 and kn["threshold"] == ref.threshold_ and kn["s_method"] == ref.s_method_
+    threshold = ref.threshold_ if np.isfinite(ref.threshold_) else None  # JSON: +inf (nothing selected) is null
+    assert kn["fdr"] == 0.2 and kn["threshold"] == threshold and kn["s_method"] == ref.s_method_
     assert res.table().splitlines()[0].split()[1] == "statistic"
 
 
@@ -338,3 +340,36 @@ def test_bad_parameters_are_named(friedman, kw, match):
     X, y = friedman
     with pytest.raises(ValueError, match=match):
         select(X, y, "lpkta", **kw)
+
+
+# --------------------------------------------------------------------------
+# SelectionResult's words: every feature's probability or e-value, and every group's, also when nothing is
+# selected
+
+
+@pytest.fixture(scope="module")
+def null_data():
+    rng = np.random.default_rng(5)
+    return rng.standard_normal((80, 6)), rng.standard_normal(80)
+
+
+@pytest.mark.parametrize("kw", [dict(stability=True, n_resamples=5), dict(fdr=0.2, n_draws=2)],
+                         ids=["stability", "knockoffs"])
+def test_nothing_selected_still_shows_every_value(null_data, kw):
+    import warnings
+
+    X, y = null_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = select(X, y, "lpkta", **kw)
+    assert res.n_selected == 0
+    table = res.table()
+    for j in range(6):  # every feature's row with its value, to the table's 6 significant digits
+        assert any(line.split()[:2] == [f"x{j}", f"{res.weights[j]:.6g}"] for line in table.splitlines())
+    text = res.summary()
+    assert "selected 0 of 6 features: (none)" in text
+    top = int(np.argmax(res.weights))
+    assert "closest not selected" in text and f"x{top} {res.weights[top]:.3g}" in text
+    doc = json.loads(json.dumps(res.to_dict()))
+    assert [f[res.weight_name] for f in doc["features"]] == pytest.approx(res.weights.tolist(), abs=0)
+    assert doc["selected"] == [] and doc["groups"] == []

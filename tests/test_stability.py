@@ -385,3 +385,57 @@ def test_stability_selection_defaults_keep_three_of_the_five_on_classification_s
     # the probability at lambda2 = 0 caps each feature's: features 2 and 3 never reach the threshold
     assert np.all(sel.selection_probabilities_ <= sel.stability_path_[0])
     assert np.all(sel.stability_path_[0, 2:4] < sel.threshold_)
+
+
+def _interchangeable_pair(seed=0, n=120, noise=0.02):
+    """y from a latent z and x1; columns 0 and 7 are z plus a little noise each (a duplicate + noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 8))
+    z = X[:, 0].copy()
+    X[:, 0] = z + noise * rng.standard_normal(n)
+    X[:, 7] = z + noise * rng.standard_normal(n)
+    return X, 2 * z + X[:, 1] + 0.3 * rng.standard_normal(n)
+
+
+def test_an_interchangeable_pair_is_a_stable_group_and_neither_alone():
+    from numkfs.stability import pfer_bound
+
+    X, y = _interchangeable_pair()
+    sel = StabilitySelection("garrote", n_resamples=10, random_state=0).fit(X, y)
+    assert [g.tolist() for g in sel.clusters_] == [[0, 7], [1], [2], [3], [4], [5], [6]]
+    assert sel.groups_ == [[0, 7]]
+    assert sel.group_probabilities_[0] >= sel.threshold_
+    assert sel.selection_probabilities_[[0, 7]].max() < sel.threshold_  # each half of the pair alone: not stable
+    assert np.flatnonzero(sel.get_support()).tolist() == [1]
+    # a unit is selected when a member is: at least each member's probability, at most their sum
+    pr = sel.cluster_probabilities_[0]
+    assert sel.selection_probabilities_[[0, 7]].max() <= pr <= sel.selection_probabilities_[[0, 7]].sum()
+    # the bound is the units': p = 7 units, q = the average number of units selected over the region
+    assert sel.n_units_ == 7 and sel.q_region_ <= sel.q_
+    assert sel.pfer_bound_ == pfer_bound(sel.q_region_, 7, sel.threshold_, 10, sel.bound_)
+
+
+def test_without_correlated_columns_the_units_are_the_features(friedman):
+    X, y = friedman
+    a = StabilitySelection("lpkta", n_resamples=5, random_state=0).fit(X, y)
+    b = StabilitySelection("lpkta", n_resamples=5, random_state=0, group_correlation=None).fit(X, y)
+    assert a.n_units_ == b.n_units_ == X.shape[1] and a.groups_ == b.groups_ == []
+    np.testing.assert_array_equal(a.selection_probabilities_, b.selection_probabilities_)
+    np.testing.assert_array_equal(a.cluster_probabilities_, a.selection_probabilities_)
+    assert a.pfer_bound_ == b.pfer_bound_ and a.q_region_ == b.q_region_
+
+
+def test_select_reports_the_stable_group_and_every_probability():
+    from numkfs import select
+
+    X, y = _interchangeable_pair()
+    res = select(X, y, "garrote", stability=True, n_resamples=10)
+    assert res.groups == [[0, 7]]
+    st = res.to_dict()
+    g = st["stability"]["groups"]
+    assert [x["members"] for x in g] == [["x0", "x7"]] and g[0]["probability"] >= 0.9
+    assert g[0]["member_probabilities"] == [float(res.weights[0]), float(res.weights[7])]
+    assert st["groups"] == [["x0", "x7"]]
+    text = res.summary()
+    assert "stable group {x0, x7}" in text and f"x0 {res.weights[0]:.3g}" in text
+    assert "{x0, x7}" in res.table()

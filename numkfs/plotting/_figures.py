@@ -17,6 +17,7 @@ def plot_stability(selection, ax=None, *, highlight=None, labels="auto"):
     line, the part of the grid outside the region Λ (where the subsamples
     select more than q features on average) is shaded, both explained under
     the x label; the top axis counts the features at or above the threshold.
+    Each stable group's probability is a dotted black line.
 
     Parameters
     ----------
@@ -33,7 +34,9 @@ def plot_stability(selection, ax=None, *, highlight=None, labels="auto"):
     Returns
     -------
     matplotlib.axes.Axes
-        ``ax.lines[j]`` is feature ``j``; then the threshold line.  Nothing
+        ``ax.lines[j]`` is feature ``j``; then the threshold line, then one
+        dotted line per stable group (``groups_``: the probability that a
+        subsample selects any of its members).  Nothing
         is shown on screen: in a script, call ``matplotlib.pyplot.show()``
         (or save with ``ax.figure.savefig``); a notebook shows the figure
         by itself.
@@ -69,6 +72,15 @@ def plot_stability(selection, ax=None, *, highlight=None, labels="auto"):
     if ax.numkfs_top_axis is not None:
         ax.numkfs_top_axis.set_xlabel(f"features with probability ≥ {t:.3g}", fontsize="small")
     note = f"dashed: threshold {t:.3g}"
+    names = path.feature_names if path.feature_names is not None else [f"x{j}" for j in range(path.n_features)]
+    stable = [g for g in getattr(selection, "groups_", [])]
+    for g in stable:  # a stable group: the probability that a subsample selects any member
+        u = next(i for i, c in enumerate(selection.clusters_) if c.tolist() == list(g))
+        ax.plot(xs, selection.cluster_stability_path_[:, u], color="k", ls=":", lw=2.0, zorder=5,
+                label="{" + ", ".join(str(names[j]) for j in g) + "}")
+    if stable:
+        note += "; dotted: stable group(s) " + ", ".join("{" + ", ".join(str(names[j]) for j in g) + "}"
+                                                      for g in stable) + " (any member selected)"
     if not region.all():
         note += f"; shaded: outside the region (more than q = {selection.q_:.3g} features on average)"
     ax.annotate(note, xy=(0.5, 0.0), xycoords=ax.xaxis.label, xytext=(0.0, -0.3 * _font_points("small")),
