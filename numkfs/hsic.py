@@ -172,7 +172,7 @@ def _target_factor(y, target, n):
             W[1] = 1.0
             return W, target
         first = min(FACTOR_FIRST_ROWS, max(2, TARGET_FIRST_BYTES // (8 * n)), TARGET_MAX_RANK, n)
-        buf = np.empty((first, n)) if 8 * first * n >= NUMPY_BUFFER_BYTES else None  # numpy's: huge pages
+        buf = np.empty((first, n) if 8 * first * n >= NUMPY_BUFFER_BYTES else (0, 0))  # numpy's: huge pages
         W, _ = pivoted_cholesky_rbf1d_rows((y - y.mean()) / sd, 1.0, TARGET_TOL, min(n, TARGET_MAX_RANK), 1, first,
                                             buf)
     else:

@@ -352,14 +352,14 @@ def test_target_factor_tolerance_moves_the_test_within_its_bounds():
     from itertools import product
 
     from numkfs.hsic import TARGET_TOL, _target_factor
-    from numkfs.kernels.lowrank import pivoted_cholesky_rbf1d_rows, rows_gram
+    from numkfs.kernels.lowrank import FACTOR_FIRST_ROWS, pivoted_cholesky_rbf1d_rows, rows_gram
 
     rng = np.random.default_rng(8)
     n = 600
     X = np.c_[rng.normal(size=(n, 3)), rng.standard_t(3, size=n)]
     for y in (np.sin(X[:, 0]) + 0.3 * rng.normal(size=n), rng.standard_t(2, size=n)):
         v = (y - y.mean()) / y.std()
-        G, _ = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, n)
+        G, _ = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, n, 0, FACTOR_FIRST_ROWS, np.empty((0, 0)))
         trE = n - np.sum(G * G)
         assert 0.0 <= trE <= TARGET_TOL * n
         W, _ = _target_factor(y, "auto", n)
@@ -461,10 +461,10 @@ def test_target_factor_is_the_same_whatever_its_first_buffer():
     rng = np.random.default_rng(12)
     v = rng.standard_t(3, size=3000)
     v = (v - v.mean()) / v.std()
-    ref, piv = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32)
+    ref, piv = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32, np.empty((0, 0)))
     assert ref.shape[0] - 1 > 8  # grows from 2 rows at least twice
     for first in (1, 2, 5, 8, 200):
-        G, p = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, first)
+        G, p = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, first, np.empty((0, 0)))
         assert G.shape == ref.shape and np.array_equal(G[:-1], ref[:-1]) and np.array_equal(p, piv)
         buf = np.empty((first, len(v)))
         G, p = pivoted_cholesky_rbf1d_rows(v, 1.0, TARGET_TOL, 200, 1, 32, buf)

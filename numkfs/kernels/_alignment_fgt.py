@@ -79,7 +79,7 @@ def _fgt_sums_dense(X, shift, scale, ZT, W, cap, fgt, nring, nb, nw, S1, S2, U):
     p = fgt[1]
     for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r, n)
-        work = _fgt_work(n, r + 1, p, nring)
+        work = _fgt_work(n, r + 1, p, nring, np.int64(0), np.int64(1), np.empty((0, 0)))
         out = np.empty(r + 1)
         for b in range(k, nb, nw):
             T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
@@ -106,7 +106,7 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
         if m >= min_fgt:
             W = np.empty((r + 1, m))
             _fill_weights(zt, cnt, m, W)
-            work = _fgt_work(m, r + 1, p, nring)
+            work = _fgt_work(m, r + 1, p, nring, np.int64(0), np.int64(1), np.empty((0, 0)))
             out = np.empty(r + 1)
             s1, s2, u = _fgt_entry_sums(t, zt, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
         else:

@@ -88,10 +88,8 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, Wvs, 
     PM = max(Pr, Pq)
     for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r, cap)  # at most cap groups: a small block (see there)
-        if Wvs.shape[2] == n:
-            work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM, Wvs[k])
-        else:
-            work = _fgt_work(n, r + 1, p, nring, KEEP_BOXES, PM)
+        wv = Wvs[k] if Wvs.shape[2] == n else np.empty((0, 0))
+        work = _fgt_work(n, r + 1, p, nring, np.int64(KEEP_BOXES), PM, wv)
         out = np.empty(r + 1)
         loc = np.empty(Pr)
         hk = np.empty(Pr)

@@ -637,15 +637,19 @@ def _ring_size(h, delta):
 
 
 @jit
-def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1, Wv=None):
+def _fgt_work(m, R, P, nring, nkeep, pkeep, Wv):
     """Work arrays of :func:`_fgt_core` for up to ``m`` entries (``keep``:
     ``nkeep`` boxes, ``pkeep`` orders); ``Wv``: the (R, m) buffer of the
-    boxes' weights, if the caller has it (numpy's: :mod:`numkfs.kernels._hsic_fgt`)."""
+    boxes' weights if the caller has it (numpy's: :mod:`numkfs.kernels._hsic_fgt`),
+    else any other shape (``np.empty((0, 0))``): allocated here.
+
+    Every caller passes every argument with the same types (int64, not a
+    constant's literal type, and a 2-D array), so it compiles once."""
     sv = np.empty(m)
-    if Wv is None:
-        wv = np.empty((R, m))
-    else:
+    if Wv.shape[0] == R and Wv.shape[1] == m:
         wv = Wv
+    else:
+        wv = np.empty((R, m))
     pw = np.empty(m)
     bstart = np.empty(m + 1, dtype=np.int64)
     bcent = np.empty(m)
@@ -660,7 +664,8 @@ def _fgt_work(m, R, P, nring, nkeep=0, pkeep=1, Wv=None):
 @jit
 def _fgt_quad(s, W, m, h, P, delta, direct_max, nring, out):
     """:func:`_fgt_core` with its own work arrays (for tests and one-offs)."""
-    sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, keep = _fgt_work(m, W.shape[0], P, nring)
+    sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, keep = _fgt_work(m, W.shape[0], P, nring, np.int64(0),
+                                                                       np.int64(1), np.empty((0, 0)))
     _fgt_core(s, W, m, h, P, delta, direct_max, sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, out, keep)
 
 

@@ -74,7 +74,7 @@ def _pivoted_cholesky_dense(K, tol, max_rank):
             dmax = K[i, i]
     floor = 1e-13 * dmax  # below this the pivots are rounding noise
     L = np.zeros((n, max_rank))
-    r = 0
+    r = np.int64(0)  # not the literal 0, which would compile _add_column once more for Literal[int](0)
     while r < max_rank:
         res, best, j = _next_pivot(diag)
         if res <= tol * total or best <= floor:
@@ -153,12 +153,13 @@ def _pivoted_cholesky_rbf1d(x, gamma, tol, max_rank):
     """Pivoted Cholesky of exp(-γ (x_a - x_b)²), columns evaluated on demand;
     returns the factor (n x r, C order) and its pivot rows in the order taken
     (:func:`pivoted_cholesky_rbf1d_rows`, transposed)."""
-    LT, piv = pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank)
+    LT, piv = pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, np.int64(0), np.int64(FACTOR_FIRST_ROWS),
+                                          np.empty((0, 0)))
     return np.ascontiguousarray(LT.T), piv
 
 
 @jit
-def pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_FIRST_ROWS, buf=None):
+def pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra, first, buf):
     """The transposed factor of :func:`_pivoted_cholesky_rbf1d` (r x n, C
     order, a view of the first rows of its buffer) and the pivots: for a
     caller that reads the factor by columns (the HSIC test's weight rows),
@@ -170,15 +171,20 @@ def pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_F
     the factor's, in the same buffer and left to the caller (the HSIC
     test's row of counts: no copy of the factor to add it).  ``first``:
     the rows of the first buffer (doubled as needed).  ``buf``: that first
-    buffer (C order, n columns, ``first`` ignored), if the caller has it:
+    buffer (C order, n columns, ``first`` ignored), if the caller has it
+    (else an array with no rows, ``np.empty((0, 0))``):
     numpy's allocation of a large array asks the kernel for huge pages
     (``madvise``), Numba's does not, and a buffer mapped afresh at each
     call (malloc returns large freed blocks to the system) is faulted in
-    by 4 KiB pages, a large share of the factor's time)."""
+    by 4 KiB pages, a large share of the factor's time).
+
+    Every argument is required, with one type each (``extra`` and ``first``
+    int64, not a constant's literal type; ``buf`` an array), so that the
+    compiled and the Python callers share one signature."""
     n = x.shape[0]
     diag = np.ones(n)
     total = float(n)
-    if buf is None:
+    if buf.shape[0] == 0:
         cap = max(1, min(max_rank, first))
         LT = np.empty((cap, n))
     else:
@@ -186,7 +192,7 @@ def pivoted_cholesky_rbf1d_rows(x, gamma, tol, max_rank, extra=0, first=FACTOR_F
         LT = buf
     col = np.empty(FACTOR_CHUNK)
     pivots = np.empty(max_rank, dtype=np.int64)
-    r = 0
+    r = np.int64(0)  # not the literal 0, which would compile _rbf1d_row once more for Literal[int](0)
     res, best, j = _next_pivot(diag)
     while r < max_rank:
         if res <= tol * total or best <= 1e-13:

@@ -240,7 +240,9 @@ def _fgt_block(T, mean, root, h, P, delta, Pq, deltaq, direct_max, ntask, R2, Q)
         ones = np.ones((1, n))
         loc = np.empty(P)
         hq = np.empty(Pq)
-        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, _ = _fgt_work(n, 1, P, 1)
+        one = np.int64(1)  # not the literal 1: _fgt_work compiles for one signature
+        sv, Wv, pw, bstart, bcent, cnt, ring, owner, hk, _ = _fgt_work(n, one, P, one, np.int64(0), one,
+                                                                       np.empty((0, 0)))
         for i in range(b * k // ntask, (b + 1) * k // ntask):
             _centred(T, mean, root, i, s)
             Q[i] = _fgt_row_sums(s, ones, h, P, delta, Pq, deltaq, direct_max, sv, Wv, pw, bstart, bcent, cnt,

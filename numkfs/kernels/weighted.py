@@ -428,7 +428,7 @@ def _kernel_and_product(X, w, kernel, Y, gamma, degree, coef0, method, alpha, ou
         value = float(coef0) ** int(degree) if kind == 2 else float(kind)
         K = np.full((n, m), value)
         return K, (None if alpha is None else K @ alpha)
-    Xw = Xa * wa
+    Xw = np.multiply(Xa, wa, order="C")  # one layout (Xa may be a column selection): the loops compile once
     Yw = Xw if symmetric else Ya * wa
     if _choose(method, kind, act.size) == "numba":
         usable = (out is not None and out.shape == (n, m) and out.dtype == np.float64

@@ -182,7 +182,8 @@ def test_rbf1d_rows_factor_is_the_dense_factor_bit_for_bit():
     from numba import njit
 
     from numkfs.kernels.fastexp import fast_exp_kernel
-    from numkfs.kernels.lowrank import FACTOR_CHUNK, _pivoted_cholesky_dense, pivoted_cholesky_rbf1d_rows
+    from numkfs.kernels.lowrank import (FACTOR_CHUNK, FACTOR_FIRST_ROWS, _pivoted_cholesky_dense,
+                                        pivoted_cholesky_rbf1d_rows)
 
     @njit
     def kernel(x, gamma):
@@ -197,6 +198,6 @@ def test_rbf1d_rows_factor_is_the_dense_factor_bit_for_bit():
     rng = np.random.default_rng(5)
     n = FACTOR_CHUNK + FACTOR_CHUNK // 2 + 7  # a whole chunk and a partial one
     for x in (rng.normal(size=n), rng.standard_t(2, size=n)):
-        LT, piv = pivoted_cholesky_rbf1d_rows(x, 0.7, 1e-6, 60)
+        LT, piv = pivoted_cholesky_rbf1d_rows(x, 0.7, 1e-6, 60, 0, FACTOR_FIRST_ROWS, np.empty((0, 0)))
         L = _pivoted_cholesky_dense(kernel(x, 0.7), 1e-6, 60)
         assert LT.shape[0] > 5 and np.array_equal(LT, L.T)
