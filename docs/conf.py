@@ -107,7 +107,7 @@ for _old in _nb_dst.glob("*.ipynb"):  # a notebook renamed or removed in noteboo
     if not (ROOT / "notebooks" / _old.name).exists():
         _old.unlink(missing_ok=True)
 _front_figure(HERE / "_front_example.py", HERE / "_generated")
-_front_figure(HERE / "_trust_groups.py", HERE / "_generated", "trust_groups")  # ozone's stable groups, ~10 s
+_front_figure(HERE / "_trust_groups.py", HERE / "_generated", "trust_groups")  # ozone's stable groups
 
 # --- sources -----------------------------------------------------------------
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
