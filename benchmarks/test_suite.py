@@ -27,6 +27,7 @@ average is recorded before and after.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -96,7 +97,12 @@ def _venv_checkout(tmp: Path, env: dict) -> tuple[Path, dict]:
 def main(argv: list[str]) -> int:
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     opts = argv[:argv.index("--")] if "--" in argv else argv
-    warm, fresh_venv = "--warm" in opts, "--venv" in opts
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Anything after -- is appended to the pytest command.")
+    parser.add_argument("--warm", action="store_true", help="a second run on the cache the first filled")
+    parser.add_argument("--venv", action="store_true", help="run in a fresh virtual environment")
+    args = parser.parse_args(opts)
+    warm, fresh_venv = args.warm, args.venv
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "NUMKFS_DISABLE_CACHE")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     runs = []
