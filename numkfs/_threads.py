@@ -222,13 +222,10 @@ class _SharedBlasLimit:
             self._leave(keys, n_threads)
 
     def _enter(self, n_threads):
-        from threadpoolctl import ThreadpoolController
-
         with self._lock:
             keys = []
             try:
-                # found afresh on every entry: a BLAS loaded since (scipy's) is limited too
-                for lib in ThreadpoolController().select(user_api="blas").lib_controllers:
+                for lib in _blas_libraries():
                     key = (lib.filepath, threading.get_ident() if self._per_thread(lib) else None)
                     entry = self._libraries.get(key)
                     if entry is None:
@@ -267,6 +264,65 @@ class _SharedBlasLimit:
 
     def _after_fork(self):
         self._lock = threading.Lock()  # a fork while another thread held it must not leave it held
+
+
+def _loaded_objects():
+    """How many shared objects the process has loaded (``dl_iterate_phdr`` of
+    the C library, a fraction of a millisecond), or ``None`` where it cannot
+    be counted."""
+    global _COUNT_OBJECTS
+    if _COUNT_OBJECTS is None:
+        _COUNT_OBJECTS = _object_counter()
+    return _COUNT_OBJECTS()
+
+
+def _object_counter():
+    """A function that counts the loaded shared objects (``None`` from it
+    when the platform has no ``dl_iterate_phdr``)."""
+    import ctypes
+
+    try:
+        iterate = ctypes.CDLL(None).dl_iterate_phdr
+    except (AttributeError, OSError, TypeError):  # no dl_iterate_phdr (Windows, macOS)
+        return lambda: None
+    count = [0]
+
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+    def one(info, size, data):
+        count[0] += 1
+        return 0
+
+    def counter():
+        count[0] = 0
+        iterate(one, None)
+        return count[0]
+
+    return counter
+
+
+_COUNT_OBJECTS = None
+#: (shared objects loaded at the last scan, the BLAS libraries it found)
+_BLAS_SCAN = (None, None)
+
+
+def _blas_libraries():
+    """threadpoolctl's controllers of the BLAS libraries loaded in this
+    process.  A scan (``ThreadpoolController()``) reads ``/proc/self/maps``
+    and opens every library it lists, which takes longer than the BLAS calls
+    of a small fit; so the scan is kept, and made again only when the count
+    of loaded shared objects has changed since (a BLAS loaded later, as
+    scipy's is, is then found and limited too).  Where the objects cannot
+    be counted, every call scans.  Callers hold :class:`_SharedBlasLimit`'s
+    lock."""
+    from threadpoolctl import ThreadpoolController
+
+    global _BLAS_SCAN
+    loaded = _loaded_objects()
+    scanned, libraries = _BLAS_SCAN
+    if libraries is None or loaded is None or loaded != scanned:
+        libraries = ThreadpoolController().select(user_api="blas").lib_controllers
+        _BLAS_SCAN = (loaded, libraries)
+    return libraries
 
 
 class _LibraryLimits:

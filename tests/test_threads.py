@@ -5,6 +5,7 @@ import contextlib
 import math
 import re
 import threading
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -278,3 +279,38 @@ def test_knife_cv_limits_blas_around_its_fold_threads(approximation, n_jobs):
     with method_threads("knife", n, workers=2):
         assert all(t <= threads_per_worker(2) for t in blas())
     assert blas() == before
+
+
+def test_a_blas_loaded_after_the_first_limit_is_limited_too(tmp_path):
+    """The scan of the process's BLAS libraries is kept from one limit to the next (a scan reads
+    ``/proc/self/maps`` and opens every library, longer than a small fit's BLAS calls) and made again
+    when a shared object has been loaded since: a copy of numpy's OpenBLAS loaded between two limits
+    runs on one thread inside the second and on its own count after it."""
+    import ctypes
+    import shutil
+
+    from threadpoolctl import ThreadpoolController
+
+    from numkfs import _threads
+
+    if _threads._loaded_objects() is None:
+        pytest.skip("the loaded shared objects cannot be counted here (no dl_iterate_phdr)")
+    with blas_at_least_two():
+        with limit_threads(blas_threads=1):  # the first scan
+            pass
+        scanned = _threads._BLAS_SCAN[1]
+        with limit_threads(blas_threads=1):
+            assert _threads._BLAS_SCAN[1] is scanned  # nothing loaded since: the scan is kept
+        numpy_blas = [lib for lib in scanned if "numpy" in lib.filepath]
+        if not numpy_blas:
+            pytest.skip("numpy's BLAS is not a library of its own here")
+        copy = tmp_path / ("libscipy_openblas64_-copy" + Path(numpy_blas[0].filepath).suffix)
+        shutil.copy(numpy_blas[0].filepath, copy)
+        ctypes.CDLL(str(copy))
+        fresh = ThreadpoolController().select(filepath=str(copy)).lib_controllers
+        assert len(fresh) == 1
+        fresh[0].set_num_threads(2)
+        with limit_threads(blas_threads=1):
+            assert _threads._BLAS_SCAN[1] is not scanned
+            assert fresh[0].num_threads == 1
+        assert fresh[0].num_threads == 2
