@@ -9,6 +9,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from scipy.linalg import lapack as _lapack
 from scipy.linalg import qr as _qr
 from scipy.linalg import solve_triangular
 
@@ -101,7 +102,7 @@ class _System:
 
     def _F(self, alpha, beta, lam, K, gP, P, extra=None):
         Ka = K @ alpha
-        r1 = Ka - Ka.mean() + lam * alpha - self.y
+        r1 = Ka - Ka.sum() / Ka.size + lam * alpha - self.y  # Ka.mean(), without its wrapper's cost
         parts = [r1, lam * (gP[:-1] - gP[1:])]
         if self.fix == "C":
             parts.append([(alpha @ Ka - self.C) / self.C])
@@ -277,7 +278,7 @@ def _tangent_and_corrector(J, ref, method="lu"):
     up to the hyperplane; LU is several times cheaper here."""
     m, nv = J.shape
     if method == "lu":
-        from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
+        from scipy.linalg import LinAlgWarning, lu_factor
 
         A = np.vstack([J, ref[None, :]])
         with warnings.catch_warnings():
@@ -289,7 +290,7 @@ def _tangent_and_corrector(J, ref, method="lu"):
         if piv.min() > _SINGULAR_PIVOT * piv.max():
             e = np.zeros(nv)
             e[-1] = 1.0
-            t = lu_solve(lu, e, check_finite=False)
+            t = _lu_solve(lu, e)
             v = t / np.linalg.norm(t)
             return v, ("lu", lu)
         # ref (nearly) orthogonal to the null space: fall back to QR
@@ -307,12 +308,21 @@ def _tangent_and_corrector(J, ref, method="lu"):
 def _mp_step(qr, F):
     kind, fac = qr
     if kind == "lu":
-        from scipy.linalg import lu_solve
-
-        return -lu_solve(fac, np.concatenate([F, [0.0]]), check_finite=False)
+        return -_lu_solve(fac, np.concatenate([F, [0.0]]))
     Q1, R1 = fac
     w = solve_triangular(R1, F, trans="T", lower=False, check_finite=False)
     return -(Q1 @ w)
+
+
+def _lu_solve(lu, b):
+    """``scipy.linalg.lu_solve(lu, b, check_finite=False)``: the same LAPACK
+    solve (``getrs``), called directly, without the checks and conversions
+    of scipy's wrapper, which cost more than the solve at the tracker's
+    sizes (it runs several times per step)."""
+    x, info = _lapack.dgetrs(lu[0], lu[1], b)
+    if info != 0:  # pragma: no cover - getrs fails only on an illegal argument
+        raise ValueError(f"getrs: illegal value in argument {-info}")
+    return x
 
 
 def _norm(F):
@@ -435,8 +445,6 @@ def _newton_square(sysm, z, P, kind, idx, D_max, tol, max_iter=12):
     contractions of the last Jacobian, as ``(features, S)`` (features
     P + [idx] at E1, P otherwise), which the tangent after the event
     reuses."""
-    from scipy.linalg import lu_solve
-
     z = z.copy()
     extra = idx if kind == EVENT_E1 else None
     lu, hess, res_prev = None, None, np.inf
@@ -466,7 +474,7 @@ def _newton_square(sysm, z, P, kind, idx, D_max, tol, max_iter=12):
                 raise PathTrackingError("the KKT Jacobian with the event equation is singular (rank-deficient) "
                                         f"at the {EVENT_NAMES[kind]} event"
                                         f"{'' if idx < 0 else f' of feature {idx}'}; cannot continue the path")
-        z = z + lu_solve(lu, -Fa, check_finite=False)
+        z = z + _lu_solve(lu, -Fa)
         res_prev = res
     if kind == EVENT_E2:
         z[sysm.n + P.index(idx)] = 0.0
