@@ -10,14 +10,6 @@ from conftest import checked
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
-
-
-
-
-
-
-
-
 # The contract is about the API, not about convergence: the registry's small instances
 # (tests/conftest.py; the algorithm itself is tested in methods/test_knife.py).  On the checks' random
 # data the CV estimators may choose the all-zero end of the path, and scikit-learn's transform
