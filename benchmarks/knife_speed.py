@@ -632,7 +632,7 @@ def select_stages(n, p, seed):
             "folds": KCV._StagedFolds.__call__, "refit_all": KCV._KNIFEPathCV._cv_refit_all_rows}
 
     def walk(self, end):
-        if self.X.shape[0] == n_cv:  # the full data's first point (the folds start from it)
+        if self.X.shape[0] == n_cv:  # the full data's walk
             return timed_call(f"{ctx['pass']}: full data λ2 = 0 start", real["walk"], self, end)
         folds = ctx["folds"].setdefault(ctx["pass"], {})
         ctx["fold"] = folds.setdefault(id(self), len(folds))

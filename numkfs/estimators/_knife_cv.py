@@ -59,12 +59,6 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
 #: choose a later point (:func:`numkfs.estimators._cv.stop_early`).
 CV_STAGE_POINTS = 10
 
-#: The folds of a KNIFE CV (one problem) start their first point's fit from the full data's first
-#: point: its weights (a zero weight stays zero) at its rbf scale.  The full data's path only ever
-#: keeps features of that point, and the folds score its points; from w = 1 at the scale 1 / p each
-#: fold would fit most of the full data's λ2 = 0 search again (its scale rounds and restart).
-FOLDS_FROM_FULL_START = True
-
 #: ``cv_max_samples="auto"``: above this many rows the path and its CV run on a random subsample
 #: of this many, and the chosen point is fitted once on every row: the CV on every row grows about
 #: linearly with n, and 10^4 rows already find the features of the simulations in the KNIFE guide.
@@ -196,10 +190,10 @@ class _StagedFolds:
         Xtr, ytr, Xte, yte = est._cv_fold_data(data, train, test)
         params = est._cv_path_params(data, self.outer, full=False)
         targets = ovr_targets(ytr, data.classes) if est._classifier else [ytr]
-        # one-vs-rest problems without the restart of the scale search, as knife_ovr_paths fits the full data's
-        start = getattr(data, "fold_start", None) if len(targets) == 1 else None
-        walks = [KNIFEGridWalk(Xtr, t, self.grid, gamma_restart=len(targets) == 1, start=start, **params)
-                 for t in targets]
+        # each fold from its own starts, fitted on its training rows only (a start taken from the full data's
+        # fit would carry the rows the fold holds out); one-vs-rest problems without the restart of the scale
+        # search, as knife_ovr_paths fits the full data's
+        walks = [KNIFEGridWalk(Xtr, t, self.grid, gamma_restart=len(targets) == 1, **params) for t in targets]
         return dict(walks=walks, X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, scores=[])
 
 
@@ -265,12 +259,6 @@ class _KNIFEPathCV(PathCVMixin):
         if staged:
             params["stop"] = stop
         problems = getattr(data, "problems", [data.y])
-        if FOLDS_FROM_FULL_START and len(problems) == 1 and grid is None:
-            # the first pass: the full data's first point (fitted once, the path below starts from the same
-            # fit), where the folds of both passes start from
-            g0 = 0.0 if params.get("grid") is None else float(params["grid"][0])
-            first = KNIFEGridWalk(data.X, problems[0], [g0], **self._cv_path_params(data, outer, full=False)).walk(1)
-            data.fold_start = (first.weights[0], float(first.extra["gamma"][0]))
         if len(problems) == 1:
             paths = [self.path(data.X, problems[0], **params)]
         else:

@@ -738,8 +738,7 @@ def test_the_low_end_pass_refits_no_lambda2_zero_start(monkeypatch, kw):
     fitted.clear()
     monkeypatch.setattr(KCV, "shared_starts", contextlib.nullcontext)  # every start fitted again
     twice = KNIFERegressorCV(cv=3, n_grid=4, lambda_min_ratio=0.3, random_state=0, **kw).fit(X, y)
-    # (the full data's first point: for the folds' starts, for the path, for the low end's path)
-    assert sorted(fitted) == [60, 60, 60, 60, 60, 60, 90, 90, 90]
+    assert sorted(fitted) == [60, 60, 60, 60, 60, 60, 90, 90]
     for name in ("weights", "cv_scores", "grid"):
         np.testing.assert_array_equal(getattr(twice.path_, name), getattr(est.path_, name))
     for name in ("alpha", "intercept", "gamma", "objective", "n_iter"):
@@ -747,35 +746,21 @@ def test_the_low_end_pass_refits_no_lambda2_zero_start(monkeypatch, kw):
                                       est.path_.extra.get(name, getattr(est.path_, name, None)))
 
 
-def _kkt_residual(X, y, walked):
-    """The largest box-KKT violation at λ2 = 0 of a one-point walk's fit on the features it keeps."""
-    from numkfs.methods.knife import knife_gradient_w
-
-    w = walked.weights[0]
-    g = knife_gradient_w(X, y, w, walked.extra["alpha"][0], walked.extra["intercept"][0],
-                         gamma=float(walked.extra["gamma"][0]))
-    act = w > 0
-    return float(np.max(np.where(w[act] >= 1.0, np.maximum(g[act], 0.0), np.abs(g[act]))))
-
-
-def test_folds_start_from_the_full_datas_first_point(monkeypatch):
-    from numkfs.model_selection import fold_data, make_cv
-
+def test_folds_fit_from_their_own_training_rows(monkeypatch):
+    """Every fold walks from its own starts on its training rows, never from a start of the full data's
+    fit: a weight KNIFE sets to zero stays zero, so folds started from the full data's first point kept
+    out the features that fit dropped on the rows each fold holds out (on make_classification(300, 30)
+    seed 2 the CV then chose lambda2 = 0 and 13 features, against 7 from the folds' own starts)."""
     X, y, _ = make_sinusoid(120, n_features=12, random_state=1)
+    walks = []
+    real = kcv.KNIFEGridWalk
+
+    def recording(X_walk, *args, **kwargs):
+        walks.append((X_walk.shape[0], kwargs.get("start")))
+        return real(X_walk, *args, **kwargs)
+
+    monkeypatch.setattr(kcv, "KNIFEGridWalk", recording)
     est = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
-    first = est.path_.weights[0]
-    assert 0 < np.count_nonzero(first) < X.shape[1]  # λ2 = 0 already drops features here
-    gamma0 = float(est.path_.extra["gamma"][0])
-    for train, test in make_cv(3, y, classifier=False, random_state=0).split(X, y):
-        Xtr, _ = fold_data(X, train, test)
-        ytr = y[train] - y[train].mean()
-        warm = KNIFEGridWalk(Xtr, ytr, [0.0], gamma="auto", random_state=0, start=(first, gamma0)).walk(1)
-        assert np.all(warm.weights[0][first == 0] == 0)  # a feature the full data dropped stays out
-        # as stationary on the fold's own problem (at its own scale) as the fit from w = 1 at 1 / p, the old route
-        cold = KNIFEGridWalk(Xtr, ytr, [0.0], gamma="auto", random_state=0).walk(1)
-        assert _kkt_residual(Xtr, ytr, warm) <= 2.0 * _kkt_residual(Xtr, ytr, cold)
-    # the CV with every fold from w = 1 at the scale 1 / p selects the same features, from the same full-data path
-    monkeypatch.setattr(kcv, "FOLDS_FROM_FULL_START", False)
-    old = KNIFERegressorCV(cv=3, n_grid=20, random_state=0).fit(X, y)
-    np.testing.assert_array_equal(old.get_support(), est.get_support())
-    np.testing.assert_array_equal(old.path_.weights[0], first)
+    assert 0 < np.count_nonzero(est.path_.weights[0]) < X.shape[1]  # λ2 = 0 drops features on the full data
+    assert len(walks) >= 3  # every fold of every pass
+    assert all(n_rows < X.shape[0] and start is None for n_rows, start in walks), walks

@@ -480,10 +480,8 @@ def test_classifier_cv_skips_the_restart_for_one_vs_rest_only(three_classes, mon
     KNIFEClassifierCV(n_grid=4, cv=3, random_state=0).fit(X, y)
     problems = 1 if n_classes == 2 else n_classes
     # one λ2 = 0 fit per problem on the full data and on each of the 3 folds (per pass: the low end may
-    # be walked once more); with one problem the full data's first point is also asked for once more, where
-    # the folds start from
-    first = 1 if problems == 1 else 0
-    assert len(seen) in (4 * problems + first, 8 * problems + first)
+    # be walked once more)
+    assert len(seen) in (4 * problems, 8 * problems)
     assert all(seen) if n_classes == 2 else not any(seen)
 
 

@@ -482,8 +482,7 @@ class KNIFEGridWalk:
         The first point's fit starts from the weights ``w`` (in [0, 1];
         a zero weight stays zero) at the rbf scale ``gamma`` (with
         ``gamma="auto"`` its rounds go on from there; otherwise ignored),
-        instead of :func:`knife_path`'s starts.  The KNIFE CV estimators
-        start their folds so from the full data's first point.
+        instead of :func:`knife_path`'s starts.
     **params
         The fitting keywords of :func:`knife` (kernel, loss, lambda1,
         gamma, degree, coef0, delta, n_restarts, solver, max_iter, tol,
