@@ -240,7 +240,9 @@ def _pair_sums(t, ZT, c, m, buf):
 def _entry_sums(t, ZT, cnt, m, unit, cap, probe, vals, zs, cs, gid, buf):
     """(S1, S2, n_entries) for one feature given its ``m`` entries (values
     ``t``, target columns ``ZT``, counts ``cnt``, all padded, see ``PAD``;
-    ``unit`` says all counts are 1): the pair sums run over groups of equal
+    ``unit`` says all counts are 1; callers pass ``unit`` and ``probe`` as
+    ``np.bool_``/``np.int64`` values, not literals, so that one signature
+    serves every caller): the pair sums run over groups of equal
     values when a column has at most ``cap`` values, ties among its first
     ``probe`` values (then sorted), or at least two exact zeros (unit counts;
     merged without sorting), else over the raw entries.  ``vals, zs, cs``
@@ -314,7 +316,7 @@ def _rbf_sums_dense(X, shift, scale, ZT, cap, probe, nb, S1, S2, U):
         T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
         vals, zs, cs, buf, gid = _entry_scratch(n, r, n)
         for q in range(w):
-            s1, s2, u = _entry_sums(T[q], ZT, cnt, n, True, cap, probe, vals, zs, cs, gid, buf)
+            s1, s2, u = _entry_sums(T[q], ZT, cnt, n, np.bool_(True), cap, probe, vals, zs, cs, gid, buf)
             S1[i0 + q] = s1
             S2[i0 + q] = s2
             U[i0 + q] = u
@@ -384,7 +386,10 @@ def _rbf_sums_csc(indptr, indices, data, scale, ZT, n, cap, S1, S2, U):
     for i in prange(d):
         t, zt, cnt, m = _csc_column(indptr, indices, data, scale[i], ZT, ztot, n, i)
         vals, zs, cs, buf, gid = _entry_scratch(m, r, m)
-        s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
+        s1, s2, u = _entry_sums(t, zt, cnt, m, np.bool_(False), cap, np.int64(0), vals, zs, cs, gid, buf)
         S1[i] = s1
         S2[i] = s2
         U[i] = u
+
+
+_rbf_sums_csc_serial = serial_twin(_rbf_sums_csc)

@@ -1,16 +1,18 @@
 """Numba kernels of the per-feature pair sums of the alignments by the fast
 Gauss transform (:mod:`numkfs.kernels.fgt`; ``method="fgt"`` in
-:mod:`numkfs.kernels.alignment`).
+:mod:`numkfs.kernels.alignment`): one column's sums and the sparse
+columns' loop; the dense columns' loop is
+:func:`numkfs.kernels._hsic_fgt._fgt_hsic_dense`, shared with the HSIC
+test.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange, serial_twin
 from ._alignment_exact import (
     _csc_column,
     _csc_n_entries,
-    _dense_block,
     _entry_scratch,
     _entry_sums,
     _gather_targets,
@@ -64,33 +66,6 @@ def _fgt_entry_sums(s, ZT, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, ou
 
 
 @pjit
-def _fgt_sums_dense(X, shift, scale, ZT, W, cap, fgt, nring, nb, nw, S1, S2, U):
-    """``_rbf_sums_dense`` by the fast Gauss transform (``scale`` to natural
-    units): ``nb`` blocks of consecutive columns, each copied into a
-    feature-major buffer (one pass over the rows per block), taken by ``nw``
-    workers (worker ``k``: blocks ``k, k + nw, ...``).  ``W``: the weight
-    rows, the targets ``ZT`` (a view of its first rows) then the counts
-    (ones), shared by every block; each
-    worker allocates its scratch once (with r + 1 weight rows, fresh
-    per-block copies of ``W`` and of the transform's work arrays cost as
-    much as the transform itself)."""
-    n = X.shape[0]
-    r = ZT.shape[0]
-    p = fgt[1]
-    for k in prange(nw):
-        vals, zs, cs, buf, gid = _entry_scratch(n, r, n)
-        work = _fgt_work(n, r + 1, p, nring, np.int64(0), np.int64(1), np.empty((0, 0)))
-        out = np.empty(r + 1)
-        for b in range(k, nb, nw):
-            T, cnt, i0, w = _dense_block(X, shift, scale, b, nb)
-            for q in range(w):
-                s1, s2, u = _fgt_entry_sums(T[q], ZT, cnt, n, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
-                S1[i0 + q] = s1
-                S2[i0 + q] = s2
-                U[i0 + q] = u
-
-
-@pjit
 def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, min_fgt, S1, S2, U):
     """``_rbf_sums_csc`` with the fast Gauss transform for every column of
     at least ``min_fgt`` entries (``scale`` to natural units), the exact
@@ -110,7 +85,11 @@ def _fgt_sums_csc(indptr, indices, data, scale, scale2, ZT, n, cap, fgt, nring, 
             out = np.empty(r + 1)
             s1, s2, u = _fgt_entry_sums(t, zt, cnt, m, cap, fgt, vals, zs, cs, gid, buf, W, work, out)
         else:
-            s1, s2, u = _entry_sums(t, zt, cnt, m, False, cap, 0, vals, zs, cs, gid, buf)
+            s1, s2, u = _entry_sums(t, zt, cnt, m, np.bool_(False), cap, np.int64(0), vals, zs, cs, gid, buf)
         S1[i] = s1
         S2[i] = s2
         U[i] = u
+
+
+# the serial twin for small problems (numkfs._threads.parallel_or_serial, chosen in _alignment_sums)
+_fgt_sums_csc_serial = serial_twin(_fgt_sums_csc)

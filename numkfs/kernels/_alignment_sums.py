@@ -23,11 +23,12 @@ from ._alignment_exact import (
     SORT_MIN_SAMPLES,
     TIE_PROBE,
     _rbf_sums_csc,
+    _rbf_sums_csc_serial,
     _rbf_sums_dense,
     _rbf_sums_dense_serial,
 )
-from ._alignment_fgt import _fgt_sums_csc, _fgt_sums_dense
-from ._hsic_fgt import NUMPY_BUFFER_BYTES, _fgt_hsic_dense
+from ._alignment_fgt import _fgt_sums_csc, _fgt_sums_csc_serial
+from ._hsic_fgt import NUMPY_BUFFER_BYTES, _fgt_hsic_dense, _fgt_hsic_dense_serial
 from .fastexp import LOG2E
 from .fgt import DIRECT_MAX, FGT_H, _ring_size, fgt_order
 
@@ -37,6 +38,11 @@ from .fgt import DIRECT_MAX, FGT_H, _ring_size, fgt_order
 FGT_MIN_SAMPLES = 1024
 #: Largest feature-major buffer of a dense FGT task (values).
 FGT_BLOCK_VALUES = 1 << 22
+#: The transform's work per value in entries of ``_column_loops`` (about
+#: what ``2 * SERIAL_PAIRS_PER_ENTRY`` pairs of the exact loop cost): below
+#: its threshold the FGT kernels run in their serial twins, which a first
+#: call compiles in a fraction of the parallel forms' time.
+FGT_ENTRIES_PER_VALUE = 2
 
 
 def check_alignment_method(method, rtol, caller="feature_alignments"):
@@ -52,6 +58,18 @@ def check_alignment_method(method, rtol, caller="feature_alignments"):
 def _fgt_min_entries(method):
     """Columns with at least this many entries go to the fast Gauss transform."""
     return {"exact": np.iinfo(np.int64).max, "fgt": 0, "auto": FGT_MIN_SAMPLES}[method]
+
+
+def _csc_entries(X, min_fgt):
+    """The work of the sparse kernels on the CSC ``X`` in entries of
+    :func:`~numkfs.kernels._alignment_columns._column_loops`: a column of
+    ``m`` entries (its non-zeros, plus one for its zeros) costs
+    ``FGT_ENTRIES_PER_VALUE * m`` by the transform (at least ``min_fgt``
+    entries), its ``m (m - 1) / 2`` pairs counted ``SERIAL_PAIRS_PER_ENTRY``
+    to an entry by the pair loop."""
+    nnz = np.diff(X.indptr).astype(np.int64)
+    m = nnz + (nnz < X.shape[0])
+    return int(np.sum(np.where(m >= min_fgt, FGT_ENTRIES_PER_VALUE * m, m * (m - 1) // 2 // SERIAL_PAIRS_PER_ENTRY)))
 
 
 def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None, weights=None):
@@ -81,33 +99,35 @@ def _rbf_pair_sums(X, g, ZT, method="exact", rtol=1e-10, shift=None, rows=None, 
         nat = np.sqrt(g)
         if sp.issparse(X):
             X = sp.csc_matrix(X)
-            _fgt_sums_csc(
+            loops = _column_loops(_fgt_sums_csc, _fgt_sums_csc_serial, _csc_entries(X, min_fgt))
+            loops(
                 X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, nat, np.sqrt(g * LOG2E), ZT, n,
                 SMALL_DISTINCT, fgt, nring, int(min_fgt), S1, S2, U,
             )
         else:
-            # tasks of consecutive columns; a task's buffer at most FGT_BLOCK_VALUES values
+            # tasks of consecutive columns; a task's buffer at most FGT_BLOCK_VALUES values; the
+            # serial twin takes every block in one worker
             nt = numba.get_num_threads()
             nb = max(_n_blocks(d), -(-d * n // FGT_BLOCK_VALUES))
             nb = int(min(d, -(-nb // nt) * nt))
+            loops = _column_loops(_fgt_hsic_dense, _fgt_hsic_dense_serial, FGT_ENTRIES_PER_VALUE * d * n)
+            nw = min(nt, nb) if loops is _fgt_hsic_dense else 1
             W = weights
             if W is None:
                 W = np.empty((ZT.shape[0] + 1, n))  # the targets, then the counts
                 W[:-1] = ZT
                 W[-1] = 1.0
-            if rows is None:
-                _fgt_sums_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, nb, min(nt, nb), S1, S2, U)
-            else:
-                nw = min(nt, nb)
-                big = nw * W.nbytes >= NUMPY_BUFFER_BYTES  # the workers' boxed weights: numpy's (huge pages)
-                _fgt_hsic_dense(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, _row_orders(rows, p), nb,
-                                nw, np.empty((nw,) + W.shape if big else (nw, 0, 0)), S1, S2, U, R2, Q)
+            orders = (0, 0.0, 0, 0.0) if rows is None else _row_orders(rows, p)  # zeros: the sums only
+            big = nw * W.nbytes >= NUMPY_BUFFER_BYTES  # the workers' boxed weights: numpy's (huge pages)
+            loops(X, shift, nat, W[:-1], W, SMALL_DISTINCT, fgt, nring, orders, nb, nw,
+                  np.empty((nw,) + W.shape if big else (nw, 0, 0)), S1, S2, U, R2, Q)
         return (S1, S2, U) if rows is None else (S1, S2, U, R2, Q)
     # base-2 units: exp(-g dl²) = 2**(-(sqrt(g log2 e) dl)²), see fast_exp2_neg
     sq = np.sqrt(g * LOG2E)
     if sp.issparse(X):
         X = sp.csc_matrix(X)
-        _rbf_sums_csc(
+        loops = _column_loops(_rbf_sums_csc, _rbf_sums_csc_serial, _csc_entries(X, np.iinfo(np.int64).max))
+        loops(
             X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, sq, ZT, n,
             SMALL_DISTINCT, S1, S2, U,
         )

@@ -1,5 +1,6 @@
-r"""Numba kernels of the HSIC test's per-feature sums in one pass
-(:mod:`numkfs.hsic`, dense columns, fast Gauss transform).
+r"""The Numba kernel of the dense columns' sums by the fast Gauss transform:
+the alignments' (:mod:`numkfs.kernels.alignment`) and, in the same pass,
+the HSIC test's row moments (:mod:`numkfs.hsic`).
 
 For each column, the statistic's sums (the alignments' sums with the
 target factor's r rows and the counts as weight rows,
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import jit, pjit, prange, serial_twin
 from ._alignment_exact import _dense_block, _entry_scratch
 from ._alignment_fgt import _fgt_entry_sums
 from .fastexp import LOG2E
@@ -72,24 +73,33 @@ def _n_boxes(bstart, m):
 
 @pjit
 def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, Wvs, S1, S2, U, R2, Q):
-    """``_fgt_sums_dense`` (same arguments, same ``S1``, ``S2``, ``U``) and
-    each column's ``R2``, ``Q`` (module docstring) on the same boxes;
+    """The dense columns' sums by the fast Gauss transform, for the
+    alignments and the HSIC test: ``_rbf_sums_dense``'s ``S1``, ``S2``,
+    ``U`` (``scale`` to natural units) and each column's ``R2``, ``Q``
+    (module docstring) on the same boxes.  ``nb`` blocks of consecutive
+    columns, each copied into a feature-major buffer (one pass over the
+    rows per block), taken by ``nw`` workers (worker ``k``: blocks ``k, k +
+    nw, ...``), each allocating its scratch once.  ``W``: the weight rows,
+    the targets ``ZT`` (a view of its first rows) then the counts (ones).
     ``rows = (P, delta, Pq, deltaq)``: the row sums' and ``Q``'s orders and
     cut-offs (:func:`numkfs.kernels.rowsums.rbf_row_moments`), ``max(P,
-    Pq)`` at most the statistic's order.  ``W``'s last row: the counts
-    (ones).  ``Wvs`` (nw, r + 1, n): each worker's boxed weights, from
-    numpy (``NUMPY_BUFFER_BYTES``), or (nw, 0, 0): the workers allocate
-    their own."""
+    Pq)`` at most the statistic's order; ``(0, 0.0, 0, 0.0)``: the sums
+    only, ``R2`` and ``Q`` left as they are (the alignments: one kernel
+    and one signature for both callers).  ``Wvs`` (nw, r + 1, n): each
+    worker's boxed weights, from numpy (``NUMPY_BUFFER_BYTES``), or (nw, 0,
+    0): the workers allocate their own."""
     n = X.shape[0]
     r = ZT.shape[0]
     p = fgt[1]
     direct_max = fgt[3]
     Pr, dr, Pq, dq = rows
     PM = max(Pr, Pq)
+    moments = PM > 0
     for k in prange(nw):
         vals, zs, cs, buf, gid = _entry_scratch(n, r, cap)  # at most cap groups: a small block (see there)
         wv = Wvs[k] if Wvs.shape[2] == n else np.empty((0, 0))
-        work = _fgt_work(n, r + 1, p, nring, np.int64(KEEP_BOXES), PM, wv)
+        nkeep = np.int64(KEEP_BOXES) if moments else np.int64(0)
+        work = _fgt_work(n, r + 1, p, nring, nkeep, max(PM, np.int64(1)), wv)
         out = np.empty(r + 1)
         loc = np.empty(Pr)
         hk = np.empty(Pr)
@@ -105,6 +115,8 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, Wvs, 
                 S1[i0 + q] = s1
                 S2[i0 + q] = s2q
                 U[i0 + q] = u
+                if not moments:
+                    continue
                 if u <= cap:  # grouped (u groups; the transform's columns give u = n > cap)
                     R2[i0 + q], Q[i0 + q] = _grouped_row_moments(vals, cs, u)
                     continue
@@ -122,3 +134,7 @@ def _fgt_hsic_dense(X, shift, scale, ZT, W, cap, fgt, nring, rows, nb, nw, Wvs, 
                 for j in range(n):
                     acc += rs[j] * rs[j]
                 R2[i0 + q] = acc
+
+
+# the serial twin for small problems (numkfs._threads.parallel_or_serial, chosen in _alignment_sums)
+_fgt_hsic_dense_serial = serial_twin(_fgt_hsic_dense)

@@ -165,7 +165,7 @@ from ._alignment_exact import (  # noqa: F401
     _target_totals,
     _zero_pad,
 )
-from ._alignment_fgt import _fgt_entry_sums, _fgt_sums_csc, _fgt_sums_dense, _fill_weights  # noqa: F401
+from ._alignment_fgt import _fgt_entry_sums, _fgt_sums_csc, _fill_weights  # noqa: F401
 from ._alignment_sums import (  # noqa: F401
     FGT_BLOCK_VALUES,
     FGT_MIN_SAMPLES,

@@ -317,11 +317,12 @@ def rbf_row_moments(X, gamma, *, fgt: bool, rtol: float = 1e-10):
         else:
             T = _feature_major(X, i0, i1)  # one pass: feature-major
         ntask = int(min(i1 - i0, numba.get_num_threads()))
+        rows = n if ntask > 1 else 0  # one task (one column, or one thread): the serial twin
         if fgt:
-            run = parallel_or_serial(_fgt_block, _fgt_block_serial, n)
+            run = parallel_or_serial(_fgt_block, _fgt_block_serial, rows)
             run(T, T.mean(axis=1), root[i0:i1], float(FGT_H), int(P), float(delta), int(Pq), float(deltaq),
                 int(DIRECT_MAX), ntask, R2[i0:i1], Q[i0:i1])
         else:
-            run = parallel_or_serial(_exact_block, _exact_block_serial, n)
+            run = parallel_or_serial(_exact_block, _exact_block_serial, rows)
             run(T, T.mean(axis=1), root[i0:i1], ntask, R2[i0:i1], Q[i0:i1])
     return R2, Q

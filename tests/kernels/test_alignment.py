@@ -407,3 +407,59 @@ def test_a_column_with_an_offset_keeps_its_digits(method):
     tr_tol = 4 * n * eps * tr_ref + rtol * (n - tr_ref)
     assert np.all(np.abs(det.traces - tr_ref) <= tr_tol)
     assert np.all(np.abs(a - ref) <= 4 * n * eps * b_om + rtol * b_k + np.abs(ref) * tr_tol / tr_ref)
+
+
+@pytest.mark.parametrize("case", ["dense fgt", "dense fgt with row moments", "sparse fgt", "sparse exact"])
+def test_parallel_column_kernels_equal_their_serial_twins(case, monkeypatch):
+    """The column kernels run in their serial twins below a work threshold
+    (``_column_loops``); above it, the parallel form (two workers taking
+    alternate blocks of columns, or one column per iteration) gives the
+    serial twin's sums bit for bit: the same operations on each column, on
+    grouped, sparse-ish and continuous columns."""
+    import numba
+
+    import numkfs._threads as threads
+    from numkfs._threads import limit_threads
+    from numkfs.kernels import _alignment_sums as sums
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("the parallel forms run only with two Numba threads")
+    rng = np.random.default_rng(0)
+    n, d = 300, 12
+    X = rng.normal(size=(n, d))
+    X[:, 1] = rng.integers(0, 4, n)
+    X[:, 2] = np.where(rng.random(n) < 0.6, 0.0, X[:, 2])
+    X[:, 3] = rng.standard_t(1.5, size=n)
+    y = np.sign(X[:, 0] + 0.3 * rng.normal(size=n))
+    ZT = np.ascontiguousarray(alignment_target(y)[0].T)
+    if case.startswith("sparse"):
+        X = sp.csc_matrix(np.where(rng.random((n, d)) < 0.2, X, 0.0))
+    g = resolve_gamma(X)
+    method = case.split()[1]
+    rows = 1e-6 if case.endswith("row moments") else None
+    kernel = {"dense fgt": "_fgt_hsic_dense", "dense fgt with row moments": "_fgt_hsic_dense",
+              "sparse fgt": "_fgt_sums_csc", "sparse exact": "_rbf_sums_csc"}[case]
+    ran = []
+    for name in ("_fgt_hsic_dense", "_fgt_sums_csc", "_rbf_sums_csc"):
+        for form in (getattr(sums, name), getattr(sums, name + "_serial")):
+            monkeypatch.setattr(sums, form.py_func.__name__, _Spy(form, ran))
+    serial = sums._rbf_pair_sums(X, g, ZT, method, rows=rows)
+    monkeypatch.setattr(threads, "PARALLEL_MIN_ROWS", 0)  # every size selects the parallel form
+    with limit_threads(2):
+        parallel = sums._rbf_pair_sums(X, g, ZT, method, rows=rows)
+    assert ran == [kernel + "_serial", kernel]
+    assert len(parallel) == len(serial) == (5 if rows else 3)
+    for a, b in zip(parallel, serial):
+        assert np.array_equal(a, b, equal_nan=True)
+    assert np.all(np.isfinite(serial[0]))
+
+
+class _Spy:
+    """A kernel that records its name in ``ran`` when called."""
+
+    def __init__(self, kernel, ran):
+        self.kernel, self.ran = kernel, ran
+
+    def __call__(self, *args):
+        self.ran.append(self.kernel.py_func.__name__)
+        return self.kernel(*args)
