@@ -387,12 +387,10 @@ def test_small_gamma_var_keeps_its_digits(method, gamma_var):
 
 @pytest.mark.parametrize("method", ["exact", "fgt", "auto"])
 def test_a_column_with_an_offset_keeps_its_digits(method):
-    """A column ``1 + 1e-13 u`` (its default γ = 1/var)
-    lost digits to the offset when scaled (n = 200: alignment error 9e-4 by
-    the loop, 1e-3 by the transform, whose trace was off by 1.6e-5 against
-    its stated 1e-10);
-    dense columns are centred before they are scaled now.  n = 1100: the
-    transform is what ``"auto"`` runs."""
+    """A column ``1 + 1e-13 u`` (its default γ = 1/var) and a column shifted by 5 keep their
+    alignments' digits: dense columns are centred before they are scaled, so the offset costs no
+    digits in the loop or in the transform (whose trace stays within its stated tolerance).
+    n = 1100: the transform is what ``"auto"`` runs."""
     rng = np.random.default_rng(1)
     n = 1100
     X, y = _small_spread_data(n, rng)
