@@ -24,6 +24,7 @@ sys.path.insert(0, str(HERE))
 import numkfs  # noqa: E402
 from _apigen import write_api_pages  # noqa: E402
 import _gallery  # noqa: E402
+import _notebooks  # noqa: E402
 
 project = "numkfs"
 author = "the numkfs developers"
@@ -122,9 +123,11 @@ suppress_warnings = ["myst.header"]
 # The notebooks are executed at every build (their copies draw inline, see
 # _docs_notebook), so the example pages show their figures; jupyter-cache keeps
 # the outputs next to the output directory ({outdir}/../.jupyter_cache) and runs
-# a notebook again only when its code changes.  About 40 s on 2 cores from an
-# empty cache.  A failing cell is a warning, so `sphinx -W` fails: this build is
-# the test suite's one run of the notebooks (tests/test_docs.py).
+# a notebook again only when its code changes.  The ones it does not hold run
+# one after the other in one kernel before Sphinx reads them (_notebooks.py), so
+# the kernel's start and the imports are paid once, not once per notebook.  A
+# failing cell is a warning, so `sphinx -W` fails: this build is the test
+# suite's one run of the notebooks (tests/test_docs.py).
 nb_execution_mode = "cache"
 nb_execution_timeout = 600  # per cell; a loaded 2-core machine
 nb_execution_raise_on_error = True
@@ -172,6 +175,7 @@ def _skip_builtin_members(app, what, name, obj, skip, options):
 def setup(app):
     app.connect("autodoc-skip-member", _skip_builtin_members)
     _gallery.setup(app)  # the example-gallery directive (examples/index.md)
+    _notebooks.setup(app, _nb_dst)  # the notebooks, in one kernel, into jupyter-cache
     app.add_css_file("numkfs.css")
 
 

@@ -1,9 +1,9 @@
 """The documentation builds warning-free and lists every public name; its
 front page shows a code example and the path figure that code draws, its
 navigation names each section once, and every example page shows a figure.
-One Sphinx build, which executes the notebooks of ``notebooks/``: it is the
-suite's one run of them (pytest does not collect them), and a cell's error
-fails the build, reported with the notebook's name and the cell's error."""
+One Sphinx build, which executes the notebooks of ``notebooks/`` in one kernel:
+it is the suite's one run of them (pytest does not collect them), and a cell's
+error fails the build, reported with the notebook's name and the cell's error."""
 import collections
 import importlib.util
 import re
@@ -105,6 +105,47 @@ def test_a_failing_notebook_is_reported_by_name_and_error():
     assert "raise ValueError('boom')" in msg and "ValueError: boom" in msg
     assert "Sphinx version" not in msg and "\x1b" not in msg
     assert _build_failure("Sphinx error:\nno such theme") == "Sphinx error:\nno such theme"
+
+
+def test_notebooks_share_one_kernel_and_each_starts_afresh(tmp_path):
+    """The docs build executes the notebooks one after the other in one kernel
+    (docs/_notebooks.py) and caches each that runs through, where myst-nb finds
+    it: a notebook sees nothing of the one before (names, figures, working
+    folder, which warnings were shown), a failing cell is returned with the
+    cell and its error and keeps that notebook out of the cache, and the
+    notebooks after it still run."""
+    nbformat = pytest.importorskip("nbformat")
+    jupyter_cache = pytest.importorskip("jupyter_cache")
+    spec = importlib.util.spec_from_file_location("_notebooks", DOCS / "_notebooks.py")
+    notebooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(notebooks)
+    (tmp_path / "_warns.py").write_text("import warnings\n\n\ndef warn():\n"
+                                        "    warnings.warn('from one place', UserWarning)\n")
+    cells = {
+        "a": ["import os, _warns\n_warns.warn()", "x = 1\nos.chdir(os.pardir)\nx"],
+        "b": ["print(x)"],
+        "c": ["import os, _warns\n_warns.warn()\nprint(os.getcwd(), 'x' in dir())"],
+    }
+    paths = []
+    for name, sources in cells.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in sources])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        paths.append(tmp_path / f"{name}.ipynb")
+        nbformat.write(nb, paths[-1])
+    result = dict(notebooks.execute_into_cache(paths, tmp_path / "cache", timeout=120))
+    assert result[paths[0]] is None and result[paths[2]] is None
+    assert "print(x)" in str(result[paths[1]]) and "NameError" in str(result[paths[1]])
+    cache = jupyter_cache.get_cache(tmp_path / "cache")
+    outputs = {}
+    for path in (paths[0], paths[2]):
+        _, nb = cache.merge_match_into_notebook(nbformat.read(path, as_version=4))
+        outputs[path.stem] = [out for cell in nb.cells for out in cell.outputs]
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(paths[1], as_version=4))
+    assert outputs["a"][-1]["data"]["text/plain"] == "1"  # the outputs are in the cache
+    text = "".join(out.get("text", "") for out in outputs["c"])
+    assert "from one place" in text  # shown again, as in a kernel of its own
+    assert f"{tmp_path} False" in text  # its own folder, no name of "a"
 
 
 def _soup(path: Path):
