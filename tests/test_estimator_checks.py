@@ -53,7 +53,7 @@ def test_sklearn_contract_cosso(estimator, check):
 EXPECTED_FAILED = {}
 
 
-# The registry's small instances (tests/conftest.py).  Their budgets are small (D_max=2,
+# The registry's small instances (tests/conftest.py).  Their budgets are small (D_max=1,
 # max_iter=200): the path
 # may stop at max_iter (ConvergenceWarning) and the chosen D sit at D_max (GridEdgeWarning),
 # expected on the checks' random data, not defects.
