@@ -431,10 +431,7 @@ def test_regressor_cv_standardises_inside_each_fold():
     mu, sd = X[train].mean(0), X[train].std(0)
     Xtr, Xte = (X[train] - mu) / sd, (X[test] - mu) / sd
     m = y[train].mean()
-    # the fold starts from the full data's first point (its weights at its scale)
-    start = (est.path_.weights[0], est.path_.extra["gamma"][0])
-    fp = km.KNIFEGridWalk(Xtr, y[train] - m, est.path_.grid, random_state=0, max_iter=200, gamma="auto",
-                          start=start).walk(est.path_.n_points)
+    fp = knife_path(Xtr, y[train] - m, grid=est.path_.grid, random_state=0, max_iter=200, gamma="auto")
     pred = km.path_decision_function(fp, Xtr, Xte) + m
     ref = -np.mean((pred - y[test][:, None]) ** 2, axis=0)
     np.testing.assert_allclose(est.cv_scores_[:, 0], ref, rtol=1e-10)
