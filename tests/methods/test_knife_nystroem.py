@@ -45,7 +45,11 @@ def test_all_rows_as_landmarks_is_exact_knife(small, loss):
     """K_nm = K_mm = K and β = α: the β-step solves the α-step's problem, the
     w-step gets the same A, u0 and c, so every iterate agrees up to the
     rounding of the two linear solves (condition number of K + λ1 I times the
-    condition of K for the β-step's normal equations)."""
+    condition of K for the β-step's normal equations).  The L-BFGS-B finish
+    is compared on the smooth losses only: with a hinge loss the α-step's
+    set of margin violators moves with that rounding, and the finish may
+    take another path from there (seen on one OpenBLAS kernel and not the
+    other), so there the alternation alone is compared to its end."""
     X, y = small
     y = _target(y, loss)
     n = X.shape[0]
@@ -61,8 +65,10 @@ def test_all_rows_as_landmarks_is_exact_knife(small, loss):
     assert abs(a0 - b0) <= 1e3 * kappa * EPS
     for u, v in zip(exact.wstep_data(K, a, a0, w0, 1.0)[1:], ny.wstep_data(Kn, a, a0, w0, 1.0)[1:]):
         assert np.max(np.abs(u - v)) <= 1e3 * EPS * max(1.0, np.max(np.abs(u)))
-    # whole fits (the alternation, line search, extrapolation and L-BFGS-B finish)
-    fe, fn = exact.fit(w0, 0.0), ny.fit(w0, 0.0)
+    # whole fits (the alternation, line search, extrapolation and, on smooth losses, the L-BFGS-B finish)
+    polish = loss in ("squared", "logistic")
+    fe, fn = exact.fit(w0, 0.0, polish=polish), ny.fit(w0, 0.0, polish=polish)
+    assert fe.converged and fn.converged
     assert fn.objective == pytest.approx(fe.objective, rel=1e-9)
     assert np.max(np.abs(fn.w - fe.w)) <= 1e-7
     assert fn.n_iter == fe.n_iter
