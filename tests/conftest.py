@@ -25,11 +25,20 @@ A new public estimator goes here (and in its method's row), and nowhere else:
 ``parametrize_with_checks`` list and, unless it cross-validates, in the
 bad-input battery.
 
+Each pytest-xdist worker limits its BLAS to its share of the cores
+(:func:`pytest_configure`): two workers on two cores, each with a BLAS of two
+threads, would put four spinning threads on two cores, and a 600 x 600
+eigendecomposition then takes seconds instead of milliseconds.  Numba's
+threads are left as they are (the library's thread policy runs small data
+on one thread; the tests of the parallel kernels ask for two).
+
 Imported by the tests as ``from conftest import ...`` (pytest puts this
 folder on ``sys.path``, also for the test packages below it; ``benchmarks/robustness.py``
 does the same).
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 from sklearn.base import clone
@@ -122,3 +131,15 @@ def _same(a, b):
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
     return a == b
+
+
+def pytest_configure(config):
+    """In a pytest-xdist worker, limit BLAS to ``cores // workers`` threads
+    (at least one) for the whole session, as scikit-learn's test suite does."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers is None:
+        return
+    from threadpoolctl import threadpool_limits
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    config._blas_limit = threadpool_limits(max(1, cores // int(workers)), user_api="blas")
