@@ -135,11 +135,16 @@ def _same(a, b):
 
 def pytest_configure(config):
     """In a pytest-xdist worker, limit BLAS to ``cores // workers`` threads
-    (at least one) for the whole session, as scikit-learn's test suite does."""
+    (at least one) for the whole session, as scikit-learn's test suite does,
+    and start the worker's subprocesses (the command line, the docs build and
+    its notebook kernel) with the same limit, unless one is set already."""
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if workers is None:
         return
     from threadpoolctl import threadpool_limits
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    config._blas_limit = threadpool_limits(max(1, cores // int(workers)), user_api="blas")
+    share = max(1, cores // int(workers))
+    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(share))
+    config._blas_limit = threadpool_limits(share, user_api="blas")
