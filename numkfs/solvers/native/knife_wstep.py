@@ -557,6 +557,11 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
             f_new = _surrogate(loss, y, A, u0, c, w_new)
             if f_new <= f + 1e-4 * t * slope or t < 1e-12:
                 break
+            # near the optimum the decrease a step promises falls below the rounding of S (a sum
+            # of n terms) long before the gradient reaches rounding: there the gradient decides
+            if (f_new - f <= 4.0 * y.size * _EPS * max(abs(f), 1.0)
+                    and _pg(A.T @ loss.gradient(y, u0 + A @ w_new) + c, w_new) < kkt):
+                break
             t *= 0.5
         if t < 1e-12:
             break
@@ -569,6 +574,9 @@ def solve_knife_wstep(loss, y, A, u0, c, w0=None, *, tol: float = 1e-10, max_ite
     u = u0 + A @ w
     kkt = _pg(A.T @ loss.gradient(y, u) + c, w)
     return w, n_iter, float(kkt)
+
+
+_EPS = float(np.finfo(np.float64).eps)
 
 
 def _pg(g, w):
