@@ -269,6 +269,15 @@ def _ridge_fit(Z, y, theta, kernel, gamma, lambda0) -> _Point:
 _ROUNDOFF_GAP = 1e-9
 
 
+def _j_roundoff(pt, n) -> float:
+    """Round-off of J at a point: J sums n squared residuals of a ridge solve, so n ε J times the
+    condition number of the ridge system K_θ + nλ0 I, estimated from its Cholesky factor's diagonal
+    (a lower bound on the condition number, exact for a diagonal system)."""
+    diag = np.abs(np.diag(pt.L))
+    kappa = (float(np.max(diag)) / float(np.min(diag))) ** 2 if diag.size and np.min(diag) > 0.0 else 1.0
+    return n * np.finfo(float).eps * kappa * abs(pt.J)
+
+
 def _gap(pt, lambda0, M) -> float:
     r"""Frank-Wolfe duality gap of V at θ: :math:`\nabla V^\top\theta - \min_{s \in S}\nabla V^\top s`
     with :math:`\nabla V = -\lambda_0 a`, :math:`a_j = c^\top K_j c \ge 0`, S = {θ ≥ 0, Σθ ≤ M}."""
@@ -326,7 +335,8 @@ def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, st
     the exact Hessian of V and a backtracking (Armijo) line search; when
     that gives no decrease, Lin & Zhang's garrote step (the same quadratic
     model with the majorising Hessian :math:`\frac2n G^\top G`, so J never
-    increases).  Where J's change is within its round-off (n ε J), the full
+    increases).  Where J's change is within its round-off (n ε J times the
+    ridge system's condition, :func:`_j_roundoff`), the full
     Newton step is accepted when it lowers the duality gap.  ``newton=False`` runs Lin & Zhang's plain alternation
     (ridge step, garrote step), which slows to a crawl when λ0 is small
     (the majoriser then overestimates the curvature by orders of magnitude).
@@ -337,8 +347,6 @@ def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, st
     is within ``max(tol, 1e-9) * J`` there), or ``max_iter`` iterations.
     """
     pt = _ridge_fit(Z, y, theta, kernel, gamma, lambda0)
-    # J sums n squared residuals: its round-off is up to n ε J
-    j_roundoff = y.shape[0] * np.finfo(float).eps * abs(pt.J)
     history = [pt.J]
     gap = _gap(pt, lambda0, M)
     it = 0
@@ -352,6 +360,7 @@ def _alternate(Z, y, kernel, gamma, lambda0, M, theta, max_iter, tol, solver, st
                 d = theta_n - pt.theta
                 slope = float(grad @ d)
                 t = 1.0
+                j_roundoff = _j_roundoff(pt, y.shape[0])
                 while slope < 0.0 and t > 1e-10:
                     cand = _ridge_fit(Z, y, np.maximum(pt.theta + t * d, 0.0), kernel, gamma, lambda0)
                     if cand.J <= pt.J + 1e-4 * t * slope:
