@@ -100,6 +100,10 @@ AUTO_GAMMA_GROWTH = 1.25
 #: bandwidth of the selected features.
 AUTO_GAMMA_ROUNDS = 30
 
+#: ``gamma="auto"``: the relative tolerance of the rounds of :func:`knife` that move the scale
+#: (the fit's own ``tol`` when that is looser); the fit at the scale they settle on uses ``tol``.
+AUTO_GAMMA_ROUND_TOL = 1e-4
+
 #: The weight at which :meth:`_Knife.squared_weight_slope` evaluates the slope of F in a squared
 #: weight that is zero (small: the slope's relative error is of the order of its square).
 SLOPE_WEIGHT = 1e-4
