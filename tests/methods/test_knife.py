@@ -583,6 +583,36 @@ def test_auto_gamma_first_point_keeps_the_u_shaped_feature(monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore")
+def test_auto_gamma_rounds_fit_loosely_and_end_at_tol_on_their_own_scale(monkeypatch):
+    # the rounds that move the scale fit to AUTO_GAMMA_ROUND_TOL; the last fit is at tol, at the scale
+    # its own support gives, and it is the point the rounds reach with every round fitted at tol
+    kprob = sys.modules["numkfs.methods.knife._problem"]
+    X, y = _friedman105(1)
+    fits = []
+    real = kprob._Knife.fit
+
+    def fit(self, w, lambda2, **kw):
+        st = real(self, w, lambda2, **kw)
+        if kw.get("polish", True):  # not the alternation the finish may run on
+            fits.append((self.gamma, kw["tol"]))
+        return st
+
+    monkeypatch.setattr(kprob._Knife, "fit", fit)
+    res = km.knife(X, y, lambda2=0.0, gamma="auto", tol=1e-6, random_state=0)
+    gamma = res.params["gamma"]
+    assert gamma == 1.0 / np.count_nonzero(res.weights > 0)
+    assert fits[-1] == (gamma, 1e-6)
+    loose = [g for g, tol in fits if tol == km.AUTO_GAMMA_ROUND_TOL]
+    assert len(loose) >= 3 and all(g > fits[0][0] for g in loose)  # the rounds from the first fit's 1/p on
+    monkeypatch.setattr(sys.modules["numkfs.methods.knife._fit"], "AUTO_GAMMA_ROUND_TOL", 1e-6)
+    tight = km.knife(X, y, lambda2=0.0, gamma="auto", tol=1e-6, random_state=0)
+    assert tight.params["gamma"] == gamma
+    np.testing.assert_array_equal(tight.weights > 0, res.weights > 0)
+    # each fit stops once an iteration lowers f by less than tol (relative): both ends within that of each other
+    assert abs(res.objective - tight.objective) <= 1e-6 * abs(tight.objective)
+
+
+@pytest.mark.filterwarnings("ignore")
 @pytest.mark.slow
 def test_select_finds_every_friedman_feature_among_100_noise_features():
     # select(X, y) (KNIFE) kept 0, 1, 3, 4 on seed 1, x2 lost at the path's first point

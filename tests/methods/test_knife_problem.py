@@ -542,6 +542,75 @@ def test_finish_does_not_remove_a_feature_the_alternation_keeps(monkeypatch):
     assert lost.weights[4] == 0.0 and lost.objective > plain.objective * (1 + 1e-3)
 
 
+@pytest.mark.parametrize("kernel, approximation", [("rbf", "exact"), ("poly", "exact"), ("linear", "exact"),
+                                                    ("rbf", "nystroem")])
+def test_squared_weight_slope_is_the_finite_difference_in_the_squared_weight(kernel, approximation):
+    # at a zero weight F's gradient vanishes (the weights enter squared); the slope in s_j = w_j²
+    # against the one-sided difference (F(w_j = √ε) - F(w_j = 0)) / ε, α re-optimised at both points
+    # (the squared loss on the exact kernel and the rbf kernel: the optimal coefficients are unique;
+    # the polynomial and linear kernels through fewer landmarks than their feature space's dimension
+    # leave them free along the null space of K_mm, and F's slope at a zero weight is then not the
+    # slope at one optimal β)
+    X, y, _ = make_orange(50, n_noise=3, random_state=2)
+    X = _std(X)
+    y = X[:, 0] + np.sin(X[:, 1]) - X[:, 2] ** 2 / 2
+    y = y - y.mean()
+    params = dict(kernel=kernel, loss="squared", lambda1=1.0, gamma=None, degree=2, coef0=1.0, delta=1.0,
+                  n_restarts=1, max_iter=100, tol=1e-6, solver="auto", approximation=approximation,
+                  n_components=30 if approximation == "nystroem" else None, random_state=0)
+    model = kinput._prepare(X, y, params, "test")[4]
+    w = np.linspace(0.4, 0.9, X.shape[1])
+    zero = np.array([1, 4, 6])
+    w[zero] = 0.0
+    alpha0 = np.zeros(model.n_components if approximation == "nystroem" else len(y))
+    F, _, _, alpha, a0 = model.reduced_objective(w, 0.0, alpha0, 0.0)
+    slope = model.squared_weight_slope(w, alpha, a0, zero)
+    eps = 1e-6
+    for j, s in zip(zero, slope):
+        e = w.copy()
+        e[j] = np.sqrt(eps)
+        Fe = model.reduced_objective(e, 0.0, alpha, a0)[0]
+        # the one-sided difference is off by eps times the curvature in s_j (of the order of the slope)
+        assert s == pytest.approx((Fe - F) / eps, rel=1e-3, abs=1e-7 * max(1.0, abs(F)) / eps)
+
+
+def test_finish_keeps_a_corner_where_every_removed_weight_would_raise_f(monkeypatch):
+    # λ2 = 0 on the sinusoid: the finish puts noise features on 0, where F's slope in each
+    # squared weight is positive (a local minimum); the alternation is not run on, and bringing
+    # any removed feature back (a small weight) does raise F
+    X, y, _ = make_sinusoid(80, 20, random_state=1)
+    X = _std(X)
+    model = _model(X, y - y.mean(), "squared")
+    seen = []
+    real_polish, real_fit = kprob._Knife._polish, kprob._Knife.fit
+
+    def polish(self, st, lambda2, budget, tol):
+        w_in = st.w.copy()  # the finish updates st in place
+        out = real_polish(self, st, lambda2, budget, tol)
+        seen.append((w_in, out.w.copy(), out.alpha.copy(), out.a0, out.objective))
+        return out
+
+    alternations = []
+
+    def fit(self, w, lambda2, **kw):
+        if not kw.get("polish", True):
+            alternations.append(w)
+        return real_fit(self, w, lambda2, **kw)
+
+    monkeypatch.setattr(kprob._Knife, "_polish", polish)
+    monkeypatch.setattr(kprob._Knife, "fit", fit)
+    model.fit(np.ones(X.shape[1]), 0.0, max_iter=100, tol=1e-6)
+    cases = [(w_in, w_out, a, a0, f) for w_in, w_out, a, a0, f in seen if np.any((w_in > 0) & (w_out == 0))]
+    assert cases and not alternations
+    for w_in, w_out, alpha, a0, f in cases:
+        removed = np.flatnonzero((w_in > 0) & (w_out == 0))
+        assert np.all(model.squared_weight_slope(w_out, alpha, a0, removed) > 0)
+        for j in removed:
+            e = w_out.copy()
+            e[j] = 0.05
+            assert model.reduced_objective(e, 0.0, alpha, a0)[0] > f
+
+
 def test_path_walk_holds_the_kernels_of_the_last_points_only(monkeypatch):
     # every point of the walk used to keep its n x n kernel until the path was built (one-vs-rest
     # on 1,347 digits rows: about 16 GB); the walk steps only from its last accepted point, so the

@@ -135,8 +135,9 @@ from ._nystroem import (APPROXIMATIONS, AUTO_EXACT_MAX_SAMPLES, AUTO_EXACT_MAX_S
                         default_n_components, knife_model, memory_estimate, resolve_approximation)
 from ._path import KNIFEGridWalk, knife_lambda2_max, knife_ovr_paths, knife_path, lambda_min_ratio_for
 from ._predict import knife_decision_function, path_decision_function
-from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUNDS, CLASSIFICATION_LOSSES,
-                       KNIFE_CONSTRAINTS, REGRESSION_LOSSES, SERIAL_MAX_SAMPLES, ZERO_TOL, knife_wstep_problem)
+from ._problem import (AUTO_EXTEND_MAX, AUTO_GAMMA_GROWTH, AUTO_GAMMA_ROUND_TOL, AUTO_GAMMA_ROUNDS,
+                       CLASSIFICATION_LOSSES, KNIFE_CONSTRAINTS, REGRESSION_LOSSES, SERIAL_MAX_SAMPLES, ZERO_TOL,
+                       knife_wstep_problem)
 
 __all__ = ["knife", "knife_path", "knife_ovr_paths", "KNIFEGridWalk", "knife_lambda2_max", "lambda_min_ratio_for",
            "KNIFEResult", "knife_objective", "knife_gradient_w", "knife_decision_function", "path_decision_function",

@@ -17,7 +17,7 @@ from ...losses import get_loss
 from ...model_selection import parallel_map
 from ._input import _prepare
 from ._predict import knife_decision_function
-from ._problem import AUTO_GAMMA_ROUNDS, KNIFE_CONSTRAINTS
+from ._problem import AUTO_GAMMA_ROUND_TOL, AUTO_GAMMA_ROUNDS, KNIFE_CONSTRAINTS
 
 
 
@@ -146,11 +146,30 @@ AUTO_GAMMA_RESTART = True
 
 def _auto_rounds(model, st, lambda2, max_iter, tol):
     """``st`` refitted, warm-started, with the scale of its selected features until that scale no longer
-    changes, at most ``AUTO_GAMMA_ROUNDS`` times (``gamma="auto"``; ``st`` itself otherwise)."""
-    for _ in range(AUTO_GAMMA_ROUNDS if model.gamma_rule else 0):
-        if model.gamma_for(st.w, st.gamma) == st.gamma:
-            break
-        st = model.refit(st, float(lambda2), max_iter=max_iter, tol=tol)
+    changes (``gamma="auto"``; ``st`` itself otherwise).
+
+    A round that moves the scale fits to the looser tolerance ``max(tol, AUTO_GAMMA_ROUND_TOL)``:
+    its point only starts the next round (the scale grows by at most ``AUTO_GAMMA_GROWTH`` a
+    round, and a fit at ``tol`` at every intermediate scale costs as much as the one that counts).
+    Once the scale settles under such a fit, the fit at ``tol`` follows at that scale; the rounds
+    go on (loosely again) when its support gives another scale, and end at a fit at ``tol`` whose
+    support gives its own scale, or after ``AUTO_GAMMA_ROUNDS`` rounds (then with a fit at
+    ``tol`` at the last scale)."""
+    if not model.gamma_rule:
+        return st
+    lambda2 = float(lambda2)
+    loose = max(float(tol), AUTO_GAMMA_ROUND_TOL)
+    tight = True  # st is fitted at tol
+    for _ in range(AUTO_GAMMA_ROUNDS):
+        settled = model.gamma_for(st.w, st.gamma) == st.gamma
+        if settled and tight:
+            return st
+        # a new scale: a loose fit there; the scale settled under a loose fit: the fit at tol at it
+        st = model.refit(st, lambda2, max_iter=max_iter, tol=tol if settled else loose)
+        tight = settled or loose == tol
+    if not tight:  # the rounds ran out on a loose fit: the fit at tol at its scale
+        model.gamma = st.gamma
+        st = model.fit(st.w, lambda2, alpha=st.alpha, a0=st.a0, max_iter=max_iter, tol=tol, K=st.K)
     return st
 
 
@@ -190,7 +209,7 @@ def _start_key(model, starts, lambda2, max_iter, tol, restart):
     settings = (type(model).__name__, type(loss).__name__, repr(sorted(vars(loss).items())), model.kernel,
                 model.lambda1, model.gamma, model.gamma_rule, model.degree, model.coef0, repr(model.solver),
                 model.kernel_method, model.wstep_tol, model.fast, model.extrapolate, model.y_scale,
-                float(lambda2), int(max_iter), float(tol), bool(restart), AUTO_GAMMA_RESTART)
+                float(lambda2), int(max_iter), float(tol), bool(restart), AUTO_GAMMA_RESTART, AUTO_GAMMA_ROUND_TOL)
     return digest.hexdigest(), repr(settings)
 
 
@@ -301,7 +320,9 @@ def knife(
         of the selected features: after the fit at 1/p, refit warm-started
         with 1 / (number of selected features) (growing by at most
         :data:`AUTO_GAMMA_GROWTH` per refit), at most
-        :data:`AUTO_GAMMA_ROUNDS` times, until it no longer changes; when
+        :data:`AUTO_GAMMA_ROUNDS` times, until it no longer changes (the
+        refits that move the scale to the looser relative tolerance
+        :data:`AUTO_GAMMA_ROUND_TOL`, the last one to ``tol``); when
         the scale moved, the first start is fitted once more at that scale
         and the refits go on from the larger of the two fits' weights of
         every feature (a feature the wide kernel at 1/p switched off comes

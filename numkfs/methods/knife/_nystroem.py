@@ -236,6 +236,14 @@ class _KnifeNystroem(_Knife):
     def n_components(self):
         return self.landmarks.size
 
+    @property
+    def unique_coefficients(self):
+        """Whether the β-step's minimiser is unique at every weight vector: for the rbf kernel
+        (K_mm is positive definite on distinct landmarks).  The polynomial and linear kernels
+        of fewer features than landmarks leave β free along the null space of K_mm, whatever the
+        loss."""
+        return self.kernel == "rbf"
+
     def active_data(self, w):
         key = self._act_key
         act, Xa = super().active_data(w)

@@ -100,6 +100,14 @@ AUTO_GAMMA_GROWTH = 1.25
 #: bandwidth of the selected features.
 AUTO_GAMMA_ROUNDS = 30
 
+#: ``gamma="auto"``: the relative tolerance of the rounds of :func:`knife` that move the scale
+#: (the fit's own ``tol`` when that is looser); the fit at the scale they settle on uses ``tol``.
+AUTO_GAMMA_ROUND_TOL = 1e-4
+
+#: The weight at which :meth:`_Knife.squared_weight_slope` evaluates the slope of F in a squared
+#: weight that is zero (small: the slope's relative error is of the order of its square).
+SLOPE_WEIGHT = 1e-4
+
 #: how many (K, α, Kα) triples :meth:`_Knife.k_alpha` remembers (two: an iteration's point and its
 #: extrapolated point; each holds its n x n K alive)
 _KA_CACHE = 2
@@ -374,7 +382,7 @@ class _Knife:
         return grad
 
     def _polish(self, st, lambda2, budget, tol):
-        """Finish a fit by L-BFGS-B on F over the box, on the features still active.
+        r"""Finish a fit by L-BFGS-B on F over the box, on the features still active.
 
         The alternation's fixed points are the box-KKT points of F (the
         w-step's surrogate has F's gradient at the current point), so this
@@ -392,14 +400,24 @@ class _Knife:
         each weight, so its gradient vanishes at 0 whether or not a larger
         weight is better, and the finish could end in a corner the
         alternation would not reach (and a zero weight stays zero along the
-        path).  So at λ2 = 0, when the finish removes a feature, the
-        alternation is also run on from the same point (without the finish,
+        path).  Every kernel depends on the weights through their squares,
+        :math:`F(w) = G(w \circ w)`, so at the corner the Hessian of F in the
+        removed weights is diagonal, :math:`2\,\partial G/\partial s_j`
+        (:meth:`squared_weight_slope`), and has no terms coupling them with
+        the others.  When that slope is positive for every removed feature
+        and the optimal coefficients are unique (:attr:`unique_coefficients`),
+        the corner is a local minimum (F grows as any of them comes back)
+        and the finish's point is kept.  Otherwise the alternation is also
+        run on from the same point as the finish (without the finish,
         within the same budget), and the lower objective is kept."""
         act = np.flatnonzero(st.w > 0.0)
         if act.size == 0:
             return st
         first = self._lbfgsb_finish(st, act, lambda2, budget, tol)
-        if lambda2 > 0.0 or not np.any(first[0][act] == 0.0):
+        removed = act[first[0][act] == 0.0]
+        if lambda2 > 0.0 or removed.size == 0:
+            return self._finish_state(st, first)
+        if self.unique_coefficients and np.all(self.squared_weight_slope(first[0], first[2], first[3], removed) > 0.0):
             return self._finish_state(st, first)
         alt = self.fit(st.w, lambda2, alpha=st.alpha, a0=st.a0, max_iter=budget, tol=tol, K=st.K, polish=False)
         if alt.objective < first[4]:
@@ -411,6 +429,37 @@ class _Knife:
             st.n_extrapolated += alt.n_extrapolated
             return st
         return self._finish_state(st, (*first[:5], first[5] + alt.n_iter, first[6]))
+
+    @property
+    def unique_coefficients(self):
+        """Whether the α-step's minimiser is unique at every weight vector: for the rbf kernel
+        (strictly positive definite on distinct rows) and for the squared loss (K + λ1 I is).
+        Where it is not (the polynomial and linear kernels of a few features with a
+        classification loss), F's slope in a squared weight is the least slope over the
+        optimal α (Danskin), which the slope at one of them can exceed."""
+        return self.kernel == "rbf" or not self.intercept
+
+    def squared_weight_slope(self, w, alpha, a0, features):
+        r""":math:`\partial F / \partial s_j`, :math:`s_j = w_j^2`, for the zero-weight ``features``
+        at ``w`` (``alpha``, ``a0``: the optimal coefficients at ``w``).
+
+        F depends on the weights through their squares, so :math:`\partial F/\partial w_j
+        = 2 w_j\, \partial F/\partial s_j` and the slope in :math:`s_j` is the weight
+        gradient at a small weight :data:`SLOPE_WEIGHT` divided by twice that weight, with
+        the kernel at that weight and the coefficients optimal at ``w`` (the kernel and the
+        optimal coefficients move with the squared weight: the slope's relative error is of
+        the order of :data:`SLOPE_WEIGHT` squared).  A positive slope: F
+        grows as the feature comes back.  The penalty λ2 is left out (it is the slope of
+        :math:`\lambda_2 w_j`, not of :math:`s_j`)."""
+        features = np.asarray(features)
+        w = np.array(w, dtype=float)
+        w[features] = SLOPE_WEIGHT
+        cache = self._ka_cache
+        try:
+            grad = self.reduced_gradient(self.kernel_matrix(w), alpha, a0, w, 0.0)
+        finally:
+            self._ka_cache = cache  # the fit's remembered products are left as they were
+        return grad[features] / (2.0 * SLOPE_WEIGHT)
 
     def _finish_state(self, st, result):
         """``st`` updated with the finish's ``result`` (its point only if it lowered f)."""
