@@ -406,8 +406,11 @@ class _PCTracker:
         corrections diverge or do not reach ``tol`` within ``max_newton``),
         the first correction's length and the largest contraction of the
         chord steps (``||J⁺F_{k+1}|| / ||δ_k||``), which the step control
-        reads."""
+        reads.  For the Gaussian kernel with the LU factors the whole
+        iteration is one compiled call (:meth:`_System.correct`)."""
         sysm = self.sysm
+        if qr[0] == "lu" and sysm.compiled_correct:
+            return sysm.correct(zp, P, qr[1], self.tol, self.max_newton)
         kappa = 0.0
         F = _trial_residual(sysm, zp, P)
         if F is None:
