@@ -322,11 +322,12 @@ class _Recorder:
         sysm = self.sysm
         alpha, beta, lam = sysm.split(z, P)
         Ka = info["Ka"]
-        resid = sysm.y - Ka + Ka.mean()
+        resid = sysm.y - Ka + Ka.sum() / Ka.size
         loss = float(resid @ resid)
         quad = float(alpha @ Ka)
         obj = loss + (lam * quad if sysm.fix == "lambda" else 0.0)
-        eta = float(info["g"][P].mean())
+        gP = info["g"][P]
+        eta = float(gP.sum() / gP.size)
         self.rows.append(dict(D=float(beta.sum()), beta=beta, alpha=alpha.copy(), lam=float(lam), C=quad,
                               obj=obj, grad=float(lam * max(eta, 0.0)), s=float(s), event=int(event),
                               feature=int(feature), active=np.array(P, dtype=int), converged=bool(converged)))
