@@ -719,3 +719,74 @@ def test_l1kr_degenerate_jacobian_duplicated_column():
     with pytest.warns(UserWarning):
         path = l1kr_path(np.column_stack([X, X[:, 0]]), y, D_max=2.0, max_iter=200)
     assert np.all(np.isfinite(path.weights))
+
+
+# --------------------------------------------------------------------------
+# the compiled residual and corrector of the Gaussian kernel
+
+
+def _system_at(fix, n=30, d=6, seed=0):
+    """A KKT system on standardised random data and a point of it: active
+    features with positive weights, one at 0 (a feature that has just
+    entered) and one slightly negative (a probe past an E2 event)."""
+    from numkfs.methods.l1kr import _standardize, _System
+
+    rng = np.random.default_rng(seed)
+    Xs, ys, *_ = _standardize(rng.standard_normal((n, d)), rng.standard_normal(n))
+    sysm = _System(Xs, ys, "rbf", 2, fix, 0.1, 2.0, ascale=0.1)
+    P = [4, 1, 3, 0, 5]
+    betaP = np.array([1.5, 0.0, 0.7, -0.01, 2.5])
+    z = np.concatenate([0.1 * rng.standard_normal(n), betaP] + ([[0.3]] if fix == "C" else []))
+    return sysm, z, P
+
+
+@pytest.mark.parametrize("fix", ["lambda", "C"])
+def test_compiled_residual_is_the_numpy_residual(fix):
+    """K bit for bit that of ard_kernel (the same operations in the same
+    order); F within twice its rounding floor (each evaluation is within
+    one floor of the exact value); the floor itself to rounding."""
+    sysm, z, P = _system_at(fix)
+    F_fast = sysm.residual(z, P)
+    K_fast, floor_fast = sysm._cache["K"][1], sysm.floor
+    alpha, beta, lam = sysm.split(z, P)
+    assert np.array_equal(K_fast, ard_kernel(sysm.X, beta))
+    sysm._cache = {}
+    F_ref = sysm._residual(alpha, beta, lam, P)
+    assert F_fast.shape == F_ref.shape
+    assert np.max(np.abs(F_fast - F_ref)) <= 2.0 * sysm.floor
+    assert floor_fast == pytest.approx(sysm.floor, rel=1e-12)
+
+
+@pytest.mark.parametrize("fix", ["lambda", "C"])
+def test_compiled_corrector_reaches_the_python_correctors_point(fix, monkeypatch):
+    """From a point predicted off the curve, the compiled corrector and the
+    Python one (the same chord-Broyden iteration, with numpy and LAPACK)
+    both solve the KKT system to tol on the same hyperplane, at the same
+    point (to what tol and the conditioning allow)."""
+    from numkfs.methods.l1kr import _standardize, _System, _tangent_and_corrector
+    from numkfs.methods.l1kr.tracker import _PCTracker
+
+    X, y, _ = make_friedman_noise(1, n_samples=40, random_state=1)
+    path = l1kr_path(X, y, lambda1=1e-2, D_max=2.0)
+    i = path.n_points // 2
+    P = list(path.extra["active"][i])
+    Xs, ys, *_ = _standardize(X, y)
+    lam, tol = 1e-2, 1e-10
+    z = np.concatenate([lam * path.extra["alpha"][i], path.weights[i][P]] + ([[lam]] if fix == "C" else []))
+    rng = np.random.default_rng(0)
+    points = []
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(_System, "compiled_correct", property(lambda self: False))
+        sysm = _System(Xs, ys, "rbf", 2, fix, lam, path.extra["C"][i], ascale=lam)
+        e = np.zeros(z.size)
+        e[len(ys)] = 1.0
+        v, qr = _tangent_and_corrector(sysm.full(z, P)["J"], e)
+        trk = _PCTracker(sysm, tol=tol, max_angle=0.15)
+        zc, _, kappa = trk._correct(z + 0.02 * v + 1e-4 * np.random.default_rng(0).standard_normal(z.size), P, qr)
+        assert zc is not None and 0 < kappa < 0.7
+        sysm._cache = {}
+        alpha, beta, lam_z = sysm.split(zc, P)
+        assert np.max(np.abs(sysm._residual(alpha, beta, lam_z, P))) < max(tol, sysm.floor) * 1.01
+        points.append(zc)
+    assert np.max(np.abs(points[0] - points[1])) < 1e-6 * np.max(np.abs(points[1]))

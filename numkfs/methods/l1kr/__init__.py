@@ -79,6 +79,8 @@ The implementation is split along its concerns:
   Newton and event equations;
 * :mod:`~numkfs.methods.l1kr.tracker`: the predictor-corrector (or ODE)
   tracker, events located and solved, the points recorded;
+* :mod:`~numkfs.methods.l1kr._loops`: the compiled residual and corrector
+  of the Gaussian kernel (the tracker's inner loop);
 * :mod:`~numkfs.methods.l1kr.path`: :func:`l1kr_path`;
 * :mod:`~numkfs.methods.l1kr.evaluate`: KKT residual, objective, pruning,
   β at budgets D and prediction;

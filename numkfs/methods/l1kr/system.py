@@ -13,7 +13,9 @@ from scipy.linalg import lapack as _lapack
 from scipy.linalg import qr as _qr
 from scipy.linalg import solve_triangular
 
+from ..._threads import PARALLEL_MIN_ROWS
 from ...kernels.ard import ard_grad_columns, ard_grad_contractions, ard_hessian_contractions, ard_kernel
+from . import _loops
 
 
 #: event codes stored in ``path.extra["event"]``
@@ -87,6 +89,9 @@ class _System:
         #: the tracker's tol: a rounding floor known to be below it is not
         #: computed exactly (:meth:`_floor`)
         self.tol = 0.0
+        #: the data, feature-major (the compiled residual's layout), made at its first use
+        self._XT = None
+        self._eps_n = math.sqrt(self.n) * np.finfo(float).eps
 
     # layout of z: alpha (n), beta_P (|P|), [lambda]
     def split(self, z, P):
@@ -194,9 +199,28 @@ class _System:
         self._cache["S"] = (alpha.copy(), list(feats), S)
         return S
 
-    def residual(self, z, P):
-        """F(z) only (O(n² |P|))."""
+    def residual(self, z, P, quiet=False):
+        """F(z) only (O(n² |P|)).
+
+        For the Gaussian kernel on fewer than ``PARALLEL_MIN_ROWS`` rows
+        (where the kernel loops run serially) at a new β (every corrector
+        iterate) one compiled call
+        (:func:`~numkfs.methods.l1kr._loops._rbf_residual`) computes K, F and
+        its rounding floor; K is kept for the evaluations that follow at the
+        same point.  ``quiet`` silences numpy's floating-point warnings
+        (overflow of a diverging corrector, :func:`_trial_residual`); the
+        compiled call raises none."""
         alpha, beta, lam = self.split(z, P)
+        c = self._cache.get("K")
+        if c is None or not np.array_equal(c[0], beta):
+            if self.kernel == "rbf" and self.n < PARALLEL_MIN_ROWS:
+                return self._rbf_residual(z, P, alpha, beta, lam)
+        if quiet:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return self._residual(alpha, beta, lam, P)
+        return self._residual(alpha, beta, lam, P)
+
+    def _residual(self, alpha, beta, lam, P):
         K = self._kernel(beta)
         c = self._cache.get("A")
         if c is not None and np.array_equal(c[0], alpha):
@@ -204,6 +228,49 @@ class _System:
         else:
             gP = ard_grad_contractions(self.X, beta, alpha, K, self.kernel, self.degree, features=P)
         return self._F(alpha, beta, lam, K, gP, P)[0]
+
+    @property
+    def compiled_correct(self):
+        """Whether the corrector runs compiled (:meth:`correct`): the
+        Gaussian kernel on fewer than ``PARALLEL_MIN_ROWS`` rows."""
+        return self.kernel == "rbf" and self.n < PARALLEL_MIN_ROWS
+
+    def correct(self, zp, P, lu, tol, max_newton):
+        """The tracker's corrector from ``zp`` with the bordered LU factors
+        ``lu`` (:func:`~numkfs.methods.l1kr._loops._rbf_correct`).  Returns
+        the corrected point (None when the corrections fail), 0.0 and the
+        largest contraction of the chord steps, as ``_PCTracker._correct``."""
+        if self._XT is None:
+            self._XT = np.ascontiguousarray(self.X.T)
+        n, p = self.n, len(P)
+        Pa = np.array(P, dtype=np.int64)
+        x2max = float(np.max(self.xmax[Pa])) ** 2 if p else 0.0
+        status, z, kappa, K, n_eval = _loops._rbf_correct(
+            self._XT, Pa, zp, np.ascontiguousarray(lu[0].T), lu[1], float(self.c), float(self.lam),
+            self.fix == "C", self.y, float(self.C), float(tol), self._eps_n, x2max, int(max_newton))
+        if status != 0:
+            return None, 0.0, kappa
+        beta = np.zeros(self.d)
+        beta[P] = z[n:n + p]
+        self._cache = {"K": (beta, K)}
+        return z, 0.0, kappa
+
+    def _rbf_residual(self, z, P, alpha, beta, lam):
+        """:meth:`residual` by :func:`~numkfs.methods.l1kr._loops._rbf_residual`."""
+        if self._XT is None:
+            self._XT = np.ascontiguousarray(self.X.T)
+        n, p = self.n, len(P)
+        Pa = np.array(P, dtype=np.int64)
+        F, K, Ka, gP, f1, q = _loops._rbf_residual(self._XT, Pa, z[n:n + p], alpha, float(lam), self.y,
+                                                   float(self.C), self.fix == "C")
+        self._cache = {"K": (beta.copy(), K)}
+        floors = [f1]
+        if p > 1:
+            floors.append(lam * 4.0 * float(np.max(self.xmax[Pa])) ** 2 * q)
+        if self.fix == "C":
+            floors.append(q / self.C)
+        self.floor = self._eps_n * max(floors)
+        return F
 
     def light(self, z, P):
         """F, every g_i and the pieces, without the Jacobian (no Hessian
@@ -240,10 +307,11 @@ class _System:
         m = self.n_eq(P)
         nv = n + p + (self.fix == "C")
         J = np.zeros((m, nv))
-        J[:n, :n] = K - K.mean(axis=0, keepdims=True)
+        # column means as sum / n: the bits of numpy's mean, without its wrapper's cost
+        J[:n, :n] = K - K.sum(axis=0, keepdims=True) / n
         J[np.arange(n), np.arange(n)] += lam
         AP = A[:, P]
-        J[:n, n : n + p] = AP - AP.mean(axis=0, keepdims=True)
+        J[:n, n : n + p] = AP - AP.sum(axis=0, keepdims=True) / n
         if p > 1:
             J[n : n + p - 1, :n] = (2.0 * lam) * (AP[:, :-1] - AP[:, 1:]).T
             J[n : n + p - 1, n : n + p] = lam * (S[: p - 1, :p] - S[1:p, :p])
@@ -342,10 +410,10 @@ def _trial_residual(sysm, z, P):
     A diverging Newton correction can reach points where the kernel times α
     overflows; that is the corrector failing (the step is then shortened),
     not something to warn about, so those floating-point warnings are
-    silenced here, and only here."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        F = sysm.residual(z, P)
-    return F if np.all(np.isfinite(F)) else None
+    silenced here, and only here (the compiled residual of the Gaussian
+    kernel raises none)."""
+    F = sysm.residual(z, P, quiet=True)
+    return F if np.isfinite(F).all() else None
 
 
 # --------------------------------------------------------------------------
@@ -357,7 +425,8 @@ def _event_functions(sysm, info, P, z, D_max, stop_abs):
     E1: λ(g_j - η) for inactive j; E2: -β_i for active i; stationary:
     stop_abs - λη; D_max: D - D_max."""
     g, lam = info["g"], info["lam"]
-    eta = g[P].mean()
+    gP = g[P]
+    eta = gP.sum() / gP.size
     d = sysm.d
     e1 = lam * (g - eta)
     e1[P] = -np.inf

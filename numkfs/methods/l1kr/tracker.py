@@ -322,11 +322,12 @@ class _Recorder:
         sysm = self.sysm
         alpha, beta, lam = sysm.split(z, P)
         Ka = info["Ka"]
-        resid = sysm.y - Ka + Ka.mean()
+        resid = sysm.y - Ka + Ka.sum() / Ka.size
         loss = float(resid @ resid)
         quad = float(alpha @ Ka)
         obj = loss + (lam * quad if sysm.fix == "lambda" else 0.0)
-        eta = float(info["g"][P].mean())
+        gP = info["g"][P]
+        eta = float(gP.sum() / gP.size)
         self.rows.append(dict(D=float(beta.sum()), beta=beta, alpha=alpha.copy(), lam=float(lam), C=quad,
                               obj=obj, grad=float(lam * max(eta, 0.0)), s=float(s), event=int(event),
                               feature=int(feature), active=np.array(P, dtype=int), converged=bool(converged)))
@@ -406,8 +407,11 @@ class _PCTracker:
         corrections diverge or do not reach ``tol`` within ``max_newton``),
         the first correction's length and the largest contraction of the
         chord steps (``||J⁺F_{k+1}|| / ||δ_k||``), which the step control
-        reads."""
+        reads.  For the Gaussian kernel with the LU factors the whole
+        iteration is one compiled call (:meth:`_System.correct`)."""
         sysm = self.sysm
+        if qr[0] == "lu" and sysm.compiled_correct:
+            return sysm.correct(zp, P, qr[1], self.tol, self.max_newton)
         kappa = 0.0
         F = _trial_residual(sysm, zp, P)
         if F is None:
