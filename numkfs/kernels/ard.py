@@ -88,10 +88,11 @@ def _active(beta: np.ndarray) -> np.ndarray:
 
 
 @jit(inline=True)
-def _add_sq4(e, x1, x2, x3, x4, r1, r2, r3, r4, w):
+def add_sq4(e, x1, x2, x3, x4, r1, r2, r3, r4, w):
     """``e[c] += Σ_q (x_q - r_q[c])²`` over four features, ``c < w`` (the
     contiguous loop LLVM vectorises; the one order of operations of both
-    Gaussian loops, so that they give the same bits)."""
+    Gaussian loops and of the L1KR corrector's kernel, so that they give the
+    same bits)."""
     for c in range(w):
         d1 = x1 - r1[c]
         d2 = x2 - r2[c]
@@ -101,7 +102,7 @@ def _add_sq4(e, x1, x2, x3, x4, r1, r2, r3, r4, w):
 
 
 @jit(inline=True)
-def _add_sq1(e, x1, r1, sg, w):
+def add_sq1(e, x1, r1, sg, w):
     """``e[c] += sg (x1 - r1[c])²`` for one feature of sign ``sg``, ``c < w``."""
     for c in range(w):
         d1 = x1 - r1[c]
@@ -138,11 +139,11 @@ def _gauss_kernel_rows(SZ, ST, npos, symmetric):
                 e[c] = 0.0
             i = 0
             while i + 3 < npos:
-                _add_sq4(e, SZ[i, a], SZ[i + 1, a], SZ[i + 2, a], SZ[i + 3, a], ST[i, c0:], ST[i + 1, c0:],
+                add_sq4(e, SZ[i, a], SZ[i + 1, a], SZ[i + 2, a], SZ[i + 3, a], ST[i, c0:], ST[i + 1, c0:],
                          ST[i + 2, c0:], ST[i + 3, c0:], w)
                 i += 4
             while i < p:
-                _add_sq1(e, SZ[i, a], ST[i, c0:], 1.0 if i < npos else -1.0, w)
+                add_sq1(e, SZ[i, a], ST[i, c0:], 1.0 if i < npos else -1.0, w)
                 i += 1
             for c in range(w):
                 K[a, c0 + c] = fast_exp(-e[c])
@@ -205,12 +206,12 @@ def _gauss_kernel_tiles(SZ, ST, npos, symmetric):
                     r4 = ST[i + 3, c0:c0 + w]
                     for a in range(ra):
                         b = a0 + a
-                        _add_sq4(E[a], SZ[i, b], SZ[i + 1, b], SZ[i + 2, b], SZ[i + 3, b], r1, r2, r3, r4, w)
+                        add_sq4(E[a], SZ[i, b], SZ[i + 1, b], SZ[i + 2, b], SZ[i + 3, b], r1, r2, r3, r4, w)
                     i += 4
                 while i < p:
                     r1 = ST[i, c0:c0 + w]
                     for a in range(ra):
-                        _add_sq1(E[a], SZ[i, a0 + a], r1, 1.0 if i < npos else -1.0, w)
+                        add_sq1(E[a], SZ[i, a0 + a], r1, 1.0 if i < npos else -1.0, w)
                     i += 1
                 for a in range(ra):
                     ka = K[a0 + a]

@@ -17,28 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
+from ...kernels.ard import add_sq1, add_sq4
 from ...kernels.fastexp import fast_exp
-
-
-@jit(inline=True)
-def _add_sq4(e, x1, x2, x3, x4, r1, r2, r3, r4, w):
-    """``e[c] += Σ_q (x_q - r_q[c])²`` over four features, ``c < w`` (a
-    contiguous loop LLVM vectorises; the order of operations of
-    :func:`numkfs.kernels.ard.ard_kernel`)."""
-    for c in range(w):
-        d1 = x1 - r1[c]
-        d2 = x2 - r2[c]
-        d3 = x3 - r3[c]
-        d4 = x4 - r4[c]
-        e[c] += ((d1 * d1 + d2 * d2) + d3 * d3) + d4 * d4
-
-
-@jit(inline=True)
-def _add_sq1(e, x1, r1, sg, w):
-    """``e[c] += sg (x1 - r1[c])²`` for one feature of sign ``sg``, ``c < w``."""
-    for c in range(w):
-        d1 = x1 - r1[c]
-        e[c] += sg * (d1 * d1)
 
 
 @jit
@@ -59,11 +39,11 @@ def _gauss_kernel(ST, npos):
             e[c] = 0.0
         i = 0
         while i + 3 < npos:
-            _add_sq4(e, ST[i, a], ST[i + 1, a], ST[i + 2, a], ST[i + 3, a], ST[i, a:], ST[i + 1, a:],
+            add_sq4(e, ST[i, a], ST[i + 1, a], ST[i + 2, a], ST[i + 3, a], ST[i, a:], ST[i + 1, a:],
                      ST[i + 2, a:], ST[i + 3, a:], w)
             i += 4
         while i < p:
-            _add_sq1(e, ST[i, a], ST[i, a:], 1.0 if i < npos else -1.0, w)
+            add_sq1(e, ST[i, a], ST[i, a:], 1.0 if i < npos else -1.0, w)
             i += 1
         for c in range(w):
             K[a, a + c] = fast_exp(-e[c])
