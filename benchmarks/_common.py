@@ -1,15 +1,47 @@
 """Small helpers shared by the benchmark scripts: timing and table output."""
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The environment of a child that measures on one thread (Numba, BLAS, OpenMP).
+ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1"}
+
+
+def run_child(code: str, args, pythonpath: str | None = None, timeout: float = 1800.0) -> dict:
+    """Run ``python -c code *args`` on one thread (``ONE_THREAD``), with ``pythonpath`` first on
+    ``PYTHONPATH``; return the JSON object of its last line of output, or ``{"error": ...}``."""
+    env = dict(os.environ, **ONE_THREAD)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        out = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, capture_output=True,
+                             text=True, timeout=timeout, cwd=tempfile.gettempdir())
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout:.0f} s"}
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def unpack(rev: str) -> str:
+    """The package at ``rev`` in a temporary directory (``git archive``)."""
+    tmp = tempfile.mkdtemp(prefix="numkfs-before-")
+    arch = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "numkfs"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", tmp], input=arch.stdout, check=True)
+    return tmp
 
 
 def best_time(fn, *args, min_repeat: int = 3, budget: float = 1.0, max_repeat: int = 50, cpu: bool = False):

@@ -28,15 +28,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from _common import markdown_table, save
+from _common import markdown_table, run_child, save, unpack
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = ["200 x 50", "Friedman #1", "diabetes raw"]
 TRUE = {"200 x 50": [0, 1, 2], "Friedman #1": [0, 1, 2, 3, 4], "diabetes raw": None}
 
@@ -75,30 +71,9 @@ print(json.dumps({"wall": wall, "cpu": cpu, "selected": [int(j) for j in np.flat
                   "D": float(est.D_), "D_full_end": float(est.full_path_.grid.max())}))
 """
 
-ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-              "MKL_NUM_THREADS": "1"}
-
 
 def run(case: str, pythonpath: str | None, timeout: float = 1800.0) -> dict:
-    env = dict(os.environ, **ONE_THREAD)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
-    try:
-        out = subprocess.run([sys.executable, "-c", CHILD, case], env=env, capture_output=True, text=True,
-                             timeout=timeout, cwd=tempfile.gettempdir())
-    except subprocess.TimeoutExpired:
-        return {"error": f"over {timeout:.0f} s"}
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def unpack(rev: str) -> str:
-    """The package at ``rev`` in a temporary directory (``git archive``)."""
-    tmp = tempfile.mkdtemp(prefix="numkfs-before-")
-    arch = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "numkfs"], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", tmp], input=arch.stdout, check=True)
-    return tmp
+    return run_child(CHILD, [case], pythonpath, timeout)
 
 
 def main():

@@ -30,16 +30,9 @@ Run: ``python benchmarks/l1kr_speed.py [--before REV] [--only CASE ...] [--repea
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from _common import markdown_table, save
+from _common import markdown_table, run_child, save, unpack
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = ["40 x 5", "60 x 10", "diabetes", "CV diabetes_raw"]
 
 CHILD = r"""
@@ -90,30 +83,9 @@ print(json.dumps({"cpu": min(cpus), "steps": int(e["n_steps"]), "rejected": int(
                   "D_end": float(p.grid[-1]), "finished": e["finished"]}))
 """
 
-ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-              "MKL_NUM_THREADS": "1"}
-
 
 def run(case: str, pythonpath: str | None, repeat: int, timeout: float = 1800.0) -> dict:
-    env = dict(os.environ, **ONE_THREAD)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
-    try:
-        out = subprocess.run([sys.executable, "-c", CHILD, case, str(repeat)], env=env, capture_output=True,
-                             text=True, timeout=timeout, cwd=tempfile.gettempdir())
-    except subprocess.TimeoutExpired:
-        return {"error": f"over {timeout:.0f} s"}
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def unpack(rev: str) -> str:
-    """The package at ``rev`` in a temporary directory (``git archive``)."""
-    tmp = tempfile.mkdtemp(prefix="numkfs-before-")
-    arch = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "numkfs"], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", tmp], input=arch.stdout, check=True)
-    return tmp
+    return run_child(CHILD, [case, repeat], pythonpath, timeout)
 
 
 def main():
