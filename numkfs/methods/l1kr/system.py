@@ -213,7 +213,7 @@ class _System:
         alpha, beta, lam = self.split(z, P)
         c = self._cache.get("K")
         if c is None or not np.array_equal(c[0], beta):
-            if self.kernel == "rbf" and self.n < PARALLEL_MIN_ROWS:
+            if self.compiled_correct:
                 return self._rbf_residual(z, P, alpha, beta, lam)
         if quiet:
             with np.errstate(over="ignore", invalid="ignore"):
@@ -229,10 +229,16 @@ class _System:
             gP = ard_grad_contractions(self.X, beta, alpha, K, self.kernel, self.degree, features=P)
         return self._F(alpha, beta, lam, K, gP, P)[0]
 
+    def _feature_major(self):
+        """The data, feature-major (the compiled loops' layout), made at the first use."""
+        if self._XT is None:
+            self._XT = np.ascontiguousarray(self.X.T)
+        return self._XT
+
     @property
     def compiled_correct(self):
-        """Whether the corrector runs compiled (:meth:`correct`): the
-        Gaussian kernel on fewer than ``PARALLEL_MIN_ROWS`` rows."""
+        """Whether the corrector and the residual run compiled (:meth:`correct`,
+        :meth:`residual`): the Gaussian kernel on fewer than ``PARALLEL_MIN_ROWS`` rows."""
         return self.kernel == "rbf" and self.n < PARALLEL_MIN_ROWS
 
     def correct(self, zp, P, lu, tol, max_newton):
@@ -240,13 +246,11 @@ class _System:
         ``lu`` (:func:`~numkfs.methods.l1kr._loops._rbf_correct`).  Returns
         the corrected point (None when the corrections fail), 0.0 and the
         largest contraction of the chord steps, as ``_PCTracker._correct``."""
-        if self._XT is None:
-            self._XT = np.ascontiguousarray(self.X.T)
         n, p = self.n, len(P)
         Pa = np.array(P, dtype=np.int64)
         x2max = float(np.max(self.xmax[Pa])) ** 2 if p else 0.0
         status, z, kappa, K, n_eval = _loops._rbf_correct(
-            self._XT, Pa, zp, np.ascontiguousarray(lu[0].T), lu[1], float(self.c), float(self.lam),
+            self._feature_major(), Pa, zp, np.ascontiguousarray(lu[0].T), lu[1], float(self.c), float(self.lam),
             self.fix == "C", self.y, float(self.C), float(tol), self._eps_n, x2max, int(max_newton))
         if status != 0:
             return None, 0.0, kappa
@@ -257,11 +261,9 @@ class _System:
 
     def _rbf_residual(self, z, P, alpha, beta, lam):
         """:meth:`residual` by :func:`~numkfs.methods.l1kr._loops._rbf_residual`."""
-        if self._XT is None:
-            self._XT = np.ascontiguousarray(self.X.T)
         n, p = self.n, len(P)
         Pa = np.array(P, dtype=np.int64)
-        F, K, Ka, gP, f1, q = _loops._rbf_residual(self._XT, Pa, z[n:n + p], alpha, float(lam), self.y,
+        F, K, Ka, gP, f1, q = _loops._rbf_residual(self._feature_major(), Pa, z[n:n + p], alpha, float(lam), self.y,
                                                    float(self.C), self.fix == "C")
         self._cache = {"K": (beta.copy(), K)}
         floors = [f1]
