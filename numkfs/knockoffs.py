@@ -71,6 +71,21 @@ knockoff+ at :math:`\alpha_{kn}` selects at least :math:`\lceil
 1/\alpha_{kn} \rceil`: with fewer features than that nothing can be
 selected.  :class:`KnockoffFilter` warns then, and when the smallest
 selection is more than half the features and nothing was selected.
+
+With few features the smallest selection is what stops the filter, and K
+knockoff copies drawn together lower it (``n_copies``, multiple knockoffs,
+Gimenez & Zou 2019).  The K + 1 blocks of :math:`[X, \tilde X^{(1)},
+\dots, \tilde X^{(K)}]` are exchangeable when each copy has correlation Σ
+and every two blocks have :math:`\Sigma - D`, a covariance exactly when
+:math:`\frac{K+1}{K}\Sigma - D \succeq 0` (:func:`gaussian_knockoffs`).
+The statistic's magnitude is the largest entry point among a feature and
+its K copies, its sign + when the feature holds it and - when a copy does
+(:func:`knockoff_statistics`); for a null feature each of the K + 1 holds
+it with probability 1 / (K + 1), so a null statistic is negative K times as
+often as positive, and knockoff+ becomes :math:`(1 + \#\{W_j \le -t\})
+/ (K \max(1, \#\{W_j \ge t\})) \le q` (:func:`knockoff_threshold`),
+each draw's e-values :math:`K p\,1\{W_j \ge T\} / (1 + \#\{W_k \le
+-T\})`, and the smallest selection :math:`\lceil 1/(Kq) \rceil`.
 """
 from __future__ import annotations
 
@@ -85,12 +100,15 @@ from ._constraints import Interval, Options
 from ._validation import constant_columns
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 
-__all__ = ["DRAW_FDR_RATIO", "KnockoffFilter", "N_DRAWS", "collinear_features", "equicorrelated_s", "e_bh", "entry_points",
-           "gaussian_knockoffs", "knockoff_statistics", "knockoff_threshold", "min_selections", "sdp_s"]
+__all__ = ["DRAW_FDR_RATIO", "KnockoffFilter", "N_COPIES", "N_DRAWS", "collinear_features", "equicorrelated_s", "e_bh",
+           "entry_points", "gaussian_knockoffs", "knockoff_statistics", "knockoff_threshold", "min_selections", "sdp_s"]
 
 #: Default number of knockoff draws combined by e-values: each draw is one path fit on ``[X, X̃]`` (the
 #: correlation and the SDP are computed once), so the derandomised filter costs about this many single draws.
 N_DRAWS = 8
+
+#: Default number of knockoff copies of each draw, drawn together (Gimenez & Zou 2019).
+N_COPIES = 1
 
 #: Each draw's knockoff+ level in the derandomised filter, as a fraction of q: :math:`\alpha_{kn}`.  Ren &
 #: Barber suggest 1/2 for many features.  Below 1 a draw must select ceil(1 / alpha_kn) > ceil(1 / q)
@@ -192,13 +210,18 @@ def _solve_psd(C, B, rtol):
     return V @ ((V.T @ B) / vals[keep][:, None])
 
 
-def equicorrelated_s(correlation) -> np.ndarray:
-    """The equicorrelated knockoff s: :math:`\\min(1, 2\\lambda_{\\min}(\\Sigma))` for every feature.
+def equicorrelated_s(correlation, *, n_copies=1) -> np.ndarray:
+    """The equicorrelated knockoff s: :math:`\\min(1, \\frac{K+1}{K}\\lambda_{\\min}(\\Sigma))` for every feature.
+
+    With K = 1 copy this is :math:`\\min(1, 2\\lambda_{\\min}(\\Sigma))`.
 
     Parameters
     ----------
     correlation : ndarray of shape (p, p)
         A correlation matrix.
+    n_copies : int, default=1
+        K, the knockoff copies drawn together (:func:`gaussian_knockoffs`):
+        their joint covariance needs :math:`\\frac{K+1}{K}\\Sigma - \\operatorname{diag}(s) \\succeq 0`.
 
     Returns
     -------
@@ -213,22 +236,31 @@ def equicorrelated_s(correlation) -> np.ndarray:
     """
     C = np.asarray(correlation, dtype=float)
     lam = float(np.linalg.eigvalsh(0.5 * (C + C.T))[0])
-    return np.full(C.shape[0], min(1.0, max(0.0, 2.0 * lam)))
+    return np.full(C.shape[0], min(1.0, max(0.0, _copy_factor(n_copies) * lam)))
 
 
-def sdp_s(correlation, *, solver="auto"):
+def _copy_factor(n_copies):
+    """(K + 1) / K: the multiple of Σ that diag(s) must stay below for K copies drawn together."""
+    return (int(n_copies) + 1.0) / int(n_copies)
+
+
+def sdp_s(correlation, *, n_copies=1, solver="auto"):
     """The SDP knockoff s (:class:`~numkfs.solvers.knockoff_sdp.KnockoffSDP`) through the solver registry.
 
-    The solution is clipped to [0, 1] and lowered, where the solver's
-    round-off left :math:`2\\Sigma - \\operatorname{diag}(s)` with an
-    eigenvalue below :data:`PSD_MARGIN`, by that amount (again where an
-    s_j stopped at 0), so the knockoffs' conditional covariance is
-    positive semidefinite.
+    With K copies drawn together the constraint is
+    :math:`\\frac{K+1}{K}\\Sigma - \\operatorname{diag}(s) \\succeq 0`: the SDP of
+    the matrix :math:`\\frac{K+1}{2K}\\Sigma` (K = 1: Σ itself).  The
+    solution is clipped to [0, 1] and lowered, where the solver's round-off
+    left that matrix with an eigenvalue below :data:`PSD_MARGIN`, by that
+    amount (again where an s_j stopped at 0), so the knockoffs' conditional
+    covariance is positive semidefinite.
 
     Parameters
     ----------
     correlation : ndarray of shape (p, p)
         A correlation matrix.
+    n_copies : int, default=1
+        K, the knockoff copies drawn together (:func:`gaussian_knockoffs`).
     solver : str or list of str, default="auto"
         As in :func:`numkfs.solvers.solve`: the native barrier method
         (:mod:`numkfs.solvers.native.knockoff_sdp`), then CLARABEL (up to
@@ -251,7 +283,8 @@ def sdp_s(correlation, *, solver="auto"):
     from .solvers import solve
     from .solvers.knockoff_sdp import KnockoffSDP
 
-    problem = KnockoffSDP(correlation)
+    C = np.asarray(correlation, dtype=float)
+    problem = KnockoffSDP(C if int(n_copies) == 1 else 0.5 * _copy_factor(n_copies) * C)
     res = solve(problem, solver)
     s = np.clip(np.asarray(res["s"], dtype=float).ravel(), 0.0, 1.0)
     for _ in range(10):  # lowering every s_j by t raises the eigenvalues by t, except where s_j hits 0
@@ -279,8 +312,19 @@ def _correlation(X, rule):
     return mu, sd, 0.5 * (C + C.T)
 
 
-def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state=None):
-    """Draw Gaussian model-X knockoffs of X.
+def gaussian_knockoffs(X, s, correlation, *, n_copies=1, mean=None, scale=None, random_state=None):
+    r"""Draw Gaussian model-X knockoffs of X: one copy, or K copies drawn together.
+
+    K copies :math:`\tilde X^{(1)}, \dots, \tilde X^{(K)}` drawn together
+    (Gimenez & Zou 2019) make the K + 1 blocks of
+    :math:`[X, \tilde X^{(1)}, \dots, \tilde X^{(K)}]` exchangeable: every block
+    has correlation Σ and every two blocks :math:`\Sigma - D`, a covariance
+    exactly when :math:`\frac{K+1}{K}\Sigma - D \succeq 0`.  Given X each
+    copy has mean :math:`X - X\Sigma^{-1}D`, variance :math:`2D - D\Sigma^{-1}D`
+    and covariance :math:`D - D\Sigma^{-1}D` with every other copy; copy k is
+    drawn as that mean plus :math:`G_k - \bar G + H / \sqrt K` with
+    :math:`G_k \sim N(0, D)` independent and
+    :math:`H \sim N(0, (K+1)D - K D\Sigma^{-1}D)` shared (K = 1: the mean plus H).
 
     Parameters
     ----------
@@ -292,6 +336,9 @@ def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state
         whose knockoff is then the feature itself.
     correlation : ndarray of shape (n_features, n_features)
         The correlation Σ of the standardised columns.
+    n_copies : int, default=1
+        K, the copies drawn together; s must come from the same K
+        (:func:`sdp_s`, :func:`equicorrelated_s`).
     mean, scale : ndarray of shape (n_features,), optional
         Column means and standard deviations (default: X's).
     random_state : int, Generator or None
@@ -299,8 +346,8 @@ def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state
 
     Returns
     -------
-    ndarray of shape (n_samples, n_features)
-        :math:`\\tilde X`, in the units of X.
+    ndarray of shape (n_samples, n_copies * n_features)
+        :math:`[\\tilde X^{(1)}, \\dots, \\tilde X^{(K)}]`, in the units of X.
 
     Examples
     --------
@@ -318,12 +365,18 @@ def gaussian_knockoffs(X, s, correlation, *, mean=None, scale=None, random_state
     Z = (X - mu) / sd
     # Σ⁻¹ D; with collinear columns (Σ singular, their s_j = 0) Σ⁺ D, exact on Σ's range
     Cinv_D = _solve_psd(C, np.diag(s), max(C.shape[0], Z.shape[0]) * C.shape[0] * np.finfo(float).eps)
-    V = 2.0 * np.diag(s) - np.diag(s) @ Cinv_D
+    K = int(n_copies)
+    V = (K + 1.0) * np.diag(s) - K * (np.diag(s) @ Cinv_D)  # the covariance of H
     vals, vecs = np.linalg.eigh(0.5 * (V + V.T))
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))  # V = root rootᵀ (round-off negatives dropped)
     rng = np.random.default_rng(random_state)
-    Zk = Z - Z @ Cinv_D + rng.standard_normal(Z.shape) @ root.T
-    return mu + sd * Zk
+    centre = Z - Z @ Cinv_D
+    H = rng.standard_normal(Z.shape) @ root.T
+    if K == 1:
+        return mu + sd * (centre + H)
+    G = rng.standard_normal((K,) + Z.shape) * np.sqrt(np.clip(s, 0.0, None))
+    G -= G.mean(axis=0)
+    return np.hstack([mu + sd * (centre + H / np.sqrt(K) + G[k]) for k in range(K)])
 
 
 def entry_points(path) -> np.ndarray:
@@ -371,30 +424,42 @@ def entry_points(path) -> np.ndarray:
     return Z
 
 
-def knockoff_statistics(path, n_features) -> np.ndarray:
-    """:math:`W_j = \\max(Z_j, \\tilde Z_j)\\,\\mathrm{sign}(Z_j - \\tilde Z_j)` from a path on ``[X, X̃]``.
+def knockoff_statistics(path, n_features, *, n_copies=1) -> np.ndarray:
+    """Signed entry points from a path on ``[X, X̃]`` (or on X and K copies).
+
+    One copy: :math:`W_j = \\max(Z_j, \\tilde Z_j)\\,\\mathrm{sign}(Z_j - \\tilde Z_j)`.
+    K copies: :math:`|W_j|` is the largest entry point among the feature
+    and its K copies, positive when the feature itself holds it, negative
+    when a copy does, 0 on a tie (Gimenez & Zou's :math:`\\tau_j` and
+    :math:`\\kappa_j`: under the null each of the K + 1 holds it with
+    probability 1 / (K + 1)).
 
     Parameters
     ----------
     path : FeaturePath
-        The path on the 2p columns (the originals first).
+        The path on the (K + 1) p columns (the originals first, then the copies in order).
     n_features : int
         p.
+    n_copies : int, default=1
+        K.
 
     Returns
     -------
     ndarray of shape (n_features,)
     """
-    Z = entry_points(path)
-    a, b = Z[:n_features], Z[n_features:2 * n_features]
-    return np.maximum(a, b) * np.sign(a - b)
+    Z = entry_points(path)[:(int(n_copies) + 1) * n_features].reshape(int(n_copies) + 1, n_features)
+    top = Z.max(axis=0)
+    ties = np.sum(Z == top, axis=0) > 1
+    return np.where(ties, 0.0, np.where(Z[0] == top, top, -top))
 
 
-def knockoff_threshold(W, fdr, *, offset=1) -> float:
+def knockoff_threshold(W, fdr, *, offset=1, n_copies=1) -> float:
     """The knockoff (``offset=0``) or knockoff+ (``offset=1``) threshold.
 
     :math:`T = \\min\\{t \\in \\{|W_j|\\} \\setminus \\{0\\}: (\\text{offset} + \\#\\{W_j \\le -t\\})
-    / \\max(1, \\#\\{W_j \\ge t\\}) \\le q\\}`, +inf when no t qualifies.
+    / (K \\max(1, \\#\\{W_j \\ge t\\})) \\le q\\}`, +inf when no t qualifies; K = 1
+    for one copy, and with K copies drawn together (Gimenez & Zou's multiple
+    knockoff filter) a null statistic is negative K times as often as positive.
 
     Parameters
     ----------
@@ -404,6 +469,9 @@ def knockoff_threshold(W, fdr, *, offset=1) -> float:
         The target q.
     offset : {0, 1}, default=1
         1: knockoff+ (FDR control), 0: knockoff (modified FDR).
+    n_copies : int, default=1
+        K, the knockoff copies the statistics compare each feature with
+        (:func:`knockoff_statistics`).
 
     Returns
     -------
@@ -422,7 +490,7 @@ def knockoff_threshold(W, fdr, *, offset=1) -> float:
     for t in ts:
         n_neg = neg.size - np.searchsorted(neg, t, side="left")  # #{W <= -t}
         n_pos = pos.size - np.searchsorted(pos, t, side="left")  # #{W >= t}
-        if (offset + n_neg) / max(1, n_pos) <= fdr:
+        if (offset + n_neg) / (int(n_copies) * max(1, n_pos)) <= fdr:
             return float(t)
     return float("inf")
 
@@ -464,19 +532,21 @@ def e_bh(e, fdr):
     return sel, float(p / (fdr * kh))
 
 
-def min_selections(fdr) -> int:
-    r"""The smallest number of features knockoff+ or e-BH can select at level q: :math:`\lceil 1/q \rceil`.
+def min_selections(fdr, *, n_copies=1) -> int:
+    r"""The smallest number of features knockoff+ or e-BH can select at level q: :math:`\lceil 1/(Kq) \rceil`.
 
-    Knockoff+ selects R features at a threshold T only when :math:`(1 +
-    \#\{W_j \le -T\}) / R \le q`, so R >= 1/q.  e-BH with e-values at
-    most p (each draw's :math:`e_j^{(m)} \le p`, hence their average)
-    selects k features only when the k-th largest is at least p / (q k), so
-    k >= 1/q.  Below it the answer is empty whatever the data.
+    Knockoff+ with K copies selects R features at a threshold T only when
+    :math:`(1 + \#\{W_j \le -T\}) / (K R) \le q`, so R >= 1/(Kq).  e-BH with
+    e-values at most Kp (each draw's :math:`e_j^{(m)} \le Kp`, hence their
+    average) selects k features only when the k-th largest is at least
+    p / (q k), so k >= 1/(Kq).  Below it the answer is empty whatever the data.
 
     Parameters
     ----------
     fdr : float in (0, 1)
         The level q.
+    n_copies : int, default=1
+        K, the knockoff copies of each draw.
 
     Returns
     -------
@@ -485,26 +555,28 @@ def min_selections(fdr) -> int:
     Examples
     --------
     >>> from numkfs.knockoffs import min_selections
-    >>> min_selections(0.2), min_selections(0.1), min_selections(0.3)
-    (5, 10, 4)
+    >>> min_selections(0.2), min_selections(0.1), min_selections(0.3), min_selections(0.2, n_copies=3)
+    (5, 10, 4, 2)
     """
-    return int(np.ceil(round(1.0 / float(fdr), 9)))
+    return int(np.ceil(round(1.0 / (int(n_copies) * float(fdr)), 9)))
 
 
 class _Draw:
     """One knockoff draw and its statistics (picklable for joblib workers)."""
 
-    def __init__(self, selector, X, y, s, C, mu, sd, params, task, collinear):
+    def __init__(self, selector, X, y, s, C, mu, sd, params, task, collinear, n_copies):
         self.selector, self.X, self.y, self.s, self.C = selector, X, y, s, C
         self.mu, self.sd, self.params, self.task, self.collinear = mu, sd, params, task, collinear
+        self.n_copies = n_copies
 
     def __call__(self, seed):
         from .resampling import method_path
 
-        Xk = gaussian_knockoffs(self.X, self.s, self.C, mean=self.mu, scale=self.sd, random_state=seed)
+        Xk = gaussian_knockoffs(self.X, self.s, self.C, n_copies=self.n_copies, mean=self.mu, scale=self.sd,
+                                random_state=seed)
         path = method_path(self.selector, np.hstack([self.X, Xk]), self.y, params=self.params, task=self.task,
                            purpose="knockoffs")
-        W = knockoff_statistics(path, self.X.shape[1])
+        W = knockoff_statistics(path, self.X.shape[1], n_copies=self.n_copies)
         W[self.collinear] = 0.0  # a feature identical to its knockoff: which of the two enters first is arbitrary
         return W
 
@@ -550,6 +622,17 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         far less on the draws than one draw's.  1: one draw and knockoff+.
         The correlation and the SDP are computed once for all draws, so the
         cost is about ``n_draws`` path fits on ``[X, X̃]``.
+    n_copies : int, default=1
+        Knockoff copies of X in each draw (K, :data:`N_COPIES`; multiple
+        knockoffs, Gimenez & Zou 2019): the path runs on the (K + 1) p
+        columns :math:`[X, \tilde X^{(1)}, \dots, \tilde X^{(K)}]`, a feature
+        counts as selected by the draw when it enters before all K of its
+        copies, and the smallest selection falls from :math:`\lceil 1/q
+        \rceil` to :math:`\lceil 1/(Kq) \rceil` (:func:`min_selections`):
+        with few features, the only way the filter can select anything at
+        a small q.  The FDR guarantee is the same for every K; the copies
+        must each stay further from X (a smaller s), and every path fit has
+        K + 1 times the columns.
     task : {"regression", "classification"}, optional
         The task of the method's path; default: from y
         (:func:`numkfs.model_selection.target_type`).  Give it for a target
@@ -575,7 +658,9 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         runs on the other features, and its statistic is 0 (never
         selected; a warning names it).
     draw_statistics_ : ndarray of shape (n_draws, n_features)
-        W of every draw.
+        W of every draw (with K copies: the feature's entry point, positive
+        when it enters before all its copies, negative when a copy enters
+        first; :func:`knockoff_statistics`).
     threshold_ : float
         One draw: the knockoff+ threshold T on W.  Several: the e-BH
         threshold :math:`p / (q \hat k)` on the e-values.  +inf when nothing
@@ -583,7 +668,8 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     e_values_ : ndarray of shape (n_features,) or None
         The average e-values (``n_draws > 1``).
     s_ : ndarray of shape (n_features,)
-        The knockoff s on the correlation scale (0 for a constant feature).
+        The knockoff s on the correlation scale (0 for a constant feature),
+        for ``n_copies`` copies: :math:`\frac{K+1}{K}\Sigma - \operatorname{diag}(s) \succeq 0`.
     s_method_ : str
         ``"sdp"`` or ``"equicorrelated"``.
     collinear_ : ndarray of int
@@ -617,7 +703,9 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     (knockoff+).  Z. Ren and R. F. Barber, "Derandomised knockoffs:
     leveraging e-values for false discovery rate control", JRSS B 86(1),
     2024 (arXiv 2023).  R. Wang and A. Ramdas, "False discovery rate control
-    with e-values", JRSS B 84(3), 2022 (e-BH).  O. Ledoit and M. Wolf, "A well-conditioned
+    with e-values", JRSS B 84(3), 2022 (e-BH).  J. R. Gimenez and J. Zou, "Improving the stability of
+    the knockoff procedure: multiple simultaneous knockoffs and entropy maximization", AISTATS 2019
+    (``n_copies``).  O. Ledoit and M. Wolf, "A well-conditioned
     estimator for large-dimensional covariance matrices", Journal of
     Multivariate Analysis 88(2), 2004.
 
@@ -634,12 +722,13 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", covariance="auto", n_draws=N_DRAWS,
-                 task=None, random_state=None, n_jobs=None, params=None, **kwargs):
+                 n_copies=N_COPIES, task=None, random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
         self.fdr = fdr
         self.knockoffs = knockoffs
         self.covariance = covariance
         self.n_draws = n_draws
+        self.n_copies = n_copies
         self.task = task
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -648,6 +737,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     _parameter_constraints = {
         "fdr": [Interval(numbers.Real, 0, 1, closed="neither")],
         "n_draws": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_copies": [Interval(numbers.Integral, 1, None, closed="left")],
         "knockoffs": [Options(("gaussian", "sdp", "equicorrelated"))],
         "covariance": [Options(("auto", "sample", "ledoit-wolf"))],
         **SELECTOR_CONSTRAINTS,
@@ -707,18 +797,19 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.solver_ = None
         R, CR = _conditional(C, collinear)
         s = np.zeros(p)
+        K = int(self.n_copies)
         if R.size and use_sdp:
-            s[R], res = sdp_s(CR)
+            s[R], res = sdp_s(CR, n_copies=K)
             self.solver_ = res.solver
         elif R.size:
-            s[R] = equicorrelated_s(CR)
+            s[R] = equicorrelated_s(CR, n_copies=K)
         seed = self.random_state
         if seed is not None and not isinstance(seed, numbers.Integral):  # a RandomState: an int from it
             from sklearn.utils import check_random_state
 
             seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
         seeds = np.random.SeedSequence(seed).spawn(self.n_draws)  # one independent stream per draw
-        draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task, collinear)
+        draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task, collinear, K)
         Ws = np.zeros((self.n_draws, n_all))
         Ws[:, keep] = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
         self.method_ = method
@@ -733,7 +824,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         q = float(self.fdr)
         if self.n_draws == 1:
             W = Ws[0]
-            T = knockoff_threshold(W, q)
+            T = knockoff_threshold(W, q, n_copies=K)
             self.statistics_ = W
             self.threshold_ = T
             self.e_values_ = None
@@ -742,28 +833,34 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
             # e-values and e-BH over the p features the filter ran on (a constant column: e = 0, not selected)
             E = np.zeros((self.n_draws, p))
             for m, W in enumerate(Ws[:, keep]):
-                T = knockoff_threshold(W, DRAW_FDR_RATIO * q)  # alpha_kn, fixed before seeing y (1: one draw
-                # gives e-values on which e-BH selects exactly knockoff+'s set)
+                T = knockoff_threshold(W, DRAW_FDR_RATIO * q, n_copies=K)  # alpha_kn, fixed before seeing y (1:
+                # one draw gives e-values on which e-BH selects exactly knockoff+'s set)
                 if np.isfinite(T):
-                    E[m] = p * (W >= T) / (1.0 + np.sum(W <= -T))
+                    E[m] = K * p * (W >= T) / (1.0 + np.sum(W <= -T))
             e = np.zeros(n_all)
             e[keep] = E.mean(axis=0)
             self.support_ = np.zeros(n_all, dtype=bool)
             self.support_[keep], self.threshold_ = e_bh(e[keep], q)
             self.statistics_ = e
             self.e_values_ = e
-        k_min = min_selections(q)
-        # e-BH: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects ceil(1 / alpha_kn) features
-        k_any = k_min if self.n_draws == 1 else max(k_min, min_selections(DRAW_FDR_RATIO * q))
+        k_min = min_selections(q, n_copies=K)
+        # e-BH: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects ceil(1 / (K alpha_kn)) features
+        k_draw = min_selections(DRAW_FDR_RATIO * q, n_copies=K)
+        k_any = k_min if self.n_draws == 1 else max(k_min, k_draw)
         if p < k_any or (2 * k_min > p and not self.support_.any()):
             how = ("knockoff+" if self.n_draws == 1 else
                    f"e-BH on the e-values of {self.n_draws} draws (each draw's knockoff+ at level "
-                   f"{DRAW_FDR_RATIO * q:g} needs {min_selections(DRAW_FDR_RATIO * q)})")
+                   f"{DRAW_FDR_RATIO * q:g} needs {k_draw})")
+            if K > 1:
+                how += f" with {K} knockoff copies"
+            bound = "ceil(1 / fdr)" if K == 1 else "ceil(1 / (n_copies fdr))"
+            top = "p" if K == 1 else "n_copies p"
+            more = "" if K > 1 else ", draw several knockoff copies (n_copies)"
             warnings.warn(f"KnockoffFilter: at fdr={q:g} {how} cannot select fewer than {k_min} features "
-                          f"(ceil(1 / fdr): knockoff+ counts one false discovery more than its negative "
-                          f"statistics show, and no e-value exceeds p); with {p} feature(s) "
+                          f"({bound}: knockoff+ counts one false discovery more than its negative "
+                          f"statistics show, and no e-value exceeds {top}); with {p} feature(s) "
                           + ("nothing can be selected" if p < k_any else
                              f"it selects {k_min} or more of the {p} or nothing, and selected nothing")
-                          + ". Raise fdr, or use stability selection, which bounds the expected number of "
-                          "false selections instead.", UserWarning, stacklevel=2)
+                          + f". Raise fdr{more}, or use stability selection, which bounds the expected number "
+                          "of false selections instead.", UserWarning, stacklevel=2)
         return self

@@ -125,8 +125,9 @@ class SelectionResult:
                     f"q = {st['q']:.3g}: expected false selections{over} <= {st['pfer_bound']:.3g} "
                     f"({words.get(bound, bound)}{extra})")
         if kn is not None:
+            copies = f" of {kn['n_copies']} copies" if kn.get("n_copies", 1) > 1 else ""
             return (f"model-X knockoffs ({kn['s_method']} s, {kn['covariance']} correlation, "
-                    f"{kn['n_draws']} draw(s)): false discovery rate controlled at {kn['fdr']:g}, "
+                    f"{kn['n_draws']} draw(s){copies}): false discovery rate controlled at {kn['fdr']:g}, "
                     f"threshold {kn['threshold']:.4g}")
         name = self.score_name
         if name.startswith("neg_"):
@@ -453,13 +454,14 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         8 knockoff draws, ``n_draws``): ``weights`` are the average e-values
         (the knockoff statistics with ``n_draws=1``) and ``extra["knockoffs"]``
         the threshold.  No fewer than ceil(1 / fdr) features can be selected
-        (a warning says so where that is most of them).  Not with ``stability``.
+        (a warning says so where that is most of them); K knockoff copies per
+        draw (``n_copies``) lower that to ceil(1 / (K fdr)).  Not with ``stability``.
     **params
         Passed to the method's estimator; with ``stability`` or ``fdr``, the
         parameters of :class:`~numkfs.StabilitySelection` (``n_resamples``,
         ``threshold``, ``pfer``, ``bound``, ``max_features``, ``sample_fraction``,
         ``group_correlation``, ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``,
-        ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
+        ``n_copies``, ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
         ``cv``, ``cv_rule`` and ``scoring`` do not apply there.
 
     Returns
@@ -530,7 +532,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
 _OWN_PARAMS = {
     "stability": ("n_resamples", "sample_fraction", "threshold", "pfer", "bound", "max_features", "group_correlation",
                   "n_jobs"),
-    "knockoffs": ("knockoffs", "n_draws", "n_jobs"),
+    "knockoffs": ("knockoffs", "n_draws", "n_copies", "n_jobs"),
 }
 
 
@@ -564,6 +566,7 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
                              **own).fit(X, yy)
         weights = np.asarray(est.statistics_, dtype=float)
         info = {"fdr": float(fdr), "threshold": float(est.threshold_), "n_draws": int(est.n_draws),
+                "n_copies": int(est.n_copies),
                 "s_method": est.s_method_, "covariance": est.covariance_estimator_,
                 "statistic": "knockoff" if est.e_values_ is None else "e-value"}
         weight_name = "statistic"

@@ -2,7 +2,8 @@
 the SDP through the registry and across two solvers, the covariance
 condition, exchangeability of the draws, the knockoff+ threshold and the
 e-BH step against their definitions, FDR control on a linear-Gaussian
-simulation, bad input and the scikit-learn contract."""
+simulation, multiple knockoffs (K copies drawn together), bad input and
+the scikit-learn contract."""
 import itertools
 
 import numpy as np
@@ -312,8 +313,8 @@ def test_classification_target():
     assert kf.statistics_.shape == (20,) and np.isfinite(kf.statistics_).all()
 
 
-@pytest.mark.parametrize("param, value", [("fdr", 0.0), ("fdr", 1.0), ("n_draws", 0), ("knockoffs", "fixed-x"),
-                                          ("covariance", "oas")])
+@pytest.mark.parametrize("param, value", [("fdr", 0.0), ("fdr", 1.0), ("n_draws", 0), ("n_copies", 0),
+                                          ("knockoffs", "fixed-x"), ("covariance", "oas")])
 def test_bad_parameters_are_named(param, value):
     X, y, _ = _linear_gaussian(0, n=30, p=4, k=1)
     with pytest.raises(ValueError, match=param):
@@ -518,3 +519,126 @@ def test_select_fdr_treats_a_constant_column_as_the_cv_route_does():
     assert [str(w.message) for w in caught if "constant" in str(w.message)] == [
         "select: feature(s) [x4] are constant; they get weight 0."]
     assert res.weights[4] == 0.0 and not res.selected[4]
+
+
+# -- multiple knockoffs: K copies drawn together (n_copies) ------------------------------------------------------
+
+@pytest.mark.parametrize("K, expected", [(1, 0.8), (2, 0.6), (3, 0.4 * 4 / 3)])
+def test_equicorrelated_s_for_k_copies_closed_form(K, expected):
+    # compound symmetry rho = 0.6: lambda_min = 0.4, and (K + 1)/K Sigma - s I >= 0 exactly when s <= (K + 1)/K 0.4
+    C = 0.4 * np.eye(6) + 0.6
+    assert equicorrelated_s(C, n_copies=K) == pytest.approx(np.full(6, expected), rel=1e-12)
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_k_copies_have_the_exchangeable_joint_covariance(K):
+    """[X, X~1, ..., X~K]: every block has covariance C and every two blocks C - D (within sampling error),
+    with the SDP's s for K copies feasible: (K + 1)/K C - diag(s) >= 0, and no smaller than one copy needs."""
+    rng = np.random.default_rng(2)
+    n, p = 6000, 5
+    C = _ar(p, 0.5)
+    X = rng.standard_normal((n, p)) @ np.linalg.cholesky(C).T * 3.0 + 1.0
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    Z = (X - mu) / sd
+    Chat = Z.T @ Z / n
+    s = sdp_s(Chat, n_copies=K)[0]
+    assert np.linalg.eigvalsh((K + 1) / K * Chat - np.diag(s))[0] >= PSD_MARGIN - _roundoff(Chat)
+    assert s.sum() >= equicorrelated_s(Chat, n_copies=K).sum() - 1e-6
+    assert s.sum() < sdp_s(Chat)[0].sum()  # K copies must each stay further from X
+    Xk = gaussian_knockoffs(X, s, Chat, n_copies=K, random_state=3)
+    assert Xk.shape == (n, K * p)
+    J = np.hstack([Z, (Xk - np.tile(mu, K)) / np.tile(sd, K)])
+    G = J.T @ J / n
+    D = np.diag(s)
+    target = np.kron(np.ones((K + 1, K + 1)), Chat - D) + np.kron(np.eye(K + 1), D)
+    # an entry of a sample covariance of unit-variance Gaussians has sd <= sqrt(2 / n)
+    assert np.abs(G - target).max() <= 5 * np.sqrt(2.0 / n)
+
+
+def test_k_copy_sdp_agrees_between_native_and_clarabel():
+    from numkfs.solvers import solve
+
+    C = _random_correlation(12, 4)
+    M = 0.75 * C  # K = 2: the SDP of (K + 1)/(2K) C, whose 2M - diag(s) >= 0 is 3/2 C - diag(s) >= 0
+    native = solve(KnockoffSDP(M), "native", fallback=False)["s"]
+    ref = solve(KnockoffSDP(M), "CLARABEL", tol=1e-8, fallback=False)["s"]
+    assert abs(native.sum() - ref.sum()) <= 2e-8 * max(1.0, ref.sum())  # both stop at relative gap 1e-8
+    s = sdp_s(C, n_copies=2)[0]
+    assert abs(s.sum() - ref.sum()) <= 2e-8 * max(1.0, ref.sum()) + C.shape[0] * PSD_MARGIN
+
+
+def test_k_copy_statistics_take_the_largest_entry_point_and_its_owner():
+    # p = 2 features and K = 2 copies: columns x0, x1, x0~1, x1~1, x0~2, x1~2; sparse end last
+    W = np.array([[0.9, 0.8, 0.5, 0.4, 0.7, 0.3],
+                  [0.6, 0.0, 0.3, 0.2, 0.0, 0.0],
+                  [0.0, 0.0, 0.0, 0.2, 0.0, 0.0]])
+    path = FeaturePath([0.1, 1.0, 10.0], W)
+    Z = entry_points(path)
+    assert Z.tolist() == [1.0 + 0.6 / 0.6, 0.0 + 0.8 / 0.9, 1.0 + 0.3 / 0.6, 2.0 + 0.2 / 0.2,
+                          0.0 + 0.7 / 0.9, 0.0 + 0.3 / 0.9]
+    # x0 (Z = 2) beats its copies (1.5, 0.78): +2; x1 (0.89) loses to its first copy (3): -3
+    assert knockoff_statistics(path, 2, n_copies=2).tolist() == [2.0, -3.0]
+    # a tie between a feature and one of its copies: 0
+    tied = FeaturePath([0.1, 1.0], np.array([[0.5, 0.1, 0.5, 0.1, 0.2, 0.1], [0.0] * 6]))
+    assert knockoff_statistics(tied, 2, n_copies=2)[0] == 0.0
+    # one copy: the signed maximum of the pair
+    W1 = W[:, :4]
+    Z1 = entry_points(FeaturePath([0.1, 1.0, 10.0], W1))
+    expected = np.maximum(Z1[:2], Z1[2:]) * np.sign(Z1[:2] - Z1[2:])
+    assert np.array_equal(knockoff_statistics(FeaturePath([0.1, 1.0, 10.0], W1), 2), expected)
+
+
+def test_k_copy_threshold_against_the_definition():
+    rng = np.random.default_rng(5)
+    cases = [np.round(rng.standard_normal(25) + rng.choice([0, 2], 25), 1) for _ in range(20)]
+    for W, q, K in itertools.product(cases, (0.1, 0.2), (2, 3)):
+        expected = np.inf
+        for t in sorted(set(np.abs(W[W != 0]))):
+            if (1 + np.sum(W <= -t)) / (K * max(1, np.sum(W >= t))) <= q:
+                expected = t
+                break
+        assert knockoff_threshold(W, q, n_copies=K) == expected
+
+
+def test_min_selections_with_k_copies():
+    from numkfs.knockoffs import min_selections
+
+    for q, K in itertools.product((0.1, 0.2, 0.3), (2, 3)):
+        k = min_selections(q, n_copies=K)
+        assert 1 / (K * k) <= q and (k == 1 or 1 / (K * (k - 1)) > q)
+        # the most favourable W: k - 1 positives and no negative cannot pass, k can
+        if k > 1:
+            assert not np.isfinite(knockoff_threshold(np.r_[np.arange(1.0, k), np.zeros(5)], q, n_copies=K))
+        assert np.isfinite(knockoff_threshold(np.r_[np.arange(1.0, k + 1), np.zeros(5)], q, n_copies=K))
+
+
+def test_k_copies_select_among_four_features_where_one_copy_cannot():
+    """At p = 4 and q = 0.2 one copy can never select (ceil(1/q) = 5 > 4, with a warning); three copies
+    need ceil(1/(3q)) = 2, and find the two relevant features: each draw's e-value of each is
+    K p / (1 + 0) = 12 when no copy enters first, above e-BH's p / (q k) = 10 at k = 2."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((200, 4))
+    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.standard_normal(200)
+    with pytest.warns(UserWarning, match=r"cannot select fewer than 5 features \(ceil\(1 / fdr\)"):
+        one = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+    assert not one.get_support().any()
+    kf = KnockoffFilter("lpkta", fdr=0.2, n_copies=3, random_state=0).fit(X, y)
+    assert np.flatnonzero(kf.get_support()).tolist() == [0, 1]
+    assert kf.draw_statistics_.shape == (8, 4) and kf.e_values_.tolist() == [12.0, 12.0, 0.0, 0.0]
+    with pytest.warns(UserWarning, match=r"with 2 knockoff copies cannot select fewer than 5 features "
+                                         r"\(ceil\(1 / \(n_copies fdr\)\)"):
+        KnockoffFilter("lpkta", fdr=0.1, n_copies=2, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("n_draws", [1, 8])
+def test_k_copy_fdr_on_null_data_is_within_q(n_draws):
+    """y independent of X, three copies, knockoff+ on one draw or e-BH on eight: P(anything selected) <= q,
+    checked as in the one-copy case (mean of S Bernoulli FDPs within 3 standard errors of q)."""
+    q, S = 0.2, 30
+    fdp = []
+    for seed in range(S):
+        rng = np.random.default_rng(2000 + seed)
+        X, y = rng.standard_normal((100, 10)), rng.standard_normal(100)
+        kf = KnockoffFilter("lpkta", fdr=q, n_draws=n_draws, n_copies=3, random_state=seed).fit(X, y)
+        fdp.append(float(kf.get_support().any()))
+    assert np.mean(fdp) <= q + 3 * np.sqrt(q * (1 - q) / S), np.mean(fdp)

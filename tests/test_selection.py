@@ -328,11 +328,23 @@ def test_fdr_select_is_the_knockoff_filter(friedman):
     assert res.table().splitlines()[0].split()[1] == "statistic"
 
 
+def test_fdr_select_passes_n_copies_to_the_knockoff_filter():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((200, 4))
+    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.standard_normal(200)
+    res = select(X, y, "lpkta", fdr=0.2, n_copies=3, random_state=0)
+    ref = KnockoffFilter("lpkta", fdr=0.2, n_copies=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(res.weights, ref.statistics_)
+    assert res.extra["knockoffs"]["n_copies"] == 3 and res.selected.tolist() == ref.get_support().tolist()
+    assert "8 draw(s) of 3 copies" in res.summary()
+
+
 @pytest.mark.parametrize("kw,match", [
     (dict(stability=True, fdr=0.1), "give one of them"),
     (dict(stability=True, n_features=2), "n_features does not apply"),
     (dict(fdr=1.5), "fdr"),
     (dict(fdr=0.1, n_draws=0), "n_draws"),
+    (dict(fdr=0.1, n_copies=0), "n_copies"),
     (dict(stability=True, threshold=0.4), "threshold"),
     (dict(stability=True, n_resamples=0), "n_resamples"),
 ])
