@@ -86,6 +86,23 @@ often as positive, and knockoff+ becomes :math:`(1 + \#\{W_j \le -t\})
 / (K \max(1, \#\{W_j \ge t\})) \le q` (:func:`knockoff_threshold`),
 each draw's e-values :math:`K p\,1\{W_j \ge T\} / (1 + \#\{W_k \le
 -T\})`, and the smallest selection :math:`\lceil 1/(Kq) \rceil`.
+``n_copies="auto"`` draws one copy unless that smallest selection is more
+than half the features (:func:`auto_copies`).
+
+Features that substitute for each other (correlated above
+``group_correlation``, by default the groups of stability selection) are
+tested as groups (group knockoffs, Dai & Barber 2016).  With
+:math:`S = \operatorname{blockdiag}(\gamma_g \Sigma_{gg})` in place of
+:math:`D`, swapping a whole group with its knockoff leaves the joint law
+unchanged; a feature's own knockoff would have to copy the feature
+almost exactly (the SDP's s_j near 0 when another feature nearly
+determines it), while the group's knockoff needs only to copy what the
+group shares with the rest.  γ solves the SDP with s tied within groups
+(:func:`group_s`).  A unit's entry point is the first of its members',
+its statistic compares it with its knockoffs', and knockoff+, the
+e-values and e-BH run over the units (p their number): the FDR is that of
+the selected units, and a selected group says that at least one member is
+relevant.
 """
 from __future__ import annotations
 
@@ -96,19 +113,25 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from ._constraints import Interval, Options
+from ._constraints import Interval, NoneOr, Options
 from ._validation import constant_columns
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
+from .stability import GROUP_CORRELATION, correlation_groups
 
-__all__ = ["DRAW_FDR_RATIO", "KnockoffFilter", "N_COPIES", "N_DRAWS", "collinear_features", "equicorrelated_s", "e_bh",
-           "entry_points", "gaussian_knockoffs", "knockoff_statistics", "knockoff_threshold", "min_selections", "sdp_s"]
+__all__ = ["DRAW_FDR_RATIO", "KnockoffFilter", "MAX_AUTO_COPIES", "N_COPIES", "N_DRAWS", "auto_copies",
+           "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs", "group_s",
+           "knockoff_statistics", "knockoff_threshold", "min_selections", "sdp_s"]
 
 #: Default number of knockoff draws combined by e-values: each draw is one path fit on ``[X, X̃]`` (the
 #: correlation and the SDP are computed once), so the derandomised filter costs about this many single draws.
 N_DRAWS = 8
 
-#: Default number of knockoff copies of each draw, drawn together (Gimenez & Zou 2019).
-N_COPIES = 1
+#: Default number of knockoff copies of each draw, drawn together (Gimenez & Zou 2019): ``"auto"``,
+#: one copy unless the smallest selection would exceed half the units (:func:`auto_copies`).
+N_COPIES = "auto"
+
+#: The most copies ``n_copies="auto"`` draws: each path fit then has MAX_AUTO_COPIES + 1 times the columns.
+MAX_AUTO_COPIES = 4
 
 #: Each draw's knockoff+ level in the derandomised filter, as a fraction of q: :math:`\alpha_{kn}`.  Ren &
 #: Barber suggest 1/2 for many features.  Below 1 a draw must select ceil(1 / alpha_kn) > ceil(1 / q)
@@ -295,6 +318,123 @@ def sdp_s(correlation, *, n_copies=1, solver="auto"):
     return s, res
 
 
+def group_s(correlation, groups, *, conditional=None, n_copies=1, sdp=True, solver="auto"):
+    r"""The group knockoff S: :math:`\operatorname{blockdiag}(\gamma_g \Sigma_{gg})` over the groups.
+
+    Knockoffs with this S are exchangeable with X group by group (Dai &
+    Barber 2016): swapping a whole group with its knockoff leaves the joint
+    law unchanged, while within a group the knockoff keeps the members'
+    correlations.  With :math:`B = \operatorname{blockdiag}(\Sigma_{gg})` and
+    :math:`M = B^{-1/2}\Sigma B^{-1/2}`,
+    :math:`rac{K+1}{K}\Sigma - S \succeq 0` exactly when
+    :math:`rac{K+1}{K}M - \operatorname{diag}(\gamma) \succeq 0` with γ
+    constant on each group.  ``sdp``: the SDP of M (:func:`sdp_s`) lowered to
+    its smallest entry on each group (a smaller s stays feasible); else the
+    equicorrelated :math:`\gamma = \min(1, rac{K+1}{K}\lambda_{\min}(M))`.
+    Groups of one feature leave M's row as Σ's, so with no larger group S
+    is :math:`\operatorname{diag}(s)` of :func:`sdp_s` or
+    :func:`equicorrelated_s` itself.
+
+    Parameters
+    ----------
+    correlation : ndarray of shape (p, p)
+        Σ, a correlation matrix: its diagonal blocks make B.
+    groups : list of array-like of int
+        Every column in exactly one group.
+    conditional : ndarray of shape (p, p), optional
+        The matrix the constraint holds for, when it is not Σ (the
+        correlation conditional on collinear features, whose s is 0).
+    n_copies : int, default=1
+        K, the knockoff copies drawn together (:func:`gaussian_knockoffs`).
+    sdp : bool, default=True
+        The SDP (True) or the equicorrelated γ.
+    solver : str or list of str, default="auto"
+        The SDP's backend, as in :func:`sdp_s`.
+
+    Returns
+    -------
+    S : ndarray of shape (p, p)
+    result : SolverResult or None
+        The SDP's result (None for the equicorrelated γ).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.knockoffs import group_s
+    >>> C = np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    >>> S, _ = group_s(C, [[0, 1], [2]], sdp=False)
+    >>> np.round(S, 6).tolist()
+    [[1.0, 0.9, 0.0], [0.9, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    C = np.asarray(correlation, dtype=float)
+    A = C if conditional is None else np.asarray(conditional, dtype=float)
+    groups = [np.asarray(g, dtype=int) for g in groups]
+    big = [g for g in groups if g.size > 1]
+    half = np.eye(C.shape[0])  # B^{-1/2}, and B^{1/2}: 1 on a group of one
+    root = np.eye(C.shape[0])
+    for g in big:
+        vals, vecs = np.linalg.eigh(C[np.ix_(g, g)])
+        vals = np.clip(vals, np.finfo(float).tiny, None)
+        half[np.ix_(g, g)] = (vecs / np.sqrt(vals)) @ vecs.T
+        root[np.ix_(g, g)] = (vecs * np.sqrt(vals)) @ vecs.T
+    M = A if not big else half @ A @ half
+    M = 0.5 * (M + M.T)
+    res = None
+    if not big:
+        t = sdp_s(M, n_copies=n_copies, solver=solver) if sdp else (equicorrelated_s(M, n_copies=n_copies), None)
+        return np.diag(t[0]), t[1]
+    if sdp:
+        from .solvers import solve
+        from .solvers.knockoff_sdp import GroupKnockoffSDP
+
+        problem = GroupKnockoffSDP(M if int(n_copies) == 1 else 0.5 * _copy_factor(n_copies) * M, groups)
+        res = solve(problem, solver)
+        t = problem.expand(np.clip(np.asarray(res["gamma"], dtype=float), 0.0, 1.0))
+        for _ in range(10):  # lowering every γ by u raises the eigenvalues by u, except where γ hits 0
+            short = PSD_MARGIN - problem.min_eigenvalue(t)
+            if short <= 0 or not t.any():
+                break
+            t = np.clip(t - short, 0.0, 1.0)
+    else:
+        t = equicorrelated_s(M, n_copies=n_copies)
+    S = root @ (t[:, None] * root)
+    return 0.5 * (S + S.T), res
+
+
+def auto_copies(n_units, fdr, *, max_copies=MAX_AUTO_COPIES) -> int:
+    r"""``n_copies="auto"``: one copy, or the fewest that bring the smallest selection to half the units.
+
+    The smallest selection at level q with K copies is :math:`\lceil 1/(Kq)
+    
+ceil` (:func:`min_selections`); K is the smallest number, at most
+    ``max_copies``, with at most half the units there, so that a few
+    relevant units among few can be found.  It depends on the number of
+    units and q only, never on y, so the FDR guarantee is that of a fixed K.
+
+    Parameters
+    ----------
+    n_units : int
+        The features or groups the filter tests.
+    fdr : float in (0, 1)
+        q.
+    max_copies : int, default=MAX_AUTO_COPIES
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from numkfs.knockoffs import auto_copies
+    >>> auto_copies(20, 0.2), auto_copies(8, 0.2), auto_copies(4, 0.2), auto_copies(4, 0.05)
+    (1, 2, 3, 4)
+    """
+    for K in range(1, int(max_copies) + 1):
+        if 2 * min_selections(fdr, n_copies=K) <= n_units:
+            return K
+    return int(max_copies)
+
+
 def _correlation(X, rule):
     """Means, scales, the correlation used and the estimator's name."""
     from sklearn.covariance import LedoitWolf
@@ -330,8 +470,9 @@ def gaussian_knockoffs(X, s, correlation, *, n_copies=1, mean=None, scale=None, 
     ----------
     X : ndarray of shape (n_samples, n_features)
         The data.
-    s : ndarray of shape (n_features,)
-        The knockoff s on the correlation scale (:func:`equicorrelated_s`,
+    s : ndarray of shape (n_features,) or (n_features, n_features)
+        The knockoff s on the correlation scale, or the matrix S of group
+        knockoffs (:func:`group_s`; D below is then S) (:func:`equicorrelated_s`,
         :func:`sdp_s`); 0 for collinear features (:func:`collinear_features`),
         whose knockoff is then the feature itself.
     correlation : ndarray of shape (n_features, n_features)
@@ -364,9 +505,10 @@ def gaussian_knockoffs(X, s, correlation, *, n_copies=1, mean=None, scale=None, 
     s = np.asarray(s, dtype=float)
     Z = (X - mu) / sd
     # Σ⁻¹ D; with collinear columns (Σ singular, their s_j = 0) Σ⁺ D, exact on Σ's range
-    Cinv_D = _solve_psd(C, np.diag(s), max(C.shape[0], Z.shape[0]) * C.shape[0] * np.finfo(float).eps)
+    D = np.diag(s) if s.ndim == 1 else 0.5 * (s + s.T)
+    Cinv_D = _solve_psd(C, D, max(C.shape[0], Z.shape[0]) * C.shape[0] * np.finfo(float).eps)
     K = int(n_copies)
-    V = (K + 1.0) * np.diag(s) - K * (np.diag(s) @ Cinv_D)  # the covariance of H
+    V = (K + 1.0) * D - K * (D @ Cinv_D)  # the covariance of H
     vals, vecs = np.linalg.eigh(0.5 * (V + V.T))
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))  # V = root rootᵀ (round-off negatives dropped)
     rng = np.random.default_rng(random_state)
@@ -374,7 +516,11 @@ def gaussian_knockoffs(X, s, correlation, *, n_copies=1, mean=None, scale=None, 
     H = rng.standard_normal(Z.shape) @ root.T
     if K == 1:
         return mu + sd * (centre + H)
-    G = rng.standard_normal((K,) + Z.shape) * np.sqrt(np.clip(s, 0.0, None))
+    if s.ndim == 1:
+        G = rng.standard_normal((K,) + Z.shape) * np.sqrt(np.clip(s, 0.0, None))
+    else:
+        dv, dV = np.linalg.eigh(D)
+        G = rng.standard_normal((K,) + Z.shape) @ (dV * np.sqrt(np.clip(dv, 0.0, None))).T
     G -= G.mean(axis=0)
     return np.hstack([mu + sd * (centre + H / np.sqrt(K) + G[k]) for k in range(K)])
 
@@ -424,7 +570,7 @@ def entry_points(path) -> np.ndarray:
     return Z
 
 
-def knockoff_statistics(path, n_features, *, n_copies=1) -> np.ndarray:
+def knockoff_statistics(path, n_features, *, n_copies=1, groups=None) -> np.ndarray:
     """Signed entry points from a path on ``[X, X̃]`` (or on X and K copies).
 
     One copy: :math:`W_j = \\max(Z_j, \\tilde Z_j)\\,\\mathrm{sign}(Z_j - \\tilde Z_j)`.
@@ -442,12 +588,17 @@ def knockoff_statistics(path, n_features, *, n_copies=1) -> np.ndarray:
         p.
     n_copies : int, default=1
         K.
+    groups : list of array-like of int, optional
+        Group knockoffs: one statistic per group, from the largest entry
+        point of its members and of each copy's members.
 
     Returns
     -------
-    ndarray of shape (n_features,)
+    ndarray of shape (n_features,), or (n_groups,) with ``groups``
     """
     Z = entry_points(path)[:(int(n_copies) + 1) * n_features].reshape(int(n_copies) + 1, n_features)
+    if groups is not None:
+        Z = np.stack([Z[:, np.asarray(g, dtype=int)].max(axis=1) for g in groups], axis=1)
     top = Z.max(axis=0)
     ties = np.sum(Z == top, axis=0) > 1
     return np.where(ties, 0.0, np.where(Z[0] == top, top, -top))
@@ -564,10 +715,10 @@ def min_selections(fdr, *, n_copies=1) -> int:
 class _Draw:
     """One knockoff draw and its statistics (picklable for joblib workers)."""
 
-    def __init__(self, selector, X, y, s, C, mu, sd, params, task, collinear, n_copies):
+    def __init__(self, selector, X, y, s, C, mu, sd, params, task, units, n_copies):
         self.selector, self.X, self.y, self.s, self.C = selector, X, y, s, C
-        self.mu, self.sd, self.params, self.task, self.collinear = mu, sd, params, task, collinear
-        self.n_copies = n_copies
+        self.mu, self.sd, self.params, self.task = mu, sd, params, task
+        self.units, self.n_copies = units, n_copies
 
     def __call__(self, seed):
         from .resampling import method_path
@@ -576,8 +727,12 @@ class _Draw:
                                 random_state=seed)
         path = method_path(self.selector, np.hstack([self.X, Xk]), self.y, params=self.params, task=self.task,
                            purpose="knockoffs")
-        W = knockoff_statistics(path, self.X.shape[1], n_copies=self.n_copies)
-        W[self.collinear] = 0.0  # a feature identical to its knockoff: which of the two enters first is arbitrary
+        groups = None if all(len(g) == 1 for g, _ in self.units) else [g for g, _ in self.units]
+        W = knockoff_statistics(path, self.X.shape[1], n_copies=self.n_copies, groups=groups)
+        if groups is None:
+            W = W[[g[0] for g, _ in self.units]]
+        # a feature identical to its knockoff: which of the two enters first is arbitrary
+        W[[u for u, (_, tested) in enumerate(self.units) if not tested]] = 0.0
         return W
 
 
@@ -622,7 +777,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         far less on the draws than one draw's.  1: one draw and knockoff+.
         The correlation and the SDP are computed once for all draws, so the
         cost is about ``n_draws`` path fits on ``[X, X̃]``.
-    n_copies : int, default=1
+    n_copies : int or "auto", default="auto"
         Knockoff copies of X in each draw (K, :data:`N_COPIES`; multiple
         knockoffs, Gimenez & Zou 2019): the path runs on the (K + 1) p
         columns :math:`[X, \tilde X^{(1)}, \dots, \tilde X^{(K)}]`, a feature
@@ -631,8 +786,23 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         \rceil` to :math:`\lceil 1/(Kq) \rceil` (:func:`min_selections`):
         with few features, the only way the filter can select anything at
         a small q.  The FDR guarantee is the same for every K; the copies
-        must each stay further from X (a smaller s), and every path fit has
-        K + 1 times the columns.
+        must each stay closer to X (a smaller s), and every path fit has
+        K + 1 times the columns.  ``"auto"``: one copy unless the smallest
+        selection would exceed half the units tested, then the fewest copies
+        that bring it there, at most :data:`MAX_AUTO_COPIES`
+        (:func:`auto_copies`; fixed by p and q, never by y).
+    group_correlation : float in (0, 1) or None, default=0.5
+        Columns whose absolute correlations all exceed it form a group
+        (:func:`numkfs.stability.correlation_groups`, the groups of
+        stability selection), tested as one: group knockoffs (Dai & Barber
+        2016) are exchangeable with X group by group (:func:`group_s`), a
+        group's statistic compares the first of its members to enter the
+        path with the first of its knockoffs', and the FDR is over the
+        selected groups and lone features.  Features that substitute for
+        each other leave each one's knockoff nearly the feature itself (s
+        near 0) and no power; their group keeps it.  A selected group of
+        two or more columns is reported in ``groups_``, not in the support.
+        None: every feature tested alone.
     task : {"regression", "classification"}, optional
         The task of the method's path; default: from y
         (:func:`numkfs.model_selection.target_type`).  Give it for a target
@@ -654,7 +824,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     ----------
     statistics_ : ndarray of shape (n_features,)
         One draw: the knockoff statistics W.  Several: the average e-values
-        :math:`\bar e_j`.  A constant feature has no knockoff: the filter
+        :math:`\bar e_j`.  A member of a group: the group's.  A constant feature has no knockoff: the filter
         runs on the other features, and its statistic is 0 (never
         selected; a warning names it).
     draw_statistics_ : ndarray of shape (n_draws, n_features)
@@ -669,7 +839,24 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         The average e-values (``n_draws > 1``).
     s_ : ndarray of shape (n_features,)
         The knockoff s on the correlation scale (0 for a constant feature),
-        for ``n_copies`` copies: :math:`\frac{K+1}{K}\Sigma - \operatorname{diag}(s) \succeq 0`.
+        for ``n_copies`` copies: :math:`\frac{K+1}{K}\Sigma - \operatorname{diag}(s) \succeq 0`;
+        with groups, the diagonal of ``s_matrix_``.
+    s_matrix_ : ndarray of shape (n_features, n_features)
+        S: :math:`\operatorname{diag}(s)`, or with groups
+        :math:`\operatorname{blockdiag}(\gamma_g \Sigma_{gg})` (:func:`group_s`).
+    n_copies_ : int
+        K, the copies each draw drew.
+    clusters_ : list of ndarray of int
+        The units tested: groups of correlated columns and lone features,
+        every column but the constant ones in one.
+    cluster_statistics_ : ndarray of shape (n_clusters,)
+        Each unit's statistic (W, or the average e-value).
+    groups_ : list of list of int
+        The selected units of two or more columns (empty when none).
+    group_statistics_ : ndarray of shape (n_groups,)
+        Their statistics.
+    n_units_ : int
+        The number of units, the p of the threshold and the e-values.
     s_method_ : str
         ``"sdp"`` or ``"equicorrelated"``.
     collinear_ : ndarray of int
@@ -705,7 +892,8 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     2024 (arXiv 2023).  R. Wang and A. Ramdas, "False discovery rate control
     with e-values", JRSS B 84(3), 2022 (e-BH).  J. R. Gimenez and J. Zou, "Improving the stability of
     the knockoff procedure: multiple simultaneous knockoffs and entropy maximization", AISTATS 2019
-    (``n_copies``).  O. Ledoit and M. Wolf, "A well-conditioned
+    (``n_copies``).  R. Dai and R. F. Barber, "The knockoff filter for FDR control in group-sparse and
+    multitask regression", ICML 2016 (``group_correlation``).  O. Ledoit and M. Wolf, "A well-conditioned
     estimator for large-dimensional covariance matrices", Journal of
     Multivariate Analysis 88(2), 2004.
 
@@ -722,13 +910,15 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", covariance="auto", n_draws=N_DRAWS,
-                 n_copies=N_COPIES, task=None, random_state=None, n_jobs=None, params=None, **kwargs):
+                 n_copies=N_COPIES, group_correlation=GROUP_CORRELATION, task=None, random_state=None, n_jobs=None,
+                 params=None, **kwargs):
         self.selector = selector
         self.fdr = fdr
         self.knockoffs = knockoffs
         self.covariance = covariance
         self.n_draws = n_draws
         self.n_copies = n_copies
+        self.group_correlation = group_correlation
         self.task = task
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -737,7 +927,8 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     _parameter_constraints = {
         "fdr": [Interval(numbers.Real, 0, 1, closed="neither")],
         "n_draws": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n_copies": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_copies": [Interval(numbers.Integral, 1, None, closed="left"), Options(("auto",))],
+        "group_correlation": [NoneOr, Interval(numbers.Real, 0, 1, closed="neither")],
         "knockoffs": [Options(("gaussian", "sdp", "equicorrelated"))],
         "covariance": [Options(("auto", "sample", "ledoit-wolf"))],
         **SELECTOR_CONSTRAINTS,
@@ -795,59 +986,80 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
                           "knockoffs use the equicorrelated s instead of the SDP's (less power where features "
                           "are correlated); knockoffs='sdp' solves the SDP anyway.", UserWarning, stacklevel=2)
         self.solver_ = None
+        q = float(self.fdr)
         R, CR = _conditional(C, collinear)
-        s = np.zeros(p)
-        K = int(self.n_copies)
-        if R.size and use_sdp:
-            s[R], res = sdp_s(CR, n_copies=K)
-            self.solver_ = res.solver
-        elif R.size:
-            s[R] = equicorrelated_s(CR, n_copies=K)
+        # the units tested: groups of correlated columns among R (each column its own unit with
+        # group_correlation=None), and each collinear feature alone, never tested (statistic 0)
+        blocks = ([np.array([j]) for j in range(R.size)] if self.group_correlation is None or R.size < 2
+                  else correlation_groups(X[:, R], self.group_correlation))
+        units = sorted([(R[b], True) for b in blocks] + [(np.array([j]), False) for j in collinear],
+                       key=lambda u: int(u[0][0]))
+        G = len(units)
+        K = auto_copies(G, q) if self.n_copies == "auto" else int(self.n_copies)
+        grouped = any(b.size > 1 for b in blocks)
+        S = np.zeros((p, p))
+        if R.size:
+            S[np.ix_(R, R)], res = group_s(C[np.ix_(R, R)], blocks, conditional=CR, n_copies=K, sdp=use_sdp)
+            self.solver_ = None if res is None else res.solver
         seed = self.random_state
         if seed is not None and not isinstance(seed, numbers.Integral):  # a RandomState: an int from it
             from sklearn.utils import check_random_state
 
             seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
         seeds = np.random.SeedSequence(seed).spawn(self.n_draws)  # one independent stream per draw
-        draw = _Draw(self.selector, X, y, s, C, mu, sd, self.params, task, collinear, K)
+        draw = _Draw(self.selector, X, y, S if grouped else np.diag(S).copy(), C, mu, sd, self.params, task,
+                     units, K)
+        Wu = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs)).reshape(self.n_draws, G)
+        member = np.empty(p, dtype=int)  # each kept column's unit
+        for u, (g, _) in enumerate(units):
+            member[g] = u
         Ws = np.zeros((self.n_draws, n_all))
-        Ws[:, keep] = np.array(parallel_map(draw, seeds, n_jobs=self.n_jobs))
+        Ws[:, keep] = Wu[:, member]
         self.method_ = method
         self.covariance_estimator_ = rule
         self.correlation_ = np.eye(n_all)  # a constant column: as an independent feature, with s_j = 0
         self.correlation_[np.ix_(keep, keep)] = C
-        self.s_ = np.zeros(n_all)
-        self.s_[keep] = s
+        self.s_matrix_ = np.zeros((n_all, n_all))
+        self.s_matrix_[np.ix_(keep, keep)] = S
+        self.s_ = np.diag(self.s_matrix_).copy()
         self.collinear_ = keep[collinear]
         self.s_method_ = "sdp" if use_sdp else "equicorrelated"
+        self.n_copies_ = K
         self.draw_statistics_ = Ws
-        q = float(self.fdr)
         if self.n_draws == 1:
-            W = Ws[0]
+            W = Wu[0]
             T = knockoff_threshold(W, q, n_copies=K)
-            self.statistics_ = W
-            self.threshold_ = T
+            unit_stat, chosen, self.threshold_ = W, W >= T, T
             self.e_values_ = None
-            self.support_ = W >= T
         else:
-            # e-values and e-BH over the p features the filter ran on (a constant column: e = 0, not selected)
-            E = np.zeros((self.n_draws, p))
-            for m, W in enumerate(Ws[:, keep]):
+            # e-values over the G units the filter tests, then e-BH (a constant column: e = 0, not selected)
+            E = np.zeros((self.n_draws, G))
+            for m, W in enumerate(Wu):
                 T = knockoff_threshold(W, DRAW_FDR_RATIO * q, n_copies=K)  # alpha_kn, fixed before seeing y (1:
                 # one draw gives e-values on which e-BH selects exactly knockoff+'s set)
                 if np.isfinite(T):
-                    E[m] = K * p * (W >= T) / (1.0 + np.sum(W <= -T))
-            e = np.zeros(n_all)
-            e[keep] = E.mean(axis=0)
-            self.support_ = np.zeros(n_all, dtype=bool)
-            self.support_[keep], self.threshold_ = e_bh(e[keep], q)
-            self.statistics_ = e
-            self.e_values_ = e
+                    E[m] = K * G * (W >= T) / (1.0 + np.sum(W <= -T))
+            unit_stat = E.mean(axis=0)
+            chosen, self.threshold_ = e_bh(unit_stat, q)
+        self.statistics_ = np.zeros(n_all)
+        self.statistics_[keep] = unit_stat[member]
+        if self.n_draws > 1:
+            self.e_values_ = self.statistics_
+        self.support_ = np.zeros(n_all, dtype=bool)
+        for u in np.flatnonzero(chosen):
+            if units[u][0].size == 1:
+                self.support_[keep[units[u][0]]] = True
+        self.clusters_ = [keep[g] for g, _ in units]
+        self.cluster_statistics_ = unit_stat
+        picked = [u for u in np.flatnonzero(chosen) if units[u][0].size > 1]
+        self.groups_ = [keep[units[u][0]].tolist() for u in picked]
+        self.group_statistics_ = unit_stat[picked]
+        self.n_units_ = G
         k_min = min_selections(q, n_copies=K)
-        # e-BH: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects ceil(1 / (K alpha_kn)) features
+        # e-BH: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects ceil(1 / (K alpha_kn)) units
         k_draw = min_selections(DRAW_FDR_RATIO * q, n_copies=K)
         k_any = k_min if self.n_draws == 1 else max(k_min, k_draw)
-        if p < k_any or (2 * k_min > p and not self.support_.any()):
+        if G < k_any or (2 * k_min > G and not chosen.any()):
             how = ("knockoff+" if self.n_draws == 1 else
                    f"e-BH on the e-values of {self.n_draws} draws (each draw's knockoff+ at level "
                    f"{DRAW_FDR_RATIO * q:g} needs {k_draw})")
@@ -856,11 +1068,14 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
             bound = "ceil(1 / fdr)" if K == 1 else "ceil(1 / (n_copies fdr))"
             top = "p" if K == 1 else "n_copies p"
             more = "" if K > 1 else ", draw several knockoff copies (n_copies)"
-            warnings.warn(f"KnockoffFilter: at fdr={q:g} {how} cannot select fewer than {k_min} features "
+            what = "features" if not grouped else "units"
+            have = (f"{G} feature(s)" if not grouped else
+                    f"{G} units (groups of correlated features and lone features)")
+            warnings.warn(f"KnockoffFilter: at fdr={q:g} {how} cannot select fewer than {k_min} {what} "
                           f"({bound}: knockoff+ counts one false discovery more than its negative "
-                          f"statistics show, and no e-value exceeds {top}); with {p} feature(s) "
-                          + ("nothing can be selected" if p < k_any else
-                             f"it selects {k_min} or more of the {p} or nothing, and selected nothing")
+                          f"statistics show, and no e-value exceeds {top}); with {have} "
+                          + ("nothing can be selected" if G < k_any else
+                             f"it selects {k_min} or more of the {G} or nothing, and selected nothing")
                           + f". Raise fdr{more}, or use stability selection, which bounds the expected number "
                           "of false selections instead.", UserWarning, stacklevel=2)
         return self

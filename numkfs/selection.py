@@ -83,7 +83,9 @@ class SelectionResult:
         Stable groups (stability selection): lists of column indices of
         features that substitute for each other across the subsamples, none
         stable alone, the group stable (``extra["stability"]["groups"]``
-        holds their probabilities).  Empty when there are none.
+        holds their probabilities).  Knockoffs: the selected groups of
+        correlated features, each tested as one (``extra["knockoffs"]["groups"]``).
+        Empty when there are none.
     """
 
     method: str
@@ -167,19 +169,23 @@ class SelectionResult:
         return "\n".join(lines + tail)
 
     def _group_lines(self, width):
-        """The table's rows of the correlated groups (stability selection): every group of two or more
-        columns with its probability of having a member selected, starred when it is a stable group."""
+        """The table's rows of the correlated groups (stability selection, knockoffs): every group of two
+        or more columns with its probability of having a member selected, or its statistic, starred when
+        it is a stable or selected group."""
         st = self.extra.get("stability")
+        key, head, mark = "probability", "group (any member selected)", "stable"
+        if st is None:
+            st = self.extra.get("knockoffs")
+            key, head, mark = "statistic", "group (tested as one)", "selected"
         if not st or not st.get("clusters"):
             return []
         stable = {tuple(g["members"]) for g in st.get("groups", [])}
         text = ["{" + ", ".join(map(str, c["members"])) + "}" for c in st["clusters"]]
-        width = max(width, len("group (any member selected)"), *map(len, text))
-        lines = ["", f"{'group (any member selected)'.ljust(width)}  {'probability':>12}  stable",
-                 f"{'-' * width}  {'-' * 12}  ------"]
-        for i in sorted(range(len(text)), key=lambda i: -st["clusters"][i]["probability"]):
+        width = max(width, len(head), *map(len, text))
+        lines = ["", f"{head.ljust(width)}  {key:>12}  {mark}", f"{'-' * width}  {'-' * 12}  {'-' * len(mark)}"]
+        for i in sorted(range(len(text)), key=lambda i: -st["clusters"][i][key]):
             c = st["clusters"][i]
-            lines.append(f"{text[i].ljust(width)}  {c['probability']:12.6g}  "
+            lines.append(f"{text[i].ljust(width)}  {c[key]:12.6g}  "
                          f"{'*' if tuple(c['members']) in stable else ''}")
         return lines
 
@@ -202,6 +208,9 @@ class SelectionResult:
         for g in (self.extra.get("stability") or {}).get("groups", []):
             lines.append(f"stable group {{{', '.join(map(str, g['members']))}}}: probability {g['probability']:.3g} "
                          f"(members: {', '.join(f'{m} {p:.3g}' for m, p in zip(g['members'], g['member_probabilities']))})")
+        for g in (self.extra.get("knockoffs") or {}).get("groups", []):
+            lines.append(f"selected group {{{', '.join(map(str, g['members']))}}}: {what} {g['statistic']:.3g} "
+                         "(a member at least is relevant; the group is tested as one)")
         return "\n".join(lines)
 
     def summary(self) -> str:
@@ -214,7 +223,8 @@ class SelectionResult:
                 "stability": "selection probability >= threshold",
                 "knockoffs": ("e-BH on the draws' e-values" if (self.extra.get("knockoffs") or {}).get("statistic")
                               == "e-value" else "knockoff statistic >= threshold")}.get(self.cv_rule, self.cv_rule)
-        groups = f"; {len(self.groups)} stable group(s)" if self.groups else ""
+        kind = "selected" if "knockoffs" in self.extra else "stable"
+        groups = f"; {len(self.groups)} {kind} group(s)" if self.groups else ""
         closest = self._closest_text()
         return (f"method: {self.method} ({self.task}); solver: {self.solver}; point chosen by: {rule}\n"
                 f"selected {len(names)} of {len(self.feature_names)} features: {', '.join(names) or '(none)'}"
@@ -453,15 +463,19 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         (:class:`numkfs.KnockoffFilter`, derandomised: e-BH on the e-values of
         8 knockoff draws, ``n_draws``): ``weights`` are the average e-values
         (the knockoff statistics with ``n_draws=1``) and ``extra["knockoffs"]``
-        the threshold.  No fewer than ceil(1 / fdr) features can be selected
-        (a warning says so where that is most of them); K knockoff copies per
-        draw (``n_copies``) lower that to ceil(1 / (K fdr)).  Not with ``stability``.
+        the threshold.  Features correlated above 0.5 (``group_correlation``)
+        are tested as groups (group knockoffs; a selected group in ``groups``
+        and ``extra["knockoffs"]["groups"]``, the FDR over groups and lone
+        features).  No fewer than ceil(1 / fdr) units can be selected (a
+        warning says so where that is most of them); K knockoff copies per
+        draw (``n_copies``, by default as many as bring that to half the
+        units) lower it to ceil(1 / (K fdr)).  Not with ``stability``.
     **params
         Passed to the method's estimator; with ``stability`` or ``fdr``, the
         parameters of :class:`~numkfs.StabilitySelection` (``n_resamples``,
         ``threshold``, ``pfer``, ``bound``, ``max_features``, ``sample_fraction``,
         ``group_correlation``, ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``,
-        ``n_copies``, ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
+        ``n_copies``, ``group_correlation``, ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
         ``cv``, ``cv_rule`` and ``scoring`` do not apply there.
 
     Returns
@@ -532,7 +546,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
 _OWN_PARAMS = {
     "stability": ("n_resamples", "sample_fraction", "threshold", "pfer", "bound", "max_features", "group_correlation",
                   "n_jobs"),
-    "knockoffs": ("knockoffs", "n_draws", "n_copies", "n_jobs"),
+    "knockoffs": ("knockoffs", "n_draws", "n_copies", "group_correlation", "n_jobs"),
 }
 
 
@@ -566,11 +580,16 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
                              **own).fit(X, yy)
         weights = np.asarray(est.statistics_, dtype=float)
         info = {"fdr": float(fdr), "threshold": float(est.threshold_), "n_draws": int(est.n_draws),
-                "n_copies": int(est.n_copies),
+                "n_copies": int(est.n_copies_),
                 "s_method": est.s_method_, "covariance": est.covariance_estimator_,
-                "statistic": "knockoff" if est.e_values_ is None else "e-value"}
+                "statistic": "knockoff" if est.e_values_ is None else "e-value", "n_units": int(est.n_units_),
+                "groups": [{"columns": list(g), "members": [names[j] for j in g], "statistic": float(v),
+                            "member_statistics": [float(weights[j]) for j in g]}
+                           for g, v in zip(est.groups_, est.group_statistics_)],
+                "clusters": [{"members": [names[j] for j in g], "statistic": float(v)}
+                             for g, v in zip(est.clusters_, est.cluster_statistics_) if len(g) > 1]}
         weight_name = "statistic"
-        groups = []
+        groups = [list(map(int, g)) for g in est.groups_]
     solver = str(getattr(est, "solver_", None) or "native")
     return SelectionResult(method, task, names, weights, est.get_support(), float("nan"), kind, solver, None, est,
                            {kind: info}, None, kind, weight_name, groups)

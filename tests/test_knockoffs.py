@@ -228,12 +228,12 @@ def test_few_features_for_the_fdr_warn_with_the_smallest_selection():
     X = rng.standard_normal((120, 4))
     y = X[:, 0] + 0.5 * rng.standard_normal(120)
     with pytest.warns(UserWarning, match="cannot select fewer than 5 features.*with 4 feature\\(s\\) nothing can"):
-        kf = KnockoffFilter("lpkta", fdr=0.2, n_draws=2, random_state=0).fit(X, y)
+        kf = KnockoffFilter("lpkta", fdr=0.2, n_draws=2, n_copies=1, random_state=0).fit(X, y)
     assert not kf.get_support().any()
     X = rng.standard_normal((120, 8))
     y = X[:, 0] + 0.5 * rng.standard_normal(120)
     with pytest.warns(UserWarning, match="selects 5 or more of the 8 or nothing"):
-        KnockoffFilter("lpkta", fdr=0.2, n_draws=2, random_state=0).fit(X, y)
+        KnockoffFilter("lpkta", fdr=0.2, n_draws=2, n_copies=1, random_state=0).fit(X, y)
 
 
 def test_one_draw_is_knockoff_plus_on_its_statistics():
@@ -544,7 +544,7 @@ def test_k_copies_have_the_exchangeable_joint_covariance(K):
     s = sdp_s(Chat, n_copies=K)[0]
     assert np.linalg.eigvalsh((K + 1) / K * Chat - np.diag(s))[0] >= PSD_MARGIN - _roundoff(Chat)
     assert s.sum() >= equicorrelated_s(Chat, n_copies=K).sum() - 1e-6
-    assert s.sum() < sdp_s(Chat)[0].sum()  # K copies must each stay further from X
+    assert s.sum() < sdp_s(Chat)[0].sum()  # K copies must each stay closer to X
     Xk = gaussian_knockoffs(X, s, Chat, n_copies=K, random_state=3)
     assert Xk.shape == (n, K * p)
     J = np.hstack([Z, (Xk - np.tile(mu, K)) / np.tile(sd, K)])
@@ -620,7 +620,7 @@ def test_k_copies_select_among_four_features_where_one_copy_cannot():
     X = rng.standard_normal((200, 4))
     y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.standard_normal(200)
     with pytest.warns(UserWarning, match=r"cannot select fewer than 5 features \(ceil\(1 / fdr\)"):
-        one = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+        one = KnockoffFilter("lpkta", fdr=0.2, n_copies=1, random_state=0).fit(X, y)
     assert not one.get_support().any()
     kf = KnockoffFilter("lpkta", fdr=0.2, n_copies=3, random_state=0).fit(X, y)
     assert np.flatnonzero(kf.get_support()).tolist() == [0, 1]
@@ -642,3 +642,140 @@ def test_k_copy_fdr_on_null_data_is_within_q(n_draws):
         kf = KnockoffFilter("lpkta", fdr=q, n_draws=n_draws, n_copies=3, random_state=seed).fit(X, y)
         fdp.append(float(kf.get_support().any()))
     assert np.mean(fdp) <= q + 3 * np.sqrt(q * (1 - q) / S), np.mean(fdp)
+
+
+# -- group knockoffs: correlated features tested as one (group_correlation) ---------------------------------------
+
+def _blocks(p, groups, rho, seed, n):
+    """X with equicorrelated blocks (correlation rho within each group, 0 across)."""
+    C = np.eye(p)
+    for g in groups:
+        C[np.ix_(g, g)] = rho
+        C[g, g] = 1.0
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, p)) @ np.linalg.cholesky(C).T, C
+
+
+def test_group_knockoff_sdp_agrees_between_two_solvers_and_ties_s_within_groups():
+    from numkfs.solvers.knockoff_sdp import GroupKnockoffSDP
+
+    C = _random_correlation(8, 5)
+    groups = [[0, 3], [1], [2, 5, 6], [4], [7]]
+    problem = GroupKnockoffSDP(C, groups)
+    table = cross_check(problem, ["CLARABEL", "SCS"], tol=1e-8)  # 1e-9: CLARABEL 'inaccurate' here
+    assert [r["status"] for r in table.rows] == ["optimal", "optimal"]
+    # both stop at relative gap 1e-8 (objective ~ p): the objectives agree to that, the points to its root
+    assert abs(table["SCS"]["objective_gap"]) <= 1e-7
+    assert table["SCS"]["solution_distance"] <= 1e-3
+    s = problem.expand(table.results["CLARABEL"]["gamma"])
+    assert s[0] == s[3] and s[2] == s[5] == s[6]
+    assert np.linalg.eigvalsh(2 * C - np.diag(s))[0] >= -1e-7
+    # tying is a constraint: the optimum is at most the untied SDP's, and with singletons it is that SDP
+    untied = sdp_s(C)[0].sum()
+    assert s.sum() <= untied + 1e-6
+    single = GroupKnockoffSDP(C, [[j] for j in range(8)])
+    assert abs(single.expand(cross_check(single, ["CLARABEL"], tol=1e-8).results["CLARABEL"]["gamma"]).sum()
+               - untied) <= 1e-6
+    with pytest.raises(ValueError, match="every column exactly once"):
+        GroupKnockoffSDP(C, [[0, 1], [1, 2]])
+
+
+@pytest.mark.parametrize("K", [1, 2])
+def test_group_s_is_block_diagonal_in_sigma_and_feasible(K):
+    from numkfs.knockoffs import group_s
+
+    X, C = _blocks(9, [[0, 1, 2], [5, 6]], 0.8, 0, 50)
+    groups = [[0, 1, 2], [3], [4], [5, 6], [7], [8]]
+    for sdp in (True, False):
+        S, _ = group_s(C, groups, n_copies=K, sdp=sdp)
+        for g in groups:  # S_gg = gamma_g Sigma_gg, and 0 across groups
+            gam = S[g[0], g[0]]
+            assert np.abs(S[np.ix_(g, g)] - gam * C[np.ix_(g, g)]).max() <= 1e-12
+            others = [j for j in range(9) if j not in g]
+            assert not S[np.ix_(g, others)].any()
+        assert np.linalg.eigvalsh((K + 1) / K * C - S)[0] >= -_roundoff(C)
+    # the tied SDP's S beats the equicorrelated one; within a group of rho = 0.8 a feature alone could only
+    # have s = 2 (1 - 0.8) = 0.4, the group gamma = 1 (the groups are independent of each other)
+    S_sdp, S_eq = group_s(C, groups, n_copies=K, sdp=True)[0], group_s(C, groups, n_copies=K, sdp=False)[0]
+    assert np.trace(S_sdp) >= np.trace(S_eq) - 1e-6
+    if K == 1:
+        assert np.diag(S_sdp) == pytest.approx(np.ones(9), abs=1e-6)
+        assert sdp_s(C)[0][:3] == pytest.approx(np.full(3, 2 * (1 - 0.8)), abs=1e-6)
+    # groups of one: diag(sdp_s) itself
+    singles = [[j] for j in range(9)]
+    assert np.array_equal(group_s(C, singles, n_copies=K)[0], np.diag(sdp_s(C, n_copies=K)[0]))
+
+
+def test_group_knockoffs_are_exchangeable_with_x_group_by_group():
+    from numkfs.knockoffs import group_s
+
+    n = 6000
+    X, C = _blocks(6, [[0, 1], [3, 4, 5]], 0.9, 1, n)
+    X = 2.0 * X - 1.0
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    Z = (X - mu) / sd
+    Chat = Z.T @ Z / n
+    S, _ = group_s(Chat, [[0, 1], [2], [3, 4, 5]])
+    Xk = gaussian_knockoffs(X, S, Chat, random_state=4)
+    J = np.hstack([Z, (Xk - mu) / sd])
+    G = J.T @ J / n
+    target = np.block([[Chat, Chat - S], [Chat - S, Chat]])
+    assert np.abs(G - target).max() <= 5 * np.sqrt(2.0 / n)  # sampling error of unit-variance covariances
+
+
+def test_group_statistics_take_each_unit_first_entry():
+    # p = 3 features in units {0, 2} and {1}, one copy: columns x0, x1, x2, x0~, x1~, x2~; sparse end last
+    W = np.array([[0.9, 0.8, 0.5, 0.4, 0.7, 0.3],
+                  [0.0, 0.6, 0.3, 0.2, 0.0, 0.0],
+                  [0.0, 0.0, 0.0, 0.2, 0.0, 0.0]])
+    path = FeaturePath([0.1, 1.0, 10.0], W)
+    Z = entry_points(path)
+    # unit {0, 2}: max(Z0, Z2) = 1.5 against max(Z3, Z5) = 3: -3; unit {1}: Z1 = 2 against Z4 = 0.78: +2
+    assert max(Z[0], Z[2]) == 1.5 and max(Z[3], Z[5]) == 3.0
+    assert knockoff_statistics(path, 3, groups=[[0, 2], [1]]).tolist() == [-3.0, 2.0]
+
+
+def test_an_interchangeable_pair_is_selected_as_a_group_and_neither_alone():
+    """x1 = x0 + 0.15 noise (correlation 0.99), y from x0 and five other features: alone, each of the pair
+    has s ~ 0.02 (its knockoff nearly itself) and neither is selected; tested as a group, the pair is."""
+    rng = np.random.default_rng(3)
+    n = 200
+    X = rng.standard_normal((n, 16))
+    X[:, 1] = X[:, 0] + 0.15 * rng.standard_normal(n)
+    y = (np.sin(2 * X[:, 0]) + X[:, 2] + X[:, 3] ** 2 + X[:, 4] + np.abs(X[:, 5]) + np.tanh(2 * X[:, 6])
+         + 0.3 * rng.standard_normal(n))
+    alone = KnockoffFilter("lpkta", fdr=0.2, group_correlation=None, random_state=0).fit(X, y)
+    assert alone.s_[:2].max() < 0.05 and not alone.get_support()[:2].any()
+    kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+    assert [g.tolist() for g in kf.clusters_[:2]] == [[0, 1], [2]] and kf.n_units_ == 15
+    assert kf.groups_ == [[0, 1]] and not kf.get_support()[:2].any()
+    assert np.flatnonzero(kf.get_support()).tolist() == [2, 3, 4, 5, 6]
+    assert kf.s_[:2] == pytest.approx([kf.s_[0]] * 2) and kf.s_[0] > 0.5  # the group's knockoff differs
+    assert kf.group_statistics_[0] == kf.cluster_statistics_[0] == kf.statistics_[0] == kf.statistics_[1]
+
+
+def test_group_fdr_on_correlated_null_data_is_within_q():
+    """Pairs of features correlated 0.8, y independent of X: P(any unit selected) <= q (3 standard errors)."""
+    q, S = 0.2, 30
+    fdp = []
+    pairs = [[2 * k, 2 * k + 1] for k in range(6)]
+    for seed in range(S):
+        X, _ = _blocks(12, pairs, 0.8, 3000 + seed, 120)
+        y = np.random.default_rng(seed).standard_normal(120)
+        kf = KnockoffFilter("lpkta", fdr=q, random_state=seed).fit(X, y)
+        assert kf.n_units_ == 6
+        fdp.append(float(kf.get_support().any() or bool(kf.groups_)))
+    assert np.mean(fdp) <= q + 3 * np.sqrt(q * (1 - q) / S), np.mean(fdp)
+
+
+def test_auto_copies_bring_the_smallest_selection_to_half_the_units():
+    from numkfs.knockoffs import MAX_AUTO_COPIES, auto_copies, min_selections
+
+    for G, q in itertools.product((3, 4, 6, 8, 10, 20, 50), (0.05, 0.1, 0.2, 0.3)):
+        K = auto_copies(G, q)
+        assert 1 <= K <= MAX_AUTO_COPIES
+        fits = 2 * min_selections(q, n_copies=K) <= G
+        assert fits or K == MAX_AUTO_COPIES
+        assert K == 1 or 2 * min_selections(q, n_copies=K - 1) > G  # the fewest
+    X, y = np.random.default_rng(0).standard_normal((60, 4)), np.random.default_rng(1).standard_normal(60)
+    assert KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y).n_copies_ == 3

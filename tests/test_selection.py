@@ -339,6 +339,28 @@ def test_fdr_select_passes_n_copies_to_the_knockoff_filter():
     assert "8 draw(s) of 3 copies" in res.summary()
 
 
+def test_fdr_select_reports_the_selected_groups_of_correlated_features():
+    rng = np.random.default_rng(3)
+    n = 200
+    X = rng.standard_normal((n, 16))
+    X[:, 1] = X[:, 0] + 0.15 * rng.standard_normal(n)
+    y = (np.sin(2 * X[:, 0]) + X[:, 2] + X[:, 3] ** 2 + X[:, 4] + np.abs(X[:, 5]) + np.tanh(2 * X[:, 6])
+         + 0.3 * rng.standard_normal(n))
+    res = select(X, y, "lpkta", fdr=0.2)
+    ref = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
+    assert res.groups == ref.groups_ == [[0, 1]]
+    kn = res.extra["knockoffs"]
+    assert kn["n_units"] == 15 and kn["groups"][0]["members"] == ["x0", "x1"]
+    assert kn["groups"][0]["statistic"] == ref.group_statistics_[0]
+    lines = res.table().splitlines()
+    row = [line for line in lines if line.startswith("{x0, x1}")]
+    assert "group (tested as one)" in "\n".join(lines)
+    assert row[0].split()[-2:] == [f"{ref.group_statistics_[0]:.6g}", "*"]
+    text = res.summary()
+    assert "1 selected group(s)" in text and "selected group {x0, x1}" in text
+    assert res.to_dict()["groups"] == [["x0", "x1"]]
+
+
 @pytest.mark.parametrize("kw,match", [
     (dict(stability=True, fdr=0.1), "give one of them"),
     (dict(stability=True, n_features=2), "n_features does not apply"),

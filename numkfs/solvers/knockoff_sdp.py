@@ -24,7 +24,7 @@ import numpy as np
 
 from ._base import ConvexProblem
 
-__all__ = ["KnockoffSDP"]
+__all__ = ["GroupKnockoffSDP", "KnockoffSDP"]
 
 
 class KnockoffSDP(ConvexProblem):
@@ -79,3 +79,61 @@ class KnockoffSDP(ConvexProblem):
     def min_eigenvalue(self, s) -> float:
         """Smallest eigenvalue of :math:`2\\Sigma - \\operatorname{diag}(s)`."""
         return float(np.linalg.eigvalsh(2.0 * self.correlation - np.diag(np.asarray(s, dtype=float)))[0])
+
+
+class GroupKnockoffSDP(KnockoffSDP):
+    r"""The knockoff SDP with s tied within groups: :math:`s_j = \gamma_g` for j in group g.
+
+    .. math::
+
+        \max_\gamma\ \sum_g |g|\,\gamma_g \quad	ext{s.t.}\quad
+        2M - \operatorname{diag}(E\gamma) \succeq 0,\quad 0 \le \gamma \le 1,
+
+    with E the columns' group indicators.  Group knockoffs solve it for
+    :math:`M = B^{-1/2}\Sigma B^{-1/2}`, B the diagonal blocks of Σ
+    (:func:`numkfs.knockoffs.group_s`).  No native solver: a conic backend
+    with a semidefinite cone.
+
+    Parameters
+    ----------
+    correlation : ndarray of shape (p, p)
+        M: symmetric, positive semidefinite.
+    groups : list of array-like of int
+        Every column in exactly one group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numkfs.solvers import solve
+    >>> from numkfs.solvers.knockoff_sdp import GroupKnockoffSDP
+    >>> res = solve(GroupKnockoffSDP(np.eye(3), [[0, 1], [2]]))
+    >>> np.round(res["gamma"], 6).tolist()
+    [1.0, 1.0]
+    """
+
+    kind = "group_knockoff_sdp"
+
+    def __init__(self, correlation, groups):
+        super().__init__(correlation)
+        p = self.correlation.shape[0]
+        self.groups = [np.asarray(g, dtype=int) for g in groups]
+        self.membership = np.zeros((p, len(self.groups)))
+        for k, g in enumerate(self.groups):
+            self.membership[g, k] = 1.0
+        if not np.array_equal(self.membership.sum(axis=1), np.ones(p)):
+            raise ValueError("GroupKnockoffSDP: groups must hold every column exactly once.")
+
+    def build(self):
+        import cvxpy as cp
+
+        gamma = cp.Variable(len(self.groups), name="gamma")
+        return cp.Problem(cp.Maximize(self.membership.sum(axis=0) @ gamma),
+                          [2.0 * self.correlation - cp.diag(self.membership @ gamma) >> 0, gamma >= 0, gamma <= 1])
+
+    def evaluate(self, solution):
+        """Objective :math:`\\sum_g |g|\\gamma_g` and the largest violation (as :class:`KnockoffSDP`)."""
+        return super().evaluate({"s": self.expand(solution["gamma"])})
+
+    def expand(self, gamma):
+        """The per-column s of a γ: :math:`E\\gamma`."""
+        return self.membership @ np.asarray(gamma, dtype=float).ravel()
