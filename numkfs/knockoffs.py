@@ -326,11 +326,11 @@ def group_s(correlation, groups, *, conditional=None, n_copies=1, sdp=True, solv
     law unchanged, while within a group the knockoff keeps the members'
     correlations.  With :math:`B = \operatorname{blockdiag}(\Sigma_{gg})` and
     :math:`M = B^{-1/2}\Sigma B^{-1/2}`,
-    :math:`rac{K+1}{K}\Sigma - S \succeq 0` exactly when
-    :math:`rac{K+1}{K}M - \operatorname{diag}(\gamma) \succeq 0` with γ
+    :math:`\frac{K+1}{K}\Sigma - S \succeq 0` exactly when
+    :math:`\frac{K+1}{K}M - \operatorname{diag}(\gamma) \succeq 0` with γ
     constant on each group.  ``sdp``: the SDP of M (:func:`sdp_s`) lowered to
     its smallest entry on each group (a smaller s stays feasible); else the
-    equicorrelated :math:`\gamma = \min(1, rac{K+1}{K}\lambda_{\min}(M))`.
+    equicorrelated :math:`\gamma = \min(1, \frac{K+1}{K}\lambda_{\min}(M))`.
     Groups of one feature leave M's row as Σ's, so with no larger group S
     is :math:`\operatorname{diag}(s)` of :func:`sdp_s` or
     :func:`equicorrelated_s` itself.
@@ -404,9 +404,7 @@ def group_s(correlation, groups, *, conditional=None, n_copies=1, sdp=True, solv
 def auto_copies(n_units, fdr, *, max_copies=MAX_AUTO_COPIES) -> int:
     r"""``n_copies="auto"``: one copy, or the fewest that bring the smallest selection to half the units.
 
-    The smallest selection at level q with K copies is :math:`\lceil 1/(Kq)
-    
-ceil` (:func:`min_selections`); K is the smallest number, at most
+    The smallest selection at level q with K copies is :math:`\lceil 1/(Kq) \rceil` (:func:`min_selections`); K is the smallest number, at most
     ``max_copies``, with at most half the units there, so that a few
     relevant units among few can be found.  It depends on the number of
     units and q only, never on y, so the FDR guarantee is that of a fixed K.

@@ -194,3 +194,39 @@ def test_history_pattern_finds_what_it_forbids():
     for text in ("n x p", "an n x n kernel", "0x1f", "2x2 blocks", "within 1 % of the best", "a 20-point grid",
                  "the point before"):
         assert not HISTORY.search(text), text
+
+
+#: characters no source or documentation text holds: what an escape sequence leaves in place of
+#: LaTeX written in a string that is not raw (``\frac`` -> form feed, ``\alpha`` -> bell, ``\top``
+#: -> tab, ``\rceil`` -> carriage return, ``\beta`` -> backspace, ``\varphi`` -> vertical tab)
+CONTROL = re.compile("[\x07\x08\x0b\x0c\x0d]|\t(?:op|ext|heta|au|imes|ilde)\\b")
+
+
+def _texts():
+    from pathlib import Path
+
+    top = Path(numkfs.__file__).resolve().parents[1]
+    yield from sorted(Path(numkfs.__file__).resolve().parent.rglob("*.py"))
+    for folder in ("docs", "benchmarks"):
+        yield from sorted(p for p in (top / folder).rglob("*.md") if "_build" not in p.parts)
+    yield from (top / name for name in ("README.md", "CHANGELOG.md"))
+
+
+def test_no_text_holds_escape_sequence_damage():
+    """No control character in numkfs's sources, the docs, the README or the changelog (the
+    maths of a docstring renders as written)."""
+    found = []
+    for path in _texts():
+        if not path.exists():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            if CONTROL.search(line):
+                found.append(f"{path.name}:{number}: {line.strip()!r}")
+    assert not found, "\n".join(found)
+
+
+def test_escape_damage_pattern_finds_what_it_forbids():
+    for text in ("\frac{1}{2}", "\alpha^\top", "\rceil", "\beta", "\varphi", "\text{s.t.}"):
+        assert CONTROL.search(text), repr(text)
+    for text in (r"\frac{1}{2}", r"\alpha^\top A", r"\lceil 1/q \rceil", "a\tb", "plain text"):
+        assert not CONTROL.search(text), repr(text)

@@ -86,7 +86,7 @@ class GroupKnockoffSDP(KnockoffSDP):
 
     .. math::
 
-        \max_\gamma\ \sum_g |g|\,\gamma_g \quad	ext{s.t.}\quad
+        \max_\gamma\ \sum_g |g|\,\gamma_g \quad\text{s.t.}\quad
         2M - \operatorname{diag}(E\gamma) \succeq 0,\quad 0 \le \gamma \le 1,
 
     with E the columns' group indicators.  Group knockoffs solve it for

@@ -649,7 +649,7 @@ def knife_wstep_problem(X, y, *, kernel="rbf", lambda1=1.0, lambda2=1.0, gamma=N
     The squared-loss problem on ``X`` and ``y`` as given (standardise and
     centre them first, as the estimators do): the α-step at w = 1, then the
     w-step's linearised surrogate
-    :math:`\|y - u^0 - A w\|^2 + \lambda_1 lpha^	op A w + \lambda_2 1^	op w`
+    :math:`\|y - u^0 - A w\|^2 + \lambda_1 \alpha^\top A w + \lambda_2 1^\top w`
     over the box (``numkfs cross-check knife-wstep``).
 
     Parameters
