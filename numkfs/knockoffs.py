@@ -404,8 +404,9 @@ def group_s(correlation, groups, *, conditional=None, n_copies=1, sdp=True, solv
 def auto_copies(n_units, fdr, *, max_copies=MAX_AUTO_COPIES) -> int:
     r"""``n_copies="auto"``: one copy, or the fewest that bring the smallest selection to half the units.
 
-    The smallest selection at level q with K copies is :math:`\lceil 1/(Kq) \rceil` (:func:`min_selections`); K is the smallest number, at most
-    ``max_copies``, with at most half the units there, so that a few
+    The smallest selection at level q with K copies is
+    :math:`\lceil 1/(Kq) \rceil` (:func:`min_selections`); K is the smallest
+    number, at most ``max_copies``, with at most half the units there, so that a few
     relevant units among few can be found.  It depends on the number of
     units and q only, never on y, so the FDR guarantee is that of a fixed K.
 
