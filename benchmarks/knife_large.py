@@ -41,9 +41,9 @@ or with ``--from-json`` writes that section from the JSON lines several
 earlier runs printed (one table from runs at other ``--p`` or landmarks).
 
 Part ``--landmarks``: ``select(X, y, n_components=m)`` (``random_state``
-at its default, 0, for every seed of the data) through 250 and
-500 landmarks on the peers' size simulation at 4,000 x 40, seeds 0-2: CPU
-seconds, features and test MSE (``benchmarks/results/knife_large_landmarks.md``;
+at its default, 0, for every seed of the data) through 100 and
+250 landmarks on the peers' size simulation at 1,000 x 50 (seeds 0 and 1)
+and 4,000 x 40 (seeds 0-2): CPU seconds, features and test MSE (``benchmarks/results/knife_large_landmarks.md``;
 ``default_n_components`` is chosen by it).
 
 Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
@@ -358,7 +358,7 @@ def auto_crossover(cases=AUTO_CASES):
 
 
 #: Cases of ``--landmarks``: (n, p, seeds) of the peers' size simulation, and the landmark counts.
-LANDMARK_CASES, LANDMARK_COUNTS = ((4000, 40, (0, 1, 2)),), (250, 500)
+LANDMARK_CASES, LANDMARK_COUNTS = ((1000, 50, (0, 1)), (4000, 40, (0, 1, 2))), (100, 250)
 
 
 def landmark_counts(cases=LANDMARK_CASES, counts=LANDMARK_COUNTS):
@@ -381,7 +381,7 @@ def landmark_counts(cases=LANDMARK_CASES, counts=LANDMARK_COUNTS):
             for m in counts:
                 cpu, r, found = _timed_select(X, y, np.isin(np.arange(p), TRUE), n_components=m)
                 mse = float(np.mean((r.estimator.predict(Xt) - yt) ** 2))
-                out.append([f"sizes {n} x {p}", seed, m, "yes" if m == default_n_components(n) else "",
+                out.append([f"sizes {n} x {p}", seed, m, "yes" if m == default_n_components(n, p) else "",
                             cpu, *found[:2], f"{mse:.4f}"])
                 print(out[-1], flush=True)
     text = "\n".join(["# How many landmarks KNIFE's default takes", "",
@@ -391,7 +391,7 @@ def landmark_counts(cases=LANDMARK_CASES, counts=LANDMARK_COUNTS):
                       "benchmarks/peers.py), CPU seconds of all threads in one process after a warm-up "
                       f"(compilation), load {os.getloadavg()[0]:.1f} at the end.  Test MSE: the returned model "
                       "on as many fresh rows (seed + 1000); the noise alone gives 1.  Default: the count "
-                      "`default_n_components(n)` gives.", "", f"Machine: {machine_line()}", "",
+                      "`default_n_components(n, p)` gives.", "", f"Machine: {machine_line()}", "",
                       markdown_table(["data", "seed", "landmarks", "default", "CPU s", "true", "false",
                                       "test MSE"], out), ""])
     (RESULTS / "knife_large_landmarks.md").write_text(text)

@@ -207,8 +207,8 @@ class KNIFERegressor(RegressorMixin, _KNIFEBase):
     n_components : int, optional
         Number of Nyström landmarks (at most the number of rows; of a CV
         fold's training rows in the CV estimators); default
-        :func:`~numkfs.methods.knife.default_n_components`: one per 16 rows,
-        at least 250 (all rows when fewer), at most 500.
+        :func:`~numkfs.methods.knife.default_n_components`: one per 40 rows,
+        at least 100 and one per feature (all rows when fewer), at most 500.
 
     Attributes
     ----------

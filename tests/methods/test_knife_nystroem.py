@@ -382,28 +382,34 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
                                       AUTO_EXACT_MAX_SAMPLES_WIDE, DEFAULT_N_COMPONENTS, MIN_COMPONENTS,
                                       ROWS_PER_COMPONENT, default_n_components)
 
-    assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS, ROWS_PER_COMPONENT) == (250, 500, 16)
-    assert [default_n_components(n) for n in (10, 250, 999, 1000, 2000, 4000, 4016, 6000, 7999, 8000, 10**6)] == \
-        [10, 250, 250, 250, 250, 250, 251, 375, 499, 500, 500]
+    assert AUTO_EXACT_MAX_SAMPLES == 800 and (MIN_COMPONENTS, DEFAULT_N_COMPONENTS, ROWS_PER_COMPONENT) == (100, 500, 40)
+    assert [default_n_components(n) for n in (10, 100, 250, 4000, 4040, 4079, 6000, 19_999, 20_000, 10**6)] == \
+        [10, 100, 100, 100, 101, 101, 150, 499, 500, 500]
+    # at least one landmark per feature (at most DEFAULT_N_COMPONENTS, at most the rows)
+    assert [default_n_components(n, p) for n, p in ((4000, 40), (4000, 300), (10**6, 10**4), (200, 300))] == \
+        [100, 300, 500, 200]
     assert resolve_approximation("auto", 800) == ("exact", None)
-    assert resolve_approximation("auto", 801) == ("nystroem", 250)
+    assert resolve_approximation("auto", 801) == ("nystroem", 100)
     # the classification losses keep the exact kernel up to 2,000 rows (landmarks not yet measured on digits)
     assert AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION == 2000
     assert resolve_approximation("auto", 2000, loss="squared_hinge") == ("exact", None)
-    assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 250)
-    assert resolve_approximation("nystroem", 3000) == ("nystroem", 250)
-    assert resolve_approximation("auto", 10_000) == ("nystroem", 500)
+    assert resolve_approximation("auto", 2001, loss="logistic") == ("nystroem", 100)
+    assert resolve_approximation("nystroem", 3000) == ("nystroem", 100)
+    assert resolve_approximation("auto", 10_000) == ("nystroem", 250)
     assert resolve_approximation("auto", 3000, 100) == ("nystroem", 100)
-    # more features than landmarks: exact up to AUTO_EXACT_MAX_SAMPLES_WIDE rows, whatever the loss
+    # more features than the landmarks the rows give: exact up to AUTO_EXACT_MAX_SAMPLES_WIDE rows, whatever
+    # the loss; above, one landmark per feature
     assert AUTO_EXACT_MAX_SAMPLES_WIDE == 2000
-    assert resolve_approximation("auto", 1000, n_features=250) == ("nystroem", 250)
-    assert resolve_approximation("auto", 1000, n_features=251) == ("exact", None)
+    assert resolve_approximation("auto", 1000, n_features=100) == ("nystroem", 100)
+    assert resolve_approximation("auto", 1000, n_features=101) == ("exact", None)
     assert resolve_approximation("auto", 1000, 100, n_features=101) == ("exact", None)
-    assert resolve_approximation("auto", 2000, n_features=250) == ("nystroem", 250)
-    assert resolve_approximation("auto", 2000, n_features=251) == ("exact", None)
-    assert resolve_approximation("auto", 2001, n_features=10**4) == ("nystroem", 250)
-    assert resolve_approximation("auto", 3000, loss="squared_hinge", n_features=10**4) == ("nystroem", 250)
-    assert resolve_approximation("nystroem", 1000, n_features=500) == ("nystroem", 250)
+    assert resolve_approximation("auto", 2000, n_features=100) == ("nystroem", 100)
+    assert resolve_approximation("auto", 2000, n_features=101) == ("exact", None)
+    assert resolve_approximation("auto", 2001, n_features=101) == ("nystroem", 101)
+    assert resolve_approximation("auto", 2001, n_features=10**4) == ("nystroem", 500)
+    assert resolve_approximation("auto", 3000, loss="squared_hinge", n_features=10**4) == ("nystroem", 500)
+    assert resolve_approximation("auto", 3000, 200, n_features=10**4) == ("nystroem", 200)
+    assert resolve_approximation("nystroem", 1000, n_features=500) == ("nystroem", 500)
 
     for cls in (KNIFERegressor, KNIFEClassifier, KNIFERegressorCV, KNIFEClassifierCV):
         assert cls().approximation == "auto", cls.__name__
@@ -413,7 +419,7 @@ def test_the_estimators_default_is_exact_up_to_800_rows_and_landmarks_above():
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
     big = KNIFERegressor(lambda2=float(n), max_iter=3).fit(X, y)
     assert big.approximation_ == "nystroem" and big.alpha_.shape == (default_n_components(n),) == (MIN_COMPONENTS,)
-    # the same rows with more features than the 250 landmarks: the exact kernel
+    # the same rows with more features than the 100 landmarks the rows give: the exact kernel
     Xw = np.hstack([X, rng.standard_normal((n, MIN_COMPONENTS - 2))])
     wide = KNIFERegressor(lambda2=float(n), max_iter=3).fit(Xw, y)
     assert Xw.shape[1] == MIN_COMPONENTS + 1 and wide.approximation_ == "exact" and wide.alpha_.shape == (n,)

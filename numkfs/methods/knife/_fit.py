@@ -359,8 +359,8 @@ def knife(
         The choice made is ``params["approximation"]``.
     n_components : int, optional
         Number of landmarks m, 1 <= m <= n; default
-        :func:`~numkfs.methods.knife.default_n_components` (n / 16, at least
-        250 or all rows, at most 500).
+        :func:`~numkfs.methods.knife.default_n_components` (n / 40, at least
+        100 and one per feature or all rows, at most 500).
 
     Returns
     -------

@@ -92,39 +92,53 @@ AUTO_EXACT_MAX_SAMPLES = 800
 AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION = 2000
 
 #: ``approximation="auto"`` also keeps the exact kernel up to this many rows
-#: (any loss) when the features outnumber the landmarks.  At w = 1 the kernel
+#: (any loss) when the features outnumber the landmarks the rows give
+#: (:func:`default_n_components` without ``n_features``).  At w = 1 the kernel
 #: holds the features' linear kernel, of rank min(n, p), which m < p landmarks
 #: cannot span, so the landmarks can lose a true feature (an interaction
 #: pair) at the first fit and never take it back; the exact kernel keeps it.
+#: Above this many rows the default takes one landmark per feature instead.
 AUTO_EXACT_MAX_SAMPLES_WIDE = 2000
 
-#: The most landmarks :func:`default_n_components` gives (from 8,000 rows on).
+#: The most landmarks :func:`default_n_components` gives (from 20,000 rows on).
 DEFAULT_N_COMPONENTS = 500
 
 #: The fewest landmarks :func:`default_n_components` gives (all rows when there are fewer).
-MIN_COMPONENTS = 250
+MIN_COMPONENTS = 100
 
 #: :func:`default_n_components` gives one landmark per this many rows, between
 #: :data:`MIN_COMPONENTS` and :data:`DEFAULT_N_COMPONENTS`.
-ROWS_PER_COMPONENT = 16
+ROWS_PER_COMPONENT = 40
 
 
-def default_n_components(n_samples: int) -> int:
+def default_n_components(n_samples: int, n_features: int | None = None) -> int:
     """Landmarks for ``n_components=None``: one per :data:`ROWS_PER_COMPONENT`
-    (16) rows, at least :data:`MIN_COMPONENTS` (all rows when there are fewer)
-    and at most :data:`DEFAULT_N_COMPONENTS`: 250 up to 4,000 rows, 500 from
-    8,000.  A Nyström α-step costs n m² flops, so the landmarks' count sets
-    the price of every step.  Fewer rows per landmark cost more and find no
-    more true features on the simulations of the KNIFE guide, at test
-    errors as low (``benchmarks/knife_large.py`` measures the count).
+    (40) rows, at least :data:`MIN_COMPONENTS` and, given ``n_features``, at
+    least one per feature, at most :data:`DEFAULT_N_COMPONENTS` and the number
+    of rows: 100 up to 4,000 rows, 500 from 20,000 (with p <= 100 features).
+
+    A Nyström α-step costs n m² flops, so the landmarks' count sets the price
+    of every step of a fit, and a cross-validated path takes thousands of
+    steps.  On the simulations of the KNIFE guide 100 landmarks find the true
+    features of a few thousand rows as 250 do, at test errors as low, for a
+    fraction of the CPU (``benchmarks/knife_large.py --landmarks`` measures
+    the counts).  One
+    landmark per feature lets the landmarks span the linear part of the
+    kernel at w = 1, of rank min(n, p), as the exact kernel does (see
+    :data:`AUTO_EXACT_MAX_SAMPLES_WIDE`).
 
     Examples
     --------
     >>> from numkfs.methods.knife import default_n_components
-    >>> [default_n_components(n) for n in (100, 1000, 4000, 6000, 10_000)]
-    [100, 250, 250, 375, 500]
+    >>> [default_n_components(n) for n in (60, 1000, 4000, 10_000, 20_000)]
+    [60, 100, 100, 250, 500]
+    >>> default_n_components(4000, n_features=300)
+    300
     """
-    return int(min(n_samples, max(MIN_COMPONENTS, min(DEFAULT_N_COMPONENTS, n_samples // ROWS_PER_COMPONENT))))
+    m = max(MIN_COMPONENTS, min(DEFAULT_N_COMPONENTS, n_samples // ROWS_PER_COMPONENT))
+    if n_features is not None:
+        m = max(m, min(DEFAULT_N_COMPONENTS, int(n_features)))
+    return int(min(n_samples, m))
 
 
 #: Kernel blocks held in memory at once (a fit's current point, its trial point and one more).
@@ -137,7 +151,7 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
     columns, when given) and the number of landmarks (None for the exact kernel); raises a ValueError
     naming the parameter at fault.  ``"auto"`` is exact up to :data:`AUTO_EXACT_MAX_SAMPLES` rows for
     the squared loss and :data:`AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION` for the others, and up to
-    :data:`AUTO_EXACT_MAX_SAMPLES_WIDE` when there are more features than landmarks.
+    :data:`AUTO_EXACT_MAX_SAMPLES_WIDE` when there are more features than the landmarks the rows give.
 
     Examples
     --------
@@ -145,7 +159,9 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
     >>> resolve_approximation("auto", 500), resolve_approximation("auto", 50_000, 200)
     (('exact', None), ('nystroem', 200))
     >>> resolve_approximation("auto", 1000, n_features=50), resolve_approximation("auto", 1000, n_features=500)
-    (('nystroem', 250), ('exact', None))
+    (('nystroem', 100), ('exact', None))
+    >>> resolve_approximation("auto", 4000, n_features=300)
+    ('nystroem', 300)
     """
     if approximation not in APPROXIMATIONS:
         raise ValueError(f"The 'approximation' parameter of {caller} must be one of {list(APPROXIMATIONS)}. "
@@ -154,10 +170,11 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
                                      or not 1 <= n_components <= n_samples):
         raise ValueError(f"The 'n_components' parameter of {caller} must be an int in [1, n_samples = "
                          f"{n_samples}] or None. Got {n_components!r} instead.")
-    m = int(default_n_components(n_samples) if n_components is None else n_components)
+    m = int(default_n_components(n_samples, n_features) if n_components is None else n_components)
     if approximation == "auto":
         exact_max = AUTO_EXACT_MAX_SAMPLES if loss == "squared" else AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION
-        if n_features is not None and n_features > m:
+        if n_features is not None and n_features > (default_n_components(n_samples) if n_components is None
+                                                    else m):
             exact_max = max(exact_max, AUTO_EXACT_MAX_SAMPLES_WIDE)
         approximation = "exact" if n_samples <= exact_max else "nystroem"
     if approximation == "exact":
