@@ -82,8 +82,9 @@ APPROXIMATIONS = ("exact", "nystroem", "auto")
 #: the Nyström basis above, for the squared loss (regression).  An exact
 #: α-step factorises the n x n kernel (n³/3 flops), a Nyström one forms an
 #: n x m product (n m²): through :func:`default_n_components` landmarks the
-#: landmarks win from a few hundred rows, and below this many rows they
-#: cost selections (``benchmarks/knife_large.py`` measures both forms).
+#: landmarks win from a few hundred rows; up to this many rows the exact
+#: kernel is affordable and is kept, as it has no approximation error
+#: (``benchmarks/knife_large.py --auto`` measures both forms).
 AUTO_EXACT_MAX_SAMPLES = 800
 
 #: The same for the classification losses: higher, as the landmarks do not
