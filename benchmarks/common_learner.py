@@ -34,11 +34,11 @@ import numpy as np
 REAL_SETS = ("ozone", "diabetes", "breast_cancer", "ionosphere", "sonar", "wpbc", "colon")
 #: Selectors of the real part: numkfs's methods (those that do the task), then the peers.
 REAL_SELECTORS = ("knife", "lpkta", "l1kr", "garrote", "cosso", "nmmkl",
-                  "boruta", "permutation", "hsic", "mrmr", "l1", "all")
+                  "boruta", "permutation", "leshy", "hsic", "mrmr", "l1", "all")
 #: Selectors told KNIFE's count on the same split.
 TOLD_COUNT = ("hsic", "mrmr")
 #: The peers (against which a numkfs selection is also judged).
-PEERS = ("boruta", "permutation", "hsic", "mrmr", "l1")
+PEERS = ("boruta", "permutation", "leshy", "hsic", "mrmr", "l1")
 TEST_SIZE = 0.3
 
 

@@ -29,7 +29,16 @@ and every selector with the settings its documentation recommends:
 * ``mrmr``: ``mrmr.mrmr_regression`` / ``mrmr_classif`` (``mrmr-selection``),
   told the true number of features;
 * ``knockpy``: ``knockpy.KnockoffFilter()`` (its defaults: Gaussian model-X
-  knockoffs, lasso statistic) at ``fdr=0.2``.
+  knockoffs, lasso statistic) at ``fdr=0.2``;
+* ``leshy``: ``arfs.feature_selection.allrelevant.Leshy(LGBM{Regressor,
+  Classifier}(), n_estimators=100, importance="shap")`` (the ``arfs``
+  package: Boruta with LightGBM and SHAP importance); accepted features.
+  ``n_estimators`` is fixed at LightGBM's default, 100: Leshy's ``"auto"``
+  gives a negative number of boosting rounds on a few hundred rows.  arfs
+  3.0 needs pandas < 2.3, so Leshy runs in its own environment: the Python
+  named by the environment variable ``NUMKFS_LESHY_PYTHON`` (e.g. a venv
+  with ``pip install "arfs==3.0.*" "pandas<2.3" lightgbm``; this script and
+  numkfs on its ``PYTHONPATH``), else this one.
 
 Each (selector, data set) runs in a fresh Python process (imports and
 compilation are not timed; numkfs's Numba kernels are warmed by a small
@@ -41,8 +50,8 @@ features and
 
     y = 2 sin(x0) + x1² + exp(x2 / 2) + x3 x4 + ε,   ε ~ N(0, 1),
 
-(five true features) KNIFE's default, Boruta and permutation importance,
-each in a fresh process; ``--selectors knife_exact_1se`` adds KNIFE with the
+(five true features) KNIFE's default, Boruta, permutation importance and
+Leshy, each in a fresh process; ``--selectors knife_exact_1se`` adds KNIFE with the
 exact kernel and the ``1se`` rule, for comparison with the default's wide-data
 settings (the exact kernel with more features than landmarks, the ``1pct``
 rule).
@@ -73,6 +82,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -84,12 +94,13 @@ import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TRUE = [0, 1, 2, 3, 4]
-SIZE_SELECTORS = ("knife", "boruta", "permutation")
+SIZE_SELECTORS = ("knife", "boruta", "permutation", "leshy")
 #: numkfs's other methods, each by its ``select()`` default (its own CV and rule)
 NUMKFS_METHODS = ("lpkta", "l1kr", "garrote", "cosso", "nmmkl")
 #: KNIFE's "how sure" selections: ``select(X, y, stability=True)`` and ``select(X, y, fdr=0.2)``
 NUMKFS_TRUST = ("knife_stability", "knife_fdr")
-SIM_SELECTORS = ("knife", *NUMKFS_TRUST, *NUMKFS_METHODS, "boruta", "permutation", "hsic", "mrmr", "knockpy")
+SIM_SELECTORS = ("knife", *NUMKFS_TRUST, *NUMKFS_METHODS, "boruta", "permutation", "leshy", "hsic", "mrmr",
+                 "knockpy")
 DATASETS = ("sinusoid", "friedman1", "classification", "xor")
 DATASET_TASKS = {"sinusoid": "regression", "friedman1": "regression", "classification": "classification",
                  "xor": "classification"}
@@ -110,6 +121,7 @@ SELECTOR_LABELS = {
     "cosso": "COSSO (`select(method=\"cosso\")`)",
     "nmmkl": "NMMKL (`select(method=\"nmmkl\")`)",
     "boruta": "Boruta (random forest, max_depth 7)",
+    "leshy": "Leshy (arfs: LightGBM, SHAP importance)",
     "permutation": "permutation importance of gradient boosting",
     "hsic": "HSIC Lasso, told the true count",
     "mrmr": "mRMR, told the true count",
@@ -195,6 +207,16 @@ def fit_select(selector, X, y, task, k, seed):
         rf = Forest(max_depth=7, n_jobs=-1, random_state=seed)
         bor = BorutaPy(rf, n_estimators="auto", random_state=seed).fit(X, y)
         return np.flatnonzero(bor.support_), f"{bor.n_features_} confirmed"
+    if selector == "leshy":
+        import pandas as pd
+        from arfs.feature_selection.allrelevant import Leshy
+        from lightgbm import LGBMClassifier, LGBMRegressor
+
+        model = (LGBMClassifier if clf else LGBMRegressor)(random_state=seed, verbose=-1)
+        fs = Leshy(model, n_estimators=100, importance="shap", random_state=seed, verbose=0)
+        fs.fit(pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]), y)
+        support = np.flatnonzero(fs.get_support())
+        return support, f"{support.size} accepted, n_estimators=100"
     if selector == "permutation":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
         from sklearn.inspection import permutation_importance
@@ -306,6 +328,11 @@ def _last_error(stderr):
     return (lines or ["no output"])[-1][:160]
 
 
+def _python(selector):
+    """The interpreter that runs ``selector``: Leshy's own environment (``NUMKFS_LESHY_PYTHON``) or this one."""
+    return os.environ.get("NUMKFS_LESHY_PYTHON", sys.executable) if selector == "leshy" else sys.executable
+
+
 def _children_cpu():
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
@@ -318,7 +345,7 @@ def fresh_size(selector, n, p, seed, cap=None):
     seconds it had used (imports and compilation included): a lower bound on what it needs."""
     c0, t0 = _children_cpu(), time.perf_counter()
     try:
-        out = subprocess.run([sys.executable, __file__, "--one-size", selector, str(n), str(p), str(seed)],
+        out = subprocess.run([_python(selector), __file__, "--one-size", selector, str(n), str(p), str(seed)],
                              capture_output=True, text=True, timeout=cap)
     except subprocess.TimeoutExpired:
         cpu, wall = _children_cpu() - c0, time.perf_counter() - t0
@@ -333,9 +360,11 @@ def fresh_size(selector, n, p, seed, cap=None):
 
 def _capped(args, cap, what):
     """``peers.py *args`` in a fresh process capped at ``cap`` wall seconds: (its JSON rows, why it
-    stopped early or None); ``what`` names the runs in the time-out message."""
+    stopped early or None); ``what`` names the runs in the time-out message.  ``args[1]`` is the
+    selector (:func:`_python` chooses its interpreter)."""
     try:
-        out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, timeout=cap)
+        out = subprocess.run([_python(args[1]), __file__, *args], capture_output=True, text=True,
+                             timeout=cap)
         return _rows_from(out.stdout), None if out.returncode == 0 else f"failed: {_last_error(out.stderr)}"
     except subprocess.TimeoutExpired as e:
         return _rows_from(e.stdout), f"timed out: over the {cap:.0f} s wall cap for {what}"

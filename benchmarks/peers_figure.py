@@ -28,6 +28,7 @@ OUT = ROOT / "docs" / "_static" / "peers_hits_cpu.png"
 MARKERS = dict(zip(DATASETS, ("o", "s", "^", "D")))
 SHORT = {"knife": "KNIFE (numkfs default)", "knife_stability": "KNIFE, stability=True",
          "knife_fdr": "KNIFE, fdr=0.2", "boruta": "Boruta", "permutation": "permutation importance",
+         "leshy": "Leshy (arfs)",
          "hsic": "HSIC Lasso (true count)", "mrmr": "mRMR (true count)", "knockpy": "knockpy"}
 #: The selectors drawn (one colour each): KNIFE's default, its two "how sure" selections, the peers.
 FIGURE_SELECTORS = tuple(SHORT)
