@@ -123,10 +123,9 @@ def default_n_components(n_samples: int, n_features: int | None = None) -> int:
     steps.  On the simulations of the KNIFE guide 100 landmarks find the true
     features of a few thousand rows as 250 do, at test errors as low, for a
     fraction of the CPU (``benchmarks/knife_large.py --landmarks`` measures
-    the counts).  One
-    landmark per feature lets the landmarks span the linear part of the
-    kernel at w = 1, of rank min(n, p), as the exact kernel does (see
-    :data:`AUTO_EXACT_MAX_SAMPLES_WIDE`).
+    the counts).  One landmark per feature lets the landmarks span the linear
+    part of the kernel at w = 1, of rank min(n, p), as the exact kernel does
+    (see :data:`AUTO_EXACT_MAX_SAMPLES_WIDE`).
 
     Examples
     --------
@@ -171,11 +170,13 @@ def resolve_approximation(approximation, n_samples: int, n_components=None, call
                                      or not 1 <= n_components <= n_samples):
         raise ValueError(f"The 'n_components' parameter of {caller} must be an int in [1, n_samples = "
                          f"{n_samples}] or None. Got {n_components!r} instead.")
-    m = int(default_n_components(n_samples, n_features) if n_components is None else n_components)
+    if n_components is None:  # the landmarks the rows give, then at least one per feature
+        rows_m, m = default_n_components(n_samples), default_n_components(n_samples, n_features)
+    else:
+        rows_m = m = int(n_components)
     if approximation == "auto":
         exact_max = AUTO_EXACT_MAX_SAMPLES if loss == "squared" else AUTO_EXACT_MAX_SAMPLES_CLASSIFICATION
-        if n_features is not None and n_features > (default_n_components(n_samples) if n_components is None
-                                                    else m):
+        if n_features is not None and n_features > rows_m:
             exact_max = max(exact_max, AUTO_EXACT_MAX_SAMPLES_WIDE)
         approximation = "exact" if n_samples <= exact_max else "nystroem"
     if approximation == "exact":
