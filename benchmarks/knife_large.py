@@ -18,7 +18,7 @@ after (the machine is shared).
 
 Part ``--auto``: where ``approximation="auto"`` switches: ``select(X, y)``
 exact and through the default landmarks on the cases of :data:`AUTO_CASES`
-(600-1,000 rows), CPU seconds and features in one process (written to
+(500-1,000 rows), CPU seconds, features and test error in one process (written to
 ``benchmarks/results/knife_large_auto.md``).
 
 Part ``--classification``: ``KNIFEClassifierCV(approximation="nystroem",
@@ -50,9 +50,18 @@ Part ``--agreement``: where both run (1,500 rows, seeds 0 and 1),
 ``KNIFERegressorCV(cv=3, n_grid=20)`` exact and through 500 landmarks,
 the supports chosen (written to ``benchmarks/results/knife_large_agreement.md``).
 
+Part ``--wide``: the default ``select(X, y)`` on the peers' size simulation
+at 1,000 x 500 (seeds 0 and 1; the exact kernel, as ``approximation="auto"``
+takes it when the features outnumber the landmarks the rows give) against
+the levers that make it cheaper: the path and its CV on a subsample of the
+rows (``cv_max_samples``) and the Nyström basis (``n_components``).  Per
+run: CPU seconds, the share in the α-step's Cholesky factorisations (count
+and CPU), the features and the test MSE
+(``benchmarks/results/knife_large_wide.md``).
+
 Usage: ``python benchmarks/knife_large.py [--rows 10000 100000] [--full] [--auto]
 [--classification --rows 5000 50000] [--subsample --rows 100000 1000000 [--p 100] [--n-components 250]
-[--baseline]] [--subsample --from-json LOG ...] [--landmarks] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
+[--baseline]] [--subsample --from-json LOG ...] [--landmarks] [--wide] [--agreement]``; ``--full`` adds p = 100 and 10^6 rows.
 Writes ``benchmarks/results/knife_large.md``.
 """
 from __future__ import annotations
@@ -291,7 +300,9 @@ def run_case(method, n, p, sub=None, n_jobs=None, cv_rule="best", n_components=M
 
 #: Cases of ``--auto``: (data, n, p, seed); "sizes" is the peers' size simulation
 #: (benchmarks/peers.py), "sinusoid" :func:`_data`, "sin_square" :func:`sin_square`.
-AUTO_CASES = (("sizes", 600, 50, 0), ("sizes", 1000, 50, 0), ("sizes", 1000, 50, 1),
+AUTO_CASES = (("sizes", 500, 50, 0), ("sizes", 500, 50, 1), ("sizes", 600, 50, 0), ("sizes", 600, 50, 1),
+              ("sizes", 600, 50, 2), ("sizes", 800, 50, 0), ("sizes", 800, 50, 1), ("sinusoid", 600, 20, 0),
+              ("sinusoid", 800, 20, 0), ("sizes", 1000, 50, 0), ("sizes", 1000, 50, 1),
               ("sinusoid", 1000, 20, 0), ("sin_square", 1000, 20, 0))
 
 
@@ -327,6 +338,8 @@ def _timed_select(X, y, support, **kw):
 def auto_crossover(cases=AUTO_CASES):
     """``select(X, y)`` (KNIFE's defaults) with the exact kernel and through the default landmarks
     (:func:`numkfs.methods.knife.default_n_components`), per case, CPU seconds in one process."""
+    import numpy as np
+
     import numkfs
     from numkfs.methods.knife import AUTO_EXACT_MAX_SAMPLES, default_n_components
 
@@ -336,10 +349,13 @@ def auto_crossover(cases=AUTO_CASES):
     out = []
     for name, n, p, seed in cases:
         X, y, support = _auto_data(name, n, p, seed)
+        Xt, yt, _ = _auto_data(name, n, p, seed + 1000)
         for approx in ("exact", "nystroem"):
-            cpu, _, found = _timed_select(X, y, support, approximation=approx)
+            cpu, r, found = _timed_select(X, y, support, approximation=approx)
+            pred = r.estimator.predict(Xt)
+            err = np.mean(pred != yt) if name == "sin_square" else np.mean((pred - yt) ** 2)
             out.append([f"{name} {n} x {p}", seed, approx,
-                        "-" if approx == "exact" else default_n_components(n), cpu, *found])
+                        "-" if approx == "exact" else default_n_components(n, p), cpu, *found, f"{err:.4f}"])
             print(out[-1], flush=True)
     text = "\n".join(["# Where approximation=\"auto\" switches", "",
                       "Written by `benchmarks/knife_large.py --auto`: `numkfs.select(X, y)` (KNIFE's defaults, "
@@ -349,10 +365,13 @@ def auto_crossover(cases=AUTO_CASES):
                       f"{os.getloadavg()[0]:.1f} at the end.  Data: `sizes` is the peers' size simulation "
                       "(y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1), benchmarks/peers.py), `sinusoid` "
                       "`make_sinusoid(n, p)`, `sin_square` the classification sign(sin(2 x0) + x1² - 1 + 0.3 ε). "
-                      f"`approximation=\"auto\"` takes the exact kernel up to {AUTO_EXACT_MAX_SAMPLES} rows.",
+                      "Test error: the returned model on as many fresh rows (seed + 1000), the mean squared "
+                      "error (the noise alone gives 1) or, for `sin_square`, the error rate. "
+                      f"`approximation=\"auto\"` takes the exact kernel up to {AUTO_EXACT_MAX_SAMPLES} rows "
+                      "for regression.",
                       "", f"Machine: {machine_line()}", "",
                       markdown_table(["data", "seed", "approximation", "landmarks", "CPU s", "true", "false",
-                                      "features"], out), ""])
+                                      "features", "test error"], out), ""])
     (RESULTS / "knife_large_auto.md").write_text(text)
     print(text)
 
@@ -435,6 +454,72 @@ def agreement(n=1500, p=20, seeds=(0, 1)):
     print(text)
 
 
+#: Cases of ``--wide``: (n, p, seeds) of the peers' size simulation, and the settings of ``select()``
+#: compared with its default (label, keyword arguments).
+WIDE_CASES = ((1000, 500, (0, 1)),)
+WIDE_SETTINGS = (("default (exact)", {}), ("cv_max_samples=500", {"cv_max_samples": 500}),
+                 ("cv_max_samples=400", {"cv_max_samples": 400}),
+                 ("n_components=250", {"approximation": "nystroem", "n_components": 250}),
+                 ("n_components=500", {"approximation": "nystroem", "n_components": 500}))
+
+
+def wide(cases=WIDE_CASES, settings=WIDE_SETTINGS):
+    """``select(X, y, **kw)`` per setting of :data:`WIDE_SETTINGS` on the peers' size simulation:
+    CPU seconds in one process, the count and CPU of the Cholesky factorisations (``scipy.linalg.cho_factor``,
+    the exact α-step's and the landmarks' m x m ones), the features and the test MSE on as many fresh rows."""
+    import numpy as np
+    import scipy.linalg
+
+    import numkfs
+    from numkfs.methods.knife import resolve_approximation
+    from peers import TRUE, simulate
+
+    X, y, _ = _auto_data("sizes", 300, 10, 1)
+    for approx in ("exact", "nystroem"):  # compile outside the timing
+        numkfs.select(X, y, approximation=approx, n_components=100 if approx == "nystroem" else None)
+    real, chol = scipy.linalg.cho_factor, {"n": 0, "cpu": 0.0}
+
+    def cho_factor(*a, **k):
+        c = time.process_time()
+        try:
+            return real(*a, **k)
+        finally:
+            chol["n"] += 1
+            chol["cpu"] += time.process_time() - c
+
+    scipy.linalg.cho_factor = cho_factor
+    out = []
+    try:
+        for n, p, seeds in cases:
+            for seed in seeds:
+                X, y = simulate(n, p, seed)
+                Xt, yt = simulate(n, p, seed + 1000)
+                for label, kw in settings:
+                    chol.update(n=0, cpu=0.0)
+                    cpu, r, found = _timed_select(X, y, np.isin(np.arange(p), TRUE), **kw)
+                    mse = float(np.mean((r.estimator.predict(Xt) - yt) ** 2))
+                    out.append([f"sizes {n} x {p}", seed, label, cpu, chol["n"], round(chol["cpu"], 1),
+                                *found[:2], f"{mse:.4f}"])
+                    print(out[-1], flush=True)
+    finally:
+        scipy.linalg.cho_factor = real
+    autos = "; ".join(f"at {n:,} x {p} `approximation=\"auto\"` takes the "
+                      f"{resolve_approximation('auto', n, n_features=p)[0]} kernel" for n, p, _ in cases)
+    text = "\n".join(["# KNIFE on wide data: what the default costs, and the levers", "",
+                      "Written by `benchmarks/knife_large.py --wide`: `numkfs.select(X, y, **kw)` (KNIFE's "
+                      f"defaults otherwise; {autos}) "
+                      "on the peers' size simulation (y = 2 sin(x0) + x1² + exp(x2/2) + x3·x4 + N(0, 1), five "
+                      "true features, benchmarks/peers.py), CPU seconds of all threads in one process after a "
+                      f"warm-up (compilation), load {os.getloadavg()[0]:.1f} at the end.  Cholesky: the "
+                      "factorisations of the fits (the exact α-step's n x n ones, or the landmarks' m x m ones) "
+                      "and their CPU seconds.  Test MSE: the returned model on as many fresh rows "
+                      "(seed + 1000); the noise alone gives 1.", "", f"Machine: {machine_line()}", "",
+                      markdown_table(["data", "seed", "setting", "CPU s", "Cholesky", "Cholesky CPU s", "true",
+                                      "false", "test MSE"], out), ""])
+    (RESULTS / "knife_large_wide.md").write_text(text)
+    print(text)
+
+
 def _in_child(method, n, p, timeout, func="run_case", **kw):
     args = "".join(f", {k}={v!r}" for k, v in kw.items())
     code = (f"import sys, json; sys.path.insert(0, {HERE!r}); import knife_large as b; "
@@ -471,7 +556,10 @@ def main():
                     help="with --subsample: write the section from the JSON lines these earlier runs printed "
                          "(one table from several runs), running nothing")
     ap.add_argument("--landmarks", action="store_true",
-                    help="only select() through 250 and 500 landmarks at 4,000 x 40 (knife_large_landmarks.md)")
+                    help="only select() through 100 and 250 landmarks at 1,000 x 50 and 4,000 x 40 "
+                         "(knife_large_landmarks.md)")
+    ap.add_argument("--wide", action="store_true",
+                    help="only select() at 1,000 x 500 against its levers (knife_large_wide.md)")
     ap.add_argument("--agreement", action="store_true",
                     help="only exact against Nyström KNIFERegressorCV at 1,500 rows (knife_large_agreement.md)")
     args = ap.parse_args()
@@ -480,6 +568,9 @@ def main():
         return
     if args.landmarks:
         landmark_counts()
+        return
+    if args.wide:
+        wide()
         return
     if args.classification:
         results = []
