@@ -335,17 +335,23 @@ def _timed_select(X, y, support, **kw):
     return cpu, r, [f"{n_true}/{int(support.sum())}", len(sel) - n_true, str([int(j) for j in sel])]
 
 
+def _warm_up():
+    """``select()`` once on a small case with each kernel form: the compilation outside the timings."""
+    import numkfs
+
+    X, y, _ = _auto_data("sizes", 300, 10, 1)
+    for approx in ("exact", "nystroem"):
+        numkfs.select(X, y, approximation=approx, n_components=100 if approx == "nystroem" else None)
+
+
 def auto_crossover(cases=AUTO_CASES):
     """``select(X, y)`` (KNIFE's defaults) with the exact kernel and through the default landmarks
     (:func:`numkfs.methods.knife.default_n_components`), per case, CPU seconds in one process."""
     import numpy as np
 
-    import numkfs
     from numkfs.methods.knife import AUTO_EXACT_MAX_SAMPLES, default_n_components
 
-    X, y, _ = _auto_data("sizes", 300, 10, 1)
-    for approx in ("exact", "nystroem"):  # compile outside the timing
-        numkfs.select(X, y, approximation=approx, n_components=100 if approx == "nystroem" else None)
+    _warm_up()
     out = []
     for name, n, p, seed in cases:
         X, y, support = _auto_data(name, n, p, seed)
@@ -470,13 +476,10 @@ def wide(cases=WIDE_CASES, settings=WIDE_SETTINGS):
     import numpy as np
     import scipy.linalg
 
-    import numkfs
     from numkfs.methods.knife import resolve_approximation
     from peers import TRUE, simulate
 
-    X, y, _ = _auto_data("sizes", 300, 10, 1)
-    for approx in ("exact", "nystroem"):  # compile outside the timing
-        numkfs.select(X, y, approximation=approx, n_components=100 if approx == "nystroem" else None)
+    _warm_up()
     real, chol = scipy.linalg.cho_factor, {"n": 0, "cpu": 0.0}
 
     def cho_factor(*a, **k):
