@@ -335,6 +335,15 @@ def _timed_select(X, y, support, **kw):
     return cpu, r, [f"{n_true}/{int(support.sum())}", len(sel) - n_true, str([int(j) for j in sel])]
 
 
+def _test_error(result, Xt, yt, classification=False):
+    """The error of ``select()``'s returned model on the fresh rows ``Xt, yt``: the mean squared error,
+    or the error rate for a classification."""
+    import numpy as np
+
+    pred = result.estimator.predict(Xt)
+    return float(np.mean(pred != yt) if classification else np.mean((pred - yt) ** 2))
+
+
 def _warm_up():
     """``select()`` once on a small case with each kernel form: the compilation outside the timings."""
     import numkfs
@@ -358,8 +367,7 @@ def auto_crossover(cases=AUTO_CASES):
         Xt, yt, _ = _auto_data(name, n, p, seed + 1000)
         for approx in ("exact", "nystroem"):
             cpu, r, found = _timed_select(X, y, support, approximation=approx)
-            pred = r.estimator.predict(Xt)
-            err = np.mean(pred != yt) if name == "sin_square" else np.mean((pred - yt) ** 2)
+            err = _test_error(r, Xt, yt, classification=name == "sin_square")
             out.append([f"{name} {n} x {p}", seed, approx,
                         "-" if approx == "exact" else default_n_components(n, p), cpu, *found, f"{err:.4f}"])
             print(out[-1], flush=True)
@@ -405,7 +413,7 @@ def landmark_counts(cases=LANDMARK_CASES, counts=LANDMARK_COUNTS):
             Xt, yt = simulate(n, p, seed + 1000)
             for m in counts:
                 cpu, r, found = _timed_select(X, y, np.isin(np.arange(p), TRUE), n_components=m)
-                mse = float(np.mean((r.estimator.predict(Xt) - yt) ** 2))
+                mse = _test_error(r, Xt, yt)
                 out.append([f"sizes {n} x {p}", seed, m, "yes" if m == default_n_components(n, p) else "",
                             cpu, *found[:2], f"{mse:.4f}"])
                 print(out[-1], flush=True)
@@ -500,7 +508,7 @@ def wide(cases=WIDE_CASES, settings=WIDE_SETTINGS):
                 for label, kw in settings:
                     chol.update(n=0, cpu=0.0)
                     cpu, r, found = _timed_select(X, y, np.isin(np.arange(p), TRUE), **kw)
-                    mse = float(np.mean((r.estimator.predict(Xt) - yt) ** 2))
+                    mse = _test_error(r, Xt, yt)
                     out.append([f"sizes {n} x {p}", seed, label, cpu, chol["n"], round(chol["cpu"], 1),
                                 *found[:2], f"{mse:.4f}"])
                     print(out[-1], flush=True)
