@@ -52,7 +52,8 @@ _CV = {"cv": [Interval(numbers.Integral, 2, None, closed="left"), _HasSplit()],
        "grid": [InstanceOf((list, tuple, np.ndarray), "an array of increasing lambda2 values"), NoneOr],
        "n_jobs": N_JOBS,
        "cv_max_samples": [Interval(numbers.Integral, 2, None, closed="left"), Options(("auto",)), NoneOr],
-       "early_stopping": BOOL}
+       "early_stopping": BOOL,
+       "cv_tol": [Interval(numbers.Real, 0, None, closed="neither"), NoneOr]}
 
 #: The folds of a KNIFE CV walk the path's grid in stages of this many points; with
 #: ``early_stopping`` they stop at the end of the first stage after which the CV can no longer
@@ -342,6 +343,8 @@ class _KNIFEPathCV(PathCVMixin):
         params = dict(loss=self.loss, n_restarts=self.n_restarts, random_state=self._cv_seed,
                       **self._kernel_params())
         params["lambda1"] = self.lambda1 * data.ratio  # the full-data problem per row (cv_max_samples)
+        if not full and self.cv_tol is not None:  # a fold's fit serves only its held-out scores
+            params["tol"] = max(params["tol"], self.cv_tol)
         if self._classifier:
             params["delta"] = self.delta
         if full:
@@ -555,6 +558,14 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
         there too (a ``grid`` you give is walked in full first); ``path_``
         ends at the last point the folds scored, and the rule chooses
         among the points scored.  False: every point of the grid is scored.
+    cv_tol : float or None, default=None
+        Convergence tolerance of the folds' fits: they stop at the looser of
+        ``tol`` and ``cv_tol`` (None: at ``tol``).  The path on all the
+        rows, whose chosen point is the fitted model, is fitted at ``tol``.
+        A fold's fit serves only its held-out scores, and a looser stop
+        takes fewer alternations; where the CV curve is flat the scores it
+        leaves can move the chosen point (the KNIFE guide's section on wide
+        data).
 
     Attributes
     ----------
@@ -602,8 +613,9 @@ class KNIFERegressorCV(_KNIFEPathCV, KNIFERegressor):
                  n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="neg_mean_squared_error", n_grid=100, lambda_min_ratio="auto", grid=None,
                  n_jobs=None, random_state=None, verbose=False, approximation="auto", n_components=None,
-                 cv_max_samples="auto", early_stopping=True):
+                 cv_max_samples="auto", early_stopping=True, cv_tol=None):
         self.early_stopping = early_stopping
+        self.cv_tol = cv_tol
         self.approximation = approximation
         self.n_components = n_components
         self.cv_max_samples = cv_max_samples
@@ -701,7 +713,7 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
         as low on real data, with fewer features (see the selection guide).
     approximation, n_components
         As in :class:`KNIFERegressor` (``approximation_`` the kernel used).
-    gamma, cv, cv_rule, lambda_min_ratio, grid, n_jobs, early_stopping
+    gamma, cv, cv_rule, lambda_min_ratio, grid, n_jobs, early_stopping, cv_tol
         As in :class:`KNIFERegressorCV` (``"auto"``: each one-vs-rest
         problem follows its own selected features; the classes are those
         of every row).
@@ -767,8 +779,9 @@ class KNIFEClassifierCV(_KNIFEPathCV, KNIFEClassifier):
                  delta=1.0, n_restarts=1, solver="auto", max_iter=100, tol=1e-6, cv=5, cv_rule="best",
                  scoring="accuracy", n_grid="auto", lambda_min_ratio="auto", grid=None, n_jobs=None,
                  random_state=None, verbose=False, approximation="auto", n_components=None,
-                 cv_max_samples="auto", early_stopping=True):
+                 cv_max_samples="auto", early_stopping=True, cv_tol=None):
         self.early_stopping = early_stopping
+        self.cv_tol = cv_tol
         self.approximation = approximation
         self.n_components = n_components
         self.cv_max_samples = cv_max_samples

@@ -764,3 +764,31 @@ def test_folds_fit_from_their_own_training_rows(monkeypatch):
     assert 0 < np.count_nonzero(est.path_.weights[0]) < X.shape[1]  # λ2 = 0 drops features on the full data
     assert len(walks) >= 3  # every fold of every pass
     assert all(n_rows < X.shape[0] and start is None for n_rows, start in walks), walks
+
+
+@pytest.mark.parametrize("tol, cv_tol, fold_tol", [(1e-6, 1e-4, 1e-4), (1e-3, 1e-4, 1e-3), (1e-6, None, 1e-6)])
+def test_folds_fit_at_the_looser_of_tol_and_cv_tol_and_the_path_at_tol(monkeypatch, tol, cv_tol, fold_tol):
+    X, y, _ = make_sinusoid(60, n_features=6, random_state=0)
+    fold_tols, path_tols = [], []
+    real_walk, real_path = kcv.KNIFEGridWalk, KNIFERegressorCV.path
+
+    def walk(*args, **kwargs):
+        fold_tols.append(kwargs["tol"])
+        return real_walk(*args, **kwargs)
+
+    def path(*args, **kwargs):
+        path_tols.append(kwargs["tol"])
+        return real_path(*args, **kwargs)
+
+    monkeypatch.setattr(kcv, "KNIFEGridWalk", walk)
+    monkeypatch.setattr(KNIFERegressorCV, "path", staticmethod(path))
+    KNIFERegressorCV(cv=3, n_grid=5, tol=tol, cv_tol=cv_tol, random_state=0).fit(X, y)
+    assert len(fold_tols) >= 3 and set(fold_tols) == {fold_tol}
+    assert path_tols and set(path_tols) == {tol}
+
+
+@pytest.mark.parametrize("cv_tol", [0.0, -1e-4, "loose"])
+def test_cv_tol_must_be_positive_or_none(cv_tol):
+    X, y, _ = make_sinusoid(30, n_features=5, random_state=0)
+    with pytest.raises((ValueError, TypeError), match="cv_tol"):
+        KNIFERegressorCV(cv_tol=cv_tol).fit(X, y)
