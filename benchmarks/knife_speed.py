@@ -39,12 +39,21 @@ Part ``colon_raw``: the raw-colon ``knife_path`` row of ``targets`` alone, run t
 Part ``colon_raw`` also runs the path once with a CPU timer on each stage
 (weight steps, the box QP, the L-BFGS-B finish, kernels, α-steps).
 
-Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|digits|colon_raw|render|all] [--quick]
-[--exact-only]`` (``--exact-only``: ``--part digits`` without its landmarks case, whose row keeps its last run).
+Part ``select``: the default ``select(X, y)`` on ``benchmarks/peers.py``'s
+size simulation at each ``--sizes`` NxP and ``--seeds`` seed, each run in a
+fresh process with one CPU timer per stage (the full-data λ2 = 0 start and
+the scale's rounds within it, the top search, the full-data path and its
+refinement, each fold's start and path, the low-end pass, the relaxed
+refit), beside the permutation importance of gradient boosting on the same
+data in the same process.
+
+Usage: ``python benchmarks/knife_speed.py [--part numpy|targets|breast_cancer|digits|colon_raw|select|render|all]
+[--quick] [--exact-only] [--sizes NxP ...] [--seeds S ...]`` (``--exact-only``: ``--part digits`` without its
+landmarks case, whose row keeps its last run).
 Each part keeps its results in JSON under ``benchmarks/results/``
 (``knife_speed_targets.json``: the targets table's rows, each with the run
 that measured it, replaced by case; ``knife_speed_colon_stages.json``;
-``knife_speed_numpy.json``), and every run rebuilds
+``knife_speed_numpy.json``; ``knife_speed_select.json``), and every run rebuilds
 ``benchmarks/results/knife_speed.md`` (the whole file, tables only) from
 them, so running one part keeps the other parts' last tables.
 """
@@ -603,6 +612,7 @@ def select_stages(n, p, seed):
 
     import numkfs
     from numkfs.estimators import _knife_cv as KCV
+    from numkfs.methods.knife import _fit as KF
     from numkfs.methods.knife import _path as KP
 
     X, y = peers.simulate(n, p, seed)
@@ -625,15 +635,16 @@ def select_stages(n, p, seed):
                 stack[-1][2] += dt
 
     def where():
-        return f"fold {ctx['fold']}" if ctx["fold"] is not None else "full data"
+        return f"fold {ctx['fold']}" if ctx["fold"] is not None else "full-data"
 
     real = {"walk": KP.KNIFEGridWalk.walk, "_find_top": KP._find_top, "_best_start": KP._best_start,
-            "_walk": KP._walk, "refine_walk": KP.refine_walk, "refine": KCV._KNIFEPathCV._cv_refine,
+            "_walk": KP._walk, "_auto_rounds": KF._auto_rounds, "refine_walk": KP.refine_walk,
+            "refine": KCV._KNIFEPathCV._cv_refine,
             "folds": KCV._StagedFolds.__call__, "refit_all": KCV._KNIFEPathCV._cv_refit_all_rows}
 
     def walk(self, end):
         if self.X.shape[0] == n_cv:  # the full data's walk
-            return timed_call(f"{ctx['pass']}: full data λ2 = 0 start", real["walk"], self, end)
+            return timed_call(f"{ctx['pass']}: full-data λ2 = 0 start", real["walk"], self, end)
         folds = ctx["folds"].setdefault(ctx["pass"], {})
         ctx["fold"] = folds.setdefault(id(self), len(folds))
         try:
@@ -678,6 +689,8 @@ def select_stages(n, p, seed):
     KP._find_top = lambda *a, **k: timed_call(f"{ctx['pass']}: full-data top search", real["_find_top"], *a, **k)
     KP._best_start = lambda *a, **k: timed_call(f"{ctx['pass']}: {where()} λ2 = 0 start", real["_best_start"],
                                                 *a, **k)
+    KF._auto_rounds = lambda *a, **k: timed_call(f"{ctx['pass']}: {where()} λ2 = 0 start, the scale's rounds",
+                                                 real["_auto_rounds"], *a, **k)
     KP._walk = lambda *a, **k: timed_call(
         f"{ctx['pass']}: {'full-data path' if ctx['fold'] is None else 'fold %d path' % ctx['fold']}",
         real["_walk"], *a, **k)
@@ -785,7 +798,9 @@ def render_select(part):
     body.append(total)
     out.append("Exclusive CPU seconds by stage (a stage's time excludes the stages nested in it; `fold k path` "
                "is that fold's warm-started walk along the full-data path's grid, `λ2 = 0 start` its first "
-               "point; `inserted points` and `fits discarded at support jumps` are the full-data path's "
+               "point, and `the scale's rounds` the refits within that point that follow `gamma=\"auto\"` (the "
+               "scale 1 / the number of selected features) until the scale settles; `inserted points` and "
+               "`fits discarded at support jumps` are the full-data path's "
                "refinement; `low-end pass` is the second pass below the grid's first positive point, when "
                "the rule chose λ2 = 0).\n")
     cols = ["stage"] + [c for r in runs for c in (f"{r['n']}x{r['p']} s{r['seed']} CPU s",
