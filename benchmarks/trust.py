@@ -1,6 +1,6 @@
 """How sure: stability selection, knockoffs and HSIC p-values, against their targets.
 
-Usage: python benchmarks/trust.py [--quick] [--part stability_defaults | real] [--cached]
+Usage: python benchmarks/trust.py [--quick] [--part stability_defaults | real] [--cached] [--refit ROUTE,...]
 
 1. Stability selection (complementary pairs): the defaults chosen by
    evidence (benchmarks/stability_defaults.py: power, error on null data
@@ -31,7 +31,9 @@ Usage: python benchmarks/trust.py [--quick] [--part stability_defaults | real] [
    knockoffs select against their targets.  ``--part real`` regenerates
    this section alone (its fits are kept in
    ``benchmarks/results/trust_real.json``, one line per fit, so
-   ``--part real --cached`` renders without fitting again).
+   ``--part real --cached`` renders without fitting again, and
+   ``--refit knockoffs,3 copies`` drops those routes' fits and fits them
+   again).
 
 ``--quick`` shrinks every size (stated in the results file).  Times are CPU
 seconds (time.process_time, all threads) and wall seconds.
@@ -212,9 +214,11 @@ def hsic_rows():
 REAL = ("ozone", "sonar", "ionosphere", "breast_cancer")
 SIMULATIONS = ("sinusoid 100 x 20", "sinusoid 300 x 20", "Friedman #1 + 10 noise", "make_classification 5 of 30")
 ROUTES = {"cv": {}, "stability": {"stability": True}, "r-concave": {"stability": True, "bound": "r-concave"},
-          "knockoffs": {"fdr": 0.2},
+          "knockoffs": {"fdr": 0.2}, "knockoff+ draws": {"fdr": 0.2, "draw_threshold": "knockoff+"},
           "one draw": {"fdr": 0.2, "n_draws": 1}, "3 copies": {"fdr": 0.2, "n_copies": 3}}
-KNOCKOFF_ROUTES = ("knockoffs", "one draw", "3 copies")
+KNOCKOFF_ROUTES = ("knockoffs", "knockoff+ draws", "one draw", "3 copies")
+#: The derandomised routes (their CPU is compared with one draw's).
+DERANDOMISED_ROUTES = ("knockoffs", "knockoff+ draws", "3 copies")
 CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "trust_real.json")
 
 
@@ -268,6 +272,11 @@ def _fits(kind, cached):
         for line in open(CACHE):
             r = json.loads(line)
             done[(r["kind"], r["data"], r["seed"], r["route"])] = r
+    if "--refit" in sys.argv and not cached:  # these routes' fits of this kind dropped and fitted again
+        again = set(sys.argv[sys.argv.index("--refit") + 1].split(","))
+        done = {k: r for k, r in done.items() if not (r["kind"] == kind and r["route"] in again)}
+        with open(CACHE, "w") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in done.values())
     jobs = []
     if kind == "real":
         from common_learner import load, splits
@@ -281,7 +290,7 @@ def _fits(kind, cached):
         jobs = [(name, seed, route) for name in SIMULATIONS for seed in range(3) for route in ROUTES]
     else:
         jobs = [("null 200 x 20", seed, route) for seed in range(20)
-                for route in ("stability", "r-concave", "knockoffs", "3 copies")]
+                for route in ("stability", "r-concave", "knockoffs", "knockoff+ draws", "3 copies")]
     out = []
     for name, seed, route in jobs:
         key = (kind, name, seed, route)
@@ -349,7 +358,7 @@ def real_section(cached=False):
     rtab = []
     for name in REAL:
         names = _names(name)
-        for route in ("cv", "stability", "r-concave", "knockoffs", "3 copies"):
+        for route in ("cv", "stability", "r-concave", "knockoffs", "knockoff+ draws", "3 copies"):
             a, b = by.get((name, "all", route)), by.get((name, "split 0", route))
             if a is None or b is None:
                 continue
@@ -372,7 +381,7 @@ def real_section(cached=False):
                 continue
             cv = [sby[(name, r["seed"], "cv")]["cpu"] for r in mine]
             ko = ([sby[(name, r["seed"], "one draw")]["cpu"] for r in mine]
-                  if route in ("knockoffs", "3 copies") else None)
+                  if route in DERANDOMISED_ROUTES else None)
             found = [len(set(r["truth"]) & (set(r["selected"]) | {j for g in r["groups"] if len(g) <= 2 for j in g}))
                      for r in mine]
             false = [len(set(r["selected"]) - set(r["truth"])) for r in mine]
@@ -389,7 +398,9 @@ def real_section(cached=False):
 
     ntab = []
     for route, label in (("stability", "stability"), ("r-concave", "stability, r-concave bound"),
-                         ("knockoffs", "knockoffs, fdr=0.2"), ("3 copies", "knockoffs, fdr=0.2, 3 copies")):
+                         ("knockoffs", "knockoffs, fdr=0.2"),
+                         ("knockoff+ draws", "knockoffs, fdr=0.2, draw_threshold='knockoff+'"),
+                         ("3 copies", "knockoffs, fdr=0.2, 3 copies")):
         runs = [r for r in nulls if r["route"] == route]
         if not runs:
             continue
@@ -405,12 +416,15 @@ def real_section(cached=False):
             "correlations all exceed 0.5), `r-concave` `stability=True, bound=\"r-concave\"` (the same with Shah & "
             "Samworth's bound under r-concavity, a stronger assumption: q = "
             f"{q_for_pfer(1.0, 20, 0.9, 20, 'r-concave'):.1f} features instead of {q_for_pfer(1.0, 20, 0.9, 20):.1f} "
-            "at p = 20 for the same target), `knockoffs` `fdr=0.2` (e-BH on the e-values of 8 draws; the same "
+            "at p = 20 for the same target), `knockoffs` `fdr=0.2` (e-BH on the e-values of 8 draws, each "
+            "draw's threshold the smallest |W| above every negative statistic; the same "
             "groups tested as one, by group knockoffs; one knockoff copy per draw unless ceil(1 / q) = 5 "
-            "exceeds half the units, then the fewest copies that bring the smallest selection there), `one "
+            "exceeds half the units, then the fewest copies that bring the smallest selection there), "
+            "`knockoff+ draws` `fdr=0.2, draw_threshold=\"knockoff+\"` (the same with each draw's threshold "
+            "its knockoff+ threshold at q, Ren & Barber's), `one "
             "draw` `fdr=0.2, n_draws=1` (knockoff+ on one draw, groups and copies as `knockoffs`), `3 copies` "
-            "`fdr=0.2, n_copies=3` (e-BH on 8 draws of three knockoff copies each, drawn together: the "
-            "smallest selection ceil(1 / (3 q)) = 2 units instead of 5).\n\n"
+            "`fdr=0.2, n_copies=3` (e-BH on 8 draws of three knockoff copies each, drawn together, thresholds "
+            "as `knockoffs`: the smallest selection ceil(1 / (3 q)) = 2 units instead of 5).\n\n"
             "### Real data\n\n"
             "Selected on all rows (stable or selected groups in braces); the bound: the PFER bound stability selection "
             "reports. Held-out error: the common learner of `benchmarks/common_learner.py` (standardised RBF "

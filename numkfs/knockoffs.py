@@ -51,25 +51,46 @@ it flips the sign of W_j and leaves the other W_k alone.
 By default several draws (``n_draws``, :data:`N_DRAWS`) are combined by
 e-values (derandomised knockoffs, Ren & Barber 2024): draw m gives
 :math:`e_j^{(m)} = p\,1\{W_j^{(m)} \ge T^{(m)}\} / (1 + \#\{k: W_k^{(m)} \le
--T^{(m)}\})` with :math:`T^{(m)}` the knockoff+ threshold at level
-:math:`\alpha_{kn}` (:data:`DRAW_FDR_RATIO` times q); the average
-:math:`\bar e_j` is thresholded by the e-BH procedure at level q (the
-:math:`\hat k` largest, :math:`\hat k = \max\{k: \bar e_{(k)} \ge p / (q
-k)\}`).  Each :math:`e^{(m)}` is an e-value vector (:math:`\sum_{j\
-\mathrm{null}} E\,e_j^{(m)} \le p`, Ren & Barber's Theorem 1, from the
-knockoff+ martingale argument), so is their average, and e-BH controls the
-FDR at q for any dependence between the e-values (Wang & Ramdas 2022): the
-guarantee holds for every number of draws and every :math:`\alpha_{kn}`
-fixed before seeing y.  One draw (``n_draws=1``) is knockoff+ at q itself.
+-T^{(m)}\})` (:func:`draw_e_values`); the average :math:`\bar e_j` is
+thresholded by the e-BH procedure at level q (the :math:`\hat k` largest,
+:math:`\hat k = \max\{k: \bar e_{(k)} \ge p / (q k)\}`).
+
+Each :math:`e^{(m)}` is an e-value vector (:math:`\sum_{j\ \mathrm{null}}
+E\,e_j^{(m)} \le p`) whenever :math:`T^{(m)}` is a stopping time of the
+knockoff+ supermartingale: scanning t upwards from 0 and given the non-null
+statistics and every :math:`|W_j|`, :math:`V^+(t) / (1 + V^-(t))` (the null
+positives and negatives at or above t) is a supermartingale whose
+expectation at t = 0 is at most 1 (1/K with K copies), so at every stopping time too (Barber &
+Candès 2015; Ren & Barber's Theorem 1 stops it at the knockoff+ threshold).
+So is their average, and e-BH controls the FDR at q for any dependence
+between the e-values (Wang & Ramdas 2022): the guarantee holds for every
+number of draws.  Two stopping times are offered (``draw_threshold``):
+
+- ``"no-negative"`` (the default): the smallest :math:`|W|` above every
+  negative statistic of the draw (:func:`no_negative_threshold`); the first
+  t at which no negative statistic is left is a stopping time.  Every
+  feature above it gets the largest e-value, p.
+- ``"knockoff+"``: the knockoff+ threshold at :math:`\alpha_{kn}` =
+  :data:`DRAW_FDR_RATIO` times q (Ren & Barber's construction).  Where
+  enough positive statistics lie below a negative one, it moves below that
+  negative and divides every e-value of the draw by 2 or more.
+
+With 1/q relevant features (five at q = 0.2) e-BH selects them only when
+their average e-value is p, its largest: every draw must give them p.  The
+knockoff+ threshold withholds that from a draw whenever it can move
+below a negative statistic (ten positives at or above it with one negative,
+at q = 0.2); the no-negative threshold only from a draw where a negative
+statistic lies above one of them.  One draw (``n_draws=1``) is
+knockoff+ at q itself.
 
 The smallest selection knockoff+ can report at level q is :math:`\lceil 1/q
 \rceil` features (:func:`min_selections`): it needs :math:`(1 + \#\{W_j \le
 -T\}) / \#\{W_j \ge T\} \le q`.  e-BH needs :math:`\bar e_{(k)} \ge p /
 (qk)` where no e-value exceeds p, so it too selects at least
-:math:`\lceil 1/q \rceil`, and its e-values are 0 unless some draw's
-knockoff+ at :math:`\alpha_{kn}` selects at least :math:`\lceil
-1/\alpha_{kn} \rceil`: with fewer features than that nothing can be
-selected.  :class:`KnockoffFilter` warns then, and when the smallest
+:math:`\lceil 1/q \rceil`; with ``draw_threshold="knockoff+"`` its e-values
+are 0 unless some draw's knockoff+ at :math:`\alpha_{kn}` selects at least
+:math:`\lceil 1/\alpha_{kn} \rceil`.  With fewer features than that nothing
+can be selected.  :class:`KnockoffFilter` warns then, and when the smallest
 selection is more than half the features and nothing was selected.
 
 With few features the smallest selection is what stops the filter, and K
@@ -118,9 +139,10 @@ from ._validation import constant_columns
 from .resampling import SELECTOR_CONSTRAINTS, PathSelectorMixin
 from .stability import GROUP_CORRELATION, correlation_groups
 
-__all__ = ["DRAW_FDR_RATIO", "KnockoffFilter", "MAX_AUTO_COPIES", "N_COPIES", "N_DRAWS", "auto_copies",
-           "collinear_features", "equicorrelated_s", "e_bh", "entry_points", "gaussian_knockoffs", "group_s",
-           "knockoff_statistics", "knockoff_threshold", "min_selections", "sdp_s"]
+__all__ = ["DRAW_FDR_RATIO", "DRAW_THRESHOLD", "KnockoffFilter", "MAX_AUTO_COPIES", "N_COPIES", "N_DRAWS",
+           "auto_copies", "collinear_features", "draw_e_values", "equicorrelated_s", "e_bh", "entry_points",
+           "gaussian_knockoffs", "group_s", "knockoff_statistics", "knockoff_threshold", "min_selections",
+           "no_negative_threshold", "sdp_s"]
 
 #: Default number of knockoff draws combined by e-values: each draw is one path fit on ``[X, X̃]`` (the
 #: correlation and the SDP are computed once), so the derandomised filter costs about this many single draws.
@@ -133,8 +155,12 @@ N_COPIES = "auto"
 #: The most copies ``n_copies="auto"`` draws: each path fit then has MAX_AUTO_COPIES + 1 times the columns.
 MAX_AUTO_COPIES = 4
 
-#: Each draw's knockoff+ level in the derandomised filter, as a fraction of q: :math:`\alpha_{kn}`.  Ren &
-#: Barber suggest 1/2 for many features.  Below 1 a draw must select ceil(1 / alpha_kn) > ceil(1 / q)
+#: Default stopping time of each draw's e-values in the derandomised filter (``draw_threshold``):
+#: ``"no-negative"``, the smallest |W| above every negative statistic (:func:`no_negative_threshold`).
+DRAW_THRESHOLD = "no-negative"
+
+#: With ``draw_threshold="knockoff+"``, each draw's knockoff+ level as a fraction of q: :math:`\alpha_{kn}`.
+#: Ren & Barber suggest 1/2 for many features.  Below 1 a draw must select ceil(1 / alpha_kn) > ceil(1 / q)
 #: features before any e-value is positive, more than the few relevant features of a small problem
 #: hold; at 1 a draw needs no more selections than a single knockoff+ draw at q.
 DRAW_FDR_RATIO = 1.0
@@ -645,6 +671,76 @@ def knockoff_threshold(W, fdr, *, offset=1, n_copies=1) -> float:
     return float("inf")
 
 
+def no_negative_threshold(W) -> float:
+    """The smallest :math:`|W_j| > 0` above every negative statistic: :math:`\\min\\{t \\in \\{|W_j|\\}
+    \\setminus \\{0\\}: \\#\\{W_k \\le -t\\} = 0\\}`, +inf when no t qualifies.
+
+    Scanning t upwards from 0, the first t with no negative statistic left
+    is a stopping time of the knockoff+ supermartingale, so
+    :func:`draw_e_values` at it are e-values (see :mod:`numkfs.knockoffs`).
+
+    Parameters
+    ----------
+    W : array-like of shape (p,)
+        Knockoff statistics.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from numkfs.knockoffs import no_negative_threshold
+    >>> no_negative_threshold([5, 4, -3, 2, 0]), no_negative_threshold([1, -2])
+    (4.0, inf)
+    """
+    W = np.asarray(W, dtype=float).ravel()
+    top = float(np.max(-W[W < 0])) if np.any(W < 0) else 0.0
+    above = W[W > top]
+    return float(above.min()) if above.size else float("inf")
+
+
+def draw_e_values(W, fdr, *, n_copies=1, threshold=DRAW_THRESHOLD) -> np.ndarray:
+    """One knockoff draw's e-values: :math:`e_j = K p\\,1\\{W_j \\ge T\\} / (1 + \\#\\{W_k \\le -T\\})`.
+
+    Parameters
+    ----------
+    W : array-like of shape (p,)
+        The draw's knockoff statistics.
+    fdr : float
+        The level q (with ``threshold="knockoff+"``: T is the knockoff+
+        threshold at :data:`DRAW_FDR_RATIO` times q).
+    n_copies : int, default=1
+        K, the knockoff copies the statistics compare each feature with.
+    threshold : {"no-negative", "knockoff+"}, default="no-negative"
+        The stopping time T: :func:`no_negative_threshold` or
+        :func:`knockoff_threshold`.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        0 everywhere when T is +inf.
+
+    Examples
+    --------
+    >>> from numkfs.knockoffs import draw_e_values
+    >>> W = [9, 8, 7, 6, 5, -4.5, 4, 3, 2, 1.5, 1, 0.5]
+    >>> draw_e_values(W, 0.2).tolist()[:6], draw_e_values(W, 0.2, threshold="knockoff+").tolist()[:6]
+    ([12.0, 12.0, 12.0, 12.0, 12.0, 0.0], [6.0, 6.0, 6.0, 6.0, 6.0, 0.0])
+    """
+    W = np.asarray(W, dtype=float).ravel()
+    K = int(n_copies)
+    if threshold == "no-negative":
+        T = no_negative_threshold(W)
+    elif threshold == "knockoff+":
+        T = knockoff_threshold(W, DRAW_FDR_RATIO * fdr, n_copies=K)
+    else:
+        raise ValueError(f"threshold must be 'no-negative' or 'knockoff+'; got {threshold!r}.")
+    if not np.isfinite(T):
+        return np.zeros(W.size)
+    return K * W.size * (W >= T) / (1.0 + np.sum(W <= -T))
+
+
 def e_bh(e, fdr):
     """The e-BH procedure (Wang & Ramdas 2022): the k̂ largest e-values,
     :math:`\\hat k = \\max\\{k: e_{(k)} \\ge p / (q k)\\}`.
@@ -776,6 +872,14 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         far less on the draws than one draw's.  1: one draw and knockoff+.
         The correlation and the SDP are computed once for all draws, so the
         cost is about ``n_draws`` path fits on ``[X, X̃]``.
+    draw_threshold : {"no-negative", "knockoff+"}, default="no-negative"
+        The threshold of each draw's e-values (:func:`draw_e_values`;
+        ``n_draws > 1``): the smallest :math:`|W|` above every negative
+        statistic of the draw, or its knockoff+ threshold at q (Ren &
+        Barber's).  Both give e-values, so the FDR guarantee is the same;
+        the first keeps the largest e-value on the features ahead of every
+        negative statistic, where knockoff+ divides it whenever enough
+        positives below a negative one let it move past it.
     n_copies : int or "auto", default="auto"
         Knockoff copies of X in each draw (K, :data:`N_COPIES`; multiple
         knockoffs, Gimenez & Zou 2019): the path runs on the (K + 1) p
@@ -909,13 +1013,14 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, selector="lpkta", *, fdr=0.1, knockoffs="gaussian", covariance="auto", n_draws=N_DRAWS,
-                 n_copies=N_COPIES, group_correlation=GROUP_CORRELATION, task=None, random_state=None, n_jobs=None,
-                 params=None, **kwargs):
+                 draw_threshold=DRAW_THRESHOLD, n_copies=N_COPIES, group_correlation=GROUP_CORRELATION, task=None,
+                 random_state=None, n_jobs=None, params=None, **kwargs):
         self.selector = selector
         self.fdr = fdr
         self.knockoffs = knockoffs
         self.covariance = covariance
         self.n_draws = n_draws
+        self.draw_threshold = draw_threshold
         self.n_copies = n_copies
         self.group_correlation = group_correlation
         self.task = task
@@ -926,6 +1031,7 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
     _parameter_constraints = {
         "fdr": [Interval(numbers.Real, 0, 1, closed="neither")],
         "n_draws": [Interval(numbers.Integral, 1, None, closed="left")],
+        "draw_threshold": [Options(("no-negative", "knockoff+"))],
         "n_copies": [Interval(numbers.Integral, 1, None, closed="left"), Options(("auto",))],
         "group_correlation": [NoneOr, Interval(numbers.Real, 0, 1, closed="neither")],
         "knockoffs": [Options(("gaussian", "sdp", "equicorrelated"))],
@@ -1032,13 +1138,8 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
             self.e_values_ = None
         else:
             # e-values over the G units the filter tests, then e-BH (a constant column: e = 0, not selected)
-            E = np.zeros((self.n_draws, G))
-            for m, W in enumerate(Wu):
-                T = knockoff_threshold(W, DRAW_FDR_RATIO * q, n_copies=K)  # alpha_kn, fixed before seeing y (1:
-                # one draw gives e-values on which e-BH selects exactly knockoff+'s set)
-                if np.isfinite(T):
-                    E[m] = K * G * (W >= T) / (1.0 + np.sum(W <= -T))
-            unit_stat = E.mean(axis=0)
+            E = [draw_e_values(W, q, n_copies=K, threshold=self.draw_threshold) for W in Wu]
+            unit_stat = np.mean(E, axis=0)
             chosen, self.threshold_ = e_bh(unit_stat, q)
         self.statistics_ = np.zeros(n_all)
         self.statistics_[keep] = unit_stat[member]
@@ -1055,13 +1156,16 @@ class KnockoffFilter(PathSelectorMixin, SelectorMixin, BaseEstimator):
         self.group_statistics_ = unit_stat[picked]
         self.n_units_ = G
         k_min = min_selections(q, n_copies=K)
-        # e-BH: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects ceil(1 / (K alpha_kn)) units
+        # e-BH with knockoff+ e-values: every e-value is 0 unless a draw's knockoff+ at alpha_kn selects
+        # ceil(1 / (K alpha_kn)) units
         k_draw = min_selections(DRAW_FDR_RATIO * q, n_copies=K)
-        k_any = k_min if self.n_draws == 1 else max(k_min, k_draw)
+        by_knockoff_plus = self.n_draws > 1 and self.draw_threshold == "knockoff+"
+        k_any = max(k_min, k_draw) if by_knockoff_plus else k_min
         if G < k_any or (2 * k_min > G and not chosen.any()):
             how = ("knockoff+" if self.n_draws == 1 else
-                   f"e-BH on the e-values of {self.n_draws} draws (each draw's knockoff+ at level "
-                   f"{DRAW_FDR_RATIO * q:g} needs {k_draw})")
+                   f"e-BH on the e-values of {self.n_draws} draws" +
+                   (f" (each draw's knockoff+ at level {DRAW_FDR_RATIO * q:g} needs {k_draw})"
+                    if by_knockoff_plus else ""))
             if K > 1:
                 how += f" with {K} knockoff copies"
             bound = "ceil(1 / fdr)" if K == 1 else "ceil(1 / (n_copies fdr))"

@@ -474,7 +474,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
         Passed to the method's estimator; with ``stability`` or ``fdr``, the
         parameters of :class:`~numkfs.StabilitySelection` (``n_resamples``,
         ``threshold``, ``pfer``, ``bound``, ``max_features``, ``sample_fraction``,
-        ``group_correlation``, ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``,
+        ``group_correlation``, ``n_jobs``) or :class:`~numkfs.KnockoffFilter` (``n_draws``, ``draw_threshold``,
         ``n_copies``, ``group_correlation``, ``knockoffs``, ``n_jobs``) go to it and the others to the method's path.
         ``cv``, ``cv_rule`` and ``scoring`` do not apply there.
 
@@ -546,7 +546,7 @@ def select(X, y, method: str = "knife", *, task: str | None = None, n_features: 
 _OWN_PARAMS = {
     "stability": ("n_resamples", "sample_fraction", "threshold", "pfer", "bound", "max_features", "group_correlation",
                   "n_jobs"),
-    "knockoffs": ("knockoffs", "n_draws", "n_copies", "group_correlation", "n_jobs"),
+    "knockoffs": ("knockoffs", "n_draws", "draw_threshold", "n_copies", "group_correlation", "n_jobs"),
 }
 
 
@@ -580,6 +580,7 @@ def _select_controlled(X, y, method, task, names, random_state, fdr, params):
                              **own).fit(X, yy)
         weights = np.asarray(est.statistics_, dtype=float)
         info = {"fdr": float(fdr), "threshold": float(est.threshold_), "n_draws": int(est.n_draws),
+                "draw_threshold": est.draw_threshold,
                 "n_copies": int(est.n_copies_),
                 "s_method": est.s_method_, "covariance": est.covariance_estimator_,
                 "statistic": "knockoff" if est.e_values_ is None else "e-value", "n_units": int(est.n_units_),

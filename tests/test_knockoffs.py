@@ -12,8 +12,9 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from numkfs import FeaturePath, KnockoffFilter
-from numkfs.knockoffs import (DRAW_FDR_RATIO, PSD_MARGIN, SAMPLE_ROWS_PER_FEATURE, e_bh, entry_points, equicorrelated_s,
-                              gaussian_knockoffs, knockoff_statistics, knockoff_threshold, sdp_s)
+from numkfs.knockoffs import (DRAW_FDR_RATIO, PSD_MARGIN, SAMPLE_ROWS_PER_FEATURE, draw_e_values, e_bh, entry_points,
+                              equicorrelated_s, gaussian_knockoffs, knockoff_statistics, knockoff_threshold,
+                              no_negative_threshold, sdp_s)
 from numkfs.resampling import method_path
 from numkfs.solvers import cross_check
 from numkfs.solvers.knockoff_sdp import KnockoffSDP
@@ -162,18 +163,68 @@ def test_fdr_is_controlled_on_average_in_a_linear_gaussian_case(n_draws):
     assert np.mean(power) >= (0.5 if n_draws == 1 else 0.2)
 
 
-def test_derandomised_statistics_are_the_average_e_values_of_the_draws():
+@pytest.mark.parametrize("rule", ["no-negative", "knockoff+"])
+def test_derandomised_statistics_are_the_average_e_values_of_the_draws(rule):
     X, y, _ = _linear_gaussian(0)
-    kf = KnockoffFilter("garrote", fdr=0.2, n_draws=3, random_state=0).fit(X, y)
+    kf = KnockoffFilter("garrote", fdr=0.2, n_draws=3, draw_threshold=rule, random_state=0).fit(X, y)
     assert kf.draw_statistics_.shape == (3, 20)
     p = 20
     E = []
     for W in kf.draw_statistics_:
-        T = knockoff_threshold(W, DRAW_FDR_RATIO * 0.2)  # alpha_kn
+        if rule == "knockoff+":
+            T = knockoff_threshold(W, DRAW_FDR_RATIO * 0.2)  # alpha_kn
+        else:  # the smallest |W| above every negative statistic, from the definition
+            T = min((abs(w) for w in W if w > 0 and not np.any(W <= -abs(w))), default=np.inf)
         E.append(p * (W >= T) / (1 + np.sum(W <= -T)) if np.isfinite(T) else np.zeros(p))
     assert np.allclose(kf.statistics_, np.mean(E, axis=0), rtol=0, atol=0)
     sel, t = e_bh(kf.statistics_, 0.2)
     assert np.array_equal(kf.get_support(), sel) and kf.threshold_ == t
+
+
+def test_no_negative_threshold_against_the_definition():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        W = np.round(rng.standard_normal(15) + rng.choice([0, 2], 15), 1) * rng.choice([0, 1], 15, p=[0.1, 0.9])
+        ok = [t for t in np.abs(W[W != 0]) if np.sum(W <= -t) == 0]
+        assert no_negative_threshold(W) == (min(ok) if ok else np.inf)
+
+
+@pytest.mark.parametrize("K", [1, 3])
+def test_no_negative_e_values_of_null_statistics_have_mean_sum_at_most_p(K):
+    """Every statistic null (each negative with probability K / (K + 1), |W| continuous): the null
+    e-values sum to K p times the positives above every negative, whose mean is
+    sum_{k=1..p} (K + 1)^-k, so E[sum e_j] / p = 1 - (K + 1)^-p exactly; the knockoff+ threshold's
+    e-values stay below 1 too.  Monte Carlo over S draws, within 4 standard errors."""
+    rng = np.random.default_rng(11)
+    p, S = 10, 20000
+    mags = rng.exponential(size=(S, p))
+    signs = np.where(rng.random((S, p)) < 1 / (K + 1), 1.0, -1.0)
+    W = mags * signs
+    total = np.array([draw_e_values(w, 0.2, n_copies=K).sum() / p for w in W])
+    expected = 1 - (K + 1.0) ** -p
+    assert abs(total.mean() - expected) <= 4 * total.std(ddof=1) / np.sqrt(S), (total.mean(), expected)
+    kp = np.array([draw_e_values(w, 0.2, n_copies=K, threshold="knockoff+").sum() / p for w in W])
+    assert kp.mean() <= 1 + 4 * kp.std(ddof=1) / np.sqrt(S)
+
+
+def test_knockoff_plus_halves_a_draw_that_no_negative_keeps_at_p():
+    """Draw A: five leading positives, one negative, then six positives: knockoff+ at 0.2 moves below the
+    negative ((1 + 1) / 11 <= 0.2) and gives p / 2, the no-negative threshold stops above it and gives p
+    to the five.  Draw B: six leading positives, then negatives: both thresholds give p to the six.
+    e-BH at 0.2 on the average selects five features only at e = p (p / (0.2 k) at k = 5): the
+    no-negative e-values select the five, knockoff+'s (9 = (p / 2 + p) / 2) nothing."""
+    A = np.array([9, 8, 7, 6, 5, -4.5, 4, 3, 2, 1.5, 1, 0.5])
+    B = np.array([9, 8, 7, 6, 5, 4.5, -4, -3, 2, 1.5, 1, 0.5])
+    p = A.size
+    assert no_negative_threshold(A) == 5.0 and no_negative_threshold(B) == 4.5
+    assert draw_e_values(A, 0.2).tolist() == [p] * 5 + [0.0] * 7
+    assert draw_e_values(A, 0.2, threshold="knockoff+").tolist() == [p / 2] * 5 + [0.0] + [p / 2] * 6
+    for rule in ("no-negative", "knockoff+"):
+        assert draw_e_values(B, 0.2, threshold=rule).tolist() == [p] * 6 + [0.0] * 6
+    e = {rule: (draw_e_values(A, 0.2, threshold=rule) + draw_e_values(B, 0.2, threshold=rule)) / 2
+         for rule in ("no-negative", "knockoff+")}
+    assert np.flatnonzero(e_bh(e["no-negative"], 0.2)[0]).tolist() == [0, 1, 2, 3, 4]
+    assert e["knockoff+"][:5].tolist() == [9.0] * 5 and not e_bh(e["knockoff+"], 0.2)[0].any()
 
 
 def _independent_linear(seed, n=150, p=20, k=6, amplitude=0.8):
@@ -314,7 +365,8 @@ def test_classification_target():
 
 
 @pytest.mark.parametrize("param, value", [("fdr", 0.0), ("fdr", 1.0), ("n_draws", 0), ("n_copies", 0),
-                                          ("knockoffs", "fixed-x"), ("covariance", "oas")])
+                                          ("knockoffs", "fixed-x"), ("covariance", "oas"),
+                                          ("draw_threshold", "knockoff")])
 def test_bad_parameters_are_named(param, value):
     X, y, _ = _linear_gaussian(0, n=30, p=4, k=1)
     with pytest.raises(ValueError, match=param):
@@ -737,7 +789,9 @@ def test_group_statistics_take_each_unit_first_entry():
 
 def test_an_interchangeable_pair_is_selected_as_a_group_and_neither_alone():
     """x1 = x0 + 0.15 noise (correlation 0.99), y from x0 and five other features: alone, each of the pair
-    has s ~ 0.02 (its knockoff nearly itself) and neither is selected; tested as a group, the pair is."""
+    has s ~ 0.03 (its knockoff nearly itself), some draws put a knockoff of the pair first, and neither
+    reaches the largest e-value p; tested as a group, the pair gets it from every draw and is selected
+    as a group, neither member alone."""
     rng = np.random.default_rng(3)
     n = 200
     X = rng.standard_normal((n, 16))
@@ -745,13 +799,14 @@ def test_an_interchangeable_pair_is_selected_as_a_group_and_neither_alone():
     y = (np.sin(2 * X[:, 0]) + X[:, 2] + X[:, 3] ** 2 + X[:, 4] + np.abs(X[:, 5]) + np.tanh(2 * X[:, 6])
          + 0.3 * rng.standard_normal(n))
     alone = KnockoffFilter("lpkta", fdr=0.2, group_correlation=None, random_state=0).fit(X, y)
-    assert alone.s_[:2].max() < 0.05 and not alone.get_support()[:2].any()
+    assert alone.s_[:2].max() < 0.05 and alone.statistics_[:2].max() < alone.n_units_ == 16
     kf = KnockoffFilter("lpkta", fdr=0.2, random_state=0).fit(X, y)
     assert [g.tolist() for g in kf.clusters_[:2]] == [[0, 1], [2]] and kf.n_units_ == 15
     assert kf.groups_ == [[0, 1]] and not kf.get_support()[:2].any()
     assert np.flatnonzero(kf.get_support()).tolist() == [2, 3, 4, 5, 6]
     assert kf.s_[:2] == pytest.approx([kf.s_[0]] * 2) and kf.s_[0] > 0.5  # the group's knockoff differs
     assert kf.group_statistics_[0] == kf.cluster_statistics_[0] == kf.statistics_[0] == kf.statistics_[1]
+    assert kf.statistics_[0] == kf.n_units_  # the largest e-value: every draw puts the pair first
 
 
 def test_group_fdr_on_correlated_null_data_is_within_q():
