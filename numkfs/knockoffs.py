@@ -60,8 +60,9 @@ E\,e_j^{(m)} \le p`) whenever :math:`T^{(m)}` is a stopping time of the
 knockoff+ supermartingale: scanning t upwards from 0 and given the non-null
 statistics and every :math:`|W_j|`, :math:`V^+(t) / (1 + V^-(t))` (the null
 positives and negatives at or above t) is a supermartingale whose
-expectation at t = 0 is at most 1 (1/K with K copies), so at every stopping time too (Barber &
-Candès 2015; Ren & Barber's Theorem 1 stops it at the knockoff+ threshold).
+expectation at t = 0 is at most 1 (1/K with K copies), so at every
+stopping time too (Barber & Candès 2015; Ren & Barber's Theorem 1 stops it
+at the knockoff+ threshold).
 So is their average, and e-BH controls the FDR at q for any dependence
 between the e-values (Wang & Ramdas 2022): the guarantee holds for every
 number of draws.  Two stopping times are offered (``draw_threshold``):
